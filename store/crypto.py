@@ -1,0 +1,233 @@
+"""The one module that touches cryptographic primitives.
+
+Everything else in tracer calls these functions, so that algorithm choices,
+key-file formats and error handling live in one reviewed place.
+
+Identities hold two keys: an Ed25519 key for signing (DSSE, signed notes) and an
+X25519 key for receiving wrapped data keys.  Both live in one passphrase-encrypted
+file (two PKCS#8 PEM blocks), so "holding the identity" is one thing to protect.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography.exceptions import InvalidSignature, InvalidTag
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import (
+    Ed25519PrivateKey,
+    Ed25519PublicKey,
+)
+from cryptography.hazmat.primitives.asymmetric.x25519 import (
+    X25519PrivateKey,
+    X25519PublicKey,
+)
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from store.errors import KeyFileError, SignatureError, UnwrapError
+
+__all__ = [
+    "Identity",
+    "PublicIdentity",
+    "aead_decrypt",
+    "aead_encrypt",
+    "b64d",
+    "b64e",
+    "ed25519_verify",
+    "key_id_of",
+    "load_identity",
+    "load_public",
+    "new_data_key",
+    "sha256_hex",
+    "unwrap_data_key",
+    "wrap_data_key",
+]
+
+_PEM_END = b"-----END ENCRYPTED PRIVATE KEY-----"
+_WRAP_INFO = b"tracer/wrap/v1"
+
+
+def b64e(data: bytes) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def b64d(text: str) -> bytes:
+    return base64.b64decode(text.encode("ascii"), validate=True)
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def key_id_of(ed25519_public: bytes) -> str:
+    """Key id = hex SHA-256 of the raw 32-byte public key (what securesystemslib expects)."""
+    return sha256_hex(ed25519_public)
+
+
+def ed25519_verify(public: bytes, signature: bytes, message: bytes) -> None:
+    """Raise SignatureError unless `signature` is valid; never returns a bool to forget."""
+    try:
+        Ed25519PublicKey.from_public_bytes(public).verify(signature, message)
+    except (InvalidSignature, ValueError) as exc:
+        raise SignatureError("Ed25519 signature does not verify") from exc
+
+
+@dataclass(frozen=True)
+class PublicIdentity:
+    """The public half of an identity, as written to NAME.pub."""
+
+    name: str
+    ed25519: bytes
+    x25519: bytes
+
+    @property
+    def key_id(self) -> str:
+        return key_id_of(self.ed25519)
+
+    def to_json(self) -> dict[str, str]:
+        return {
+            "name": self.name,
+            "key_id": self.key_id,
+            "ed25519": b64e(self.ed25519),
+            "x25519": b64e(self.x25519),
+        }
+
+
+class Identity:
+    """A private identity: signs with Ed25519, receives data keys with X25519."""
+
+    def __init__(self, name: str, signing: Ed25519PrivateKey, agreement: X25519PrivateKey):
+        self.name = name
+        self._signing = signing
+        self._agreement = agreement
+        self.public = PublicIdentity(
+            name=name,
+            ed25519=signing.public_key().public_bytes_raw(),
+            x25519=agreement.public_key().public_bytes_raw(),
+        )
+
+    @classmethod
+    def generate(cls, name: str) -> Identity:
+        return cls(name, Ed25519PrivateKey.generate(), X25519PrivateKey.generate())
+
+    @classmethod
+    def from_seed(cls, name: str, seed: bytes) -> Identity:
+        """Deterministic identity for fixtures and the sample vault; never for real users."""
+        ed = hashlib.sha256(b"tracer/ed25519/" + seed).digest()
+        xx = hashlib.sha256(b"tracer/x25519/" + seed).digest()
+        return cls(
+            name,
+            Ed25519PrivateKey.from_private_bytes(ed),
+            X25519PrivateKey.from_private_bytes(xx),
+        )
+
+    @property
+    def key_id(self) -> str:
+        return self.public.key_id
+
+    def sign(self, message: bytes) -> bytes:
+        return self._signing.sign(message)
+
+    def agree(self, peer_x25519: bytes) -> bytes:
+        return self._agreement.exchange(X25519PublicKey.from_public_bytes(peer_x25519))
+
+    def save(self, directory: Path, passphrase: bytes) -> tuple[Path, Path]:
+        """Write NAME.key (encrypted PKCS#8, two PEM blocks) and NAME.pub (JSON)."""
+        directory.mkdir(parents=True, exist_ok=True)
+        enc = serialization.BestAvailableEncryption(passphrase)
+        pem = b"".join(
+            k.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, enc)
+            for k in (self._signing, self._agreement)
+        )
+        key_path = directory / f"{self.name}.key"
+        pub_path = directory / f"{self.name}.pub"
+        fd = os.open(key_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(pem)
+        pub_path.write_text(json.dumps(self.public.to_json(), indent=2) + "\n", encoding="utf-8")
+        return key_path, pub_path
+
+
+def load_identity(path: Path, passphrase: bytes, name: str | None = None) -> Identity:
+    """Load NAME.key; wrong passphrase or a damaged file raises KeyFileError."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise KeyFileError(f"{path}: cannot read key file ({exc.strerror})") from exc
+    blocks = [b + _PEM_END for b in raw.split(_PEM_END) if b.strip()]
+    if len(blocks) != 2:
+        raise KeyFileError(f"{path}: not a tracer key file (expected two encrypted PEM blocks)")
+    try:
+        signing = serialization.load_pem_private_key(blocks[0], password=passphrase)
+        agreement = serialization.load_pem_private_key(blocks[1], password=passphrase)
+    except (ValueError, TypeError) as exc:
+        raise KeyFileError(f"{path}: wrong passphrase or damaged key file") from exc
+    if not isinstance(signing, Ed25519PrivateKey) or not isinstance(agreement, X25519PrivateKey):
+        raise KeyFileError(f"{path}: key file must hold an Ed25519 and an X25519 key")
+    return Identity(name or path.stem, signing, agreement)
+
+
+def load_public(path: Path) -> PublicIdentity:
+    """Read NAME.pub; errors name the file and the field."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise KeyFileError(f"{path}: not a readable public key file ({exc})") from exc
+    if not isinstance(data, dict):
+        raise KeyFileError(f"{path}: expected a JSON object")
+    try:
+        ed = b64d(str(data["ed25519"]))
+        xx = b64d(str(data["x25519"]))
+        name = str(data["name"])
+    except (KeyError, ValueError) as exc:
+        raise KeyFileError(f"{path}: missing or invalid field {exc}") from exc
+    if len(ed) != 32 or len(xx) != 32:
+        raise KeyFileError(f"{path}: $.ed25519 and $.x25519 must be 32-byte keys")
+    return PublicIdentity(name=name, ed25519=ed, x25519=xx)
+
+
+def new_data_key() -> bytes:
+    return AESGCM.generate_key(bit_length=256)
+
+
+def aead_encrypt(key: bytes, plaintext: bytes, aad: bytes) -> tuple[bytes, bytes]:
+    """AES-256-GCM with a fresh random 96-bit nonce; returns (nonce, ciphertext)."""
+    nonce = os.urandom(12)
+    return nonce, AESGCM(key).encrypt(nonce, plaintext, aad)
+
+
+def aead_decrypt(key: bytes, nonce: bytes, ciphertext: bytes, aad: bytes) -> bytes:
+    """Raise UnwrapError when the ciphertext or its binding data was altered."""
+    try:
+        return AESGCM(key).decrypt(nonce, ciphertext, aad)
+    except (InvalidTag, ValueError) as exc:
+        raise UnwrapError("authenticated decryption failed") from exc
+
+
+def _wrap_key(shared: bytes, context: bytes) -> bytes:
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=_WRAP_INFO + context).derive(
+        shared
+    )
+
+
+def wrap_data_key(data_key: bytes, recipient_x25519: bytes, context: bytes) -> dict[str, str]:
+    """Wrap to a recipient: ephemeral X25519 + HKDF-SHA256 + AES-256-GCM (ECIES style)."""
+    eph = X25519PrivateKey.generate()
+    shared = eph.exchange(X25519PublicKey.from_public_bytes(recipient_x25519))
+    epk = eph.public_key().public_bytes_raw()
+    nonce, ct = aead_encrypt(_wrap_key(shared, context + epk), data_key, context)
+    return {"epk": b64e(epk), "nonce": b64e(nonce), "ct": b64e(ct)}
+
+
+def unwrap_data_key(identity: Identity, wrapped: dict[str, str], context: bytes) -> bytes:
+    epk = b64d(wrapped["epk"])
+    shared = identity.agree(epk)
+    return aead_decrypt(
+        _wrap_key(shared, context + epk), b64d(wrapped["nonce"]), b64d(wrapped["ct"]), context
+    )

@@ -1,0 +1,61 @@
+"""What a producer does: turn a draft manifest with inline texts into a signed input file.
+
+Producers sign digests, not texts: each text is replaced by its SHA-256 in the signed
+payload and travels beside the envelope in `contents`.  Used by `tracer pack`, by the
+sample-vault generator and by tests, so all three exercise the real format.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from store.canonical import canonical
+from store.crypto import Identity, sha256_hex
+from store.dsse import sign_envelope
+from store.entries import MANIFEST_TYPE
+
+__all__ = ["draft_to_input", "sign_payload"]
+
+_TEXT_FIELDS = {
+    "question": "question_sha256",
+    "answer": "answer_sha256",
+}
+_PASSAGE_TEXT_FIELDS = {
+    "retrieved_text": "retrieved_sha256",
+    "model_input_text": "model_input_sha256",
+    "query": "query_sha256",
+}
+
+
+def sign_payload(payload: dict[str, Any], producer: Identity) -> dict[str, Any]:
+    """DSSE envelope (as JSON) over the RFC 8785 bytes of `payload`."""
+    return sign_envelope(canonical(payload), MANIFEST_TYPE, producer).to_json()
+
+
+def draft_to_input(draft: dict[str, Any], producer: Identity) -> dict[str, Any]:
+    """{"envelope", "contents"} from a draft whose texts are inline.
+
+    Draft fields `question`, `answer` and per-passage `retrieved_text`,
+    `model_input_text` (defaults to the retrieved text) and `query` become digests.
+    The query text is not kept (only its digest is evidence of which query ran).
+    """
+    payload = copy.deepcopy(draft)
+    contents: dict[str, str] = {}
+    payload.setdefault("schema", "tracer.manifest/v1")
+    payload.setdefault("kind", "answer")
+    payload.setdefault("lineage", [])
+    for text_field, digest_field in _TEXT_FIELDS.items():
+        if text_field in payload:
+            text = payload.pop(text_field)
+            payload[digest_field] = sha256_hex(text.encode("utf-8"))
+            contents[payload[digest_field]] = text
+    for ps in payload.get("passages", []):
+        ps.setdefault("model_input_text", ps.get("retrieved_text"))
+        for text_field, digest_field in _PASSAGE_TEXT_FIELDS.items():
+            if text_field in ps:
+                text = ps.pop(text_field)
+                ps[digest_field] = sha256_hex(text.encode("utf-8"))
+                if text_field != "query":
+                    contents[ps[digest_field]] = text
+    return {"envelope": sign_payload(payload, producer), "contents": contents}

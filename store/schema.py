@@ -1,0 +1,186 @@
+"""The vault's DuckDB tables.
+
+Raw tables (`log`, `checkpoints`, `blobs`, `data_keys`) are the evidence; every `v_*`
+table is a view derived from the log and can be rebuilt from it at any time, which is
+how `verify` catches a view row edited by hand.
+"""
+
+from __future__ import annotations
+
+FORMAT = "tracer-vault/1"
+DB_FILE = "vault.duckdb"
+
+RAW_DDL = """
+CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL);
+CREATE TABLE IF NOT EXISTS log (
+    seq BIGINT PRIMARY KEY,
+    kind VARCHAR NOT NULL,
+    entry BLOB NOT NULL,
+    leaf_hash BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS checkpoints (
+    id BIGINT PRIMARY KEY,
+    size BIGINT NOT NULL,
+    signer VARCHAR NOT NULL,
+    note VARCHAR NOT NULL
+);
+CREATE TABLE IF NOT EXISTS blobs (
+    digest VARCHAR NOT NULL,
+    collection VARCHAR NOT NULL,
+    dk_id VARCHAR NOT NULL,
+    nonce BLOB NOT NULL,
+    ct BLOB NOT NULL,
+    PRIMARY KEY (digest, collection)
+);
+CREATE TABLE IF NOT EXISTS data_keys (
+    dk_id VARCHAR NOT NULL,
+    collection VARCHAR NOT NULL,
+    generation INTEGER NOT NULL,
+    recipient VARCHAR NOT NULL,
+    wrapped VARCHAR NOT NULL,
+    PRIMARY KEY (dk_id, recipient)
+);
+"""
+
+# Derived views: (table name, column definitions).  Order of columns is the order
+# rows are produced by store.views.derive.
+VIEW_COLUMNS: dict[str, list[tuple[str, str]]] = {
+    "v_keys": [
+        ("seq", "BIGINT"),
+        ("action", "VARCHAR"),
+        ("key_id", "VARCHAR"),
+        ("name", "VARCHAR"),
+        ("role", "VARCHAR"),
+        ("ed25519", "VARCHAR"),
+        ("valid_from", "VARCHAR"),
+        ("valid_until", "VARCHAR"),
+        ("at_time", "VARCHAR"),
+    ],
+    "v_investigators": [
+        ("seq", "BIGINT"),
+        ("action", "VARCHAR"),
+        ("key_id", "VARCHAR"),
+        ("name", "VARCHAR"),
+        ("scopes", "VARCHAR"),
+        ("ed25519", "VARCHAR"),
+        ("x25519", "VARCHAR"),
+        ("at_time", "VARCHAR"),
+    ],
+    "v_answers": [
+        ("seq", "BIGINT"),
+        ("run_id", "VARCHAR"),
+        ("answer_id", "VARCHAR"),
+        ("answer_kind", "VARCHAR"),
+        ("generated_at", "VARCHAR"),
+        ("producer_system", "VARCHAR"),
+        ("producer_version", "VARCHAR"),
+        ("signer", "VARCHAR"),
+        ("collection", "VARCHAR"),
+        ("question_sha256", "VARCHAR"),
+        ("answer_sha256", "VARCHAR"),
+        ("n_passages", "INTEGER"),
+        ("n_citations", "INTEGER"),
+        ("lineage", "VARCHAR"),
+        ("faults", "VARCHAR"),
+    ],
+    "v_passages": [
+        ("seq", "BIGINT"),
+        ("answer_id", "VARCHAR"),
+        ("idx", "INTEGER"),
+        ("passage_id", "VARCHAR"),
+        ("collection", "VARCHAR"),
+        ("document_id", "VARCHAR"),
+        ("doc_uri", "VARCHAR"),
+        ("doc_revision", "VARCHAR"),
+        ("backend", "VARCHAR"),
+        ("source_system", "VARCHAR"),
+        ("source_path", "VARCHAR"),
+        ("source_revision", "VARCHAR"),
+        ("chunk_id", "VARCHAR"),
+        ("chunker_version", "VARCHAR"),
+        ("heading_path", "VARCHAR"),
+        ("paragraph", "INTEGER"),
+        ("char_start", "INTEGER"),
+        ("char_end", "INTEGER"),
+        ("retrieved_sha256", "VARCHAR"),
+        ("model_input_sha256", "VARCHAR"),
+        ("normalizer_version", "VARCHAR"),
+        ("retrieved_at", "VARCHAR"),
+        ("rank", "INTEGER"),
+        ("score", "DOUBLE"),
+        ("query_sha256", "VARCHAR"),
+        ("derived_from", "VARCHAR"),
+    ],
+    "v_citations": [
+        ("seq", "BIGINT"),
+        ("answer_id", "VARCHAR"),
+        ("idx", "INTEGER"),
+        ("answer_start", "INTEGER"),
+        ("answer_end", "INTEGER"),
+        ("passage_ids", "VARCHAR"),
+    ],
+    "v_revisions": [
+        ("seq", "BIGINT"),
+        ("document_id", "VARCHAR"),
+        ("revision", "VARCHAR"),
+        ("source_system", "VARCHAR"),
+        ("source_revision", "VARCHAR"),
+        ("path", "VARCHAR"),
+        ("title", "VARCHAR"),
+        ("uri", "VARCHAR"),
+        ("backend", "VARCHAR"),
+        ("collection", "VARCHAR"),
+        ("committed_at", "VARCHAR"),
+        ("content_sha256", "VARCHAR"),
+    ],
+    "v_deletions": [
+        ("seq", "BIGINT"),
+        ("document_id", "VARCHAR"),
+        ("deleted_at", "VARCHAR"),
+        ("reason", "VARCHAR"),
+    ],
+    "v_tombstones": [
+        ("seq", "BIGINT"),
+        ("digest", "VARCHAR"),
+        ("policy", "VARCHAR"),
+        ("reason", "VARCHAR"),
+        ("authorizer", "VARCHAR"),
+        ("effective_at", "VARCHAR"),
+    ],
+    "v_access": [
+        ("seq", "BIGINT"),
+        ("investigator", "VARCHAR"),
+        ("action", "VARCHAR"),
+        ("target", "VARCHAR"),
+        ("at_time", "VARCHAR"),
+        ("forensic", "BOOLEAN"),
+    ],
+    "v_findings": [
+        ("seq", "BIGINT"),
+        ("investigator", "VARCHAR"),
+        ("answer_id", "VARCHAR"),
+        ("target", "VARCHAR"),
+        ("note", "VARCHAR"),
+        ("at_time", "VARCHAR"),
+    ],
+    "v_digests": [
+        ("seq", "BIGINT"),
+        ("digest", "VARCHAR"),
+        ("role", "VARCHAR"),
+        ("collection", "VARCHAR"),
+    ],
+}
+
+VIEW_INDEXES = [
+    "CREATE INDEX IF NOT EXISTS ix_answers_id ON v_answers(answer_id)",
+    "CREATE INDEX IF NOT EXISTS ix_passages_answer ON v_passages(answer_id)",
+    "CREATE INDEX IF NOT EXISTS ix_passages_doc ON v_passages(document_id)",
+    "CREATE INDEX IF NOT EXISTS ix_citations_answer ON v_citations(answer_id)",
+    "CREATE INDEX IF NOT EXISTS ix_revisions_doc ON v_revisions(document_id)",
+    "CREATE INDEX IF NOT EXISTS ix_digests_digest ON v_digests(digest)",
+]
+
+
+def view_ddl(table: str, name: str | None = None) -> str:
+    cols = ", ".join(f"{c} {t}" for c, t in VIEW_COLUMNS[table])
+    return f"CREATE TABLE IF NOT EXISTS {name or table} ({cols})"

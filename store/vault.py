@@ -1,0 +1,366 @@
+"""The vault: one directory, one DuckDB file, an append-only log with signed checkpoints.
+
+DuckDB has no triggers or grants, so append-only is enforced by this API (there is no
+update, and the only delete is a blob purge that appends a tombstone in the same
+transaction) and made checkable by the Merkle log: any rewrite, reordering or
+truncation of entries contradicts a signed checkpoint.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from store import merkle
+from store.canonical import canonical
+from store.crypto import Identity, PublicIdentity, b64d, b64e, sha256_hex
+from store.entries import LogEntry, make_statement
+from store.errors import VaultDamagedError, VaultError, VaultInUseError
+from store.note import Checkpoint
+from store.schema import DB_FILE, FORMAT, RAW_DDL, VIEW_COLUMNS, VIEW_INDEXES, view_ddl
+from store.views import Rows, derive
+
+__all__ = ["CheckpointRow", "Vault"]
+
+_PID = re.compile(r"\(PID (\d+)\)")
+_READ_BATCH = 20_000
+
+
+@dataclass(frozen=True)
+class CheckpointRow:
+    id: int
+    size: int
+    signer: str
+    note: str
+
+
+def _connect(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+    try:
+        return duckdb.connect(str(db), read_only=read_only)
+    except duckdb.IOException as exc:
+        text = str(exc)
+        if "lock" in text.lower():
+            pid = _PID.search(text)
+            who = f"PID {pid.group(1)}" if pid else "another process"
+            raise VaultInUseError(f"{db.parent}: vault is in use by {who}") from exc
+        raise VaultDamagedError(f"{db}: DuckDB could not open the file: {text}") from exc
+    except duckdb.Error as exc:
+        raise VaultDamagedError(f"{db}: DuckDB could not open the file: {exc}") from exc
+
+
+class Vault:
+    """An open vault.  Use `Vault.create` or `Vault.open`; close it when done."""
+
+    def __init__(self, path: Path, con: duckdb.DuckDBPyConnection, read_only: bool):
+        self.path = path
+        self.con = con
+        self.read_only = read_only
+        self._acc: merkle.RootAccumulator | None = None
+        self._meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
+
+    # -- lifecycle -----------------------------------------------------------------
+
+    @classmethod
+    def create(cls, path: Path, custodian: Identity, now: str, origin: str | None = None) -> Vault:
+        db = path / DB_FILE
+        if db.exists():
+            raise VaultError(f"{path}: a vault already exists here")
+        path.mkdir(parents=True, exist_ok=True)
+        con = _connect(db, read_only=False)
+        con.execute("BEGIN")
+        con.execute(RAW_DDL)
+        for table in VIEW_COLUMNS:
+            con.execute(view_ddl(table))
+        for ddl in VIEW_INDEXES:
+            con.execute(ddl)
+        origin = (
+            origin or f"tracer.vault/{sha256_hex(custodian.public.ed25519 + now.encode())[:16]}"
+        )
+        meta = {
+            "format": FORMAT,
+            "origin": origin,
+            "custodian_name": custodian.name,
+            "custodian_ed25519": b64e(custodian.public.ed25519),
+            "custodian_x25519": b64e(custodian.public.x25519),
+        }
+        con.executemany("INSERT INTO meta VALUES (?, ?)", list(meta.items()))
+        con.execute("COMMIT")
+        vault = cls(path, con, read_only=False)
+        with vault.batch(custodian) as b:
+            b.append(
+                make_statement(
+                    "vault_init",
+                    {
+                        "origin": origin,
+                        "format": FORMAT,
+                        "custodian": custodian.public.to_json(),
+                        "at": now,
+                    },
+                    custodian,
+                )
+            )
+        return vault
+
+    @classmethod
+    def open(cls, path: Path, read_only: bool | None = None) -> Vault:
+        db = path / DB_FILE
+        if not path.is_dir():
+            raise VaultError(f"{path}: no such vault directory")
+        if not db.is_file():
+            raise VaultError(f"{path}: not a vault ({DB_FILE} is missing)")
+        if read_only is None:
+            read_only = not os.access(path, os.W_OK) or not os.access(db, os.W_OK)
+        con = _connect(db, read_only=read_only)
+        try:
+            fmt = con.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        except duckdb.Error as exc:
+            con.close()
+            raise VaultDamagedError(f"{db}: not a tracer vault ({exc})") from exc
+        if fmt is None or fmt[0] != FORMAT:
+            con.close()
+            raise VaultError(f"{db}: unsupported vault format {fmt[0] if fmt else None!r}")
+        return cls(path, con, read_only)
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> Vault:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- identity --------------------------------------------------------------------
+
+    @property
+    def origin(self) -> str:
+        return str(self._meta["origin"])
+
+    @property
+    def custodian(self) -> PublicIdentity:
+        """The custodian as recorded in meta; `verify` checks it against entry 0."""
+        return PublicIdentity(
+            name=self._meta["custodian_name"],
+            ed25519=b64d(self._meta["custodian_ed25519"]),
+            x25519=b64d(self._meta["custodian_x25519"]),
+        )
+
+    # -- reading the log -------------------------------------------------------------
+
+    def size(self) -> int:
+        row = self.con.execute("SELECT count(*) FROM log").fetchone()
+        return int(row[0]) if row else 0
+
+    def entry(self, seq: int) -> LogEntry:
+        row = self.con.execute("SELECT entry FROM log WHERE seq = ?", [seq]).fetchone()
+        if row is None:
+            raise VaultError(f"{self.path}: no log entry {seq}")
+        return LogEntry.from_bytes(bytes(row[0]))
+
+    def raw_entries(
+        self, start: int = 0, end: int | None = None
+    ) -> Iterator[tuple[int, str, bytes, bytes]]:
+        """(seq, kind, entry bytes, stored leaf hash) in seq order, read in pages."""
+        cursor = start - 1
+        while True:
+            stop = "" if end is None else f"AND seq < {int(end)}"
+            rows = self.con.execute(
+                f"SELECT seq, kind, entry, leaf_hash FROM log WHERE seq > ? {stop} "  # noqa: S608
+                "ORDER BY seq LIMIT ?",
+                [cursor, _READ_BATCH],
+            ).fetchall()
+            if not rows:
+                return
+            for seq, kind, data, leaf in rows:
+                yield int(seq), str(kind), bytes(data), bytes(leaf)
+            cursor = int(rows[-1][0])
+
+    def leaf_hashes(self, size: int | None = None) -> list[bytes]:
+        """Stored leaf hashes in seq order (what proofs are built from)."""
+        limit = "" if size is None else f"LIMIT {int(size)}"
+        rows = self.con.execute(f"SELECT leaf_hash FROM log ORDER BY seq {limit}").fetchall()  # noqa: S608
+        return [bytes(r[0]) for r in rows]
+
+    def checkpoints(self) -> list[CheckpointRow]:
+        rows = self.con.execute(
+            "SELECT id, size, signer, note FROM checkpoints ORDER BY id"
+        ).fetchall()
+        return [CheckpointRow(int(a), int(b), str(c), str(d)) for a, b, c, d in rows]
+
+    def latest_checkpoint(self) -> CheckpointRow:
+        row = self.con.execute(
+            "SELECT id, size, signer, note FROM checkpoints ORDER BY id DESC LIMIT 1"
+        ).fetchone()
+        if row is None:
+            raise VaultDamagedError(f"{self.path}: the vault has no checkpoint")
+        return CheckpointRow(int(row[0]), int(row[1]), str(row[2]), str(row[3]))
+
+    def inclusion_proof(self, seq: int, size: int | None = None) -> list[bytes]:
+        leaves = self.leaf_hashes(size)
+        return merkle.inclusion_proof(seq, len(leaves), leaves)
+
+    def consistency_proof(self, old: int, new: int) -> list[bytes]:
+        leaves = self.leaf_hashes(new)
+        return merkle.consistency_proof(old, new, leaves)
+
+    def root(self, size: int | None = None) -> bytes:
+        return merkle.root(self.leaf_hashes(size))
+
+    # -- blobs -------------------------------------------------------------------------
+
+    def blob_rows(self, digest: str) -> list[tuple[str, str, bytes, bytes]]:
+        """(collection, dk_id, nonce, ciphertext) rows held for a digest."""
+        rows = self.con.execute(
+            "SELECT collection, dk_id, nonce, ct FROM blobs WHERE digest = ? ORDER BY collection",
+            [digest],
+        ).fetchall()
+        return [(str(c), str(k), bytes(n), bytes(t)) for c, k, n, t in rows]
+
+    def data_key_rows(self, recipient: str) -> list[tuple[str, str, int, str]]:
+        rows = self.con.execute(
+            "SELECT dk_id, collection, generation, wrapped FROM data_keys WHERE recipient = ?",
+            [recipient],
+        ).fetchall()
+        return [(str(a), str(b), int(c), str(d)) for a, b, c, d in rows]
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Read-only query for store.queries; nothing outside `store` calls this."""
+        return self.con.execute(sql, list(params)).fetchall()
+
+    # -- writing -----------------------------------------------------------------------
+
+    def _accumulator(self) -> merkle.RootAccumulator:
+        if self._acc is None:
+            acc = merkle.RootAccumulator()
+            for leaf in self.leaf_hashes():
+                acc.append(leaf)
+            self._acc = acc
+        return self._acc
+
+    @contextmanager
+    def batch(self, signer: Identity) -> Iterator[Batch]:
+        """One all-or-nothing append: entries, view rows, blobs and a signed checkpoint."""
+        if self.read_only:
+            raise VaultError(f"{self.path}: vault is open read-only")
+        acc = self._accumulator()
+        start = acc.size
+        b = Batch(self, start)
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            yield b
+            if b.entries:
+                b.flush()
+                new_acc = acc.copy()
+                for e in b.entries:
+                    new_acc.append(e.leaf)
+                cp = Checkpoint(self.origin, new_acc.size, new_acc.root())
+                note = cp.sign(signer)
+                cid = self.con.execute(
+                    "SELECT coalesce(max(id), -1) + 1 FROM checkpoints"
+                ).fetchone()
+                self.con.execute(
+                    "INSERT INTO checkpoints VALUES (?, ?, ?, ?)",
+                    [int(cid[0]) if cid else 0, new_acc.size, signer.key_id, note],
+                )
+            self.con.execute("COMMIT")
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            self._acc = None
+            raise
+        if b.entries:
+            self._acc = new_acc
+
+
+class Batch:
+    """Collects one append's rows; `Vault.batch` flushes and checkpoints it."""
+
+    def __init__(self, vault: Vault, start: int):
+        self.vault = vault
+        self.start = start
+        self.entries: list[LogEntry] = []
+        self.rows: Rows = {t: [] for t in VIEW_COLUMNS}
+        self.blobs: list[tuple[str, str, str, bytes, bytes]] = []
+        self.wraps: list[tuple[str, str, int, str, str]] = []
+
+    @property
+    def next_seq(self) -> int:
+        return self.start + len(self.entries)
+
+    def append(self, entry: LogEntry) -> int:
+        seq = self.next_seq
+        self.entries.append(entry)
+        derive(seq, entry, self.rows)
+        return seq
+
+    def put_blob(self, digest: str, collection: str, dk_id: str, nonce: bytes, ct: bytes) -> None:
+        self.blobs.append((digest, collection, dk_id, nonce, ct))
+
+    def put_wrap(
+        self, dk_id: str, collection: str, generation: int, recipient: str, wrapped: dict[str, str]
+    ) -> None:
+        self.wraps.append((dk_id, collection, generation, recipient, canonical(wrapped).decode()))
+
+    def delete_blobs(self, digest: str) -> None:
+        """Only reachable from store.purge, after its tombstone entry is in this batch."""
+        self.vault.con.execute("DELETE FROM blobs WHERE digest = ?", [digest])
+
+    def flush(self) -> None:
+        con = self.vault.con
+        log = pa.table(
+            {
+                "seq": pa.array([self.start + i for i in range(len(self.entries))], pa.int64()),
+                "kind": pa.array([e.kind for e in self.entries], pa.string()),
+                "entry": pa.array([e.data for e in self.entries], pa.binary()),
+                "leaf_hash": pa.array([e.leaf for e in self.entries], pa.binary()),
+            }
+        )
+        con.register("_new_log", log)
+        con.execute("INSERT INTO log SELECT * FROM _new_log")
+        con.unregister("_new_log")
+        for table, rows in self.rows.items():
+            if rows:
+                insert_rows(con, table, rows)
+        if self.blobs:
+            blobs = pa.table(
+                {
+                    "digest": [b[0] for b in self.blobs],
+                    "collection": [b[1] for b in self.blobs],
+                    "dk_id": [b[2] for b in self.blobs],
+                    "nonce": pa.array([b[3] for b in self.blobs], pa.binary()),
+                    "ct": pa.array([b[4] for b in self.blobs], pa.binary()),
+                }
+            )
+            con.register("_new_blobs", blobs)
+            con.execute(
+                "INSERT INTO blobs SELECT DISTINCT ON (digest, collection) * FROM _new_blobs n "
+                "WHERE NOT EXISTS (SELECT 1 FROM blobs b "
+                "WHERE b.digest = n.digest AND b.collection = n.collection)"
+            )
+            con.unregister("_new_blobs")
+        if self.wraps:
+            con.executemany("INSERT OR IGNORE INTO data_keys VALUES (?, ?, ?, ?, ?)", self.wraps)
+
+
+def insert_rows(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    rows: list[tuple[Any, ...]],
+    target: str | None = None,
+) -> None:
+    """Bulk insert through Arrow: per-row INSERTs are far too slow at a million passages."""
+    cols = VIEW_COLUMNS[table]
+    arrays = {name: [r[i] for r in rows] for i, (name, _t) in enumerate(cols)}
+    tbl = pa.table(arrays)
+    con.register("_new_rows", tbl)
+    names = ", ".join(c for c, _t in cols)
+    casts = ", ".join(f"CAST({c} AS {t})" for c, t in cols)
+    con.execute(f"INSERT INTO {target or table} ({names}) SELECT {casts} FROM _new_rows")  # noqa: S608
+    con.unregister("_new_rows")

@@ -1,0 +1,165 @@
+"""Derive query rows from log entries.
+
+One pure function, `derive`, is used both when appending (to keep the views current)
+and when verifying (to rebuild them and compare), so the two can never disagree about
+what a log entry means.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from store.entries import LogEntry
+
+__all__ = ["Rows", "derive"]
+
+Rows = dict[str, list[tuple[Any, ...]]]
+
+
+def _j(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def _manifest_rows(seq: int, entry: LogEntry, p: Mapping[str, Any], out: Rows) -> None:
+    answer_id = p["answer_id"]
+    out["v_answers"].append(
+        (
+            seq,
+            p["run_id"],
+            answer_id,
+            p.get("kind", "answer"),
+            p["generated_at"],
+            p["producer"]["system"],
+            p["producer"]["version"],
+            entry.signer or "",
+            p["collection"],
+            p["question_sha256"],
+            p["answer_sha256"],
+            len(p["passages"]),
+            len(p["citations"]),
+            _j(p.get("lineage", [])),
+            _j(entry.body.get("faults", [])),
+        )
+    )
+    coll = p["collection"]
+    out["v_digests"].append((seq, p["question_sha256"], "question", coll))
+    out["v_digests"].append((seq, p["answer_sha256"], "answer", coll))
+    for idx, ps in enumerate(p["passages"]):
+        loc = ps["locator"]
+        out["v_passages"].append(
+            (
+                seq,
+                answer_id,
+                idx,
+                ps["passage_id"],
+                ps["collection"],
+                ps["document"]["document_id"],
+                ps["document"]["uri"],
+                ps["document"]["revision"],
+                ps["document"]["backend"],
+                ps["source"]["system"],
+                ps["source"]["path"],
+                ps["source"]["revision"],
+                ps["chunk"]["chunk_id"],
+                ps["chunk"]["pipeline_version"],
+                _j(loc["heading_path"]),
+                loc["paragraph"],
+                loc["char_start"],
+                loc["char_end"],
+                ps["retrieved_sha256"],
+                ps["model_input_sha256"],
+                ps["normalizer_version"],
+                ps["retrieved_at"],
+                ps["rank"],
+                float(ps["score"]),
+                ps["query_sha256"],
+                ps.get("derived_from"),
+            )
+        )
+        out["v_digests"].append((seq, ps["retrieved_sha256"], "retrieved", ps["collection"]))
+        out["v_digests"].append((seq, ps["model_input_sha256"], "model_input", ps["collection"]))
+    for idx, c in enumerate(p["citations"]):
+        out["v_citations"].append(
+            (seq, answer_id, idx, c["answer_start"], c["answer_end"], _j(c["passage_ids"]))
+        )
+
+
+def _statement_rows(seq: int, entry: LogEntry, p: Mapping[str, Any], out: Rows) -> None:
+    t = entry.kind
+    if t in ("key_add", "key_revoke"):
+        out["v_keys"].append(
+            (
+                seq,
+                "add" if t == "key_add" else "revoke",
+                p["key_id"],
+                p.get("name", ""),
+                p.get("role", ""),
+                p.get("ed25519", ""),
+                p.get("valid_from"),
+                p.get("valid_until"),
+                p["at"],
+            )
+        )
+    elif t in ("investigator_grant", "investigator_revoke"):
+        out["v_investigators"].append(
+            (
+                seq,
+                "grant" if t == "investigator_grant" else "revoke",
+                p["key_id"],
+                p.get("name", ""),
+                _j(p.get("scopes", [])),
+                p.get("ed25519", ""),
+                p.get("x25519", ""),
+                p["at"],
+            )
+        )
+    elif t == "revision":
+        out["v_revisions"].append(
+            (
+                seq,
+                p["document_id"],
+                p["revision"],
+                p["source_system"],
+                p["source_revision"],
+                p["path"],
+                p["title"],
+                p["uri"],
+                p["backend"],
+                p["collection"],
+                p["committed_at"],
+                p["content_sha256"],
+            )
+        )
+        out["v_digests"].append((seq, p["content_sha256"], "revision", p["collection"]))
+    elif t == "document_deletion":
+        out["v_deletions"].append((seq, p["document_id"], p["deleted_at"], p["reason"]))
+    elif t == "tombstone":
+        out["v_tombstones"].append(
+            (seq, p["digest"], p["policy"], p["reason"], p["authorizer"], p["effective_at"])
+        )
+    elif t == "access":
+        out["v_access"].append(
+            (
+                seq,
+                entry.signer or "",
+                p["action"],
+                p.get("target", ""),
+                p["at"],
+                bool(p.get("forensic", False)),
+            )
+        )
+    elif t == "finding":
+        out["v_findings"].append(
+            (seq, entry.signer or "", p["answer_id"], p.get("target", ""), p["note"], p["at"])
+        )
+
+
+def derive(seq: int, entry: LogEntry, out: Rows) -> None:
+    """Append the view rows that log entry `seq` implies to `out` (table -> rows)."""
+    payload = entry.payload_json()
+    if entry.kind == "manifest":
+        _manifest_rows(seq, entry, payload, out)
+    elif payload is not None:
+        _statement_rows(seq, entry, payload, out)
