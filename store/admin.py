@@ -60,9 +60,7 @@ def add_producer_key(
         return b.append(make_statement("key_add", stmt, custodian))
 
 
-def revoke_producer_key(
-    vault: Vault, custodian: Identity, key_id: str, now: str, reason: str = ""
-) -> int:
+def revoke_producer_key(vault: Vault, custodian: Identity, key_id: str, now: str, reason: str = "") -> int:
     _require_custodian(vault, custodian)
     keys = producer_keys(vault)
     matches = [k for k in keys if k.startswith(key_id)] if len(key_id) >= 8 else []
@@ -70,9 +68,7 @@ def revoke_producer_key(
         raise VaultError(f"{vault.path}: no single producer key matches {key_id!r}")
     k = keys[matches[0]]
     if k.revoked_at:
-        raise VaultError(
-            f"{vault.path}: producer key {k.key_id[:16]} was already revoked at {k.revoked_at}"
-        )
+        raise VaultError(f"{vault.path}: producer key {k.key_id[:16]} was already revoked at {k.revoked_at}")
     stmt = {"key_id": k.key_id, "at": now, "reason": reason}
     with vault.batch(custodian) as b:
         return b.append(make_statement("key_revoke", stmt, custodian))
@@ -108,9 +104,7 @@ def grant_investigator(
     return seq
 
 
-def revoke_investigator(
-    vault: Vault, custodian: Identity, key_id: str, now: str, reason: str = ""
-) -> int:
+def revoke_investigator(vault: Vault, custodian: Identity, key_id: str, now: str, reason: str = "") -> int:
     """Revoke, and rotate the data keys they held so new content is sealed from them.
 
     Text they already read or exported cannot be recalled; the rotation only protects

@@ -211,9 +211,7 @@ def aead_decrypt(key: bytes, nonce: bytes, ciphertext: bytes, aad: bytes) -> byt
 
 
 def _wrap_key(shared: bytes, context: bytes) -> bytes:
-    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=_WRAP_INFO + context).derive(
-        shared
-    )
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=_WRAP_INFO + context).derive(shared)
 
 
 def wrap_data_key(data_key: bytes, recipient_x25519: bytes, context: bytes) -> dict[str, str]:

@@ -61,6 +61,14 @@ class LogEntry:
             raise ValueError("log entry is not a JSON object")
         return cls(data=data, body=body, leaf=leaf_hash(data))
 
+    def at(self, seq: int) -> LogEntry:
+        return LogEntry.from_bytes(canonical({**self.body, "seq": seq}))
+
+    @property
+    def seq(self) -> int | None:
+        value = self.body.get("seq")
+        return value if isinstance(value, int) else None
+
     @property
     def kind(self) -> str:
         return str(self.body.get("kind", ""))

@@ -163,9 +163,7 @@ class _Ingest:
         key = self.keys[key_id]
         when = payload["generated_at"]
         if not key.valid_at(when):
-            state = (
-                f"revoked at {key.revoked_at}" if key.revoked_at else "outside its validity window"
-            )
+            state = f"revoked at {key.revoked_at}" if key.revoked_at else "outside its validity window"
             raise InputError(
                 file,
                 "$.envelope.signatures",
@@ -180,9 +178,7 @@ class _Ingest:
             )
         self.seen_answers.add(answer_id)
         faults, texts = self.manifest_faults(file, payload, doc["contents"])
-        entry = make_entry(
-            "manifest", env, ingested_at=self.now, faults=[f.to_json() for f in faults]
-        )
+        entry = make_entry("manifest", env, ingested_at=self.now, faults=[f.to_json() for f in faults])
         return _Prepared(file, "manifest", answer_id, entry, texts, faults)
 
     def manifest_faults(
@@ -251,24 +247,20 @@ class _Ingest:
             "SELECT seq FROM v_revisions WHERE document_id = ? AND revision = ?", list(key)
         )
         if known or key in self.seen_revisions:
-            raise InputError(
-                file, "$.revision", f"revision {key[1]!r} of {key[0]!r} already ingested"
-            )
+            raise InputError(file, "$.revision", f"revision {key[1]!r} of {key[0]!r} already ingested")
         self.seen_revisions.add(key)
         data = doc["content"].encode("utf-8")
         stmt = {k: v for k, v in doc.items() if k not in ("content", "schema")}
         stmt["content_sha256"] = sha256_hex(data)
         entry = make_statement("revision", stmt, self.custodian)
-        return _Prepared(
-            file, "revision", f"{key[0]}@{key[1]}", entry, [(doc["collection"], data)], []
-        )
+        return _Prepared(file, "revision", f"{key[0]}@{key[1]}", entry, [(doc["collection"], data)], [])
 
     def prepare_deletion(self, file: str, doc: dict[str, Any]) -> _Prepared:
         _validate(doc, "document-deletion-v1", file)
         did = doc["document_id"]
-        if not self.vault.query(
-            "SELECT 1 FROM v_revisions WHERE document_id = ? LIMIT 1", [did]
-        ) and not any(k[0] == did for k in self.seen_revisions):
+        if not self.vault.query("SELECT 1 FROM v_revisions WHERE document_id = ? LIMIT 1", [did]) and not any(
+            k[0] == did for k in self.seen_revisions
+        ):
             raise InputError(file, "$.document_id", f"no revision of {did!r} was ever ingested")
         stmt = {k: v for k, v in doc.items() if k != "schema"}
         return _Prepared(

@@ -82,9 +82,7 @@ class DataKeys:
             return collection, aead_decrypt(key, nonce, ct, _aad(digest, collection))
         return None
 
-    def encrypt_into(
-        self, batch: Batch, collection: str, text: bytes, recipients: dict[str, bytes]
-    ) -> str:
+    def encrypt_into(self, batch: Batch, collection: str, text: bytes, recipients: dict[str, bytes]) -> str:
         """Encrypt `text` for `collection` into the batch; returns its digest."""
         digest = sha256_hex(text)
         _gen, dk_id = self.ensure(batch, collection, recipients)
@@ -92,9 +90,7 @@ class DataKeys:
         batch.put_blob(digest, collection, dk_id, nonce, ct)
         return digest
 
-    def ensure(
-        self, batch: Batch, collection: str, recipients: dict[str, bytes]
-    ) -> tuple[int, str]:
+    def ensure(self, batch: Batch, collection: str, recipients: dict[str, bytes]) -> tuple[int, str]:
         if collection not in self.current:
             self.rotate(batch, collection, recipients)
         return self.current[collection]

@@ -183,9 +183,7 @@ def consistency_proof(old_size: int, new_size: int, leaf_hashes: Sequence[bytes]
     hashes each leaf at most twice and never copies the leaf list.
     """
     if not 0 < old_size <= new_size:
-        raise ProofError(
-            f"consistency proof needs 0 < old size <= new size, got {old_size} and {new_size}"
-        )
+        raise ProofError(f"consistency proof needs 0 < old size <= new size, got {old_size} and {new_size}")
     _check_sizes(new_size, len(leaf_hashes))
     path: list[bytes] = []
     lo, hi = 0, new_size
@@ -212,9 +210,7 @@ def _check_hash(name: str, value: bytes) -> None:
         raise ProofError(f"{name} is {len(value)} bytes, expected a {_HASH_SIZE}-byte SHA-256")
 
 
-def verify_inclusion(
-    index: int, size: int, leaf_hash: bytes, proof: Sequence[bytes], root: bytes
-) -> None:
+def verify_inclusion(index: int, size: int, leaf_hash: bytes, proof: Sequence[bytes], root: bytes) -> None:
     """RFC 9162 2.1.3.2: prove `leaf_hash` sits at `index` in the tree of `size` with `root`.
 
     Raises ProofError on any mismatch, including wrong sizes or trailing proof elements.

@@ -103,9 +103,7 @@ def parse_verifier_key(text: str, *, file: str = "verifier key") -> tuple[str, b
     public = key[1:]
     expected = note_key_id(name, public).hex()
     if hash_hex.lower() != expected:
-        raise InputError(
-            file, "key id", f"{hash_hex} does not match name and key (expected {expected})"
-        )
+        raise InputError(file, "key id", f"{hash_hex} does not match name and key (expected {expected})")
     return name, public
 
 
@@ -205,9 +203,7 @@ def add_signature(note: str, name: str, public: bytes, sign: Callable[[bytes], b
     return text + "\n" + "".join(kept) + _signature_line(text, name, public, sign)
 
 
-def open_note(
-    note: str, verifiers: Mapping[str, bytes], *, file: str = "note"
-) -> tuple[str, list[str]]:
+def open_note(note: str, verifiers: Mapping[str, bytes], *, file: str = "note") -> tuple[str, list[str]]:
     """Return (text, names that signed it validly), per signed-note.md "Signatures".
 
     Signatures whose name and key id do not both match a verifier are ignored (that
@@ -234,9 +230,7 @@ def open_note(
     if not verified:
         signers = ", ".join(f"{s.name}+{s.key_id.hex()}" for s in sigs)
         trusted = ", ".join(f"{n}+{k.hex()}" for n, k in sorted(known.items())) or "(none)"
-        raise SignatureError(
-            f"{file}: no signature by a known key: signed by {signers}; trusted: {trusted}"
-        )
+        raise SignatureError(f"{file}: no signature by a known key: signed by {signers}; trusted: {trusted}")
     return text, verified
 
 
@@ -305,9 +299,7 @@ class Checkpoint:
         return sign_note(self.body(), identity.name, identity.public.ed25519, identity.sign)
 
 
-def verify_checkpoint(
-    note: str, name: str, public: bytes, *, origin: str | None = None
-) -> Checkpoint:
+def verify_checkpoint(note: str, name: str, public: bytes, *, origin: str | None = None) -> Checkpoint:
     """Open a checkpoint note signed by the log key (name, public) and parse its body.
 
     tlog-checkpoint.md only says the key name SHOULD equal the origin, so the origin
@@ -316,7 +308,5 @@ def verify_checkpoint(
     text, _ = open_note(note, {name: public}, file="checkpoint")
     checkpoint = Checkpoint.parse(text)
     if origin is not None and checkpoint.origin != origin:
-        raise InputError(
-            "checkpoint", "line 1", f"origin {checkpoint.origin!r}, expected {origin!r}"
-        )
+        raise InputError("checkpoint", "line 1", f"origin {checkpoint.origin!r}, expected {origin!r}")
     return checkpoint

@@ -65,17 +65,12 @@ def producer_keys(vault: Vault) -> dict[str, ProducerKey]:
 def investigators(vault: Vault) -> dict[str, Investigator]:
     out: dict[str, Investigator] = {}
     rows = vault.query(
-        "SELECT action, key_id, name, scopes, ed25519, x25519, at_time "
-        "FROM v_investigators ORDER BY seq"
+        "SELECT action, key_id, name, scopes, ed25519, x25519, at_time FROM v_investigators ORDER BY seq"
     )
     for action, key_id, name, scopes, ed, xx, at in rows:
         if action == "grant":
-            out[key_id] = Investigator(
-                key_id, name, tuple(json.loads(scopes)), b64d(ed), b64d(xx), at, None
-            )
+            out[key_id] = Investigator(key_id, name, tuple(json.loads(scopes)), b64d(ed), b64d(xx), at, None)
         elif key_id in out:
             i = out[key_id]
-            out[key_id] = Investigator(
-                i.key_id, i.name, i.scopes, i.ed25519, i.x25519, i.granted_at, at
-            )
+            out[key_id] = Investigator(i.key_id, i.name, i.scopes, i.ed25519, i.x25519, i.granted_at, at)
     return out

@@ -181,6 +181,7 @@ VIEW_INDEXES = [
 ]
 
 
-def view_ddl(table: str, name: str | None = None) -> str:
+def view_ddl(table: str, name: str | None = None, temporary: bool = False) -> str:
     cols = ", ".join(f"{c} {t}" for c, t in VIEW_COLUMNS[table])
-    return f"CREATE TABLE IF NOT EXISTS {name or table} ({cols})"
+    kind = "TEMP TABLE" if temporary else "TABLE"
+    return f"CREATE {kind} IF NOT EXISTS {name or table} ({cols})"

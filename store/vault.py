@@ -81,9 +81,7 @@ class Vault:
             con.execute(view_ddl(table))
         for ddl in VIEW_INDEXES:
             con.execute(ddl)
-        origin = (
-            origin or f"tracer.vault/{sha256_hex(custodian.public.ed25519 + now.encode())[:16]}"
-        )
+        origin = origin or f"tracer.vault/{sha256_hex(custodian.public.ed25519 + now.encode())[:16]}"
         meta = {
             "format": FORMAT,
             "origin": origin,
@@ -165,9 +163,7 @@ class Vault:
             raise VaultError(f"{self.path}: no log entry {seq}")
         return LogEntry.from_bytes(bytes(row[0]))
 
-    def raw_entries(
-        self, start: int = 0, end: int | None = None
-    ) -> Iterator[tuple[int, str, bytes, bytes]]:
+    def raw_entries(self, start: int = 0, end: int | None = None) -> Iterator[tuple[int, str, bytes, bytes]]:
         """(seq, kind, entry bytes, stored leaf hash) in seq order, read in pages."""
         cursor = start - 1
         while True:
@@ -190,9 +186,7 @@ class Vault:
         return [bytes(r[0]) for r in rows]
 
     def checkpoints(self) -> list[CheckpointRow]:
-        rows = self.con.execute(
-            "SELECT id, size, signer, note FROM checkpoints ORDER BY id"
-        ).fetchall()
+        rows = self.con.execute("SELECT id, size, signer, note FROM checkpoints ORDER BY id").fetchall()
         return [CheckpointRow(int(a), int(b), str(c), str(d)) for a, b, c, d in rows]
 
     def latest_checkpoint(self) -> CheckpointRow:
@@ -263,9 +257,7 @@ class Vault:
                     new_acc.append(e.leaf)
                 cp = Checkpoint(self.origin, new_acc.size, new_acc.root())
                 note = cp.sign(signer)
-                cid = self.con.execute(
-                    "SELECT coalesce(max(id), -1) + 1 FROM checkpoints"
-                ).fetchone()
+                cid = self.con.execute("SELECT coalesce(max(id), -1) + 1 FROM checkpoints").fetchone()
                 self.con.execute(
                     "INSERT INTO checkpoints VALUES (?, ?, ?, ?)",
                     [int(cid[0]) if cid else 0, new_acc.size, signer.key_id, note],
@@ -295,7 +287,9 @@ class Batch:
         return self.start + len(self.entries)
 
     def append(self, entry: LogEntry) -> int:
+        """Stamp the entry with its position, so a moved or swapped entry names itself."""
         seq = self.next_seq
+        entry = entry.at(seq)
         self.entries.append(entry)
         derive(seq, entry, self.rows)
         return seq

@@ -1,0 +1,268 @@
+"""Every read the application makes, as named functions over the derived views.
+
+The engine and the TUI never write SQL; they call these.  Lists are paged with keyset
+pagination so a million-passage vault is never loaded whole.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from store.entries import LogEntry
+from store.vault import Vault
+
+__all__ = [
+    "AnswerFilter",
+    "AnswerRow",
+    "RevisionRow",
+    "TombstoneRow",
+    "access_rows",
+    "answer_count",
+    "answer_entry",
+    "answer_rows",
+    "answers_citing_digest",
+    "answers_citing_document",
+    "blob_present",
+    "deletion_of",
+    "derived_from_of",
+    "documents",
+    "finding_rows",
+    "lineage_of",
+    "producers",
+    "revisions_of",
+    "tombstone_of",
+    "tombstones",
+]
+
+
+@dataclass(frozen=True)
+class AnswerRow:
+    seq: int
+    run_id: str
+    answer_id: str
+    answer_kind: str
+    generated_at: str
+    producer_system: str
+    collection: str
+    n_passages: int
+    n_citations: int
+
+
+@dataclass(frozen=True)
+class RevisionRow:
+    seq: int
+    document_id: str
+    revision: str
+    source_system: str
+    source_revision: str
+    path: str
+    title: str
+    uri: str
+    backend: str
+    collection: str
+    committed_at: str
+    content_sha256: str
+
+
+@dataclass(frozen=True)
+class TombstoneRow:
+    seq: int
+    digest: str
+    policy: str
+    reason: str
+    authorizer: str
+    effective_at: str
+
+
+@dataclass(frozen=True)
+class AnswerFilter:
+    """Filters that SQL can apply without reading evidence text."""
+
+    text: str = ""
+    producer: str = ""
+    document: str = ""
+    date_from: str = ""
+    date_to: str = ""
+    answer_ids: tuple[str, ...] | None = None
+
+
+_ANSWER_COLS = (
+    "seq, run_id, answer_id, answer_kind, generated_at, producer_system, collection, n_passages, n_citations"
+)
+
+
+def _where(f: AnswerFilter) -> tuple[str, list[Any]]:
+    clauses: list[str] = []
+    params: list[Any] = []
+    if f.text:
+        clauses.append(
+            "(answer_id ILIKE ? OR run_id ILIKE ? OR producer_system ILIKE ? OR collection ILIKE ?)"
+        )
+        params += [f"%{f.text}%"] * 4
+    if f.producer:
+        clauses.append("producer_system ILIKE ?")
+        params.append(f"%{f.producer}%")
+    if f.date_from:
+        clauses.append("generated_at >= ?")
+        params.append(f.date_from)
+    if f.date_to:
+        clauses.append("generated_at < ?")
+        params.append(f.date_to)
+    if f.document:
+        clauses.append("answer_id IN (SELECT answer_id FROM v_passages WHERE document_id ILIKE ?)")
+        params.append(f"%{f.document}%")
+    if f.answer_ids is not None:
+        if not f.answer_ids:
+            clauses.append("FALSE")
+        else:
+            clauses.append(f"answer_id IN ({', '.join('?' for _ in f.answer_ids)})")
+            params += list(f.answer_ids)
+    return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+
+def answer_rows(
+    vault: Vault, f: AnswerFilter, limit: int, after_seq: int = -1, descending: bool = False
+) -> list[AnswerRow]:
+    """One page of answers by log order; `after_seq` is the keyset cursor."""
+    where, params = _where(f)
+    op, order = ("<", "DESC") if descending else (">", "ASC")
+    cursor = after_seq if not (descending and after_seq < 0) else 2**62
+    glue = " AND " if where else " WHERE "
+    sql = (
+        f"SELECT {_ANSWER_COLS} FROM v_answers{where}{glue}seq {op} ? "  # noqa: S608
+        f"ORDER BY seq {order} LIMIT ?"
+    )
+    rows = vault.query(sql, [*params, cursor, limit])
+    return [AnswerRow(*r) for r in rows]
+
+
+def answer_count(vault: Vault, f: AnswerFilter) -> int:
+    where, params = _where(f)
+    row = vault.query(f"SELECT count(*) FROM v_answers{where}", params)  # noqa: S608
+    return int(row[0][0]) if row else 0
+
+
+def answer_entry(vault: Vault, answer_id: str) -> tuple[int, LogEntry] | None:
+    """The signed log entry behind an answer: the engine reads the manifest, not the view."""
+    rows = vault.query("SELECT seq FROM v_answers WHERE answer_id = ? ORDER BY seq", [answer_id])
+    if not rows:
+        return None
+    seq = int(rows[0][0])
+    return seq, vault.entry(seq)
+
+
+def revisions_of(vault: Vault, document_id: str) -> list[RevisionRow]:
+    rows = vault.query(
+        "SELECT seq, document_id, revision, source_system, source_revision, path, title, uri, "
+        "backend, collection, committed_at, content_sha256 FROM v_revisions "
+        "WHERE document_id = ? ORDER BY committed_at, seq",
+        [document_id],
+    )
+    return [RevisionRow(*r) for r in rows]
+
+
+def deletion_of(vault: Vault, document_id: str) -> tuple[int, str, str] | None:
+    rows = vault.query(
+        "SELECT seq, deleted_at, reason FROM v_deletions WHERE document_id = ? ORDER BY seq LIMIT 1",
+        [document_id],
+    )
+    return (int(rows[0][0]), str(rows[0][1]), str(rows[0][2])) if rows else None
+
+
+def tombstone_of(vault: Vault, digest: str) -> TombstoneRow | None:
+    rows = vault.query(
+        "SELECT seq, digest, policy, reason, authorizer, effective_at FROM v_tombstones "
+        "WHERE digest = ? ORDER BY seq LIMIT 1",
+        [digest],
+    )
+    return TombstoneRow(*rows[0]) if rows else None
+
+
+def tombstones(vault: Vault) -> list[TombstoneRow]:
+    rows = vault.query(
+        "SELECT seq, digest, policy, reason, authorizer, effective_at FROM v_tombstones ORDER BY seq"
+    )
+    return [TombstoneRow(*r) for r in rows]
+
+
+def blob_present(vault: Vault, digest: str) -> bool:
+    return bool(vault.query("SELECT 1 FROM blobs WHERE digest = ? LIMIT 1", [digest]))
+
+
+def documents(vault: Vault) -> list[tuple[str, str, str, int, str]]:
+    """(document_id, latest title, collection, revision count, latest committed_at)."""
+    rows = vault.query(
+        "SELECT document_id, arg_max(title, committed_at), arg_max(collection, committed_at), "
+        "count(*), max(committed_at) FROM v_revisions GROUP BY document_id ORDER BY document_id"
+    )
+    return [(str(a), str(b), str(c), int(d), str(e)) for a, b, c, d, e in rows]
+
+
+def producers(vault: Vault) -> list[str]:
+    rows = vault.query("SELECT DISTINCT producer_system FROM v_answers ORDER BY 1")
+    return [str(r[0]) for r in rows]
+
+
+def answers_citing_document(vault: Vault, document_id: str, revision: str | None = None) -> list[str]:
+    sql = "SELECT DISTINCT answer_id FROM v_passages WHERE document_id = ?"
+    params: list[Any] = [document_id]
+    if revision is not None:
+        sql += " AND doc_revision = ?"
+        params.append(revision)
+    return [str(r[0]) for r in vault.query(sql + " ORDER BY 1", params)]
+
+
+def answers_citing_digest(vault: Vault, digest: str) -> list[str]:
+    """Answers whose evidence includes `digest`, directly or through a cited revision."""
+    rows = vault.query(
+        "SELECT DISTINCT a.answer_id FROM v_answers a JOIN v_digests d ON d.seq = a.seq "
+        "WHERE d.digest = ? "
+        "UNION SELECT DISTINCT p.answer_id FROM v_passages p JOIN v_revisions r "
+        "ON r.document_id = p.document_id AND r.revision = p.doc_revision "
+        "WHERE r.content_sha256 = ? ORDER BY 1",
+        [digest, digest],
+    )
+    return [str(r[0]) for r in rows]
+
+
+def lineage_of(vault: Vault, answer_id: str) -> list[str]:
+    rows = vault.query("SELECT lineage FROM v_answers WHERE answer_id = ?", [answer_id])
+    if not rows:
+        return []
+    value = json.loads(rows[0][0])
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def derived_from_of(vault: Vault, answer_id: str) -> list[str]:
+    rows = vault.query(
+        "SELECT DISTINCT derived_from FROM v_passages WHERE answer_id = ? "
+        "AND derived_from IS NOT NULL ORDER BY 1",
+        [answer_id],
+    )
+    return [str(r[0]) for r in rows]
+
+
+def access_rows(vault: Vault, limit: int = 10_000) -> list[tuple[int, str, str, str, str, bool]]:
+    """(seq, investigator key id, action, target, time, forensic), newest first."""
+    rows = vault.query(
+        "SELECT seq, investigator, action, target, at_time, forensic FROM v_access ORDER BY seq DESC LIMIT ?",
+        [limit],
+    )
+    return [(int(a), str(b), str(c), str(d), str(e), bool(f)) for a, b, c, d, e, f in rows]
+
+
+def finding_rows(vault: Vault, answer_id: str | None = None) -> list[tuple[int, str, str, str, str, str]]:
+    """(seq, investigator key id, answer id, target, note, time)."""
+    if answer_id is None:
+        rows = vault.query(
+            "SELECT seq, investigator, answer_id, target, note, at_time FROM v_findings ORDER BY seq"
+        )
+    else:
+        rows = vault.query(
+            "SELECT seq, investigator, answer_id, target, note, at_time FROM v_findings "
+            "WHERE answer_id = ? ORDER BY seq",
+            [answer_id],
+        )
+    return [(int(a), str(b), str(c), str(d), str(e), str(f)) for a, b, c, d, e, f in rows]

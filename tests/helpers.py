@@ -1,0 +1,187 @@
+"""Build small vaults through the same API and input formats a user's files go through."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from store import admin
+from store.crypto import Identity
+from store.ingest import IngestReport, ingest
+from store.producer import draft_to_input
+from store.vault import Vault
+from tracer.engine.session import Session, unlock
+from tracer.engine.textnorm import CHUNKER_VERSION, NORMALIZER_VERSION, chunk_document
+from tracer.engine.trust import TrustStore
+
+T0 = "2026-01-01T00:00:00Z"
+PASSPHRASE = b"test-passphrase"
+
+
+@dataclass
+class Case:
+    """A vault with a custodian, one producer and investigators, all from fixed seeds."""
+
+    path: Path
+    vault: Vault
+    custodian: Identity
+    producer: Identity
+    investigators: dict[str, Identity] = field(default_factory=dict)
+    counter: int = 0
+
+    @property
+    def inputs(self) -> Path:
+        d = self.path.parent / "inputs"
+        d.mkdir(exist_ok=True)
+        return d
+
+    def write(self, obj: dict[str, Any], name: str | None = None) -> Path:
+        self.counter += 1
+        p = self.inputs / (name or f"input-{self.counter:04d}.json")
+        p.write_text(json.dumps(obj, ensure_ascii=False), encoding="utf-8")
+        return p
+
+    def ingest(self, *objs: dict[str, Any], now: str = "2026-06-01T00:00:00Z") -> IngestReport:
+        files = [self.write(o) for o in objs]
+        return ingest(self.vault, files, self.custodian, now)
+
+    def grant(self, name: str, scopes: list[str]) -> Identity:
+        ident = Identity.from_seed(name, name.encode())
+        admin.grant_investigator(self.vault, self.custodian, ident.public, scopes, T0)
+        self.investigators[name] = ident
+        return ident
+
+    def session(self, name: str = "ines", **kw: Any) -> Session:
+        """Unlock as an investigator; reopens the vault through the real unlock path."""
+        self.vault.close()
+        s = unlock(self.path, self.investigators[name], trust=TrustStore(), **kw)
+        self.vault = s.vault
+        return s
+
+    def reopen(self) -> Vault:
+        self.vault.close()
+        self.vault = Vault.open(self.path)
+        return self.vault
+
+    def close(self) -> None:
+        try:
+            self.vault.close()
+        except Exception:  # noqa: BLE001, S110 - already closed
+            pass
+
+
+def new_case(path: Path, scopes: dict[str, list[str]] | None = None) -> Case:
+    custodian = Identity.from_seed("custodian", b"custodian")
+    producer = Identity.from_seed("producer", b"producer")
+    vault = Vault.create(path, custodian, T0, origin="tracer.test/vault")
+    admin.add_producer_key(vault, custodian, producer.public, T0)
+    c = Case(path, vault, custodian, producer)
+    for name, sc in (scopes or {"ines": ["*"]}).items():
+        c.grant(name, sc)
+    return c
+
+
+def revision(
+    document_id: str,
+    rev: str,
+    content: str,
+    committed_at: str,
+    collection: str = "support",
+    title: str | None = None,
+) -> dict[str, Any]:
+    return {
+        "schema": "tracer.source_revision/v1",
+        "document_id": document_id,
+        "revision": rev,
+        "source_system": "northstar-wiki",
+        "source_revision": f"src-{rev}",
+        "path": f"policies/{document_id}.md",
+        "title": title or document_id.replace("-", " ").title(),
+        "uri": f"docstore://{document_id}",
+        "backend": "docstore",
+        "collection": collection,
+        "committed_at": committed_at,
+        "content": content,
+    }
+
+
+def passage(
+    rev: dict[str, Any], contains: str, passage_id: str = "p1", rank: int = 1, **extra: Any
+) -> dict[str, Any]:
+    """A retrieved passage: the chunk of `rev` that contains `contains`, located exactly."""
+    chunk = next(c for c in chunk_document(rev["content"]) if contains in c.text)
+    out: dict[str, Any] = {
+        "passage_id": passage_id,
+        "collection": rev["collection"],
+        "source": {"system": rev["source_system"], "path": rev["path"], "revision": rev["source_revision"]},
+        "document": {
+            "document_id": rev["document_id"],
+            "uri": rev["uri"],
+            "revision": rev["revision"],
+            "backend": rev["backend"],
+        },
+        "chunk": {
+            "chunk_id": f"{rev['document_id']}#{chunk.chunk_index}",
+            "pipeline_version": CHUNKER_VERSION,
+            "parameters": {},
+        },
+        "locator": {
+            "heading_path": list(chunk.heading_path),
+            "paragraph": chunk.paragraph,
+            "char_start": chunk.start,
+            "char_end": chunk.end,
+        },
+        "retrieved_text": chunk.text,
+        "normalizer_version": NORMALIZER_VERSION,
+        "retrieved_at": "2026-02-01T10:00:00Z",
+        "rank": rank,
+        "score": 0.9 - rank / 100,
+        "query": "what is the policy?",
+    }
+    out.update(extra)
+    return out
+
+
+def manifest(
+    answer_id: str,
+    answer: str,
+    passages: list[dict[str, Any]],
+    citations: list[tuple[int, int, list[str]]] | None = None,
+    collection: str = "support",
+    generated_at: str = "2026-02-01T10:00:01Z",
+    **extra: Any,
+) -> dict[str, Any]:
+    """A draft manifest (texts inline); `Case.signed` turns it into an input file."""
+    draft: dict[str, Any] = {
+        "run_id": f"run-{answer_id}",
+        "answer_id": answer_id,
+        "generated_at": generated_at,
+        "producer": {"system": "northstar-support-assistant", "version": "1.0.0"},
+        "runtime": {
+            "model": "model-x",
+            "prompt_template_version": "support-v3",
+            "pipeline_version": "rag-2.1",
+            "parameters": {"temperature": 0.2},
+        },
+        "authorization": {"principal": "agent:helpdesk", "policy_version": "acl-7", "decision": "allow"},
+        "collection": collection,
+        "question": "What does the policy say?",
+        "answer": answer,
+        "passages": passages,
+        "citations": [
+            {"answer_start": s, "answer_end": e, "passage_ids": ids}
+            for s, e, ids in (
+                citations
+                if citations is not None
+                else [(0, len(answer), [p["passage_id"] for p in passages])]
+            )
+        ],
+    }
+    draft.update(extra)
+    return draft
+
+
+def signed(case: Case, draft: dict[str, Any], producer: Identity | None = None) -> dict[str, Any]:
+    return draft_to_input(draft, producer or case.producer)

@@ -1,0 +1,137 @@
+"""CLI for authorization: the investigator roster, the access log and findings."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from store import admin, queries
+from store.crypto import load_public
+from store.roster import investigators
+from tracer.cli.common import Sub, add_custodian, add_investigator, emit_json, open_vault, vault_arg
+from tracer.clock import now_iso
+from tracer.inert import inert
+from tracer.secrets import load_key
+
+
+def register(sub: Sub) -> None:
+    inv = sub.add_parser("investigators", help="grant, revoke or list investigators")
+    isub = inv.add_subparsers(dest="inv_command", required=True, metavar="ACTION")
+    p = isub.add_parser("grant", help="grant an investigator read access to collections")
+    vault_arg(p)
+    p.add_argument("pubfile", type=Path)
+    p.add_argument("--scope", action="append", required=True, help="collection name, or '*' (repeatable)")
+    add_custodian(p)
+    p.set_defaults(handler=cmd_grant)
+    p = isub.add_parser("revoke", help="revoke an investigator and rotate their collections' keys")
+    vault_arg(p)
+    p.add_argument("key_id")
+    p.add_argument("--reason", default="")
+    add_custodian(p)
+    p.set_defaults(handler=cmd_revoke)
+    p = isub.add_parser("list", help="list investigators")
+    vault_arg(p)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_list)
+
+    p = sub.add_parser("access", help="who looked at what, when")
+    vault_arg(p)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--limit", type=int, default=1000)
+    p.set_defaults(handler=cmd_access)
+
+    p = sub.add_parser("finding", help="attach a signed finding to an answer or passage")
+    vault_arg(p)
+    p.add_argument("answer_id")
+    p.add_argument("note")
+    p.add_argument("--target", default="", help="e.g. citation:1 or passage:ID (default: the answer)")
+    add_investigator(p)
+    p.set_defaults(handler=cmd_finding)
+
+
+def cmd_grant(args: argparse.Namespace) -> int:
+    custodian = load_key(args.custodian_key, args.passphrase_file)
+    pub = load_public(args.pubfile)
+    with open_vault(args.vault) as vault:
+        seq = admin.grant_investigator(vault, custodian, pub, list(args.scope), now_iso())
+    print(f"granted {inert(pub.name)} ({pub.key_id[:16]}) scopes {', '.join(args.scope)} at log entry {seq}")
+    return 0
+
+
+def cmd_revoke(args: argparse.Namespace) -> int:
+    custodian = load_key(args.custodian_key, args.passphrase_file)
+    with open_vault(args.vault) as vault:
+        seq = admin.revoke_investigator(vault, custodian, args.key_id, now_iso(), args.reason)
+    print(f"revoked {args.key_id} at log entry {seq}; their collections' keys were rotated for new content")
+    print("note: text they already read or exported cannot be recalled")
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    with open_vault(args.vault, read_only=True) as vault:
+        roster = investigators(vault)
+    rows: list[dict[str, Any]] = [
+        {
+            "key_id": i.key_id,
+            "name": i.name,
+            "scopes": list(i.scopes),
+            "granted_at": i.granted_at,
+            "revoked_at": i.revoked_at,
+        }
+        for i in roster.values()
+    ]
+    if args.json:
+        emit_json({"investigators": rows})
+    else:
+        for r in rows:
+            state = f"revoked {r['revoked_at']}" if r["revoked_at"] else "active"
+            print(
+                f"{r['key_id'][:16]}  {inert(str(r['name'])):<16} scopes {','.join(r['scopes']):<24} {state}"
+            )
+    return 0
+
+
+def cmd_access(args: argparse.Namespace) -> int:
+    with open_vault(args.vault, read_only=True) as vault:
+        names = {k: i.name for k, i in investigators(vault).items()}
+        names[vault.custodian.key_id] = vault.custodian.name
+        rows = queries.access_rows(vault, args.limit)
+    out = [
+        {
+            "seq": s,
+            "investigator": names.get(w, w),
+            "key_id": w,
+            "action": a,
+            "target": t,
+            "at": at,
+            "forensic": f,
+        }
+        for s, w, a, t, at, f in rows
+    ]
+    if args.json:
+        emit_json({"access": out})
+    else:
+        for r in out:
+            flag = " FORENSIC" if r["forensic"] else ""
+            print(
+                f"{r['seq']:>8}  {r['at']}  {inert(str(r['investigator'])):<14} "
+                f"{r['action']:<14} {inert(str(r['target']))}{flag}"
+            )
+    return 0
+
+
+def cmd_finding(args: argparse.Namespace) -> int:
+    from tracer.cli.engine_cmds import open_session
+
+    session = open_session(args)
+    try:
+        if queries.answer_entry(session.vault, args.answer_id) is None:
+            from store.errors import StoreError
+
+            raise StoreError(f"{args.vault}: no answer {args.answer_id!r}")
+        seq = session.add_finding(args.answer_id, args.target or f"answer:{args.answer_id}", args.note)
+    finally:
+        session.close()
+    print(f"finding recorded at log entry {seq}")
+    return 0

@@ -1,0 +1,43 @@
+"""Small helpers shared by the CLI command modules."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from store.vault import Vault
+
+if TYPE_CHECKING:
+    Sub = argparse._SubParsersAction[argparse.ArgumentParser]
+else:
+    Sub = argparse._SubParsersAction
+
+
+def vault_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("vault", type=Path, metavar="VAULT", help="vault directory")
+
+
+def add_custodian(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--custodian-key", type=Path, required=True, help="custodian NAME.key")
+    p.add_argument("--passphrase-file", type=Path, help="else TRACER_PASSPHRASE, else a prompt")
+
+
+def add_investigator(p: argparse.ArgumentParser, required: bool = False) -> None:
+    p.add_argument("--key", type=Path, help="investigator NAME.key (else TRACER_KEY)")
+    p.add_argument("--passphrase-file", type=Path, help="else TRACER_PASSPHRASE, else a prompt")
+    p.add_argument(
+        "--forensic",
+        action="store_true",
+        help="open a vault that failed the rollback/fork check anyway, labelled forensic",
+    )
+
+
+def open_vault(path: Path, read_only: bool | None = None) -> Vault:
+    return Vault.open(path, read_only=read_only)
+
+
+def emit_json(value: Any) -> None:
+    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False) + "\n")

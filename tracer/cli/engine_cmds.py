@@ -1,0 +1,150 @@
+"""CLI for the investigator's engine: verify, trace, revalidate, impact."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from store.errors import StoreError
+from store.vault import Vault
+from tracer.cli.common import Sub, add_investigator, emit_json, vault_arg
+from tracer.cli.render import print_revalidation, print_trace, print_verify
+from tracer.engine.catalog import impact, revalidate
+from tracer.engine.session import Session, unlock
+from tracer.engine.trace import Tracer, UnknownAnswerError
+from tracer.engine.verify import verify
+from tracer.secrets import load_key, resolve_key_path
+
+
+def register(sub: Sub) -> None:
+    p = sub.add_parser("verify", help="check the whole vault; every finding pinned to its record")
+    vault_arg(p)
+    add_investigator(p)
+    p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--structural-only",
+        action="store_true",
+        help="do not unlock: Merkle, signatures, views and presence only (no text checksums)",
+    )
+    p.set_defaults(handler=cmd_verify)
+
+    p = sub.add_parser("trace", help="trace one answer to its passages and source revisions")
+    vault_arg(p)
+    p.add_argument("answer_id")
+    add_investigator(p)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_trace)
+
+    p = sub.add_parser("revalidate", help="currency of every answer against later revisions")
+    vault_arg(p)
+    add_investigator(p)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_revalidate)
+
+    p = sub.add_parser("impact", help="every answer that depends on a document, revision or digest")
+    vault_arg(p)
+    group = p.add_mutually_exclusive_group(required=True)
+    group.add_argument("--document")
+    group.add_argument("--digest")
+    p.add_argument("--revision")
+    add_investigator(p)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_impact)
+
+
+def open_session(args: argparse.Namespace) -> Session:
+    identity = load_key(resolve_key_path(args.key), args.passphrase_file)
+    session = unlock(args.vault, identity, forensic=args.forensic)
+    for w in session.status.warnings:
+        print(f"tracer: note: {w}", file=sys.stderr)
+    if session.status.forensic:
+        print(f"tracer: FORENSIC MODE: {session.status.forensic_reason}", file=sys.stderr)
+    return session
+
+
+def _progress(enabled: bool):  # type: ignore[no-untyped-def]
+    last = {"phase": "", "pct": -1}
+
+    def report(phase: str, done: int, total: int) -> None:
+        if not enabled:
+            return
+        pct = 100 if total <= 0 else int(100 * done / total)
+        if phase != last["phase"] or pct != last["pct"]:
+            last["phase"], last["pct"] = phase, pct
+            end = "\n" if pct >= 100 else ""
+            sys.stderr.write(f"\r{phase:<6} {pct:3d}% ({done}/{total})" + end)
+            sys.stderr.flush()
+
+    return report
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    show = not args.json and sys.stderr.isatty()
+    if args.structural_only:
+        with Vault.open(args.vault) as vault:
+            report = verify(vault, None, _progress(show))
+    else:
+        session = open_session(args)
+        try:
+            session.record("verify", "")
+            report = verify(session.vault, session, _progress(show))
+        finally:
+            session.close()
+    if args.json:
+        emit_json(report.to_json())
+    else:
+        print_verify(report)
+    return 0 if report.ok else 1
+
+
+def cmd_trace(args: argparse.Namespace) -> int:
+    session = open_session(args)
+    try:
+        try:
+            t = Tracer(session).trace(args.answer_id)
+        except UnknownAnswerError as exc:
+            raise StoreError(f"{args.vault}: no answer {args.answer_id!r} in this vault") from exc
+        if args.json:
+            from tracer.engine.serialize import trace_json
+
+            emit_json(trace_json(t))
+        else:
+            print_trace(t, session)
+    finally:
+        session.close()
+    return 0
+
+
+def cmd_revalidate(args: argparse.Namespace) -> int:
+    session = open_session(args)
+    try:
+        session.record("revalidate", "")
+        result = revalidate(session, _progress(not args.json and sys.stderr.isatty()))
+    finally:
+        session.close()
+    if args.json:
+        emit_json(result.to_json())
+    else:
+        print_revalidation(result)
+    return 0
+
+
+def cmd_impact(args: argparse.Namespace) -> int:
+    session = open_session(args)
+    try:
+        target = (
+            f"digest:{args.digest}" if args.digest else f"document:{args.document}@{args.revision or '*'}"
+        )
+        session.record("impact", target)
+        result = impact(session, document=args.document, revision=args.revision, digest=args.digest)
+    finally:
+        session.close()
+    if args.json:
+        emit_json(result.to_json())
+    else:
+        print_revalidation(result)
+    return 0
+
+
+__all__ = ["Path", "open_session", "register"]

@@ -1,0 +1,182 @@
+"""Plain, readable terminal output.  Every untrusted string passes through `inert`."""
+
+from __future__ import annotations
+
+import textwrap
+
+from tracer.engine.catalog import Revalidation
+from tracer.engine.evidence import TextResult
+from tracer.engine.session import Session
+from tracer.engine.trace import AnswerTrace, LineageNode, PassageTrace
+from tracer.engine.verify import VerifyReport
+from tracer.inert import inert
+
+__all__ = ["print_revalidation", "print_trace", "print_verify"]
+
+
+def _block(text: str, indent: str = "    ") -> str:
+    lines = inert(text).splitlines() or [""]
+    return "\n".join(
+        textwrap.fill(line, 96, initial_indent=indent, subsequent_indent=indent) or indent for line in lines
+    )
+
+
+def print_verify(report: VerifyReport) -> None:
+    cp = report.checkpoint
+    print(f"computed at {report.computed_at}")
+    print(
+        f"checkpoint  size {cp['size']} (log has {cp['log_size']}), recomputed root {cp['recomputed_root']}"
+    )
+    if report.viewer:
+        print(f"viewer      {inert(report.viewer)}")
+    counts = ", ".join(f"{k} {v}" for k, v in sorted(report.counts.items()))
+    print(f"counts      {counts}")
+    if report.counts.get("out_of_scope"):
+        print(
+            f"            {report.counts['out_of_scope']} text(s) outside your scope: checksums not checked"
+        )
+    if report.ok:
+        print("RESULT      OK: no findings")
+    else:
+        print(f"RESULT      {len(report.findings)} finding(s)")
+    for f in report.findings:
+        where = f"entry {f.seq}" if f.seq is not None else "vault"
+        rec = " ".join(f"{k}={inert(str(v))}" for k, v in f.record.items())
+        print(f"  [{f.kind}] {where} {rec}\n      {inert(f.detail)}")
+
+
+def _text(label: str, t: TextResult) -> str:
+    head = f"  {label}: {t.state.upper()}  recorded {t.digest[:16]}…"
+    if t.recomputed:
+        head += f"  recomputed {t.recomputed[:16]}…"
+    if t.verified and t.text is not None:
+        return head + "\n" + _block(t.text)
+    if t.tombstone is not None:
+        tb = t.tombstone
+        return (
+            head + f"\n    TOMBSTONE policy {inert(tb.policy)}; reason {inert(tb.reason)}; "
+            f"authorizer {inert(tb.authorizer)}; effective {tb.effective_at}; log entry {tb.seq}"
+        )
+    if t.state == "missing":
+        return head + "\n    ALARM: MISSING - absent and no tombstone explains it"
+    return head + (f"\n    ({inert(t.detail)})" if t.detail else "")
+
+
+def _passage(p: PassageTrace) -> str:
+    out = [
+        f"passage {inert(p.passage_id)}  integrity {p.integrity.upper()}  "
+        f"currency {p.currency.state.upper()} ({p.currency.reason})"
+    ]
+    if p.effective_currency != p.currency.state or p.effective_integrity != p.integrity:
+        out.append(
+            f"  through lineage: integrity {p.effective_integrity.upper()}, "
+            f"currency {p.effective_currency.upper()}"
+        )
+    if not p.visible:
+        out.append("  UNAVAILABLE: outside your scope")
+        return "\n".join(out)
+    m = p.meta
+    d, s, c, loc = m["document"], m["source"], m["chunk"], m["locator"]
+    out.append(_text("retrieved", p.retrieved))
+    out.append(_text("model input", p.model_input))
+    out.append(
+        f"  chain: chunk {inert(c['chunk_id'])} ({inert(c['pipeline_version'])}) at "
+        f"{' > '.join(inert(h) for h in loc['heading_path'])} ¶{loc['paragraph']} "
+        f"chars {loc['char_start']}..{loc['char_end']}"
+    )
+    out.append(f"      → imported {inert(d['uri'])} revision {inert(d['revision'])} ({inert(d['backend'])})")
+    out.append(f"      → source {inert(s['system'])}:{inert(s['path'])} revision {inert(s['revision'])}")
+    out.append(
+        f"  transform: {p.transform.state}"
+        + (f" ({inert(p.transform.detail)})" if p.transform.detail else "")
+    )
+    out.append(f"  retrieved at {m['retrieved_at']}  rank {m['rank']}  score {m['score']}")
+    cur = p.currency
+    if (
+        cur.current is not None
+        and cur.current_excerpt is not None
+        and cur.state in ("moved", "stale", "ambiguous")
+    ):
+        out.append(f"  --- current revision {inert(cur.current.revision)} ({cur.current.committed_at}) ---")
+        out.append(_block(cur.current_excerpt))
+    return "\n".join(out)
+
+
+def _lineage(nodes: list[LineageNode], depth: int = 1) -> list[str]:
+    lines = []
+    for n in nodes:
+        state = "UNAVAILABLE" if not n.visible else f"{n.integrity.upper()} / {n.currency.upper()}"
+        lines.append(
+            "  " * depth + f"- {inert(n.answer_id)} ({n.kind}) {state}" + (" CYCLE" if n.cycle else "")
+        )
+        lines += _lineage(n.children, depth + 1)
+    return lines
+
+
+def print_trace(t: AnswerTrace, session: Session) -> None:
+    print(f"answer {inert(t.answer_id)}  run {inert(t.run_id)}  ({t.kind})  log entry {t.seq}")
+    print(f"  integrity {t.integrity.upper()}   currency {t.currency.upper()}")
+    print(
+        f"  computed {t.computed_at} against checkpoint size {t.checkpoint_size} "
+        f"root {t.checkpoint_root[:16]}…"
+    )
+    print(f"  viewer {inert(session.who)}")
+    if not t.visible:
+        print("  UNAVAILABLE: this answer is outside your scope")
+        return
+    print(
+        f"  generated {t.generated_at} by {inert(t.producer['system'])} {inert(t.producer['version'])}; "
+        f"signature {t.signature} ({t.signer[:16]})"
+    )
+    rt = t.runtime
+    print(
+        f"  runtime: model {inert(str(rt.get('model')))}, "
+        f"prompt {inert(str(rt.get('prompt_template_version')))}, "
+        f"pipeline {inert(str(rt.get('pipeline_version')))}, parameters {inert(str(rt.get('parameters')))}"
+    )
+    az = t.authorization
+    print(
+        f"  authorization at run time (data, not a grant): principal {inert(str(az.get('principal')))}, "
+        f"policy {inert(str(az.get('policy_version')))}, decision {inert(str(az.get('decision')))}"
+    )
+    print(_text("question", t.question))
+    print(_text("answer", t.answer))
+    for c in t.citations:
+        span = f'"{inert(c.span)}"' if c.span is not None else "(span not available)"
+        print(f"\ncitation [{c.index + 1}] chars {c.answer_start}..{c.answer_end} {span}")
+        print(f"  integrity {c.integrity.upper()}   currency {c.currency.upper()}")
+        if c.unknown_passages:
+            print(
+                "  UNSUPPORTED: names passage(s) not in the manifest: "
+                + ", ".join(inert(x) for x in c.unknown_passages)
+            )
+        for p in c.passages:
+            print(textwrap.indent(_passage(p), "  "))
+    uncited = [p for p in t.passages if all(p not in c.passages for c in t.citations)]
+    for p in uncited:
+        print("\nretrieved but not cited:")
+        print(textwrap.indent(_passage(p), "  "))
+    if t.lineage:
+        print("\nlineage (strictest state applies):")
+        print("\n".join(_lineage(t.lineage)))
+    for f in t.faults:
+        print(
+            f"\nPRODUCER FAULT {inert(str(f.get('path')))}: {inert(str(f.get('code')))}: "
+            f"{inert(str(f.get('message')))}"
+        )
+    for seq, who, _aid, target, note, at in t.findings:
+        print(f"\nfinding (entry {seq}, {who[:12]}, {at}) on {inert(target)}: {inert(note)}")
+
+
+def print_revalidation(r: Revalidation) -> None:
+    if r.target:
+        print(f"impact of {inert(r.target)}: {len(r.answers)} answer(s)")
+    print(f"computed at {r.computed_at} against checkpoint size {r.checkpoint['size']}")
+    counts = r.counts
+    print("integrity: " + ", ".join(f"{k} {v}" for k, v in sorted(counts["integrity"].items())))
+    print("currency:  " + ", ".join(f"{k} {v}" for k, v in sorted(counts["currency"].items())))
+    for a in r.answers:
+        print(
+            f"  {inert(a.row.answer_id):<28} {a.row.generated_at}  {inert(a.row.producer_system):<30} "
+            f"{a.summary.integrity:<18} {a.summary.currency}"
+        )

@@ -1,0 +1,311 @@
+"""CLI for the evidence store: keys, vault creation, ingest, purge, log and proofs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from store import admin
+from store.canonical import parse_strict
+from store.crypto import Identity, b64e, load_public
+from store.dsse import sign_envelope
+from store.errors import InputError, KeyFileError
+from store.ingest import ingest
+from store.producer import draft_to_input
+from store.roster import producer_keys
+from store.vault import Vault
+from tracer.cli.common import Sub, add_custodian, emit_json, open_vault, vault_arg
+from tracer.clock import now_iso, valid_iso
+from tracer.inert import inert
+from tracer.secrets import load_key, read_passphrase
+
+
+def register(sub: Sub) -> None:
+    p = sub.add_parser("keygen", help="create an identity: NAME.key (encrypted) and NAME.pub")
+    p.add_argument("name")
+    p.add_argument("--out", type=Path, required=True, help="directory for NAME.key and NAME.pub")
+    p.add_argument("--passphrase-file", type=Path)
+    p.set_defaults(handler=cmd_keygen)
+
+    p = sub.add_parser("init", help="create a vault and its first signed checkpoint")
+    vault_arg(p)
+    add_custodian(p)
+    p.add_argument("--origin", help="checkpoint origin line (default derived from the key)")
+    p.set_defaults(handler=cmd_init)
+
+    keys = sub.add_parser("keys", help="producer keyring (custodian-signed)")
+    ksub = keys.add_subparsers(dest="keys_command", required=True, metavar="ACTION")
+    p = ksub.add_parser("add", help="add a producer key with an optional validity window")
+    vault_arg(p)
+    p.add_argument("pubfile", type=Path)
+    p.add_argument("--role", choices=["producer"], default="producer")
+    p.add_argument("--valid-from")
+    p.add_argument("--valid-until")
+    add_custodian(p)
+    p.set_defaults(handler=cmd_keys_add)
+    p = ksub.add_parser("revoke", help="revoke a producer key (manifests signed before stay valid)")
+    vault_arg(p)
+    p.add_argument("key_id")
+    p.add_argument("--reason", default="")
+    add_custodian(p)
+    p.set_defaults(handler=cmd_keys_revoke)
+    p = ksub.add_parser("list", help="list producer keys")
+    vault_arg(p)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_keys_list)
+
+    p = sub.add_parser("sign", help="wrap a file's exact bytes in a DSSE envelope")
+    p.add_argument("file", type=Path)
+    p.add_argument("--key", type=Path, required=True)
+    p.add_argument("--passphrase-file", type=Path)
+    p.add_argument("--out", type=Path)
+    p.add_argument("--payload-type", default="application/vnd.tracer.manifest.v1+json")
+    p.set_defaults(handler=cmd_sign)
+
+    p = sub.add_parser("pack", help="turn a draft manifest with inline texts into a signed input file")
+    p.add_argument("draft", type=Path)
+    p.add_argument("--key", type=Path, required=True)
+    p.add_argument("--passphrase-file", type=Path)
+    p.add_argument("--out", type=Path)
+    p.set_defaults(handler=cmd_pack)
+
+    p = sub.add_parser("ingest", help="append manifests, source revisions and deletions")
+    vault_arg(p)
+    p.add_argument("files", type=Path, nargs="+")
+    add_custodian(p)
+    p.add_argument("--skip-invalid", action="store_true", help="append the valid files anyway")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_ingest)
+
+    p = sub.add_parser("purge", help="retention purge: append a tombstone, delete the text")
+    vault_arg(p)
+    p.add_argument("digest")
+    p.add_argument("--policy", required=True)
+    p.add_argument("--reason", required=True)
+    p.add_argument("--authorizer", help="who authorized it (default: the custodian's name)")
+    p.add_argument("--effective-at")
+    add_custodian(p)
+    p.set_defaults(handler=cmd_purge)
+
+    p = sub.add_parser("checkpoint", help="print the latest signed checkpoint note exactly")
+    vault_arg(p)
+    p.set_defaults(handler=cmd_checkpoint)
+
+    p = sub.add_parser("log", help="list log entries")
+    vault_arg(p)
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--start", type=int, default=0)
+    p.add_argument("--limit", type=int)
+    p.set_defaults(handler=cmd_log)
+
+    p = sub.add_parser("proof", help="inclusion or consistency proof")
+    vault_arg(p)
+    p.add_argument("seq", type=int, nargs="?")
+    p.add_argument("--size", type=int)
+    p.add_argument("--consistency", type=int, nargs=2, metavar=("OLD", "NEW"))
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_proof)
+
+
+def _custodian(args: argparse.Namespace) -> Identity:
+    return load_key(args.custodian_key, args.passphrase_file)
+
+
+def _time(value: str | None, flag: str) -> str:
+    if value is None:
+        return now_iso()
+    if not valid_iso(value):
+        raise InputError(flag, "$", f"not an RFC 3339 time: {value!r}")
+    return value
+
+
+def cmd_keygen(args: argparse.Namespace) -> int:
+    key_path = args.out / f"{args.name}.key"
+    if key_path.exists():
+        raise KeyFileError(f"{key_path}: already exists; refusing to overwrite a key")
+    passphrase = read_passphrase(args.passphrase_file, f"new key {args.name}")
+    if not passphrase:
+        raise KeyFileError("refusing an empty passphrase")
+    ident = Identity.generate(args.name)
+    key, pub = ident.save(args.out, passphrase)
+    print(f"key id {ident.key_id}\nprivate {key}\npublic  {pub}")
+    return 0
+
+
+def cmd_init(args: argparse.Namespace) -> int:
+    custodian = _custodian(args)
+    with Vault.create(args.vault, custodian, now_iso(), args.origin) as vault:
+        cp = vault.latest_checkpoint()
+        print(f"created {args.vault} (origin {vault.origin})")
+        print(f"custodian {custodian.name} {custodian.key_id}")
+        print(f"checkpoint size {cp.size}")
+    return 0
+
+
+def cmd_keys_add(args: argparse.Namespace) -> int:
+    custodian = _custodian(args)
+    pub = load_public(args.pubfile)
+    vf = _time(args.valid_from, "--valid-from") if args.valid_from else None
+    vu = _time(args.valid_until, "--valid-until") if args.valid_until else None
+    with open_vault(args.vault) as vault:
+        seq = admin.add_producer_key(vault, custodian, pub, now_iso(), vf, vu)
+    print(f"added producer key {pub.key_id} ({inert(pub.name)}) at log entry {seq}")
+    return 0
+
+
+def cmd_keys_revoke(args: argparse.Namespace) -> int:
+    custodian = _custodian(args)
+    with open_vault(args.vault) as vault:
+        seq = admin.revoke_producer_key(vault, custodian, args.key_id, now_iso(), args.reason)
+    print(f"revoked producer key {args.key_id} at log entry {seq}")
+    return 0
+
+
+def cmd_keys_list(args: argparse.Namespace) -> int:
+    with open_vault(args.vault, read_only=True) as vault:
+        keys = producer_keys(vault)
+    rows: list[dict[str, Any]] = [
+        {
+            "key_id": k.key_id,
+            "name": k.name,
+            "valid_from": k.valid_from,
+            "valid_until": k.valid_until,
+            "revoked_at": k.revoked_at,
+            "added_seq": k.added_seq,
+        }
+        for k in keys.values()
+    ]
+    if args.json:
+        emit_json({"keys": rows})
+    else:
+        for r in rows:
+            state = f"revoked {r['revoked_at']}" if r["revoked_at"] else "active"
+            window = f"{r['valid_from'] or '-'} .. {r['valid_until'] or '-'}"
+            print(f"{r['key_id'][:16]}  {inert(str(r['name'])):<24} {window:<45} {state}")
+    return 0
+
+
+def cmd_sign(args: argparse.Namespace) -> int:
+    ident = load_key(args.key, args.passphrase_file)
+    data = args.file.read_bytes()
+    env = sign_envelope(data, args.payload_type, ident)
+    _write_json(env.to_json(), args.out)
+    return 0
+
+
+def cmd_pack(args: argparse.Namespace) -> int:
+    ident = load_key(args.key, args.passphrase_file)
+    draft = parse_strict(args.draft.read_bytes(), str(args.draft))
+    if not isinstance(draft, dict):
+        raise InputError(str(args.draft), "$", "expected a JSON object")
+    _write_json(draft_to_input(draft, ident), args.out)
+    return 0
+
+
+def _write_json(value: Any, out: Path | None) -> None:
+    text = json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        out.write_text(text, encoding="utf-8")
+
+
+def cmd_ingest(args: argparse.Namespace) -> int:
+    custodian = _custodian(args)
+    with open_vault(args.vault) as vault:
+        report = ingest(vault, list(args.files), custodian, now_iso(), args.skip_invalid)
+    if args.json:
+        emit_json(report.to_json())
+    else:
+        for r in report.rejected:
+            print(f"REJECTED {inert(r.file)}: {inert(r.path)}: {inert(r.message)}")
+        for f in report.faults:
+            print(
+                f"FAULT    {inert(f.file)}: answer {inert(f.answer_id)}: "
+                f"{f.path}: {f.code}: {inert(f.message)}"
+            )
+        if report.appended:
+            print(f"appended {len(report.accepted)} file(s); checkpoint size {report.checkpoint_size}")
+        else:
+            print(
+                "nothing appended" + (" (all-or-nothing: fix or --skip-invalid)" if report.rejected else "")
+            )
+    return 0 if report.ok else 1
+
+
+def cmd_purge(args: argparse.Namespace) -> int:
+    custodian = _custodian(args)
+    when = _time(args.effective_at, "--effective-at")
+    with open_vault(args.vault) as vault:
+        seq = admin.purge(
+            vault,
+            custodian,
+            args.digest,
+            args.policy,
+            args.reason,
+            args.authorizer or custodian.name,
+            when,
+        )
+    print(f"purged {args.digest}; tombstone at log entry {seq}")
+    return 0
+
+
+def cmd_checkpoint(args: argparse.Namespace) -> int:
+    with open_vault(args.vault, read_only=True) as vault:
+        sys.stdout.write(vault.latest_checkpoint().note)
+    return 0
+
+
+def cmd_log(args: argparse.Namespace) -> int:
+    with open_vault(args.vault, read_only=True) as vault:
+        end = None if args.limit is None else args.start + args.limit
+        rows = [
+            {"seq": seq, "kind": kind, "leaf_hash": leaf.hex(), "entry": b64e(data)}
+            for seq, kind, data, leaf in vault.raw_entries(args.start, end)
+        ]
+    if args.json:
+        emit_json({"entries": rows})
+    else:
+        for r in rows:
+            print(f"{r['seq']:>8}  {r['kind']:<20} {r['leaf_hash']}")
+    return 0
+
+
+def cmd_proof(args: argparse.Namespace) -> int:
+    with open_vault(args.vault, read_only=True) as vault:
+        size = vault.size()
+        if args.consistency:
+            old, new = args.consistency
+            if not 0 < old <= new <= size:
+                raise InputError("--consistency", "$", f"need 0 < OLD <= NEW <= {size}")
+            proof = vault.consistency_proof(old, new)
+            out: dict[str, Any] = {
+                "old_size": old,
+                "new_size": new,
+                "old_root": vault.root(old).hex(),
+                "new_root": vault.root(new).hex(),
+                "proof": [h.hex() for h in proof],
+            }
+        else:
+            if args.seq is None:
+                raise InputError("proof", "$", "give SEQ or --consistency OLD NEW")
+            n = args.size or size
+            if not 0 <= args.seq < n <= size:
+                raise InputError("proof", "$", f"need 0 <= SEQ < SIZE <= {size}")
+            proof = vault.inclusion_proof(args.seq, n)
+            out = {
+                "seq": args.seq,
+                "size": n,
+                "leaf_hash": vault.entry(args.seq).leaf.hex(),
+                "root": vault.root(n).hex(),
+                "proof": [h.hex() for h in proof],
+            }
+    if args.json:
+        emit_json(out)
+    else:
+        for k, v in out.items():
+            print(f"{k}: {v}")
+    return 0

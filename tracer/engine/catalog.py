@@ -1,0 +1,116 @@
+"""Many answers at once: revalidation, impact, and the paged answers list.
+
+The TUI and the CLI both come here, so a state shown in a list is computed by exactly
+the code that computes it in a trace.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from store import queries
+from store.queries import AnswerFilter, AnswerRow
+from tracer.clock import now_iso
+from tracer.engine.session import Session
+from tracer.engine.trace import Summary, Tracer
+
+__all__ = ["AnswerState", "Revalidation", "answer_page", "impact", "revalidate"]
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class AnswerState:
+    row: AnswerRow
+    summary: Summary
+
+    def to_json(self) -> dict[str, Any]:
+        r, s = self.row, self.summary
+        return {
+            "answer_id": r.answer_id,
+            "run_id": r.run_id,
+            "kind": r.answer_kind,
+            "generated_at": r.generated_at,
+            "producer": r.producer_system,
+            "citations": r.n_citations,
+            "integrity": s.integrity,
+            "currency": s.currency,
+        }
+
+
+@dataclass
+class Revalidation:
+    computed_at: str
+    checkpoint: dict[str, Any]
+    answers: list[AnswerState] = field(default_factory=list)
+    target: str = ""
+
+    @property
+    def counts(self) -> dict[str, dict[str, int]]:
+        return {
+            "integrity": dict(Counter(a.summary.integrity for a in self.answers)),
+            "currency": dict(Counter(a.summary.currency for a in self.answers)),
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "computed_at": self.computed_at,
+            "checkpoint": self.checkpoint,
+            "counts": self.counts,
+            "answers": [a.to_json() for a in self.answers],
+        }
+        if self.target:
+            out["target"] = self.target
+        return out
+
+
+def _checkpoint(session: Session) -> dict[str, Any]:
+    return {"size": session.status.checkpoint_size, "root": session.status.checkpoint_root}
+
+
+def answer_page(
+    session: Session, tracer: Tracer, f: AnswerFilter, limit: int, after_seq: int = -1
+) -> list[AnswerState]:
+    rows = queries.answer_rows(session.vault, f, limit, after_seq)
+    return [AnswerState(r, tracer.summary(r.answer_id)) for r in rows]
+
+
+def revalidate(
+    session: Session, progress: Progress | None = None, f: AnswerFilter | None = None
+) -> Revalidation:
+    """Currency and integrity of every answer (or those matching `f`), paged through the log."""
+    f = f or AnswerFilter()
+    tracer = Tracer(session)
+    total = queries.answer_count(session.vault, f)
+    out = Revalidation(now_iso(), _checkpoint(session))
+    cursor = -1
+    while True:
+        page = answer_page(session, tracer, f, 500, cursor)
+        if not page:
+            break
+        out.answers.extend(page)
+        cursor = page[-1].row.seq
+        if progress:
+            progress("answers", len(out.answers), total)
+    return out
+
+
+def impact(
+    session: Session,
+    document: str | None = None,
+    revision: str | None = None,
+    digest: str | None = None,
+) -> Revalidation:
+    """Every answer that depends on a document (or one revision of it) or on a digest."""
+    if digest:
+        ids = queries.answers_citing_digest(session.vault, digest)
+        target = f"digest {digest}"
+    else:
+        ids = queries.answers_citing_document(session.vault, document or "", revision)
+        target = f"document {document}" + (f" revision {revision}" if revision else "")
+    result = revalidate(session, None, AnswerFilter(answer_ids=tuple(ids)))
+    result.target = target
+    return result

@@ -1,0 +1,442 @@
+"""Currency of a historical quote against a later revision of its source.
+
+The question is "does the source still say this today?", answered so that a reviewer can
+re-derive every verdict by hand:
+
+* ``verified`` and ``moved`` are decided only by exact occurrences of the normalized
+  quote in the normalized later text, plus a structural check on the heading path. A
+  similarity score never produces them; it may only point at the passage most likely to
+  be the quote's successor when the verdict is already ``stale``.
+* ``ambiguous`` is returned whenever the structure does not single out one occurrence:
+  guessing between two places that both say the sentence would be a silent claim about
+  which one the answer relied on.
+* ``old_excerpt`` is always the historical quote exactly as given, and
+  ``current_excerpt`` is always a slice of the normalized later text. The two never trade
+  places (the never-substitute rule).
+
+An occurrence counts only if it is anchored at least as firmly as the quote was in the
+cited revision: a quote that was a whole paragraph must still be a whole paragraph, and a
+quote that began and ended on word boundaries must still do so. Otherwise
+"Refunds within 30 days." would be found inside "Refunds within 30 days, except sale
+items." or "130 days", and a qualified or altered statement would pass as current. A
+quote that was cut mid-word in the cited revision (a fixed-size chunker) keeps that
+freedom. When the quote cannot be found at its locator in the cited revision, there is no
+anchoring evidence and a plain substring match is used.
+
+The callers decide ``unavailable`` and ``unchecked``; this module never returns them.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from enum import IntEnum
+from typing import Final
+
+from tracer.engine.textnorm import Block, Structure, normalize_quote, parse_structure
+
+__all__ = [
+    "AMBIGUOUS",
+    "MOVED",
+    "REASONS",
+    "SIMILARITY_THRESHOLD",
+    "STALE",
+    "STATES",
+    "VERIFIED",
+    "Locator",
+    "Relocation",
+    "check_same_revision",
+    "headings_compatible",
+    "relocate",
+]
+
+VERIFIED: Final = "verified"
+MOVED: Final = "moved"
+STALE: Final = "stale"
+AMBIGUOUS: Final = "ambiguous"
+STATES: Final = frozenset({VERIFIED, MOVED, STALE, AMBIGUOUS})
+
+REASONS: Final = frozenset(
+    {
+        "at_locator",
+        "not_at_locator",
+        "normalized_identical",
+        "unchanged_at_locator",
+        "relocated_same_section",
+        "relocated_compatible_section",
+        "relocated_heading_agrees",
+        "multiple_matches",
+        "unique_match_incompatible_section",
+        "quote_changed",
+        "quote_removed",
+        "empty_quote",
+    }
+)
+
+SIMILARITY_THRESHOLD: Final = 0.6
+MAX_PROPOSALS: Final = 5
+_TOKEN: Final = re.compile(r"\w+|[^\w\s]")
+
+
+@dataclass(frozen=True)
+class Locator:
+    heading_path: tuple[str, ...]
+    paragraph: int
+    char_start: int
+    char_end: int
+
+
+@dataclass(frozen=True)
+class Relocation:
+    state: str
+    reason: str
+    locator: Locator | None
+    candidates: tuple[Locator, ...]
+    current_excerpt: str | None
+    old_excerpt: str
+
+
+def _fold_heading(title: str) -> str:
+    return " ".join(title.split()).casefold()
+
+
+def _fold_path(path: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(_fold_heading(t) for t in path)
+
+
+def headings_compatible(recorded: tuple[str, ...], found: tuple[str, ...]) -> bool:
+    """Whether ``found`` can be the recorded section after an edit of the outline.
+
+    Compatible means: equal up to case and whitespace, or the same innermost heading, or
+    the recorded path survives as a prefix (subsections were added) or a suffix (the
+    section was nested under a new parent) of the new one. An empty recorded path carries
+    no structural claim and so is compatible with everything.
+    """
+    rec, new = _fold_path(recorded), _fold_path(found)
+    if rec == new:
+        return True
+    if rec and new and rec[-1] == new[-1]:
+        return True
+    n = len(rec)
+    return n <= len(new) and (new[:n] == rec or new[len(new) - n :] == rec)
+
+
+class _Edge(IntEnum):
+    OPEN = 0
+    WORD = 1
+    BLOCK = 2
+
+
+def _is_word(ch: str) -> bool:
+    return ch.isalnum() or ch == "_" or unicodedata.category(ch).startswith("M")
+
+
+def _left_edge(text: str, start: int) -> _Edge:
+    if start == 0 or text[start - 1] == "\n":
+        return _Edge.BLOCK
+    if _is_word(text[start - 1]) and _is_word(text[start]):
+        return _Edge.OPEN
+    return _Edge.WORD
+
+
+def _right_edge(text: str, end: int) -> _Edge:
+    if end == len(text) or text[end] == "\n":
+        return _Edge.BLOCK
+    if _is_word(text[end - 1]) and _is_word(text[end]):
+        return _Edge.OPEN
+    return _Edge.WORD
+
+
+@dataclass(frozen=True)
+class _Anchor:
+    left: _Edge
+    right: _Edge
+
+    def admits(self, text: str, start: int, end: int) -> bool:
+        return _left_edge(text, start) >= self.left and _right_edge(text, end) >= self.right
+
+
+_UNANCHORED: Final = _Anchor(_Edge.OPEN, _Edge.OPEN)
+
+
+def _at_locator(quote: str, locator: Locator, text: str) -> bool:
+    start, end = locator.char_start, locator.char_end
+    return 0 <= start <= end <= len(text) and text[start:end] == quote
+
+
+def _anchor_from(quote: str, locator: Locator, structure: Structure) -> _Anchor:
+    if not _at_locator(quote, locator, structure.text):
+        return _UNANCHORED
+    text = structure.text
+    return _Anchor(_left_edge(text, locator.char_start), _right_edge(text, locator.char_end))
+
+
+def _occurrences(quote: str, structure: Structure, anchor: _Anchor) -> list[tuple[int, int]]:
+    # Overlapping search: a non-overlapping scan could step over the very occurrence
+    # that sits at the recorded locator.
+    text = structure.text
+    found: list[tuple[int, int]] = []
+    i = text.find(quote)
+    while i >= 0:
+        end = i + len(quote)
+        if anchor.admits(text, i, end):
+            found.append((i, end))
+        i = text.find(quote, i + 1)
+    return found
+
+
+def _locate(structure: Structure, start: int, end: int) -> Locator:
+    # A normalized quote never starts with whitespace, so ``start`` lies inside a block.
+    block = structure.block_at(start)
+    return Locator(
+        heading_path=structure.heading_path_at(start),
+        paragraph=block.index if block is not None else -1,
+        char_start=start,
+        char_end=end,
+    )
+
+
+def _block_locator(block: Block) -> Locator:
+    return Locator(block.heading_path, block.index, block.start, block.end)
+
+
+def _result(
+    state: str,
+    reason: str,
+    quote: str,
+    *,
+    locator: Locator | None = None,
+    candidates: tuple[Locator, ...] = (),
+    current_excerpt: str | None = None,
+) -> Relocation:
+    return Relocation(
+        state=state,
+        reason=reason,
+        locator=locator,
+        candidates=candidates,
+        current_excerpt=current_excerpt,
+        old_excerpt=quote,
+    )
+
+
+def _tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text)
+
+
+def _similarity(matcher: SequenceMatcher[str], quote: list[str], window: list[str]) -> float:
+    """Ratio of quote tokens against window tokens, 0.0 when the threshold is out of reach.
+
+    Words and punctuation marks are compared rather than characters: on characters, the
+    stray letters every English text shares let an unrelated neighbouring block lift a
+    shortened paragraph over the threshold.
+
+    A window longer than the quote (a sentence quoted out of a paragraph that has since
+    grown) is also scored on the stretch that aligns with the quote, since the plain
+    ratio of a short sequence against a long one cannot reach the threshold however
+    faithful it is. Every window holding that stretch then scores the same, and the
+    caller's preference for the smallest window picks the tightest excerpt.
+    """
+    matcher.set_seq1(window)
+    if len(window) <= len(quote):
+        if matcher.real_quick_ratio() < SIMILARITY_THRESHOLD:
+            return 0.0
+        if matcher.quick_ratio() < SIMILARITY_THRESHOLD:
+            return 0.0
+        return matcher.ratio()
+    matches = [m for m in matcher.get_matching_blocks() if m.size]
+    if not matches:
+        return 0.0
+    # Two guesses at the aligned stretch: from the first to the last matching run, and
+    # a quote-length span laid over the longest run, each padded by the quote's
+    # unmatched head and tail.
+    first, last = matches[0], matches[-1]
+    longest = max(matches, key=lambda m: (m.size, -m.a))
+    tail = len(quote) - (last.b + last.size)
+    spans = [
+        (first.a - first.b, last.a + last.size + tail),
+        (longest.a - longest.b, longest.a - longest.b + len(quote)),
+    ]
+    best = matcher.ratio()
+    for lo, hi in spans:
+        stretch = window[max(0, lo) : min(len(window), hi)]
+        best = max(best, SequenceMatcher(None, stretch, quote, autojunk=False).ratio())
+    return best
+
+
+@dataclass(frozen=True)
+class _Proposal:
+    tier: int
+    score: float
+    size: int
+    distance: int
+    locator: Locator
+
+    def key(self) -> tuple[int, float, int, int, int, int]:
+        loc = self.locator
+        return (self.tier, -self.score, self.size, self.distance, loc.char_start, loc.char_end)
+
+
+def _proposals(quote: str, locator: Locator, structure: Structure) -> list[_Proposal]:
+    blocks = structure.blocks
+    spans = quote.count("\n\n") + 1
+    sizes = sorted({max(1, spans - 1), spans, spans + 1})
+    rec = _fold_path(locator.heading_path)
+    quote_tokens = _tokens(quote)
+    block_tokens = [_tokens(b.text) for b in blocks]
+    matcher: SequenceMatcher[str] = SequenceMatcher(None, autojunk=False)
+    matcher.set_seq2(quote_tokens)
+    found: list[_Proposal] = []
+    for size in sizes:
+        for i in range(len(blocks) - size + 1):
+            window = blocks[i : i + size]
+            if all(b.is_heading for b in window):
+                continue
+            start, end = window[0].start, window[-1].end
+            window_tokens = [t for toks in block_tokens[i : i + size] for t in toks]
+            score = _similarity(matcher, quote_tokens, window_tokens)
+            if score < SIMILARITY_THRESHOLD:
+                continue
+            path = window[0].heading_path
+            if _fold_path(path) == rec:
+                tier = 0
+            elif headings_compatible(locator.heading_path, path):
+                tier = 1
+            else:
+                tier = 2
+            loc = Locator(path, window[0].index, start, end)
+            found.append(_Proposal(tier, score, size, abs(window[0].index - locator.paragraph), loc))
+    found.sort(key=_Proposal.key)
+    return found
+
+
+def _not_found(quote: str, normalized_quote: str, locator: Locator, structure: Structure) -> Relocation:
+    """Rule 3: the quote is gone; propose its most likely successor, or show the section."""
+    proposals = _proposals(normalized_quote, locator, structure)
+    if proposals:
+        chosen: list[Locator] = []
+        for p in proposals:
+            loc = p.locator
+            if all(loc.char_end <= c.char_start or c.char_end <= loc.char_start for c in chosen):
+                chosen.append(loc)
+            if len(chosen) == MAX_PROPOSALS:
+                break
+        best = chosen[0]
+        return _result(
+            STALE,
+            "quote_changed",
+            quote,
+            locator=best,
+            candidates=tuple(chosen),
+            current_excerpt=structure.text[best.char_start : best.char_end],
+        )
+    rec = _fold_path(locator.heading_path)
+    section = [b for b in structure.paragraphs() if _fold_path(b.heading_path) == rec]
+    if not section:
+        return _result(STALE, "quote_removed", quote)
+    nearest = min(section, key=lambda b: (abs(b.index - locator.paragraph), b.index))
+    return _result(
+        STALE,
+        "quote_removed",
+        quote,
+        locator=_block_locator(nearest),
+        current_excerpt=nearest.text,
+    )
+
+
+def _same_revision(quote: str, normalized_quote: str, locator: Locator, structure: Structure) -> Relocation:
+    if not normalized_quote:
+        return _result(STALE, "empty_quote", quote)
+    anchor = _anchor_from(normalized_quote, locator, structure)
+    occurrences = _occurrences(normalized_quote, structure, anchor)
+    candidates = tuple(_locate(structure, s, e) for s, e in occurrences)
+    if _at_locator(normalized_quote, locator, structure.text):
+        here = _locate(structure, locator.char_start, locator.char_end)
+        return _result(
+            VERIFIED,
+            "at_locator",
+            quote,
+            locator=here,
+            candidates=candidates,
+            current_excerpt=normalized_quote,
+        )
+    if occurrences:
+        return _result(STALE, "not_at_locator", quote, candidates=candidates)
+    return _not_found(quote, normalized_quote, locator, structure)
+
+
+def check_same_revision(quote: str, locator: Locator, text: str) -> Relocation:
+    """Check a quote against the revision it cites, when that revision is still current.
+
+    Only the recorded character range can verify. Finding the quote elsewhere in the same
+    revision means the recorded locator is wrong, which is a fault in the transformation
+    trace, not a move: ``stale`` with reason ``not_at_locator`` and the places found.
+    """
+    return _same_revision(quote, normalize_quote(quote), locator, parse_structure(text))
+
+
+def relocate(quote: str, locator: Locator, cited_text: str, later_text: str) -> Relocation:
+    """Decide whether a later revision still says what the cited revision said.
+
+    ``quote`` is the historical passage, ``locator`` its place in the normalized cited
+    revision. In order: identical normalized revisions are checked as one revision
+    (``normalized_identical``); then exact, anchored occurrences in the later revision
+    decide between ``verified``, ``moved`` and ``ambiguous`` by heading path alone; only
+    when there is no occurrence does similarity come in, to show the likeliest successor
+    beside a ``stale`` verdict (``quote_changed``) or, failing that, what the recorded
+    section says now (``quote_removed``).
+    """
+    q = normalize_quote(quote)
+    cited = parse_structure(cited_text)
+    later = parse_structure(later_text)
+    if cited.text == later.text:
+        same = _same_revision(quote, q, locator, later)
+        if same.state == VERIFIED:
+            return _result(
+                VERIFIED,
+                "normalized_identical",
+                quote,
+                locator=same.locator,
+                candidates=same.candidates,
+                current_excerpt=same.current_excerpt,
+            )
+        return same
+    if not q:
+        return _result(STALE, "empty_quote", quote)
+
+    occurrences = _occurrences(q, later, _anchor_from(q, locator, cited))
+    if not occurrences:
+        return _not_found(quote, q, locator, later)
+
+    found = [_locate(later, s, e) for s, e in occurrences]
+    candidates = tuple(found)
+    same_section = [loc for loc in found if loc.heading_path == locator.heading_path]
+    agreeing = [loc for loc in found if headings_compatible(locator.heading_path, loc.heading_path)]
+
+    def placed(state: str, reason: str, loc: Locator) -> Relocation:
+        return _result(
+            state,
+            reason,
+            quote,
+            locator=loc,
+            candidates=candidates,
+            current_excerpt=later.text[loc.char_start : loc.char_end],
+        )
+
+    if len(same_section) == 1:
+        loc = same_section[0]
+        if (loc.paragraph, loc.char_start, loc.char_end) == (
+            locator.paragraph,
+            locator.char_start,
+            locator.char_end,
+        ):
+            return placed(VERIFIED, "unchanged_at_locator", loc)
+        return placed(MOVED, "relocated_same_section", loc)
+    if len(found) == 1:
+        if agreeing:
+            return placed(MOVED, "relocated_compatible_section", found[0])
+        return _result(AMBIGUOUS, "unique_match_incompatible_section", quote, candidates=candidates)
+    if len(agreeing) == 1:
+        return placed(MOVED, "relocated_heading_agrees", agreeing[0])
+    return _result(AMBIGUOUS, "multiple_matches", quote, candidates=candidates)

@@ -1,0 +1,232 @@
+"""Unlocking a vault as an authorized investigator.
+
+Order matters: the custodian pin and the rollback/fork check run before any evidence is
+decrypted, and the unlock itself is an access entry signed by the investigator (or, on
+read-only media, a signed line in a local journal).  Historical authorization evidence
+in manifests never grants access today; only the roster does.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from store import admin, merkle
+from store.crypto import Identity, PublicIdentity, b64d
+from store.entries import make_statement
+from store.errors import AccessDeniedError, SignatureError
+from store.keyring import ALL_SCOPES, DataKeys, in_scope
+from store.merkle import ProofError
+from store.note import Checkpoint, open_note
+from store.roster import investigators
+from store.vault import Vault
+from tracer.clock import now_iso
+from tracer.engine.evidence import TextResult, read_text
+from tracer.engine.trust import Seen, TrustError, TrustStore
+
+__all__ = ["OpenStatus", "Session", "unlock", "verify_latest_checkpoint"]
+
+
+@dataclass
+class OpenStatus:
+    """What the unlock screen and every later screen must say about this opening."""
+
+    custodian: str
+    custodian_key_id: str
+    pin: str
+    checkpoint_size: int
+    checkpoint_root: str
+    previous: Seen | None
+    forensic: bool = False
+    forensic_reason: str = ""
+    journal: Path | None = None
+    warnings: list[str] = field(default_factory=list)
+
+
+def _custodian_from_log(vault: Vault) -> PublicIdentity:
+    """The custodian as entry 0 says, cross-checked with the vault's metadata."""
+    entry = vault.entry(0)
+    payload = entry.payload_json()
+    cust = payload["custodian"] if isinstance(payload, dict) else None
+    if entry.kind != "vault_init" or not isinstance(cust, dict):
+        raise TrustError(f"{vault.path}: log entry 0 is not a vault_init statement")
+    pub = PublicIdentity(str(cust["name"]), b64d(cust["ed25519"]), b64d(cust["x25519"]))
+    if pub.ed25519 != vault.custodian.ed25519:
+        raise TrustError(f"{vault.path}: vault metadata names a different custodian than log entry 0")
+    return pub
+
+
+def verify_latest_checkpoint(vault: Vault, custodian: PublicIdentity) -> Checkpoint:
+    """Signature by the custodian or a rostered investigator, origin and root."""
+    row = vault.latest_checkpoint()
+    verifiers = {custodian.name: custodian.ed25519}
+    for inv in investigators(vault).values():
+        verifiers.setdefault(inv.name, inv.ed25519)
+    _text, _names = open_note(row.note, verifiers)
+    cp = Checkpoint.parse(_text)
+    if cp.origin != vault.origin:
+        raise TrustError(f"{vault.path}: checkpoint origin {cp.origin!r} is not {vault.origin!r}")
+    return cp
+
+
+class Session:
+    """An unlocked vault: the only way the application reads evidence text."""
+
+    def __init__(
+        self,
+        vault: Vault,
+        identity: Identity,
+        role: str,
+        scopes: tuple[str, ...],
+        status: OpenStatus,
+        trust: TrustStore,
+    ):
+        self.vault = vault
+        self.identity = identity
+        self.role = role
+        self.scopes = scopes
+        self.status = status
+        self.trust = trust
+        self.keys = DataKeys(vault, identity)
+
+    @property
+    def who(self) -> str:
+        return f"{self.identity.name} ({self.role}, {self.identity.key_id[:12]})"
+
+    def can_read(self, collection: str) -> bool:
+        return in_scope(self.scopes, collection)
+
+    def text(self, digest: str, collection: str) -> TextResult:
+        return read_text(self, digest, collection)
+
+    def record(self, action: str, target: str) -> None:
+        """Every look at evidence goes on the record, in the log or the local journal."""
+        now = now_iso()
+        if self.status.journal is not None:
+            entry = make_statement(
+                "access",
+                {"action": action, "target": target, "at": now, "journal": True},
+                self.identity,
+            )
+            self.status.journal.parent.mkdir(parents=True, exist_ok=True)
+            with self.status.journal.open("a", encoding="utf-8") as fh:
+                fh.write(json.dumps({"vault": self.vault.origin, "entry": entry.body}) + "\n")
+            return
+        admin.record_access(self.vault, self.identity, action, target, now, self.status.forensic)
+        self._remember()
+
+    def add_finding(self, answer_id: str, target: str, note: str) -> int:
+        if self.vault.read_only:
+            raise AccessDeniedError(f"{self.vault.path}: vault is read-only; findings cannot be appended")
+        seq = admin.record_finding(self.vault, self.identity, answer_id, target, note, now_iso())
+        self._remember()
+        return seq
+
+    def _remember(self) -> None:
+        if self.status.forensic:
+            return
+        cp = Checkpoint.parse(open_note(self.vault.latest_checkpoint().note, self._verifiers())[0])
+        self.status.checkpoint_size = cp.size
+        self.status.checkpoint_root = cp.root.hex()
+        self.trust.remember(self.vault.origin, self.identity.key_id, Seen(cp.size, cp.root.hex(), now_iso()))
+
+    def _verifiers(self) -> dict[str, bytes]:
+        out = {self.status.custodian: _custodian_from_log(self.vault).ed25519}
+        for inv in investigators(self.vault).values():
+            out.setdefault(inv.name, inv.ed25519)
+        return out
+
+    def close(self) -> None:
+        self.vault.close()
+
+
+def _check_history(vault: Vault, cp: Checkpoint, prev: Seen | None) -> str:
+    """'' when the log extends what we saw; otherwise the reason to refuse."""
+    leaves = vault.leaf_hashes()
+    if len(leaves) < cp.size or merkle.root(leaves[: cp.size]) != cp.root:
+        return (
+            f"the log does not match its latest checkpoint (size {cp.size}, root "
+            f"{cp.root.hex()[:16]}); run `tracer verify` to pin the damage"
+        )
+    if prev is None:
+        return ""
+    if prev.size > cp.size:
+        return (
+            f"ROLLBACK: this machine last saw size {prev.size} root {prev.root[:16]}, the vault is "
+            f"at size {cp.size} root {cp.root.hex()[:16]} (an older copy?)"
+        )
+    try:
+        proof = merkle.consistency_proof(prev.size, cp.size, leaves) if prev.size else []
+        merkle.verify_consistency(prev.size, cp.size, bytes.fromhex(prev.root), cp.root, proof)
+    except ProofError:
+        return (
+            f"FORK: the vault at size {cp.size} root {cp.root.hex()[:16]} does not extend the "
+            f"checkpoint this machine saw at size {prev.size} root {prev.root[:16]}"
+        )
+    return ""
+
+
+def unlock(
+    path: Path,
+    identity: Identity,
+    *,
+    forensic: bool = False,
+    read_only: bool | None = None,
+    trust: TrustStore | None = None,
+) -> Session:
+    """Open `path` as `identity`; raises AccessDeniedError or TrustError with a clear reason."""
+    trust = trust or TrustStore()
+    vault = Vault.open(path, read_only=read_only)
+    try:
+        custodian = _custodian_from_log(vault)
+        pin = trust.check_custodian(vault.origin, custodian.key_id, custodian.name)
+        try:
+            cp = verify_latest_checkpoint(vault, custodian)
+        except SignatureError as exc:
+            raise TrustError(f"{vault.path}: latest checkpoint signature: {exc}") from exc
+        scopes: tuple[str, ...]
+        if identity.key_id == custodian.key_id:
+            role, scopes = "custodian", (ALL_SCOPES,)
+        else:
+            inv = investigators(vault).get(identity.key_id)
+            if inv is None:
+                raise AccessDeniedError(
+                    f"{vault.path}: {identity.name} ({identity.key_id[:16]}) is not an investigator "
+                    "of this vault; ask the custodian for a grant"
+                )
+            if inv.revoked_at:
+                raise AccessDeniedError(
+                    f"{vault.path}: {inv.name} ({identity.key_id[:16]}) was revoked at {inv.revoked_at}"
+                )
+            role, scopes = "investigator", inv.scopes
+        prev = trust.last_seen(vault.origin, identity.key_id)
+        problem = _check_history(vault, cp, prev)
+        status = OpenStatus(
+            custodian=custodian.name,
+            custodian_key_id=custodian.key_id,
+            pin=pin,
+            checkpoint_size=cp.size,
+            checkpoint_root=cp.root.hex(),
+            previous=prev,
+        )
+        if problem:
+            if not forensic:
+                raise TrustError(
+                    f"{vault.path}: {problem}. Refusing to open; --forensic opens it for inspection only."
+                )
+            status.forensic = True
+            status.forensic_reason = problem
+        if vault.read_only:
+            status.journal = trust.journal(vault.origin)
+            status.warnings.append(
+                f"vault is read-only: access is recorded in the local journal {status.journal}"
+            )
+        session = Session(vault, identity, role, tuple(scopes), status, trust)
+        session.record("unlock", "forensic" if status.forensic else "")
+        if status.journal is not None and not status.forensic:
+            trust.remember(vault.origin, identity.key_id, Seen(cp.size, cp.root.hex(), now_iso()))
+        return session
+    except BaseException:
+        vault.close()
+        raise

@@ -1,0 +1,392 @@
+"""Full integrity verification, every finding pinned to its record.
+
+One streaming pass over the raw log recomputes each leaf hash, checks each entry's
+position and signature, and accumulates the Merkle root, comparing it with every signed
+checkpoint on the way.  The views are then rebuilt from the log and compared, every
+referenced digest is accounted for (intact, mismatch, purged or missing), and every
+retrieved passage is looked up at its locator in the revision it claims to come from.
+
+Structural checks (Merkle, signatures, views, presence) run for everyone; text
+checksums run for what the viewer can decrypt, and the report says how much was not.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from store import audit, merkle
+from store.crypto import PublicIdentity, b64d
+from store.dsse import verify_envelope
+from store.entries import CUSTODIAN_KINDS, INVESTIGATOR_KINDS, LogEntry
+from store.errors import InputError, SignatureError
+from store.note import Checkpoint, open_note
+from store.vault import Vault
+from tracer.clock import now_iso
+from tracer.engine.session import Session
+
+__all__ = ["Finding", "Progress", "VerifyReport", "verify"]
+
+Progress = Callable[[str, int, int], None]
+
+#: finding kinds that are informational and do not make the vault fail
+INFO_KINDS = frozenset({"blob_unreferenced"})
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str
+    seq: int | None
+    record: dict[str, Any]
+    detail: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class VerifyReport:
+    computed_at: str
+    checkpoint: dict[str, Any]
+    counts: dict[str, int] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+    viewer: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not any(f.kind not in INFO_KINDS for f in self.findings)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "computed_at": self.computed_at,
+            "viewer": self.viewer,
+            "checkpoint": self.checkpoint,
+            "counts": self.counts,
+            "findings": [f.to_json() for f in self.findings],
+        }
+
+
+class _Keyring:
+    """Who could sign what, folded from the log as the scan goes (so order matters)."""
+
+    def __init__(self) -> None:
+        self.custodian: PublicIdentity | None = None
+        self.producers: dict[str, tuple[bytes, str | None, str | None, str | None]] = {}
+        self.investigators: dict[str, tuple[str, bytes, str | None]] = {}
+
+    def fold(self, entry: LogEntry, payload: dict[str, Any]) -> None:
+        k = entry.kind
+        if k == "vault_init":
+            c = payload["custodian"]
+            self.custodian = PublicIdentity(str(c["name"]), b64d(c["ed25519"]), b64d(c["x25519"]))
+        elif k == "key_add":
+            self.producers[payload["key_id"]] = (
+                b64d(payload["ed25519"]),
+                payload.get("valid_from"),
+                payload.get("valid_until"),
+                None,
+            )
+        elif k == "key_revoke" and payload["key_id"] in self.producers:
+            ed, vf, vu, _r = self.producers[payload["key_id"]]
+            self.producers[payload["key_id"]] = (ed, vf, vu, payload["at"])
+        elif k == "investigator_grant":
+            self.investigators[payload["key_id"]] = (
+                payload["name"],
+                b64d(payload["ed25519"]),
+                None,
+            )
+        elif k == "investigator_revoke" and payload["key_id"] in self.investigators:
+            name, ed, _r = self.investigators[payload["key_id"]]
+            self.investigators[payload["key_id"]] = (name, ed, payload["at"])
+
+    def producer_keys_at(self, when: str) -> dict[str, bytes]:
+        out = {}
+        for kid, (ed, vf, vu, rv) in self.producers.items():
+            if (vf and when < vf) or (vu and when >= vu) or (rv and when >= rv):
+                continue
+            out[kid] = ed
+        return out
+
+    def note_verifiers(self) -> dict[str, bytes]:
+        out = {self.custodian.name: self.custodian.ed25519} if self.custodian else {}
+        for name, ed, _r in self.investigators.values():
+            out.setdefault(name, ed)
+        return out
+
+
+class _Verifier:
+    def __init__(self, vault: Vault, session: Session | None, progress: Progress | None):
+        self.vault = vault
+        self.session = session
+        self.progress = progress or (lambda _phase, _done, _total: None)
+        self.findings: list[Finding] = []
+        self.counts: dict[str, int] = {}
+        self.keyring = _Keyring()
+
+    def find(self, kind: str, seq: int | None, detail: str, /, **record: Any) -> None:
+        self.findings.append(Finding(kind, seq, {k: v for k, v in record.items() if v is not None}, detail))
+
+    def bump(self, key: str, n: int = 1) -> None:
+        self.counts[key] = self.counts.get(key, 0) + n
+
+    # -- pass 1: the log ---------------------------------------------------------------
+
+    def scan_log(self) -> Iterator[tuple[int, LogEntry]]:
+        count, gaps, top = audit.log_shape(self.vault)
+        self.counts["entries"] = count
+        for seq in gaps:
+            self.find("entry_missing", seq, f"log entry {seq} is absent (the log must be dense)")
+        checkpoints = self.vault.checkpoints()
+        by_size: dict[int, list[Any]] = {}
+        for cp in checkpoints:
+            by_size.setdefault(cp.size, []).append(cp)
+        self.counts["checkpoints"] = len(checkpoints)
+        acc = merkle.RootAccumulator()
+        if 0 in by_size:
+            self._check_checkpoints(by_size.pop(0), acc)
+        for seq, kind, data, stored_leaf in self.vault.raw_entries():
+            self.progress("log", seq + 1, top)
+            leaf = merkle.leaf_hash(data)
+            acc.append(leaf)
+            if leaf != stored_leaf:
+                self.find(
+                    "leaf_hash_mismatch",
+                    seq,
+                    f"stored leaf hash {stored_leaf.hex()[:16]}… != SHA-256(0x00||entry) {leaf.hex()[:16]}…",
+                    kind=kind,
+                )
+            entry = self._entry(seq, kind, data)
+            if entry is not None:
+                yield seq, entry
+            if acc.size in by_size:
+                self._check_checkpoints(by_size.pop(acc.size), acc)
+        for size, cps in sorted(by_size.items()):
+            for cp in cps:
+                self.find(
+                    "checkpoint_beyond_log",
+                    None,
+                    f"checkpoint {cp.id} claims size {size} but the log has {acc.size} entries: truncated?",
+                    checkpoint=cp.id,
+                    size=size,
+                )
+        self.final_root = acc.root()
+        self.final_size = acc.size
+
+    def _entry(self, seq: int, kind: str, data: bytes) -> LogEntry | None:
+        try:
+            entry = LogEntry.from_bytes(data)
+        except ValueError as exc:
+            self.find("entry_malformed", seq, f"entry bytes are not a JSON object: {exc}", kind=kind)
+            return None
+        if entry.seq != seq:
+            self.find(
+                "entry_out_of_place",
+                seq,
+                f"entry stored at {seq} was written as entry {entry.seq} (moved or swapped)",
+                kind=entry.kind,
+            )
+        if entry.kind != kind:
+            self.find("entry_kind_mismatch", seq, f"log row says {kind!r}, entry says {entry.kind!r}")
+        self._signature(seq, entry)
+        return entry
+
+    def _signature(self, seq: int, entry: LogEntry) -> None:
+        try:
+            env = entry.envelope
+            if env is None:
+                raise InputError("log", "$.envelope", "missing")
+            payload = json.loads(env.payload)
+            body = payload if entry.kind == "manifest" else payload.get("statement", {})
+        except (InputError, ValueError, AttributeError) as exc:
+            self.find("entry_malformed", seq, f"envelope unreadable: {exc}", kind=entry.kind)
+            return
+        kind = entry.kind
+        if kind == "vault_init" and seq == 0:
+            self.keyring.fold(entry, body)
+        try:
+            if kind == "manifest":
+                self.bump("manifests")
+                keys = self.keyring.producer_keys_at(str(body.get("generated_at", "")))
+                verify_envelope(env, keys)
+                self._faults(seq, entry, body)
+            elif kind in CUSTODIAN_KINDS:
+                cust = self.keyring.custodian
+                verify_envelope(env, {cust.key_id: cust.ed25519} if cust else {})
+            elif kind in INVESTIGATOR_KINDS:
+                inv = {k: v[1] for k, v in self.keyring.investigators.items() if v[2] is None}
+                cust = self.keyring.custodian
+                if cust:
+                    inv[cust.key_id] = cust.ed25519
+                verify_envelope(env, inv)
+            else:
+                self.find("entry_unknown_kind", seq, f"unknown entry kind {kind!r}")
+        except SignatureError as exc:
+            rec: dict[str, Any] = {"kind": kind}
+            if kind == "manifest":
+                rec.update(answer_id=body.get("answer_id"), run_id=body.get("run_id"))
+            self.find("signature_invalid", seq, str(exc), **rec)
+        if kind != "vault_init":
+            self.keyring.fold(entry, body)
+
+    def _faults(self, seq: int, entry: LogEntry, body: dict[str, Any]) -> None:
+        for fault in entry.body.get("faults", []):
+            self.find(
+                "producer_fault",
+                seq,
+                f"{fault.get('code')}: {fault.get('message')}",
+                answer_id=body.get("answer_id"),
+                run_id=body.get("run_id"),
+                path=fault.get("path"),
+            )
+
+    def _check_checkpoints(self, cps: list[Any], acc: merkle.RootAccumulator) -> None:
+        root = acc.root()
+        for cp in cps:
+            try:
+                text, _names = open_note(cp.note, self.keyring.note_verifiers())
+                parsed = Checkpoint.parse(text)
+            except (SignatureError, InputError) as exc:
+                self.find("checkpoint_signature_invalid", None, str(exc), checkpoint=cp.id, size=cp.size)
+                continue
+            if parsed.origin != self.vault.origin:
+                self.find(
+                    "checkpoint_origin_mismatch",
+                    None,
+                    f"origin {parsed.origin!r}",
+                    checkpoint=cp.id,
+                )
+            if parsed.size != cp.size:
+                self.find("checkpoint_size_mismatch", None, f"note says {parsed.size}", checkpoint=cp.id)
+            if parsed.root != root:
+                self.find(
+                    "checkpoint_root_mismatch",
+                    None,
+                    f"signed root {parsed.root.hex()[:16]}… != recomputed {root.hex()[:16]}… at size "
+                    f"{cp.size}: an entry at or before seq {cp.size - 1} was changed, removed or reordered",
+                    checkpoint=cp.id,
+                    size=cp.size,
+                )
+
+    # -- pass 2: views, digests, texts --------------------------------------------------
+
+    def check_views(self) -> None:
+        self.progress("views", 0, 1)
+        for d in audit.compare_views(self.vault):
+            self.find(d.problem, d.seq, f"{d.table} row does not match the log: {d.row}", table=d.table)
+        self.progress("views", 1, 1)
+
+    def check_digests(self) -> None:
+        facts = list(audit.digest_facts(self.vault))
+        total = len(facts)
+        for i, f in enumerate(facts):
+            if i % 256 == 0:
+                self.progress("texts", i, total)
+            rec = {
+                "digest": f.digest,
+                "role": f.role,
+                "answer_id": f.answer_id,
+                "passage_id": f.passage_id,
+            }
+            if f.tombstone_seq is not None:
+                self.bump("purged")
+                if f.present:
+                    self.find(
+                        "purged_blob_still_present",
+                        f.seq,
+                        "a tombstone exists but the text is still stored",
+                        **rec,
+                    )
+                continue
+            if not f.present:
+                self.bump("missing")
+                self.find(
+                    "missing",
+                    f.seq,
+                    "text absent and no tombstone explains it: evidence lost",
+                    **rec,
+                )
+                continue
+            if self.session is None or not self.session.can_read(f.collection):
+                self.bump("out_of_scope")
+                continue
+            result = self.session.text(f.digest, f.collection)
+            if result.state == "intact":
+                self.bump("intact")
+            elif result.state == "unavailable":
+                self.bump("out_of_scope")
+            else:
+                self.bump(result.state)
+                self.find(result.state, f.seq, result.detail, **rec)
+        self.progress("texts", total, total)
+        for digest in audit.blob_digests_unreferenced(self.vault):
+            self.find("blob_unreferenced", None, "stored text no log entry refers to", digest=digest)
+
+    def check_transforms(self, manifests: list[tuple[int, dict[str, Any]]]) -> None:
+        if self.session is None:
+            return
+        from tracer.engine.currency import CurrencyEngine
+
+        engine = CurrencyEngine(self.session)
+        total = len(manifests)
+        for i, (seq, body) in enumerate(manifests):
+            if i % 64 == 0:
+                self.progress("trace", i, total)
+            for ps in body.get("passages", []):
+                if not self.session.can_read(ps["collection"]) or ps.get("derived_from"):
+                    continue
+                retrieved = self.session.text(ps["retrieved_sha256"], ps["collection"])
+                t = engine.transform(ps, retrieved)
+                self.bump(f"transform_{t.state}")
+                if t.state in ("found_elsewhere", "not_found", "unknown_normalizer"):
+                    self.find(
+                        f"transform_{t.state}",
+                        seq,
+                        t.detail,
+                        answer_id=body.get("answer_id"),
+                        passage_id=ps.get("passage_id"),
+                        document_id=ps["document"]["document_id"],
+                        revision=ps["document"]["revision"],
+                    )
+        self.progress("trace", total, total)
+
+
+def verify(vault: Vault, session: Session | None = None, progress: Progress | None = None) -> VerifyReport:
+    v = _Verifier(vault, session, progress)
+    manifests: list[tuple[int, dict[str, Any]]] = []
+
+    def entries() -> Iterator[tuple[int, LogEntry]]:
+        for seq, entry in v.scan_log():
+            if entry.kind == "manifest" and session is not None:
+                try:
+                    manifests.append((seq, json.loads(entry.envelope.payload) if entry.envelope else {}))
+                except (ValueError, InputError):
+                    pass
+            yield seq, entry
+
+    audit.rebuild_views(
+        vault,
+        entries(),
+        lambda seq, entry, exc: v.find(
+            "entry_malformed", seq, f"cannot derive views: {exc!r}", kind=entry.kind
+        ),
+    )
+    latest = vault.checkpoints()[-1] if vault.checkpoints() else None
+    v.check_views()
+    v.check_digests()
+    v.check_transforms(manifests)
+    report = VerifyReport(
+        computed_at=now_iso(),
+        checkpoint={
+            "size": latest.size if latest else 0,
+            "signer": latest.signer if latest else None,
+            "recomputed_root": v.final_root.hex(),
+            "log_size": v.final_size,
+        },
+        counts=v.counts,
+        findings=v.findings,
+        viewer=session.who if session else None,
+    )
+    return report
