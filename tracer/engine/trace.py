@@ -131,6 +131,10 @@ def _scrub(ps: dict[str, Any], visible: bool) -> dict[str, Any]:
     return {k: ps[k] for k in _HIDDEN_META if k in ps}
 
 
+def _withheld(digest: str) -> TextResult:
+    return TextResult(digest, "unavailable", detail="outside your scope")
+
+
 class Tracer:
     """Engine entry point for one session; caches per run, so make one per job."""
 
@@ -156,16 +160,25 @@ class Tracer:
             signature = "signature_invalid"
         return seq, payload, signature, signer
 
-    def _passage(self, ps: dict[str, Any], idx: int, stack: tuple[str, ...]) -> PassageTrace:
+    def _passage(self, ps: dict[str, Any], idx: int, stack: tuple[str, ...], allowed: bool) -> PassageTrace:
         s = self.session
-        visible = s.can_read(ps["collection"])
-        retrieved = s.text(ps["retrieved_sha256"], ps["collection"])
-        model_input = s.text(ps["model_input_sha256"], ps["collection"])
+        derived = ps.get("derived_from")
+        visible = (
+            allowed
+            and s.can_read(ps["collection"])
+            and (not derived or self.summary(str(derived), stack).visible)
+        )
+        if visible:
+            retrieved = s.text(ps["retrieved_sha256"], ps["collection"])
+            model_input = s.text(ps["model_input_sha256"], ps["collection"])
+            currency = self.currency.currency(ps, retrieved)
+        else:
+            retrieved = _withheld(ps["retrieved_sha256"])
+            model_input = _withheld(ps["model_input_sha256"])
+            currency = Currency("unavailable", "out_of_scope")
         integrity = strictest_integrity([retrieved.state, model_input.state])
-        currency = self.currency.currency(ps, retrieved)
         transform = self.currency.transform(ps, retrieved) if visible else Transform("unavailable")
         eff_i, eff_c = integrity, currency.state
-        derived = ps.get("derived_from")
         if derived and visible:
             sub = self.summary(str(derived), stack)
             eff_i = strictest_integrity([eff_i, sub.integrity])
@@ -226,20 +239,20 @@ class Tracer:
         s = self.session
         seq, p, signature, signer = self._manifest(answer_id)
         stack = (*stack, answer_id)
-        visible = s.can_read(p["collection"])
-        question = s.text(p["question_sha256"], p["collection"])
-        answer = s.text(p["answer_sha256"], p["collection"])
-        passages = [self._passage(ps, i, stack) for i, ps in enumerate(p["passages"])]
-        by_id = {pt.passage_id: pt for pt in passages}
-        lineage_ids = sorted(set(p.get("lineage", [])))
-        lineage = self._lineage(lineage_ids, stack)
+        derived_ids = {str(ps["derived_from"]) for ps in p["passages"] if ps.get("derived_from")}
+        lineage = self._lineage(sorted(set(p.get("lineage", [])) | derived_ids), stack)
         lin_i = [n.integrity for n in lineage]
         lin_c = [n.currency for n in lineage]
-        hidden = (
-            not visible
-            or any(not n.visible for n in lineage)
-            or any(pt.derived_from and not self.summary(pt.derived_from, stack).visible for pt in passages)
-        )
+        # A summary is never more widely visible than its most restricted source.
+        visible = s.can_read(p["collection"]) and all(n.visible for n in lineage)
+        hidden = not visible
+        if visible:
+            question = s.text(p["question_sha256"], p["collection"])
+            answer = s.text(p["answer_sha256"], p["collection"])
+        else:
+            question, answer = _withheld(p["question_sha256"]), _withheld(p["answer_sha256"])
+        passages = [self._passage(ps, i, stack, visible) for i, ps in enumerate(p["passages"])]
+        by_id = {pt.passage_id: pt for pt in passages}
         citations: list[CitationTrace] = []
         for i, c in enumerate(p["citations"]):
             cited = [by_id[x] for x in c["passage_ids"] if x in by_id]

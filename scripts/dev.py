@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""One entry point for a fresh machine: set up, then demo, test, check or bench.
+
+    python3 scripts/dev.py demo    # venv + install + build sample vault + open it
+    python3 scripts/dev.py test    # venv + install (with test extras) + whole test suite
+    python3 scripts/dev.py check   # ruff check, ruff format --check, mypy --strict
+
+Installing is the only step that may reach the package index; everything after runs
+offline.  The venv lives in .venv beside this repository and is reused when the
+project's dependencies have not changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = ROOT / ".venv"
+BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
+PY = BIN / "python"
+
+
+def _run(*cmd: str | Path, env: dict[str, str] | None = None) -> int:
+    return subprocess.call([str(c) for c in cmd], cwd=ROOT, env=env)
+
+
+def setup(extras: str) -> None:
+    if sys.version_info < (3, 11):
+        sys.exit("tracer needs Python 3.11 or newer")
+    if not PY.exists():
+        print("creating .venv ...", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    stamp = VENV / f".installed-{extras or 'base'}"
+    digest = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if stamp.exists() and stamp.read_text() == digest:
+        return
+    target = f".[{extras}]" if extras else "."
+    print(f"installing {target} into .venv ...", flush=True)
+    rc = _run(PY, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "-e", target)
+    if rc != 0:
+        sys.exit(rc)
+    stamp.write_text(digest)
+
+
+def sample_vault() -> None:
+    if not (ROOT / "sample_vault" / "vault.duckdb").exists():
+        print("building the sample vault (deterministic, offline) ...", flush=True)
+        rc = _run(PY, "-m", "sample_vault.build")
+        if rc != 0:
+            sys.exit(rc)
+
+
+def demo(args: list[str]) -> int:
+    setup("")
+    sample_vault()
+    print(
+        "\nUnlock as the demo investigator: key sample_vault/keys/ines.key, passphrase 'ines-demo'"
+        " (see sample_vault/README.md)\n",
+        flush=True,
+    )
+    tracer = BIN / "tracer"
+    cmd = [str(tracer), "open", "sample_vault", "--key", "sample_vault/keys/ines.key", *args]
+    os.chdir(ROOT)
+    os.execv(cmd[0], cmd)  # noqa: S606 - replace this process with the TUI
+
+
+def test(args: list[str]) -> int:
+    setup("dev")
+    return _run(PY, "-m", "pytest", *args)
+
+
+def check() -> int:
+    setup("dev")
+    rc = 0
+    for cmd in (
+        (BIN / "ruff", "check", "store", "tracer", "tests", "sample_vault", "bench", "scripts"),
+        (BIN / "ruff", "format", "--check", "store", "tracer", "tests", "sample_vault", "bench", "scripts"),
+        (BIN / "mypy", "--strict", "store", "tracer"),
+    ):
+        print("$ " + " ".join([Path(cmd[0]).name, *map(str, cmd[1:])]), flush=True)
+        rc |= _run(*cmd)
+    return rc
+
+
+def main() -> int:
+    if len(sys.argv) < 2 or sys.argv[1] not in ("demo", "test", "check", "setup"):
+        print(__doc__)
+        return 2
+    cmd, rest = sys.argv[1], sys.argv[2:]
+    if cmd == "demo":
+        return demo(rest)
+    if cmd == "test":
+        return test(rest)
+    if cmd == "setup":
+        setup("dev")
+        return 0
+    return check()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
