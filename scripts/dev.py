@@ -30,7 +30,7 @@ def _run(*cmd: str | Path, env: dict[str, str] | None = None) -> int:
 
 
 def setup(extras: str) -> None:
-    if sys.version_info < (3, 11):
+    if sys.version_info < (3, 11):  # noqa: UP036 - this script may run under an older python3
         sys.exit("tracer needs Python 3.11 or newer")
     if not PY.exists():
         print("creating .venv ...", flush=True)

@@ -68,7 +68,7 @@ class Case:
     def close(self) -> None:
         try:
             self.vault.close()
-        except Exception:  # noqa: BLE001, S110 - already closed
+        except Exception:  # noqa: S110 - already closed
             pass
 
 

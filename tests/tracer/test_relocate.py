@@ -280,9 +280,7 @@ def test_removed_section_leaves_no_current_excerpt() -> None:
     later = (
         REV_A.replace("## Refund window\n\n", "")
         .replace(f"{SENTENCE}\n\n", "")
-        .replace(
-            "Refunds are paid to the original payment method within five business days.\n\n", ""
-        )
+        .replace("Refunds are paid to the original payment method within five business days.\n\n", "")
     )
     r = relocate(quote, loc, REV_A, later)
     assert (r.state, r.reason) == (STALE, "quote_removed")
@@ -438,9 +436,7 @@ def test_runbook_dropping_the_condition_is_stale_side_by_side() -> None:
     r = relocate(quote, loc, RUNBOOK, later)
     assert (r.state, r.reason) == (STALE, "quote_changed")
     assert "Exception: in production" in r.old_excerpt
-    assert r.current_excerpt == (
-        "Restart the API pods with `kubectl rollout restart deployment/api`."
-    )
+    assert r.current_excerpt == ("Restart the API pods with `kubectl rollout restart deployment/api`.")
     assert r.locator == Locator(loc.heading_path, loc.paragraph, loc.char_start, 109)
     assert_well_formed(r, quote, later)
 
@@ -494,9 +490,7 @@ def test_runbook_rewrapped_is_verified() -> None:
         (("A", "B"), ("B", "A"), False),
     ],
 )
-def test_headings_compatible(
-    recorded: tuple[str, ...], found: tuple[str, ...], expected: bool
-) -> None:
+def test_headings_compatible(recorded: tuple[str, ...], found: tuple[str, ...], expected: bool) -> None:
     assert headings_compatible(recorded, found) is expected
 
 
@@ -531,14 +525,10 @@ def whitespace_variant(draw: st.DrawFn, blocks: list[tuple[str, str]]) -> str:
     out: list[str] = []
     for kind, text in blocks:
         if kind == "heading":
-            out.append(
-                draw(st.sampled_from(["", "  "])) + text + draw(st.sampled_from(["", " \t"]))
-            )
+            out.append(draw(st.sampled_from(["", "  "])) + text + draw(st.sampled_from(["", " \t"])))
             continue
         words = text.split(" ")
-        seps = draw(
-            st.lists(st.sampled_from(SEPARATORS), min_size=len(words) - 1, max_size=len(words) - 1)
-        )
+        seps = draw(st.lists(st.sampled_from(SEPARATORS), min_size=len(words) - 1, max_size=len(words) - 1))
         out.append(words[0] + "".join(s + w for s, w in zip(seps, words[1:], strict=True)))
     gap = draw(st.sampled_from(["\n\n", "\n \n\n", "\r\n\r\n", "\n\u00a0\n"]))
     result = gap.join(out) + draw(st.sampled_from(["", "\n", "  \n\n"]))
@@ -559,9 +549,7 @@ def mutated(draw: st.DrawFn, blocks: list[tuple[str, str]]) -> str:
             words[j] = draw(st.sampled_from(VOCAB + FRESH))
             blocks[i] = ("para", " ".join(words))
         elif op == "insert":
-            blocks.insert(
-                i, draw(st.sampled_from([("para", "zebra quokka"), ("heading", "## Intro")]))
-            )
+            blocks.insert(i, draw(st.sampled_from([("para", "zebra quokka"), ("heading", "## Intro")])))
         elif op == "duplicate" and blocks:
             blocks.append(blocks[i])
         elif op == "delete" and blocks:
@@ -579,7 +567,8 @@ def cases(draw: st.DrawFn) -> tuple[str, Locator, str, str]:
     cited = render(blocks)
     chunks = chunk_document(cited)
     later = draw(st.one_of(mutated(blocks), whitespace_variant(blocks), st.text(max_size=60)))
-    if chunks and draw(st.integers(0, 4)):
+    from_chunk = draw(st.integers(0, 4)) > 0
+    if chunks and from_chunk:
         chunk = draw(st.sampled_from(chunks))
         quote, loc = chunk.text, locator_of(chunk)
         if draw(st.integers(0, 3)) == 0:

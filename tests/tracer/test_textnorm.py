@@ -40,9 +40,7 @@ def test_versions_are_pinned() -> None:
 
 
 def test_blocks_are_folded_and_joined_with_a_blank_line() -> None:
-    text = (
-        "  First   line\n\tcontinues here.  \n\n\n \t \nSecond\u00a0para\u2003with\u3000spaces.\n"
-    )
+    text = "  First   line\n\tcontinues here.  \n\n\n \t \nSecond\u00a0para\u2003with\u3000spaces.\n"
     assert normalize(text) == "First line continues here.\n\nSecond para with spaces."
 
 
@@ -156,8 +154,7 @@ def test_fenced_code_is_one_block_without_headings() -> None:
         (False, "Restart it."),
         (
             False,
-            "```sh # drain the node first kubectl drain node-1 # then restart "
-            "systemctl restart api ```",
+            "```sh # drain the node first kubectl drain node-1 # then restart systemctl restart api ```",
         ),
         (True, "## After"),
         (False, "~~~ # tilde fence ~~~"),
@@ -280,9 +277,7 @@ def documents(draw: st.DrawFn) -> tuple[str, str]:
             clean.append("#" * level + " " + " ".join(ws))
             indent = draw(st.sampled_from(["", " ", "   "]))
             gap = draw(st.sampled_from([" ", "\t", "  "]))
-            messy.append(
-                indent + "#" * level + gap + "  ".join(ws) + draw(st.sampled_from(["", "  "]))
-            )
+            messy.append(indent + "#" * level + gap + "  ".join(ws) + draw(st.sampled_from(["", "  "])))
         elif kind == "para":
             clean.append(" ".join(ws))
             seps = draw(st.lists(st.sampled_from(SEPARATORS), min_size=len(ws), max_size=len(ws)))

@@ -280,9 +280,10 @@ class _Proposal:
 
 def _proposals(quote: str, locator: Locator, structure: Structure) -> list[_Proposal]:
     blocks = structure.blocks
-    spans = quote.count("\n\n") + 1
-    sizes = sorted({max(1, spans - 1), spans, spans + 1})
-    rec = _fold_path(locator.heading_path)
+    # Also one block fewer and one more than the quote spans, so that a paragraph split
+    # or merged since the cited revision can still be proposed.
+    quote_blocks = quote.count("\n\n") + 1
+    sizes = sorted({max(1, quote_blocks - 1), quote_blocks, quote_blocks + 1})
     quote_tokens = _tokens(quote)
     block_tokens = [_tokens(b.text) for b in blocks]
     matcher: SequenceMatcher[str] = SequenceMatcher(None, autojunk=False)
@@ -299,7 +300,7 @@ def _proposals(quote: str, locator: Locator, structure: Structure) -> list[_Prop
             if score < SIMILARITY_THRESHOLD:
                 continue
             path = window[0].heading_path
-            if _fold_path(path) == rec:
+            if path == locator.heading_path:
                 tier = 0
             elif headings_compatible(locator.heading_path, path):
                 tier = 1
