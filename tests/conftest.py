@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.helpers import Case, new_case
+
+if TYPE_CHECKING:
+    from sample_vault.build import BuildInfo
 
 
 @pytest.fixture(autouse=True)
@@ -25,3 +30,19 @@ def case(tmp_path: Path) -> Iterator[Case]:
     c = new_case(tmp_path / "vault")
     yield c
     c.close()
+
+
+@pytest.fixture(scope="session")
+def sample_build(tmp_path_factory: pytest.TempPathFactory) -> BuildInfo:
+    """The sample vault, built once per test session through the real ingest path."""
+    from sample_vault.build import build
+
+    return build(tmp_path_factory.mktemp("sample") / "sample_vault")
+
+
+@pytest.fixture
+def sample_vault(sample_build: BuildInfo, tmp_path: Path) -> Path:
+    """A private copy of the sample vault (opening it appends access entries)."""
+    dest = tmp_path / "sample_vault"
+    shutil.copytree(sample_build.out_dir, dest)
+    return dest
