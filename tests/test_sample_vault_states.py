@@ -70,3 +70,13 @@ def test_travel_tombstone_and_retained_passage(sample_vault: Path) -> None:
     assert t.currency == "unavailable"
     assert all(p.retrieved.state == "intact" for p in t.passages)
     assert any(p.currency.reason == "latest_revision_purged" for p in t.passages)
+
+
+def test_sample_evidence_is_not_in_the_file_in_clear(sample_build: BuildInfo) -> None:
+    data = b"".join(p.read_bytes() for p in sample_build.out_dir.glob("vault.duckdb*"))
+    for sentence in (
+        "Do not restart the payments service in production during settlement",
+        "within thirty days of delivery",
+        "within 48 hours of delivery",
+    ):
+        assert sentence.encode() not in data
