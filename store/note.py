@@ -83,7 +83,7 @@ def parse_verifier_key(text: str, *, file: str = "verifier key") -> tuple[str, b
     name (or with a damaged key) is caught here rather than as a puzzling signature
     failure later.
     """
-    parts = text.split("+")
+    parts = text.split("+", 2)  # base64 may itself contain "+" (as Go's note.NewVerifier)
     if len(parts) != 3:
         raise InputError(file, "$", "expected <name>+<key id>+<base64 key>")
     name, hash_hex, key_b64 = parts

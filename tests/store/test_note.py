@@ -443,3 +443,16 @@ def test_checkpoint_body_parse_round_trip(
 ) -> None:
     cp = Checkpoint(origin, size, root, extensions)
     assert Checkpoint.parse(cp.body()) == cp
+
+
+def test_verifier_key_whose_base64_contains_plus_round_trips() -> None:
+    from store.crypto import Identity
+    from store.note import parse_verifier_key, verifier_key
+
+    for i in range(200):
+        ident = Identity.from_seed("custodian", f"seed-{i}".encode())
+        text = verifier_key("custodian", ident.public.ed25519)
+        if "+" in text.split("+", 2)[2]:
+            assert parse_verifier_key(text) == ("custodian", ident.public.ed25519)
+            return
+    raise AssertionError("no key with '+' in its base64 among 200 seeds")

@@ -1,0 +1,137 @@
+"""CLI for evidence packs: `tracer export` writes one, `tracer verify-pack` checks one.
+
+verify-pack needs no vault, key or network: only the pack directory.  Its exit codes
+follow the rest of the CLI: 0 every check passed, 1 failures (each pinned to a file,
+JSON path and answer/passage), 2 usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from store import queries
+from store.queries import AnswerFilter
+from tracer.cli.common import Sub, add_investigator, emit_json, vault_arg
+from tracer.cli.engine_cmds import open_session
+from tracer.engine.catalog import impact
+from tracer.engine.session import Session
+from tracer.engine.trace import Tracer
+from tracer.inert import inert
+from tracer.report import FORMATS, PackVerification, export_pack, verify_pack
+
+__all__ = ["register"]
+
+_PAGE = 500
+
+
+def register(sub: Sub) -> None:
+    p = sub.add_parser("export", help="write an evidence pack (report.json signed, md, html, PROV, proofs)")
+    vault_arg(p)
+    what = p.add_mutually_exclusive_group(required=True)
+    what.add_argument("--answer", action="extend", nargs="+", metavar="ID", help="answer id(s); repeatable")
+    what.add_argument("--all", action="store_true", help="every answer you may read")
+    what.add_argument("--impact", metavar="DOCUMENT", help="every answer you may read that cites DOCUMENT")
+    p.add_argument("--out", type=Path, required=True, metavar="DIR", help="new or empty directory")
+    p.add_argument(
+        "--format",
+        default="md,html,json",
+        help="comma-separated: md, html, json (json is always written: the signature covers it)",
+    )
+    add_investigator(p)
+    p.set_defaults(handler=cmd_export)
+
+    p = sub.add_parser("verify-pack", help="check an evidence pack offline, with nothing but the pack")
+    p.add_argument("pack", type=Path, metavar="DIR", help="the pack directory")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_verify_pack)
+
+
+def _formats(text: str) -> set[str] | None:
+    chosen = {f.strip() for f in text.split(",") if f.strip()}
+    return chosen | {"json"} if chosen <= FORMATS else None
+
+
+def _readable_ids(session: Session, f: AnswerFilter) -> list[str]:
+    """Answer ids matching `f` in log order, keeping only those the exporter may read.
+
+    Visibility is the engine's (scope follows lineage), not just the answer's collection:
+    an answer built on a restricted draft is left out like the draft itself.
+    """
+    tracer = Tracer(session)
+    out: list[str] = []
+    cursor = -1
+    while True:
+        rows = queries.answer_rows(session.vault, f, _PAGE, cursor)
+        if not rows:
+            return out
+        out += [
+            r.answer_id
+            for r in rows
+            if session.can_read(r.collection) and tracer.summary(r.answer_id).visible
+        ]
+        cursor = rows[-1].seq
+
+
+def _selection(args: argparse.Namespace, session: Session) -> tuple[list[str], str]:
+    if args.answer:
+        return list(args.answer), "answer ids"
+    if args.all:
+        return _readable_ids(session, AnswerFilter()), "all answers in scope"
+    found = impact(session, document=args.impact).answers
+    readable = [a.row.answer_id for a in found if a.summary.visible and session.can_read(a.row.collection)]
+    return readable, f"answers in scope citing document {args.impact}"
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    formats = _formats(args.format)
+    if formats is None:
+        print(f"tracer: error: --format takes md, html, json; got {inert(args.format)!r}", file=sys.stderr)
+        return 2
+    session = open_session(args)
+    try:
+        ids, selection = _selection(args, session)
+        if not ids:
+            print("tracer: error: no answer you may read matches; nothing exported", file=sys.stderr)
+            return 1
+        out = export_pack(session, ids, args.out, formats, selection=selection)
+    finally:
+        session.close()
+    print(f"exported {len(ids)} answer(s) to {out}")
+    for name in sorted(p.name for p in out.iterdir()):
+        print(f"  {name}")
+    print(f"check it with: tracer verify-pack {out}")
+    return 0
+
+
+def _print(v: PackVerification) -> None:
+    facts = v.facts
+    print(f"pack        {v.pack}")
+    if "custodian_verifier_key" in facts:
+        print(f"custodian   {inert(str(facts['custodian_verifier_key']))}")
+        print("            (compare with the custodian key you obtained independently)")
+    if "checkpoint" in facts:
+        cp = facts["checkpoint"]
+        print(f"checkpoint  {inert(cp['origin'])} size {cp['size']} root {cp['root']}")
+    print("checked     " + ", ".join(f"{k} {n}" for k, n in sorted(v.checked.items())))
+    for w in v.warnings:
+        print(f"note        {inert(w)}")
+    if v.ok:
+        print("RESULT      OK: every signature, proof and digest checks out")
+        return
+    print(f"RESULT      {len(v.failures)} failure(s)")
+    for f in v.failures:
+        print(f"  FAIL {inert(f.line())}")
+
+
+def cmd_verify_pack(args: argparse.Namespace) -> int:
+    if not args.pack.is_dir():
+        print(f"tracer: error: {args.pack}: not a directory", file=sys.stderr)
+        return 2
+    v = verify_pack(args.pack)
+    if args.json:
+        emit_json(v.to_json())
+    else:
+        _print(v)
+    return 0 if v.ok else 1

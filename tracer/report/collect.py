@@ -1,0 +1,264 @@
+"""Gather one pack's evidence from an unlocked session: traces, cited records, keys.
+
+Everything historical comes from the engine's trace (which releases text only when its
+digest verifies) and is then cut to the exporter's scope; everything the reader needs
+to re-check it (log entries, proofs, keys) is read through `store` functions, never SQL.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from store import merkle, queries
+from store.errors import SignatureError
+from store.note import Checkpoint, verify_checkpoint
+from store.queries import RevisionRow
+from store.roster import investigators, producer_keys
+from tracer.engine.evidence import TextResult
+from tracer.engine.serialize import trace_json
+from tracer.engine.session import Session
+from tracer.engine.trace import LineageNode, PassageTrace, Tracer
+from tracer.report.keys import keys_json, manifest_signature
+from tracer.report.model import LIMITS, SCHEMA_ID, ReportError
+from tracer.report.records import RecordSet
+from tracer.report.redact import hidden_answer, redact_trace
+
+__all__ = ["Collected", "collect"]
+
+
+@dataclass(frozen=True)
+class Collected:
+    """report.json's content (before file digests), keys.json, and the checkpoint note."""
+
+    report: dict[str, Any]
+    keys: dict[str, Any]
+    note: str
+
+
+def _custodian_checkpoint(session: Session) -> tuple[str, Checkpoint]:
+    """The newest checkpoint the custodian signed, checked against the log it heads.
+
+    Investigators' access entries are checkpointed under their own keys; a reader
+    trusts the custodian's key, so proofs are made to the custodian's newest head.
+    """
+    vault = session.vault
+    cust = vault.custodian
+    rows = [r for r in vault.checkpoints() if r.signer == cust.key_id]
+    if not rows:
+        raise ReportError(f"{vault.path}: no checkpoint signed by the custodian {cust.name}")
+    note = rows[-1].note
+    try:
+        cp = verify_checkpoint(note, cust.name, cust.ed25519, origin=vault.origin)
+    except SignatureError as exc:
+        raise ReportError(f"{vault.path}: custodian checkpoint {rows[-1].id}: {exc}") from exc
+    return note, cp
+
+
+class _Collector:
+    def __init__(self, session: Session):
+        self.s = session
+        self.vault = session.vault
+        self.tracer = Tracer(session)
+        self.records = RecordSet()
+        self.pkeys = producer_keys(self.vault)
+        self.authors: set[str] = set()
+
+    def answer(self, answer_id: str) -> dict[str, Any]:
+        t = self.tracer.trace(answer_id, record=False)
+        if not t.visible:
+            return hidden_answer(answer_id)
+        self.records.cite(t.seq, "manifest", answer_id)
+        tombs: list[dict[str, Any]] = []
+        self._text_tomb(t.question, "question", answer_id, "", tombs)
+        self._text_tomb(t.answer, "answer", answer_id, "", tombs)
+        for p in t.passages:
+            if p.visible:
+                self._passage(answer_id, p, tombs)
+        for seq, author, *_rest in t.findings:
+            self.records.cite(seq, "finding", answer_id)
+            self.authors.add(author)
+        self._lineage(answer_id, t.lineage)
+        docs = sorted({str(p.meta["document"]["document_id"]) for p in t.passages if p.visible})
+        return {
+            "answer_id": answer_id,
+            "visible": True,
+            "integrity": t.integrity,
+            "currency": t.currency,
+            "trace": redact_trace(trace_json(t)),
+            "tombstones": tombs,
+            "documents": [self._history(d) for d in docs],
+        }
+
+    def _history(self, document_id: str) -> dict[str, Any]:
+        """The in-scope revision history of a cited document (for wasRevisionOf)."""
+        revs = [r for r in queries.revisions_of(self.vault, document_id) if self.s.can_read(r.collection)]
+        deleted = queries.deletion_of(self.vault, document_id)
+        return {
+            "document_id": document_id,
+            "deletion": (
+                {"seq": deleted[0], "deleted_at": deleted[1], "reason": deleted[2]} if deleted else None
+            ),
+            "revisions": [
+                {
+                    "revision": r.revision,
+                    "source_revision": r.source_revision,
+                    "committed_at": r.committed_at,
+                    "content_sha256": r.content_sha256,
+                    "seq": r.seq,
+                }
+                for r in revs
+            ],
+        }
+
+    def _text_tomb(
+        self,
+        text: TextResult,
+        subject: str,
+        answer_id: str,
+        passage_id: str,
+        out: list[dict[str, Any]],
+        revision: str | None = None,
+    ) -> None:
+        tomb = text.tombstone
+        if tomb is None:
+            return
+        self.records.cite(tomb.seq, "tombstone", answer_id, passage_id)
+        item: dict[str, Any] = {
+            "subject": subject,
+            "revision": revision,
+            "passage_id": passage_id or None,
+            "state": text.state,
+            "seq": tomb.seq,
+            "digest": tomb.digest,
+            "policy": tomb.policy,
+            "reason": tomb.reason,
+            "authorizer": tomb.authorizer,
+            "effective_at": tomb.effective_at,
+        }
+        if item not in out:
+            out.append(item)
+
+    def _revision(
+        self, rev: RevisionRow, role: str, answer_id: str, passage_id: str, out: list[dict[str, Any]]
+    ) -> None:
+        if not self.s.can_read(rev.collection):
+            return
+        self.records.cite(rev.seq, role, answer_id, passage_id)
+        tomb = queries.tombstone_of(self.vault, rev.content_sha256)
+        if tomb is not None:
+            text = TextResult(rev.content_sha256, "purged", tombstone=tomb)
+            self._text_tomb(text, role, answer_id, passage_id, out, rev.revision)
+
+    def _passage(self, answer_id: str, p: PassageTrace, tombs: list[dict[str, Any]]) -> None:
+        pid, cur = p.passage_id, p.currency
+        self._text_tomb(p.retrieved, "retrieved", answer_id, pid, tombs)
+        self._text_tomb(p.model_input, "model_input", answer_id, pid, tombs)
+        if cur.cited is not None:
+            self._revision(cur.cited, "cited_revision", answer_id, pid, tombs)
+        if cur.current is not None:
+            self._revision(cur.current, "current_revision", answer_id, pid, tombs)
+        if cur.reason == "source_deleted":
+            deleted = queries.deletion_of(self.vault, str(p.meta["document"]["document_id"]))
+            if deleted is not None:
+                self.records.cite(deleted[0], "document_deletion", answer_id, pid)
+
+    def _lineage(self, answer_id: str, nodes: list[LineageNode]) -> None:
+        for n in nodes:
+            if not n.visible or n.cycle:
+                continue
+            found = queries.answer_entry(self.vault, n.answer_id)
+            if found is not None:
+                self.records.cite(found[0], "lineage_manifest", answer_id)
+            self._lineage(answer_id, n.children)
+
+    def finish(self, answers: list[dict[str, Any]], selection: str, computed_at: str) -> Collected:
+        s, vault = self.s, self.vault
+        note, cp = _custodian_checkpoint(s)
+        leaves = vault.leaf_hashes(cp.size)
+        if len(leaves) != cp.size or merkle.root(leaves) != cp.root:
+            raise ReportError(
+                f"{vault.path}: the log does not reproduce the custodian checkpoint of size "
+                f"{cp.size}; run `tracer verify` to pin the damage"
+            )
+        self.records.cite(0, "vault_init")
+        signers = self._manifest_signers()
+        used = {key for _state, key in signers.values() if key in self.pkeys}
+        for key in sorted(used):
+            self.records.cite(self.pkeys[key].added_seq, "producer_key")
+        records = self.records.build(vault, cp.size, leaves)
+        for rec in records:
+            if rec["kind"] == "manifest":
+                rec["signature"], rec["signer"] = signers[rec["seq"]]
+        cust = vault.custodian
+        roster = investigators(vault)
+        report: dict[str, Any] = {
+            "schema": SCHEMA_ID,
+            "computed_at": computed_at,
+            "limits": LIMITS,
+            "selection": selection,
+            "exported_by": {
+                "name": s.identity.name,
+                "key_id": s.identity.key_id,
+                "role": s.role,
+                "scopes": list(s.scopes),
+            },
+            "vault": {"origin": vault.origin, "custodian": {"name": cust.name, "key_id": cust.key_id}},
+            "checkpoint": {
+                "size": cp.size,
+                "root": cp.root.hex(),
+                "signer": {"name": cust.name, "key_id": cust.key_id},
+                "note": note,
+            },
+            "computed_against": {
+                "size": s.status.checkpoint_size,
+                "root": s.status.checkpoint_root,
+                "forensic": s.status.forensic,
+                "forensic_reason": s.status.forensic_reason,
+            },
+            "summary": _summary(answers),
+            "answers": answers,
+            "records": records,
+        }
+        keys = keys_json(
+            cust,
+            s.identity.public,
+            [self.pkeys[k] for k in used],
+            [roster[a] for a in sorted(self.authors) if a in roster],
+        )
+        return Collected(report, keys, note)
+
+    def _manifest_signers(self) -> dict[int, tuple[str, str]]:
+        out: dict[int, tuple[str, str]] = {}
+        for seq in self.records.seqs():
+            entry = self.vault.entry(seq)
+            if entry.kind == "manifest":
+                out[seq] = manifest_signature(entry, self.pkeys)
+        return out
+
+
+def _summary(answers: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "answers": len(answers),
+        "integrity": dict(Counter(a["integrity"] for a in answers)),
+        "currency": dict(Counter(a["currency"] for a in answers)),
+    }
+
+
+def _ensure_known(session: Session, answer_ids: list[str]) -> None:
+    for aid in answer_ids:
+        if queries.answer_entry(session.vault, aid) is None:
+            raise ReportError(f"{session.vault.path}: no answer {aid!r} in this vault")
+
+
+def collect(session: Session, answer_ids: list[str], computed_at: str, selection: str = "") -> Collected:
+    """Trace every answer and gather its records; records the export as an access entry."""
+    ids = list(dict.fromkeys(answer_ids))
+    if not ids:
+        raise ReportError("nothing to export: no answer ids were given")
+    _ensure_known(session, ids)
+    session.record("export", ",".join(ids))
+    c = _Collector(session)
+    answers = [c.answer(aid) for aid in ids]
+    return c.finish(answers, selection, computed_at)

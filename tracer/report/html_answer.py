@@ -1,0 +1,268 @@
+"""One answer's section of report.html: facts, texts, citations, passages, lineage.
+
+Historical text appears only in blocks marked `historical`; a source's current text
+only in a block marked `current` whose label names the revision and its date.  Where a
+text is gone, its tombstone card or a `missing` alarm stands in its place.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from tracer.engine.states import CURRENCY_MEANING, INTEGRITY_MEANING
+from tracer.report.htmltext import block, esc, keyref, state
+from tracer.report.words import (
+    candidates_intro,
+    heading_path,
+    is_revision_tombstone,
+    locator_text,
+    reason_text,
+    subject_label,
+)
+
+__all__ = ["answer_section"]
+
+
+def _facts(rows: list[tuple[str, str]]) -> str:
+    items = "".join(f"<dt>{k}</dt><dd>{v}</dd>" for k, v in rows)
+    return f'<dl class="facts">{items}</dl>'
+
+
+def _states(integrity: str, currency: str, reason: str = "") -> str:
+    why = f' <span class="reason">({esc(reason)})</span>' if reason else ""
+    return (
+        f'<p class="states-line"><span><span class="axis">Integrity</span>{state(integrity)}</span>'
+        f'<span><span class="axis">Currency</span>{state(currency)}{why}</span></p>'
+    )
+
+
+def tombstone_card(tb: dict[str, Any]) -> str:
+    rows = [
+        ("In place of", esc(subject_label(tb))),
+        ("Digest (SHA-256)", f'<span class="mono">{esc(tb.get("digest"))}</span>'),
+        ("Policy", esc(tb.get("policy"))),
+        ("Reason", esc(tb.get("reason"))),
+        ("Authorized by", esc(tb.get("authorizer"))),
+        ("Effective", esc(tb.get("effective_at"))),
+        ("Log entry", esc(tb.get("seq"))),
+    ]
+    return f'<div class="tombstone"><h4>Tombstone: text purged by retention</h4>{_facts(rows)}</div>'
+
+
+def _tombstone_table(tombs: list[dict[str, Any]]) -> str:
+    rows = "".join(
+        f"<tr><td>{esc(subject_label(tb))}</td><td>{esc(tb.get('passage_id'))}</td><td>{esc(tb.get('policy'))}</td>"
+        f"<td>{esc(tb.get('authorizer'))}</td><td>{esc(tb.get('effective_at'))}</td><td>{esc(tb.get('seq'))}</td></tr>"
+        for tb in tombs
+    )
+    head = "<tr><th>In place of</th><th>Passage</th><th>Policy</th><th>Authorized by</th><th>Effective</th>"
+    return f"<table>{head}<th>Log entry</th></tr>{rows}</table>"
+
+
+def _text_slot(label: str, t: dict[str, Any]) -> str:
+    """The historical text if it verified, else what stands in its place; never other text."""
+    st = t.get("state", "unavailable")
+    if isinstance(t.get("text"), str):
+        head = f"{esc(label)}: historical text as recorded, SHA-256 verified ({esc(t['digest'][:16])}…)"
+        return block("historical", head, t["text"])
+    if st == "purged" and t.get("tombstone"):
+        return tombstone_card({"subject": label, **t["tombstone"]})
+    if st == "missing":
+        return (
+            f'<div class="alarm"><strong>Missing</strong>: {esc(label)} is absent and no tombstone '
+            f"explains it. Evidence lost (alarm). Recorded digest {esc(t.get('digest'))}.</div>"
+        )
+    if st == "checksum_mismatch":
+        return (
+            f'<div class="alarm"><strong>Checksum mismatch</strong>: the retained '
+            f"{esc(label.lower())} does not hash to its recorded digest and is not shown. "
+            f"{esc(t.get('detail', ''))}</div>"
+        )
+    return f"<p>{esc(label)}: {state(st)} <span class='reason'>{esc(t.get('detail', ''))}</span></p>"
+
+
+def _citations(t: dict[str, Any]) -> str:
+    if not t["citations"]:
+        return "<p class='muted'>The answer cites no passage.</p>"
+    rows = []
+    for c in t["citations"]:
+        span = esc(c["span"]) if c["span"] is not None else "<span class='muted'>not available</span>"
+        unknown = (
+            f"<br><strong>Unsupported:</strong> {esc(', '.join(c['unknown_passages']))}"
+            if c["unknown_passages"]
+            else ""
+        )
+        rows.append(
+            f"<tr><td class='num'>{c['index'] + 1}</td>"
+            f"<td class='mono nowrap'>{c['answer_start']}–{c['answer_end']}</td>"
+            f"<td>{span}</td><td class='nowrap'>{'<br>'.join(esc(x) for x in c['passage_ids'])}{unknown}</td>"
+            f"<td>{state(c['integrity'])}</td><td>{state(c['currency'])}</td></tr>"
+        )
+    head = "<tr><th class='num'>#</th><th>Chars</th><th>Quoted span of the answer</th><th>Passages</th>"
+    return f"<table>{head}<th>Integrity</th><th>Currency</th></tr>{''.join(rows)}</table>"
+
+
+def _chain(p: dict[str, Any]) -> str:
+    ch = p["chain"]
+    src, doc, chunk, loc = ch["source"], ch["document"], ch["chunk"], ch["locator"]
+    path = esc(heading_path(loc["heading_path"]))
+    return (
+        "<ol class='chain'>"
+        f"<li>Source system <strong>{esc(src['system'])}</strong>, path {esc(src['path'])}, "
+        f"source revision {esc(src['revision'])}</li>"
+        f"<li>Imported document {esc(doc['document_id'])} at {esc(doc['uri'])}, revision "
+        f"<strong>{esc(doc['revision'])}</strong> ({esc(doc['backend'])})</li>"
+        f"<li>Chunk {esc(chunk['chunk_id'])} by {esc(chunk['pipeline_version'])}, normalizer "
+        f"{esc(ch['normalizer_version'])}</li>"
+        f"<li>Locator: {path}, paragraph {esc(loc['paragraph'])}, characters "
+        f"{esc(loc['char_start'])}–{esc(loc['char_end'])}</li></ol>"
+    )
+
+
+_COMPARED = frozenset({"moved", "stale", "ambiguous"})
+
+
+def _currency_blocks(cur: dict[str, Any]) -> str:
+    """Old and current text side by side, where the source changed or moved since."""
+    if cur.get("state") not in _COMPARED:
+        return ""
+    cited = cur.get("cited_revision")
+    current = cur.get("current_revision")
+    if not current or current.get("excerpt") is None:
+        return _candidates(cur)  # nothing to set the historical quote against
+    now = block(
+        "current",
+        f"Current revision {esc(current['revision'])}, dated {esc(current['committed_at'])}: "
+        "today's source text, not what was retrieved",
+        current["excerpt"],
+    )
+    if "old_excerpt" not in cur or not cited:
+        return now + _candidates(cur)
+    then = block(
+        "historical",
+        f"Historical quote: cited revision {esc(cited['revision'])}, dated {esc(cited['committed_at'])}",
+        cur["old_excerpt"],
+    )
+    return f"<div class='compare'>{then}{now}</div>{_candidates(cur)}"
+
+
+def _candidates(cur: dict[str, Any]) -> str:
+    """Where the quote was found in the current revision, when more than one place fits."""
+    found = cur.get("candidates") or []
+    current = cur.get("current_revision") or {}
+    if cur.get("state") != "ambiguous" or not found:
+        return ""
+    items = "".join(f"<li>{esc(locator_text(loc))}</li>" for loc in found)
+    intro = esc(candidates_intro(len(found), current.get("revision")))
+    return f"<p>{intro}</p><ol class='chain'>{items}</ol>"
+
+
+def _passage(p: dict[str, Any], tombs: list[dict[str, Any]]) -> str:
+    title = f"Passage {esc(p['passage_id'])}"
+    if not p["visible"]:
+        hidden = _states("unavailable", "unavailable")
+        return f"<article class='passage hidden'><h4>{title}</h4>{hidden}</article>"
+    cur = p["currency"]
+    eff = p["effective"]
+    meta = f"rank {esc(p['rank'])} · score {esc(p['score'])} · retrieved {esc(p['retrieved_at'])}"
+    parts = [
+        f"<article class='passage'><h4>{title} <span class='muted'>· {meta}</span></h4>",
+        _states(p["integrity"], cur["state"], reason_text(cur)),
+    ]
+    if eff["integrity"] != p["integrity"] or eff["currency"] != cur["state"]:
+        parts.append(
+            f"<p>Through its lineage: integrity {state(eff['integrity'])}, "
+            f"currency {state(eff['currency'])}</p>"
+        )
+    parts.append(_chain(p))
+    tr = p["transform"]
+    parts.append(
+        f"<p>Transformation check: {esc(tr['state'])} <span class='reason'>{esc(tr['detail'])}</span></p>"
+    )
+    parts.append(_text_slot("Retrieved text", p["retrieved"]))
+    if p["model_input"].get("digest") == p["retrieved"].get("digest"):
+        parts.append("<p class='muted'>Model input: identical to the retrieved text (same SHA-256).</p>")
+    else:
+        parts.append(_text_slot("Model input text", p["model_input"]))
+    parts.append(_currency_blocks(cur))
+    for tb in tombs:
+        if is_revision_tombstone(tb, p["passage_id"]):
+            parts.append(tombstone_card(tb))
+    if p.get("derived_from"):
+        parts.append(f"<p>Derived text: built from {esc(p['derived_from'])} (see lineage).</p>")
+    parts.append("</article>")
+    return "".join(parts)
+
+
+def _lineage(nodes: list[dict[str, Any]]) -> str:
+    items = []
+    for n in nodes:
+        cycle = " <strong>cycle</strong>" if n.get("cycle") else ""
+        items.append(
+            f"<li>{esc(n['answer_id'])} <span class='muted'>({esc(n['kind'])})</span> "
+            f"{state(n['integrity'])} {state(n['currency'])}{cycle}{_lineage(n.get('children', []))}</li>"
+        )
+    return f"<ul class='lineage'>{''.join(items)}</ul>" if items else ""
+
+
+def _runtime(t: dict[str, Any]) -> list[tuple[str, str]]:
+    rt, az, pr = t["runtime"], t["authorization_at_run_time"], t["producer"]
+    params = json.dumps(rt.get("parameters", {}), sort_keys=True, ensure_ascii=False)
+    return [
+        ("Run", esc(t["run_id"])),
+        ("Kind", esc(t["kind"])),
+        ("Generated at", esc(t["generated_at"])),
+        ("Producer", f"{esc(pr.get('system'))} {esc(pr.get('version'))}"),
+        ("Model", esc(rt.get("model"))),
+        ("Prompt template", esc(rt.get("prompt_template_version"))),
+        ("Pipeline", esc(rt.get("pipeline_version"))),
+        ("Parameters", f"<span class='mono'>{esc(params)}</span>"),
+        (
+            "Authorization at run time",
+            f"principal {esc(az.get('principal'))}, policy {esc(az.get('policy_version'))}, "
+            f"decision {esc(az.get('decision'))} <span class='muted'>(recorded data, not a grant)</span>",
+        ),
+        (
+            "Producer signature",
+            f"{state(t['signature']['state'])} {keyref(t['signature']['keyid'])}",
+        ),
+        ("Manifest log entry", esc(t["seq"])),
+    ]
+
+
+def answer_section(i: int, a: dict[str, Any]) -> str:
+    head = f"<section class='answer' id='answer-{i + 1}'><h2>{i + 1}. Answer {esc(a['answer_id'])}</h2>"
+    if not a["visible"]:
+        return head + _states("unavailable", "unavailable") + "<p>Unavailable.</p></section>"
+    t = a["trace"]
+    parts = [head, _states(a["integrity"], a["currency"])]
+    parts.append(
+        f"<p class='muted'>{esc(INTEGRITY_MEANING.get(a['integrity'], ''))}; "
+        f"{esc(CURRENCY_MEANING.get(a['currency'], ''))}.</p>"
+    )
+    parts.append(_facts(_runtime(t)))
+    parts.append(_text_slot("Question", t["question"]))
+    parts.append(_text_slot("Answer", t["answer"]))
+    parts.append("<h3>Citations</h3>" + _citations(t))
+    parts.append("<h3>Passages</h3>" + "".join(_passage(p, a["tombstones"]) for p in t["passages"]))
+    if a["tombstones"]:
+        parts.append("<h3>Tombstones for this answer</h3>" + _tombstone_table(a["tombstones"]))
+    if t["lineage"]:
+        parts.append("<h3>Lineage (the strictest state applies)</h3>" + _lineage(t["lineage"]))
+    if t["findings"]:
+        rows = "".join(
+            f"<tr><td>{esc(f['seq'])}</td><td>{esc(f['at'])}</td><td>{keyref(f['investigator'])}</td>"
+            f"<td>{esc(f['target'])}</td><td class='note-text'>{esc(f['note'], keep_newlines=True)}</td></tr>"
+            for f in t["findings"]
+        )
+        head_row = "<tr><th>Entry</th><th>At</th><th>Investigator</th><th>On</th><th>Finding</th></tr>"
+        parts.append(f"<h3>Investigators' findings</h3><table>{head_row}{rows}</table>")
+    if t["faults"]:
+        items = "".join(
+            f"<li>{esc(f.get('path'))}: {esc(f.get('code'))}: {esc(f.get('message'))}</li>"
+            for f in t["faults"]
+        )
+        parts.append(f"<h3>Producer faults recorded at ingest</h3><ul>{items}</ul>")
+    parts.append("</section>")
+    return "".join(parts)

@@ -1,0 +1,195 @@
+"""report.md: the same report as plain Markdown, for case notes and code review tools.
+
+Rendered from the report dict, like report.html; states are words, historical text and
+a source's current text sit in separately labelled blocks, and every untrusted string
+is escaped and made inert (`mdtext`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tracer.report.mdtext import fence, md
+from tracer.report.words import (
+    candidates_intro,
+    is_revision_tombstone,
+    locator_text,
+    reason_text,
+    subject_label,
+)
+
+__all__ = ["render_md"]
+
+
+def _text_slot(label: str, t: dict[str, Any]) -> str:
+    if isinstance(t.get("text"), str):
+        return fence(
+            f"{label}: historical text as recorded, SHA-256 verified ({md(t['digest'][:16])}…)", t["text"]
+        )
+    st = t.get("state", "unavailable")
+    if st == "purged" and t.get("tombstone"):
+        return _tombstone({"subject": label, **t["tombstone"]})
+    if st == "missing":
+        return f"> **ALARM: MISSING.** {md(label)} is absent and no tombstone explains it: evidence lost.\n"
+    if st == "checksum_mismatch":
+        return (
+            f"> **ALARM: CHECKSUM MISMATCH.** The retained {md(label.lower())} does not hash to its digest; "
+            "it is not shown.\n"
+        )
+    return f"**{md(label)}:** {md(st)} {md(t.get('detail', ''))}\n"
+
+
+def _tombstone(tb: dict[str, Any]) -> str:
+    return (
+        f"> **TOMBSTONE** in place of {md(subject_label(tb))}: purged under policy {md(tb.get('policy'))}, "
+        f"reason {md(tb.get('reason'))}, authorized by {md(tb.get('authorizer'))}, effective "
+        f"{md(tb.get('effective_at'))}, digest {md(tb.get('digest'))}, log entry {md(tb.get('seq'))}.\n"
+    )
+
+
+def _passage(p: dict[str, Any], tombs: list[dict[str, Any]]) -> list[str]:
+    out = [f"#### Passage {md(p['passage_id'])}\n"]
+    if not p["visible"]:
+        return [*out, "Integrity: **unavailable** · Currency: **unavailable**\n"]
+    cur, ch = p["currency"], p["chain"]
+    src, doc, chunk, loc = ch["source"], ch["document"], ch["chunk"], ch["locator"]
+    out.append(
+        f"Integrity: **{md(p['integrity'])}** · Currency: **{md(cur['state'])}** "
+        f"({md(reason_text(cur))}) · effective: **{md(p['effective']['integrity'])}** / "
+        f"**{md(p['effective']['currency'])}**\n"
+    )
+    out.append(
+        f"1. Source {md(src['system'])}, path {md(src['path'])}, source revision {md(src['revision'])}\n"
+        f"2. Imported document {md(doc['document_id'])} at {md(doc['uri'])}, revision {md(doc['revision'])} "
+        f"({md(doc['backend'])})\n"
+        f"3. Chunk {md(chunk['chunk_id'])} by {md(chunk['pipeline_version'])}, normalizer "
+        f"{md(ch['normalizer_version'])}\n"
+        f"4. Locator {md(locator_text(loc))}\n"
+    )
+    out.append(
+        f"Rank {md(p['rank'])}, score {md(p['score'])}, retrieved {md(p['retrieved_at'])}; "
+        f"transformation check: {md(p['transform']['state'])}\n"
+    )
+    out.append(_text_slot("Retrieved text", p["retrieved"]))
+    if p["model_input"].get("digest") == p["retrieved"].get("digest"):
+        out.append("Model input: identical to the retrieved text (same SHA-256).\n")
+    else:
+        out.append(_text_slot("Model input text", p["model_input"]))
+    cited, current = cur.get("cited_revision"), cur.get("current_revision")
+    if cur["state"] not in ("moved", "stale", "ambiguous") or not current or current.get("excerpt") is None:
+        cited = current = None  # nothing changed, or nothing to set the historical quote against
+    if "old_excerpt" in cur and cited:
+        label = f"Historical quote: cited revision {md(cited['revision'])}, dated {md(cited['committed_at'])}"
+        out.append(fence(label, cur["old_excerpt"]))
+    if current and current.get("excerpt") is not None:
+        label = (
+            f"Current revision {md(current['revision'])}, dated {md(current['committed_at'])}: "
+            "today's source text, not what was retrieved"
+        )
+        out.append(fence(label, current["excerpt"]))
+    if cur["state"] == "ambiguous" and cur.get("candidates"):
+        rev = (cur.get("current_revision") or {}).get("revision")
+        out.append(md(candidates_intro(len(cur["candidates"]), rev)) + "\n")
+        out += [f"- {md(locator_text(loc))}" for loc in cur["candidates"]]
+        out.append("")
+    for tb in tombs:
+        if is_revision_tombstone(tb, p["passage_id"]):
+            out.append(_tombstone(tb))
+    return out
+
+
+def _lineage(nodes: list[dict[str, Any]], depth: int = 0) -> list[str]:
+    out = []
+    for n in nodes:
+        cycle = " **cycle**" if n.get("cycle") else ""
+        out.append(
+            f"{'  ' * depth}- {md(n['answer_id'])} ({md(n['kind'])}): integrity **{md(n['integrity'])}**, "
+            f"currency **{md(n['currency'])}**{cycle}"
+        )
+        out += _lineage(n.get("children", []), depth + 1)
+    return out
+
+
+def _answer(i: int, a: dict[str, Any]) -> list[str]:
+    out = [f"## {i + 1}. Answer {md(a['answer_id'])}\n"]
+    if not a["visible"]:
+        return [*out, "Integrity: **unavailable** · Currency: **unavailable**\n"]
+    t = a["trace"]
+    rt, az, pr = t["runtime"], t["authorization_at_run_time"], t["producer"]
+    out.append(f"Integrity: **{md(a['integrity'])}** · Currency: **{md(a['currency'])}**\n")
+    out.append(
+        f"- Run {md(t['run_id'])} ({md(t['kind'])}), generated {md(t['generated_at'])} by "
+        f"{md(pr.get('system'))} {md(pr.get('version'))}\n"
+        f"- Model {md(rt.get('model'))}, prompt template {md(rt.get('prompt_template_version'))}, pipeline "
+        f"{md(rt.get('pipeline_version'))}\n"
+        f"- Authorization at run time (recorded data, not a grant): principal {md(az.get('principal'))}, "
+        f"policy {md(az.get('policy_version'))}, decision {md(az.get('decision'))}\n"
+        f"- Producer signature **{md(t['signature']['state'])}** by key {md(t['signature']['keyid'][:16])}…; "
+        f"manifest log entry {md(t['seq'])}\n"
+    )
+    out.append(_text_slot("Question", t["question"]))
+    out.append(_text_slot("Answer", t["answer"]))
+    out.append("### Citations\n")
+    out.append("| # | Chars | Quoted span | Passages | Integrity | Currency |\n|---|---|---|---|---|---|")
+    for c in t["citations"]:
+        out.append(
+            f"| {c['index'] + 1} | {c['answer_start']}–{c['answer_end']} | {md(c['span'])} | "
+            f"{md(', '.join(c['passage_ids']))} | **{md(c['integrity'])}** | **{md(c['currency'])}** |"
+        )
+    out.append("\n### Passages\n")
+    for p in t["passages"]:
+        out += _passage(p, a["tombstones"])
+    if t["lineage"]:
+        out += ["### Lineage (the strictest state applies)\n", *_lineage(t["lineage"]), ""]
+    if t["findings"]:
+        out.append("### Investigators' findings\n")
+        out += [
+            f"- entry {md(f['seq'])}, {md(f['at'])}, investigator {md(f['investigator'][:16])}…, on "
+            f"{md(f['target'])}: {md(f['note'])}"
+            for f in t["findings"]
+        ]
+        out.append("")
+    if t["faults"]:
+        out.append("### Producer faults recorded at ingest\n")
+        out += [f"- {md(f.get('path'))}: {md(f.get('code'))}: {md(f.get('message'))}" for f in t["faults"]]
+        out.append("")
+    return out
+
+
+def render_md(r: dict[str, Any]) -> str:
+    """The whole Markdown report for report dict `r`."""
+    cp, ex = r["checkpoint"], r["exported_by"]
+    n = len(r["answers"])
+    out = [
+        f"# Evidence report: {n} answer{'s' if n != 1 else ''}\n",
+        f"> **Computed at {md(r['computed_at'])} against checkpoint size {md(cp['size'])}, root "
+        f"{md(cp['root'])}.**  \n> A report cannot be revalidated after export: every state below is as of "
+        "that moment. Check the pack offline with `tracer verify-pack DIR` (see docs/reports.md).\n",
+        f"- Vault origin: {md(r['vault']['origin'])}",
+        f"- Exported by: {md(ex['name'])} ({md(ex['role'])}), key {md(ex['key_id'][:16])}…",
+        f"- Selection: {md(r.get('selection') or 'answer ids')}\n",
+    ]
+    if r["computed_against"].get("forensic"):
+        out.append(f"> **FORENSIC EXPORT**: {md(r['computed_against'].get('forensic_reason'))}\n")
+    out.append(
+        "## Summary\n\n| # | Answer | Kind | Generated | Integrity | Currency |\n|---|---|---|---|---|---|"
+    )
+    for i, a in enumerate(r["answers"]):
+        t = a.get("trace") or {}
+        out.append(
+            f"| {i + 1} | {md(a['answer_id'])} | {md(t.get('kind', ''))} | {md(t.get('generated_at', ''))} | "
+            f"**{md(a['integrity'])}** | **{md(a['currency'])}** |"
+        )
+    out.append("")
+    for i, a in enumerate(r["answers"]):
+        out += _answer(i, a)
+    out.append(
+        "## Log records in this pack\n\n| Entry | Kind | Leaf hash | Inclusion proof |\n|---|---|---|---|"
+    )
+    for rec in r["records"]:
+        proof = rec["inclusion"]
+        where = f"{len(proof['hashes'])} hashes to size {proof['tree_size']}" if proof else "after checkpoint"
+        out.append(f"| {rec['seq']} | {md(rec['kind'])} | {md(rec['leaf_hash'][:16])}… | {where} |")
+    out.append("\n## Checkpoint note\n")
+    out.append(fence("C2SP signed note, verbatim", cp["note"]))
+    return "\n".join(out) + "\n"
