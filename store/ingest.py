@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from datetime import datetime
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -16,16 +17,25 @@ from typing import Any
 
 import jsonschema
 
-from store.canonical import parse_strict
+from store.canonical import member_path, parse_strict
 from store.crypto import Identity, sha256_hex
 from store.dsse import Envelope, verify_envelope
 from store.entries import MANIFEST_TYPE, LogEntry, make_entry, make_statement
 from store.errors import InputError, SignatureError, StoreError
 from store.keyring import DataKeys, in_scope
-from store.roster import investigators, producer_keys
+from store.roster import ProducerKey, investigators, producer_keys
+from store.timeutil import instant
 from store.vault import Batch, Vault
 
-__all__ = ["Fault", "IngestReport", "Rejected", "ingest", "load_schema", "recipients_for"]
+__all__ = [
+    "Fault",
+    "IngestReport",
+    "Rejected",
+    "ingest",
+    "load_schema",
+    "read_tombstone_request",
+    "recipients_for",
+]
 
 
 @dataclass(frozen=True)
@@ -93,6 +103,55 @@ def _validate(value: Any, schema: str, file: str, prefix: str = "$") -> None:
         raise InputError(file, path, f"{error.message} (schema {schema})")
 
 
+def _instant(value: str, file: str, path: str) -> datetime:
+    """An RFC 3339 time as an aware UTC datetime; the schema's pattern alone admits 25:61."""
+    try:
+        return instant(value)
+    except ValueError as exc:
+        raise InputError(file, path, f"not a valid RFC 3339 date-time with offset: {value!r}") from exc
+
+
+def _key_problem(key: ProducerKey, when: datetime) -> str | None:
+    """Why `key` could not sign at `when` (compared as instants, not as strings), or None.
+
+    A key is valid from `valid_from` (inclusive) to the earlier of `valid_until` and its
+    revocation (both exclusive), so a manifest signed before a revocation stays valid
+    after it.  A window bound that does not parse fails closed.
+    """
+    bounds: list[tuple[str, str | None]] = [
+        ("valid_from", key.valid_from),
+        ("valid_until", key.valid_until),
+        ("revoked_at", key.revoked_at),
+    ]
+    for name, text in bounds:
+        if text is None or text == "":
+            continue
+        try:
+            bound = _instant(text, "keyring", name)
+        except InputError:
+            return f"has an unreadable {name} {text!r}"
+        if name == "valid_from" and when < bound:
+            return f"not valid before {text}"
+        if name == "valid_until" and when >= bound:
+            return f"outside its validity window (valid until {text})"
+        if name == "revoked_at" and when >= bound:
+            return f"revoked at {text}"
+    return None
+
+
+def read_tombstone_request(path: Path) -> dict[str, str]:
+    """A purge request file (schema tracer.tombstone_request/v1), strictly parsed and validated."""
+    file = str(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(file, "$", f"cannot read file ({exc.strerror})") from exc
+    doc = parse_strict(raw, file)
+    _validate(doc, "tombstone-request-v1", file)
+    _instant(doc["effective_at"], file, "$.effective_at")
+    return {k: str(v) for k, v in doc.items() if k != "schema"}
+
+
 def recipients_for(vault: Vault, collection: str) -> dict[str, bytes]:
     """Key ids and X25519 keys of current investigators allowed to read `collection`."""
     return {
@@ -158,16 +217,19 @@ class _Ingest:
             key_id = verify_envelope(env, {k: v.ed25519 for k, v in self.keys.items()})
         except SignatureError as exc:
             raise InputError(file, "$.envelope.signatures", f"{exc} (producer keyring)") from exc
-        payload = parse_strict(env.payload, file)
+        try:
+            payload = parse_strict(env.payload, file)
+        except InputError as exc:
+            raise InputError(file, "$.envelope.payload" + exc.path[1:], exc.message) from exc
         _validate(payload, "manifest-v1", file, "$.envelope.payload")
         key = self.keys[key_id]
         when = payload["generated_at"]
-        if not key.valid_at(when):
-            state = f"revoked at {key.revoked_at}" if key.revoked_at else "outside its validity window"
+        problem = _key_problem(key, _instant(when, file, "$.envelope.payload.generated_at"))
+        if problem is not None:
             raise InputError(
                 file,
                 "$.envelope.signatures",
-                f"producer key {key_id[:16]} ({key.name}) is {state}; manifest generated_at {when}",
+                f"producer key {key_id[:16]} ({key.name}) is {problem}; manifest generated_at {when}",
             )
         answer_id = payload["answer_id"]
         prior = self.existing_answer(answer_id)
@@ -190,23 +252,31 @@ class _Ingest:
         def fault(path: str, code: str, message: str) -> None:
             faults.append(Fault(file, aid, path, code, message))
 
-        wanted: dict[str, tuple[str, str]] = {
-            p["question_sha256"]: (p["collection"], "$.question_sha256"),
-            p["answer_sha256"]: (p["collection"], "$.answer_sha256"),
-        }
+        # digest -> (JSON path of its first mention, collections it is stored under);
+        # the same text cited from two collections is stored once per collection so a
+        # reader scoped to either one can read it.
+        wanted: dict[str, tuple[str, list[str]]] = {}
+
+        def want(digest: str, collection: str, path: str) -> None:
+            _first, collections = wanted.setdefault(digest, (path, []))
+            if collection not in collections:
+                collections.append(collection)
+
+        want(p["question_sha256"], p["collection"], "$.question_sha256")
+        want(p["answer_sha256"], p["collection"], "$.answer_sha256")
         ids: set[str] = set()
         for i, ps in enumerate(p["passages"]):
             if ps["passage_id"] in ids:
                 fault(f"$.passages[{i}].passage_id", "duplicate_passage_id", ps["passage_id"])
             ids.add(ps["passage_id"])
             for fld in ("retrieved_sha256", "model_input_sha256"):
-                wanted.setdefault(ps[fld], (ps["collection"], f"$.passages[{i}].{fld}"))
+                want(ps[fld], ps["collection"], f"$.passages[{i}].{fld}")
             loc = ps["locator"]
             if loc["char_end"] < loc["char_start"]:
                 fault(f"$.passages[{i}].locator", "bad_locator", "char_end before char_start")
         texts: list[tuple[str, bytes]] = []
         answer_text: str | None = None
-        for digest, (collection, path) in wanted.items():
+        for digest, (path, collections) in wanted.items():
             text = contents.get(digest)
             if text is None:
                 fault(path, "text_not_supplied", f"no text for {digest} in $.contents")
@@ -216,12 +286,13 @@ class _Ingest:
             if actual != digest:
                 fault(path, "text_digest_mismatch", f"text under {digest} hashes to {actual}")
                 continue
-            texts.append((collection, data))
+            texts.extend((collection, data) for collection in collections)
             if digest == p["answer_sha256"]:
                 answer_text = text
         for digest in contents:
             if digest not in wanted:
-                fault(f"$.contents.{digest}", "unreferenced_text", "text not named by the manifest")
+                path = member_path("$.contents", digest)
+                fault(path, "unreferenced_text", "text not named by the manifest")
         for i, c in enumerate(p["citations"]):
             for j, pid in enumerate(c["passage_ids"]):
                 if pid not in ids:
@@ -242,6 +313,7 @@ class _Ingest:
 
     def prepare_revision(self, file: str, doc: dict[str, Any]) -> _Prepared:
         _validate(doc, "source-revision-v1", file)
+        _instant(doc["committed_at"], file, "$.committed_at")
         key = (doc["document_id"], doc["revision"])
         known = self.vault.query(
             "SELECT seq FROM v_revisions WHERE document_id = ? AND revision = ?", list(key)
@@ -257,6 +329,7 @@ class _Ingest:
 
     def prepare_deletion(self, file: str, doc: dict[str, Any]) -> _Prepared:
         _validate(doc, "document-deletion-v1", file)
+        _instant(doc["deleted_at"], file, "$.deleted_at")
         did = doc["document_id"]
         if not self.vault.query("SELECT 1 FROM v_revisions WHERE document_id = ? LIMIT 1", [did]) and not any(
             k[0] == did for k in self.seen_revisions

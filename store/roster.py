@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass
 
 from store.crypto import b64d
+from store.timeutil import within
 from store.vault import Vault
 
 __all__ = ["Investigator", "ProducerKey", "investigators", "producer_keys"]
@@ -26,12 +27,8 @@ class ProducerKey:
     added_seq: int
 
     def valid_at(self, when: str) -> bool:
-        """Signed inside its window and before any revocation (ISO-8601 UTC strings compare)."""
-        if self.valid_from and when < self.valid_from:
-            return False
-        if self.valid_until and when >= self.valid_until:
-            return False
-        return not (self.revoked_at and when >= self.revoked_at)
+        """Signed inside its window and before any revocation, compared as instants."""
+        return within(when, self.valid_from, self.valid_until, self.revoked_at)
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from store.views import Rows, derive
 __all__ = ["CheckpointRow", "Vault"]
 
 _PID = re.compile(r"\(PID (\d+)\)")
+_LOCKED = re.compile(r"Could not set lock|Conflicting lock", re.IGNORECASE)
 _READ_BATCH = 20_000
 
 
@@ -42,18 +43,43 @@ class CheckpointRow:
     note: str
 
 
+def _damaged(db: Path, text: str) -> VaultDamagedError:
+    """Name the file DuckDB failed on; a WAL it cannot replay is left exactly as it was."""
+    wal = db.with_name(db.name + ".wal")
+    if wal.exists() and "WAL" in text:
+        return VaultDamagedError(
+            f"{wal}: DuckDB cannot replay the vault's write-ahead log, so the vault was not opened "
+            f"(nothing was deleted or rewritten): {text}"
+        )
+    return VaultDamagedError(f"{db}: DuckDB could not open the file: {text}")
+
+
 def _connect(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
     try:
         return duckdb.connect(str(db), read_only=read_only)
     except duckdb.IOException as exc:
         text = str(exc)
-        if "lock" in text.lower():
+        if _LOCKED.search(text):
             pid = _PID.search(text)
             who = f"PID {pid.group(1)}" if pid else "another process"
             raise VaultInUseError(f"{db.parent}: vault is in use by {who}") from exc
-        raise VaultDamagedError(f"{db}: DuckDB could not open the file: {text}") from exc
+        raise _damaged(db, text) from exc
     except duckdb.Error as exc:
-        raise VaultDamagedError(f"{db}: DuckDB could not open the file: {exc}") from exc
+        raise _damaged(db, str(exc)) from exc
+
+
+_SELECTS: set[str] = set()
+
+
+def _require_select(con: duckdb.DuckDBPyConnection, sql: str) -> None:
+    if sql in _SELECTS:
+        return
+    types = [st.type for st in con.extract_statements(sql)]
+    if not types or any(t != duckdb.StatementType.SELECT for t in types):
+        shown = ", ".join(str(t) for t in types) or "nothing"
+        raise VaultError(f"Vault.query accepts SELECT statements only, got {shown}")
+    if len(_SELECTS) < 4096:
+        _SELECTS.add(sql)
 
 
 class Vault:
@@ -73,38 +99,54 @@ class Vault:
         db = path / DB_FILE
         if db.exists():
             raise VaultError(f"{path}: a vault already exists here")
-        path.mkdir(parents=True, exist_ok=True)
-        con = _connect(db, read_only=False)
-        con.execute("BEGIN")
-        con.execute(RAW_DDL)
-        for table in VIEW_COLUMNS:
-            con.execute(view_ddl(table))
-        for ddl in VIEW_INDEXES:
-            con.execute(ddl)
         origin = origin or f"tracer.vault/{sha256_hex(custodian.public.ed25519 + now.encode())[:16]}"
-        meta = {
-            "format": FORMAT,
-            "origin": origin,
-            "custodian_name": custodian.name,
-            "custodian_ed25519": b64e(custodian.public.ed25519),
-            "custodian_x25519": b64e(custodian.public.x25519),
-        }
-        con.executemany("INSERT INTO meta VALUES (?, ?)", list(meta.items()))
-        con.execute("COMMIT")
-        vault = cls(path, con, read_only=False)
-        with vault.batch(custodian) as b:
-            b.append(
-                make_statement(
-                    "vault_init",
-                    {
-                        "origin": origin,
-                        "format": FORMAT,
-                        "custodian": custodian.public.to_json(),
-                        "at": now,
-                    },
-                    custodian,
+        try:
+            # Refuse what cannot be signed before anything is written.
+            Checkpoint(origin, 0, bytes(32)).sign(custodian)
+        except ValueError as exc:
+            raise VaultError(f"{path}: cannot sign checkpoints for this vault: {exc}") from exc
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise VaultError(f"{path}: cannot create the vault directory ({exc.strerror})") from exc
+        con = _connect(db, read_only=False)
+        # Tables, metadata, entry 0 and the first checkpoint commit together: a vault
+        # either exists whole or (after a crash) holds no tables at all.
+        try:
+            con.execute("BEGIN")
+            con.execute(RAW_DDL)
+            for table in VIEW_COLUMNS:
+                con.execute(view_ddl(table))
+            for ddl in VIEW_INDEXES:
+                con.execute(ddl)
+            meta = {
+                "format": FORMAT,
+                "origin": origin,
+                "custodian_name": custodian.name,
+                "custodian_ed25519": b64e(custodian.public.ed25519),
+                "custodian_x25519": b64e(custodian.public.x25519),
+            }
+            con.executemany("INSERT INTO meta VALUES (?, ?)", list(meta.items()))
+            vault = cls(path, con, read_only=False)
+            with vault.batch(custodian, _in_transaction=True) as b:
+                b.append(
+                    make_statement(
+                        "vault_init",
+                        {
+                            "origin": origin,
+                            "format": FORMAT,
+                            "custodian": custodian.public.to_json(),
+                            "at": now,
+                        },
+                        custodian,
+                    )
                 )
-            )
+        except BaseException:
+            # Nothing was committed: remove the empty file we just made so init can be retried.
+            con.close()
+            for leftover in (db, db.with_name(db.name + ".wal")):
+                leftover.unlink(missing_ok=True)
+            raise
         return vault
 
     @classmethod
@@ -226,7 +268,12 @@ class Vault:
         return [(str(a), str(b), int(c), str(d)) for a, b, c, d in rows]
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        """Read-only query for store.queries; nothing outside `store` calls this."""
+        """Read-only query for store.queries; nothing outside `store` calls this.
+
+        Only SELECT statements are accepted, so this is no back door around the
+        append-only API.
+        """
+        _require_select(self.con, sql)
         return self.con.execute(sql, list(params)).fetchall()
 
     # -- writing -----------------------------------------------------------------------
@@ -240,14 +287,18 @@ class Vault:
         return self._acc
 
     @contextmanager
-    def batch(self, signer: Identity) -> Iterator[Batch]:
-        """One all-or-nothing append: entries, view rows, blobs and a signed checkpoint."""
+    def batch(self, signer: Identity, *, _in_transaction: bool = False) -> Iterator[Batch]:
+        """One all-or-nothing append: entries, view rows, blobs and a signed checkpoint.
+
+        `_in_transaction` is for `create` only, which has already begun the transaction.
+        """
         if self.read_only:
             raise VaultError(f"{self.path}: vault is open read-only")
         acc = self._accumulator()
         start = acc.size
         b = Batch(self, start)
-        self.con.execute("BEGIN TRANSACTION")
+        if not _in_transaction:
+            self.con.execute("BEGIN TRANSACTION")
         try:
             yield b
             if b.entries:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,8 @@ from store.canonical import parse_strict
 from store.crypto import Identity, b64e, load_public
 from store.dsse import sign_envelope
 from store.errors import InputError, KeyFileError
-from store.ingest import ingest
+from store.ingest import ingest, read_tombstone_request
+from store.note import verifier_key
 from store.producer import draft_to_input
 from store.roster import producer_keys
 from store.vault import Vault
@@ -82,11 +84,16 @@ def register(sub: Sub) -> None:
 
     p = sub.add_parser("purge", help="retention purge: append a tombstone, delete the text")
     vault_arg(p)
-    p.add_argument("digest")
-    p.add_argument("--policy", required=True)
-    p.add_argument("--reason", required=True)
+    p.add_argument("digest", nargs="?", help="SHA-256 of the text to purge (or use --request)")
+    p.add_argument("--policy", help="retention policy id (required without --request)")
+    p.add_argument("--reason", help="why (required without --request)")
     p.add_argument("--authorizer", help="who authorized it (default: the custodian's name)")
-    p.add_argument("--effective-at")
+    p.add_argument("--effective-at", help="RFC 3339 time (default: now)")
+    p.add_argument(
+        "--request",
+        type=Path,
+        help="a tombstone request file (schema tracer.tombstone_request/v1) instead of the above",
+    )
     add_custodian(p)
     p.set_defaults(handler=cmd_purge)
 
@@ -115,22 +122,51 @@ def _custodian(args: argparse.Namespace) -> Identity:
 
 
 def _time(value: str | None, flag: str) -> str:
+    """An RFC 3339 time from a flag, normalized to UTC `YYYY-MM-DDTHH:MM:SS[.ffffff]Z`.
+
+    Stored key windows and effective times are compared with other times later, so
+    they are written in one spelling; a time without an offset is ambiguous and refused.
+    """
     if value is None:
         return now_iso()
     if not valid_iso(value):
         raise InputError(flag, "$", f"not an RFC 3339 time: {value!r}")
-    return value
+    moment = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
+    if moment.tzinfo is None:
+        raise InputError(flag, "$", f"time needs a UTC offset or 'Z': {value!r}")
+    moment = moment.astimezone(UTC)
+    fraction = f".{moment.microsecond:06d}" if moment.microsecond else ""
+    return moment.strftime("%Y-%m-%dT%H:%M:%S") + fraction + "Z"
+
+
+def _key_name_problem(name: str) -> str | None:
+    """Key names become C2SP signed-note key names and file names: no spaces, '+', '/'."""
+    try:
+        verifier_key(name, bytes(32))
+    except ValueError as exc:
+        return f"{exc} (C2SP signed-note key names must be non-empty, with no spaces or '+')"
+    if "/" in name or "\\" in name or name.startswith("."):
+        return f"key name {name!r} must be a plain file name (no '/', '\\' or leading '.')"
+    return None
 
 
 def cmd_keygen(args: argparse.Namespace) -> int:
+    problem = _key_name_problem(args.name)
+    if problem:
+        raise KeyFileError(f"invalid key name: {problem}")
     key_path = args.out / f"{args.name}.key"
-    if key_path.exists():
-        raise KeyFileError(f"{key_path}: already exists; refusing to overwrite a key")
+    pub_path = args.out / f"{args.name}.pub"
+    for existing in (key_path, pub_path):
+        if existing.exists():
+            raise KeyFileError(f"{existing}: already exists; refusing to overwrite a key")
     passphrase = read_passphrase(args.passphrase_file, f"new key {args.name}")
     if not passphrase:
         raise KeyFileError("refusing an empty passphrase")
     ident = Identity.generate(args.name)
-    key, pub = ident.save(args.out, passphrase)
+    try:
+        key, pub = ident.save(args.out, passphrase)
+    except OSError as exc:
+        raise KeyFileError(f"{args.out}: cannot write the key files ({exc.strerror})") from exc
     print(f"key id {ident.key_id}\nprivate {key}\npublic  {pub}")
     return 0
 
@@ -188,9 +224,16 @@ def cmd_keys_list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise InputError(str(path), "$", f"cannot read file ({exc.strerror})") from exc
+
+
 def cmd_sign(args: argparse.Namespace) -> int:
     ident = load_key(args.key, args.passphrase_file)
-    data = args.file.read_bytes()
+    data = _read(args.file)
     env = sign_envelope(data, args.payload_type, ident)
     _write_json(env.to_json(), args.out)
     return 0
@@ -198,7 +241,7 @@ def cmd_sign(args: argparse.Namespace) -> int:
 
 def cmd_pack(args: argparse.Namespace) -> int:
     ident = load_key(args.key, args.passphrase_file)
-    draft = parse_strict(args.draft.read_bytes(), str(args.draft))
+    draft = parse_strict(_read(args.draft), str(args.draft))
     if not isinstance(draft, dict):
         raise InputError(str(args.draft), "$", "expected a JSON object")
     _write_json(draft_to_input(draft, ident), args.out)
@@ -209,8 +252,11 @@ def _write_json(value: Any, out: Path | None) -> None:
     text = json.dumps(value, indent=2, ensure_ascii=False) + "\n"
     if out is None:
         sys.stdout.write(text)
-    else:
+        return
+    try:
         out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(str(out), "$", f"cannot write file ({exc.strerror})") from exc
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
@@ -237,19 +283,33 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_purge(args: argparse.Namespace) -> int:
+    flags = [args.digest, args.policy, args.reason, args.authorizer, args.effective_at]
+    if args.request is not None:
+        if any(f is not None for f in flags):
+            raise InputError("purge", "$", "give either --request FILE or DIGEST --policy --reason, not both")
+        req = read_tombstone_request(args.request)
+    elif args.digest is None or args.policy is None or args.reason is None:
+        raise InputError("purge", "$", "DIGEST, --policy and --reason are required (or --request FILE)")
     custodian = _custodian(args)
-    when = _time(args.effective_at, "--effective-at")
+    if args.request is None:
+        req = {
+            "digest": args.digest,
+            "policy": args.policy,
+            "reason": args.reason,
+            "authorizer": args.authorizer or custodian.name,
+            "effective_at": _time(args.effective_at, "--effective-at"),
+        }
     with open_vault(args.vault) as vault:
         seq = admin.purge(
             vault,
             custodian,
-            args.digest,
-            args.policy,
-            args.reason,
-            args.authorizer or custodian.name,
-            when,
+            req["digest"],
+            req["policy"],
+            req["reason"],
+            req["authorizer"],
+            req["effective_at"],
         )
-    print(f"purged {args.digest}; tombstone at log entry {seq}")
+    print(f"purged {req['digest']}; tombstone at log entry {seq}")
     return 0
 
 
@@ -260,17 +320,22 @@ def cmd_checkpoint(args: argparse.Namespace) -> int:
 
 
 def cmd_log(args: argparse.Namespace) -> int:
+    """Streams entries page by page: a million-entry log is never held in memory."""
+    if args.start < 0 or (args.limit is not None and args.limit < 0):
+        raise InputError("log", "$", "--start and --limit must not be negative")
+    out = sys.stdout
     with open_vault(args.vault, read_only=True) as vault:
         end = None if args.limit is None else args.start + args.limit
-        rows = [
-            {"seq": seq, "kind": kind, "leaf_hash": leaf.hex(), "entry": b64e(data)}
-            for seq, kind, data, leaf in vault.raw_entries(args.start, end)
-        ]
-    if args.json:
-        emit_json({"entries": rows})
-    else:
-        for r in rows:
-            print(f"{r['seq']:>8}  {r['kind']:<20} {r['leaf_hash']}")
+        if args.json:
+            out.write('{"entries": [')
+        for n, (seq, kind, data, leaf) in enumerate(vault.raw_entries(args.start, end)):
+            if args.json:
+                row = {"seq": seq, "kind": kind, "leaf_hash": leaf.hex(), "entry": b64e(data)}
+                out.write(("\n  " if n == 0 else ",\n  ") + json.dumps(row))
+            else:
+                out.write(f"{seq:>8}  {kind:<20} {leaf.hex()}\n")
+        if args.json:
+            out.write("\n]}\n")
     return 0
 
 
@@ -292,7 +357,7 @@ def cmd_proof(args: argparse.Namespace) -> int:
         else:
             if args.seq is None:
                 raise InputError("proof", "$", "give SEQ or --consistency OLD NEW")
-            n = args.size or size
+            n = size if args.size is None else args.size
             if not 0 <= args.seq < n <= size:
                 raise InputError("proof", "$", f"need 0 <= SEQ < SIZE <= {size}")
             proof = vault.inclusion_proof(args.seq, n)

@@ -1,0 +1,68 @@
+"""Fixtures for the TUI tests: a fresh vault per test, a frozen clock, and pilot helpers."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from tests.helpers import PASSPHRASE
+from tests.tui.fixture_vault import Keys, make_vault
+from tracer.tui.app import TracerApp
+from tracer.tui.context import LaunchOptions
+
+CLOCK = "2026-11-29T12:00:00Z"
+SIZE = (120, 40)
+
+
+@dataclass(frozen=True)
+class Built:
+    vault: Path
+    keys: Keys
+
+    def app(self, key: Path | None = None, passphrase: bytes | None = PASSPHRASE, **kw: object) -> TracerApp:
+        opts = LaunchOptions(self.vault, key or self.keys.ines, passphrase, **kw)  # type: ignore[arg-type]
+        return TracerApp(opts)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    """Run `async def` tests on a fresh event loop (no asyncio plugin is installed)."""
+    if not inspect.iscoroutinefunction(pyfuncitem.obj):
+        return None
+    names = pyfuncitem._fixtureinfo.argnames
+    asyncio.run(pyfuncitem.obj(**{n: pyfuncitem.funcargs[n] for n in names}))
+    return True
+
+
+@pytest.fixture(autouse=True)
+def _frozen_clock(_isolated_home: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("TRACER_CLOCK", CLOCK)
+    yield
+
+
+@pytest.fixture
+def built(tmp_path: Path) -> Built:
+    keys = make_vault(tmp_path)
+    return Built(tmp_path / "vault", keys)
+
+
+async def settle(pilot: Pilot[None], rounds: int = 40) -> None:
+    """Let workers finish and their messages land; bounded, never a sleep."""
+    app = pilot.app
+    for _ in range(rounds):
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        if not any(w.is_running for w in app.workers):
+            return
+
+
+def screen_text(pilot: Pilot[None]) -> str:
+    """What the terminal shows right now, as plain lines."""
+    return "\n".join(strip.text for strip in pilot.app.screen._compositor.render_strips())

@@ -1,0 +1,107 @@
+"""The real `tracer open` in a real terminal (tmux): type the passphrase, navigate, read.
+
+Uses its own tmux server socket so it never touches a user's sessions, and bounds
+every wait (30 s in total) by polling the pane instead of sleeping blindly.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import PASSPHRASE
+from tests.tui.conftest import CLOCK, Built
+
+BUDGET = 30.0
+
+
+class Tmux:
+    def __init__(self, socket: str):
+        self.base = ["tmux", "-L", socket]
+        self.deadline = time.monotonic() + BUDGET
+
+    def run(self, *args: str) -> str:
+        return subprocess.run([*self.base, *args], capture_output=True, text=True, check=True).stdout
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", "tracer")
+
+    def wait_for(self, *needles: str) -> str:
+        text = ""
+        while time.monotonic() < self.deadline:
+            text = self.screen()
+            if all(n in text for n in needles):
+                return text
+            time.sleep(0.1)  # polling a real terminal: there is no event to wait on
+        raise AssertionError(f"timed out waiting for {needles!r}; screen was:\n{text}")
+
+    def alive(self) -> bool:
+        return (
+            subprocess.run([*self.base, "has-session", "-t", "tracer"], capture_output=True).returncode == 0
+        )
+
+
+@pytest.fixture
+def tmux(tmp_path: Path) -> Iterator[Tmux]:
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not on PATH")
+    t = Tmux(f"tracer-test-{os.getpid()}-{tmp_path.name}")
+    yield t
+    subprocess.run([*t.base, "kill-server"], capture_output=True)
+
+
+def test_tracer_open_in_tmux(built: Built, tmux: Tmux, tmp_path: Path) -> None:
+    tracer = Path(sys.executable).parent / "tracer"
+    env = {"TRACER_HOME": str(tmp_path / "tracer-home"), "TRACER_CLOCK": CLOCK, "TERM": "xterm-256color"}
+    command = " ".join(
+        [
+            "env",
+            "-u",
+            "COLUMNS",
+            "-u",
+            "LINES",
+            *(f"{k}={shlex.quote(v)}" for k, v in env.items()),
+            shlex.quote(str(tracer)),
+            "open",
+            shlex.quote(str(built.vault)),
+            "--key",
+            shlex.quote(str(built.keys.ines)),
+        ]
+    )
+    tmux.run("new-session", "-d", "-s", "tracer", "-x", "160", "-y", "48", command)
+    # the footer is painted last: once it shows, the passphrase field has focus
+    tmux.wait_for("Passphrase", "Unlock a tracer vault", "Unlock ")
+    tmux.run("send-keys", "-t", "tracer", "-l", PASSPHRASE.decode())
+    tmux.wait_for("•" * len(PASSPHRASE))
+    tmux.run("send-keys", "-t", "tracer", "Enter")
+    listing = tmux.wait_for("9 answer(s)", "ans-runbook", "ines (investigator")
+    assert "ans-stale" in listing and "stale" in listing
+    answer = ""
+    for _attempt in range(3):
+        # Down is ESC [ B on the wire; on a loaded machine the bytes can arrive apart and
+        # be read as Escape, "[" and "B".  Try again rather than fail on the transport.
+        tmux.run("send-keys", "-t", "tracer", "Down")
+        tmux.run("send-keys", "-t", "tracer", "Enter")
+        answer = tmux.wait_for("Claims: Enter opens the evidence")
+        if "answer ans-stale" in answer:
+            break
+        tmux.run("send-keys", "-t", "tracer", "Escape")
+        tmux.wait_for("9 answer(s)", "press / to filter")
+    assert "Refunds are accepted for thirty days.[1]" in answer, answer
+    tmux.run("send-keys", "-t", "tracer", "Enter")
+    evidence = tmux.wait_for("Current revision C (2026-05-05T00:00:00Z)")
+    assert "thirty" in evidence and "fourteen" in evidence
+    tmux.run("send-keys", "-t", "tracer", "Escape")
+    tmux.wait_for("answer ans-stale", "Claims")
+    tmux.run("send-keys", "-t", "tracer", "q")
+    while tmux.alive() and time.monotonic() < tmux.deadline:
+        time.sleep(0.1)
+    assert not tmux.alive(), "tracer did not quit on q"

@@ -1,0 +1,77 @@
+"""Unlock: success with a typed passphrase, and every refusal said plainly."""
+
+from __future__ import annotations
+
+from textual.widgets import Input, Static
+
+from store.crypto import Identity, load_identity
+from tests.helpers import PASSPHRASE
+from tests.tui.conftest import SIZE, Built, settle
+from tracer.engine.trust import Seen, TrustStore
+from tracer.tui.screens.answers import AnswersScreen
+from tracer.tui.screens.unlock import UnlockScreen
+from tracer.tui.widgets.status_bar import StatusBar
+
+
+async def _refusal(built: Built, **kw: object) -> str:
+    app = built.app(**kw)  # type: ignore[arg-type]
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, UnlockScreen)
+        assert not app.unlocked
+        return str(app.screen.query_one("#refusal", Static).render())
+
+
+async def test_typed_passphrase_unlocks_and_shows_who(built: Built) -> None:
+    app = built.app(passphrase=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, UnlockScreen)
+        assert app.focused is app.screen.query_one("#passphrase", Input)
+        app.screen.query_one("#passphrase", Input).value = PASSPHRASE.decode()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, AnswersScreen)
+        bar = str(app.screen.query_one(StatusBar).render())
+        assert "ines (investigator" in bar and "checkpoint size" in bar and "first use" in bar
+
+
+async def test_unknown_investigator_is_refused(built: Built) -> None:
+    text = await _refusal(built, key=built.keys.stranger)
+    assert "REFUSED: unknown investigator" in text and "not an investigator" in text
+
+
+async def test_revoked_investigator_is_refused(built: Built) -> None:
+    text = await _refusal(built, key=built.keys.olaf)
+    assert "REFUSED: revoked investigator" in text and "revoked at" in text
+
+
+async def test_wrong_passphrase_is_refused(built: Built) -> None:
+    text = await _refusal(built, passphrase=b"not the passphrase")
+    assert "wrong passphrase" in text
+
+
+def _remember_future(built: Built) -> None:
+    ines = load_identity(built.keys.ines, PASSPHRASE)
+    custodian = Identity.from_seed("custodian", b"custodian")
+    TrustStore().check_custodian("tracer.test/vault", custodian.key_id, custodian.name)
+    TrustStore().remember("tracer.test/vault", ines.key_id, Seen(10_000, "00" * 32, "2026-11-01T00:00:00Z"))
+
+
+async def test_rollback_is_refused(built: Built) -> None:
+    _remember_future(built)
+    text = await _refusal(built)
+    assert "REFUSED: rollback detected" in text and "ROLLBACK" in text
+
+
+async def test_forensic_opening_is_labelled_everywhere(built: Built) -> None:
+    _remember_future(built)
+    app = built.app(forensic=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, AnswersScreen)
+        bar = app.screen.query_one(StatusBar)
+        assert "FORENSIC" in str(bar.render()) and bar.has_class("-forensic")
+        await pilot.press("v")
+        await settle(pilot)
+        assert "FORENSIC" in str(app.screen.query_one(StatusBar).render())

@@ -1,0 +1,45 @@
+"""`tracer open VAULT`: the investigator's TUI.
+
+The key path comes from --key or TRACER_KEY; the passphrase from --passphrase-file or
+TRACER_PASSPHRASE, and otherwise is typed into the unlock screen (never echoed, never
+read from a prompt outside the TUI).  With both, the vault unlocks at once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from tracer.cli.common import Sub, add_investigator, vault_arg
+from tracer.secrets import read_passphrase
+
+__all__ = ["register"]
+
+
+def register(sub: Sub) -> None:
+    p = sub.add_parser("open", help="investigate a vault in the terminal UI (keyboard only)")
+    vault_arg(p)
+    add_investigator(p)
+    p.add_argument(
+        "--theme",
+        choices=("default", "high-contrast"),
+        default="default",
+        help="high-contrast is monochrome: states are words, colour only repeats them",
+    )
+    p.set_defaults(handler=run_open)
+
+
+def run_open(args: argparse.Namespace) -> int:
+    from tracer.tui.app import TracerApp  # Textual loads only for this command
+    from tracer.tui.context import LaunchOptions
+
+    key: Path | None = args.key
+    if key is None and os.environ.get("TRACER_KEY"):
+        key = Path(os.environ["TRACER_KEY"])
+    passphrase = None
+    if args.passphrase_file is not None or os.environ.get("TRACER_PASSPHRASE") is not None:
+        passphrase = read_passphrase(args.passphrase_file, str(key))
+    options = LaunchOptions(args.vault, key, passphrase, args.forensic, args.theme)
+    TracerApp(options).run()
+    return 0

@@ -1,0 +1,22 @@
+"""App-level messages: workers post these back to the UI thread (toolong style)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.message import Message
+
+__all__ = ["Failed", "Recorded"]
+
+
+@dataclass
+class Failed(Message):
+    """An engine call raised; the screen shows it instead of the app crashing."""
+
+    what: str
+    error: str
+
+
+@dataclass
+class Recorded(Message):
+    """Something was appended (access entry, finding): the checkpoint in the bar moved."""

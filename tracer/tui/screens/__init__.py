@@ -1,0 +1,1 @@
+"""One module per screen; each does its engine work in thread workers."""

@@ -1,0 +1,72 @@
+"""Who opened what, when: the access entries of the log, newest first."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.message import Message
+from textual.widgets import DataTable, Static
+
+from store import queries
+from store.roster import investigators
+from tracer.tui.messages import Failed
+from tracer.tui.screens.base import BACK, TracerScreen
+from tracer.tui.text import plain, safe_line
+
+__all__ = ["AccessLogScreen"]
+
+LIMIT = 2000
+AccessRow = tuple[int, str, str, str, str, bool]
+
+
+class AccessLogScreen(TracerScreen):
+    BINDINGS: ClassVar[list[BindingType]] = [BACK]
+
+    @dataclass
+    class Loaded(Message):
+        rows: list[AccessRow]
+        names: dict[str, str]
+
+    def compose(self) -> ComposeResult:
+        yield from self.frame_top()
+        yield Static(plain(f"Access log (newest first, at most {LIMIT} entries)", "bold"))
+        table: DataTable[Text] = DataTable(id="access", cursor_type="row")
+        for col in ("entry", "time", "investigator", "action", "target", "forensic"):
+            table.add_column(col, key=col)
+        yield table
+        yield from self.frame_bottom()
+
+    def on_mount(self) -> None:
+        self._load()
+
+    @work(thread=True, exclusive=True, group="access")
+    def _load(self) -> None:
+        try:
+            with self.engine.use() as s:
+                rows = queries.access_rows(s.vault, LIMIT)
+                names = {k: v.name for k, v in investigators(s.vault).items()}
+                names[s.status.custodian_key_id] = s.status.custodian
+        except Exception as exc:  # shown to the investigator instead of crashing the app
+            self.post_message(Failed("access log", str(exc)))
+            return
+        self.post_message(self.Loaded(rows, names))
+
+    def on_access_log_screen_loaded(self, message: Loaded) -> None:
+        table = self.query_one("#access", DataTable)
+        for seq, who, action, target, at, forensic in message.rows:
+            name = message.names.get(who, "?")
+            table.add_row(
+                plain(str(seq)),
+                plain(at),
+                safe_line(f"{name} {who[:12]}"),
+                safe_line(action),
+                safe_line(target, limit=60),
+                plain("FORENSIC" if forensic else ""),
+                key=str(seq),
+            )
+        table.focus()

@@ -1,0 +1,50 @@
+"""What every screen after unlock shares: the status bar, the footer, the engine.
+
+Workers post `Failed` instead of raising, so an engine error becomes a visible notice
+on the screen that asked, never a crashed terminal.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar, cast
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import Footer
+
+from tracer.tui.context import Engine
+from tracer.tui.messages import Failed
+from tracer.tui.widgets.status_bar import StatusBar
+
+if TYPE_CHECKING:
+    from tracer.tui.app import TracerApp
+
+__all__ = ["BACK", "TracerScreen"]
+
+BACK = Binding("escape", "back", "Back", id="tracer.back", tooltip="Return to where you were")
+
+
+class TracerScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [BACK]
+
+    @property
+    def tracer_app(self) -> TracerApp:
+        return cast("TracerApp", self.app)
+
+    @property
+    def engine(self) -> Engine:
+        return self.tracer_app.engine
+
+    def frame_top(self) -> ComposeResult:
+        yield StatusBar()
+
+    def frame_bottom(self) -> ComposeResult:
+        yield Footer()
+
+    def action_back(self) -> None:
+        if len(self.app.screen_stack) > 2:
+            self.app.pop_screen()
+
+    def on_failed(self, message: Failed) -> None:
+        self.notify(f"{message.what}: {message.error}", severity="error", markup=False, timeout=10)

@@ -1,0 +1,99 @@
+"""Every finding investigators appended, in log order; Enter opens the answer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widgets import DataTable, Static
+
+from store import queries
+from tracer.tui.findings_view import FindingRow
+from tracer.tui.messages import Failed
+from tracer.tui.screens.answer import AnswerScreen
+from tracer.tui.screens.base import BACK, TracerScreen
+from tracer.tui.text import plain, safe_line
+
+__all__ = ["FindingsScreen"]
+
+
+class FindingsScreen(TracerScreen):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        BACK,
+        Binding(
+            "enter",
+            "open",
+            "Open answer",
+            id="tracer.finding_open",
+            tooltip="Open the answer of this finding",
+            priority=True,
+        ),
+    ]
+
+    @dataclass
+    class Loaded(Message):
+        rows: list[FindingRow]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: list[FindingRow] = []
+
+    def compose(self) -> ComposeResult:
+        yield from self.frame_top()
+        yield Static(
+            plain("Findings (signed by the investigator who added them)", "bold"), id="findings-head"
+        )
+        table: DataTable[Text] = DataTable(id="findings", cursor_type="row")
+        for col in ("entry", "time", "investigator", "answer", "on", "note"):
+            table.add_column(col, key=col)
+        yield table
+        yield from self.frame_bottom()
+
+    def on_screen_resume(self) -> None:
+        self._load()
+
+    @work(thread=True, exclusive=True, group="findings")
+    def _load(self) -> None:
+        try:
+            with self.engine.use() as s:
+                rows = queries.finding_rows(s.vault)
+        except Exception as exc:  # shown to the investigator instead of crashing the app
+            self.post_message(Failed("findings", str(exc)))
+            return
+        self.post_message(self.Loaded(rows))
+
+    def on_findings_screen_loaded(self, message: Loaded) -> None:
+        self.rows = message.rows
+        table = self.query_one("#findings", DataTable)
+        row = table.cursor_row
+        table.clear()
+        for seq, who, aid, target, note, at in self.rows:
+            table.add_row(
+                plain(str(seq)),
+                plain(at),
+                plain(who[:12]),
+                safe_line(aid, limit=28),
+                safe_line(target, limit=24),
+                safe_line(note, limit=70),
+                key=str(seq),
+            )
+        self.query_one("#findings-head", Static).update(
+            plain(f"Findings: {len(self.rows)} (signed by the investigator who added them)", "bold")
+        )
+        if self.rows:
+            table.move_cursor(row=min(row, len(self.rows) - 1), animate=False)
+        table.focus()
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open()
+
+    def action_open(self) -> None:
+        table = self.query_one("#findings", DataTable)
+        if self.rows and table.row_count:
+            self.app.push_screen(AnswerScreen(self.rows[table.cursor_row][2]))

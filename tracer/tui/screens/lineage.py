@@ -1,0 +1,190 @@
+"""What a derived text was built from, down to original passages, each with its states.
+
+The engine gives the answer's effective states (the strictest found anywhere in its
+lineage); this screen walks the same lineage with `Tracer.trace(record=False)` only to
+show where that strictest state comes from, highlights those nodes and explains them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.widgets import Static, Tree
+from textual.widgets.tree import TreeNode
+
+from tracer.engine.states import CURRENCY_MEANING, INTEGRITY_MEANING
+from tracer.engine.trace import AnswerTrace, PassageTrace, Tracer, UnknownAnswerError
+from tracer.tui.messages import Failed
+from tracer.tui.screens.base import BACK, TracerScreen
+from tracer.tui.text import plain, safe_line, state_word
+
+__all__ = ["LNode", "LineageScreen", "strictest_paths"]
+
+MAX_DEPTH = 12
+BEST = ("intact", "verified")
+
+
+@dataclass
+class LNode:
+    what: str
+    ident: str
+    integrity: str
+    currency: str
+    visible: bool = True
+    note: str = ""
+    children: list[LNode] = field(default_factory=list)
+
+
+def _passage(p: PassageTrace) -> LNode:
+    cur = p.currency.state if p.visible else "unavailable"
+    note = "" if p.visible else "outside your scope"
+    if p.derived_from:
+        note = f"derived from {p.derived_from}"
+    return LNode("passage", p.passage_id, p.integrity if p.visible else "unavailable", cur, p.visible, note)
+
+
+def _expand(tracer: Tracer, t: AnswerTrace, seen: frozenset[str], depth: int) -> list[LNode]:
+    out: list[LNode] = []
+    walked: set[str] = set()
+    for p in t.passages:
+        node = _passage(p)
+        if p.derived_from and p.visible:
+            node.children.append(_walk(tracer, p.derived_from, seen, depth + 1))
+            walked.add(p.derived_from)
+        out.append(node)
+    for n in t.lineage:
+        if n.answer_id not in walked:
+            out.append(_walk(tracer, n.answer_id, seen, depth + 1))
+    return out
+
+
+def _walk(tracer: Tracer, answer_id: str, seen: frozenset[str], depth: int) -> LNode:
+    if answer_id in seen or depth > MAX_DEPTH:
+        return LNode("answer", answer_id, "missing", "unchecked", note="lineage cycle")
+    try:
+        t = tracer.trace(answer_id, record=False)
+    except UnknownAnswerError:
+        return LNode("answer", answer_id, "missing", "unchecked", note="not in this vault")
+    node = LNode(t.kind, answer_id, t.integrity, t.currency, t.visible)
+    if not t.visible:
+        node.note = "outside your scope"
+        return node
+    node.children = _expand(tracer, t, seen | {answer_id}, depth)
+    return node
+
+
+def build_lineage(tracer: Tracer, t: AnswerTrace) -> LNode:
+    root = LNode(t.kind, t.answer_id, t.integrity, t.currency, t.visible)
+    root.children = _expand(tracer, t, frozenset({t.answer_id}), 0)
+    return root
+
+
+def strictest_paths(root: LNode, axis: str) -> list[list[LNode]]:
+    """Paths from the root to the deepest nodes whose own state equals the root's."""
+    target = getattr(root, axis)
+    found: list[list[LNode]] = []
+
+    def visit(node: LNode, path: list[LNode]) -> bool:
+        hit_below = False
+        for child in node.children:
+            hit_below = visit(child, [*path, child]) or hit_below
+        if not hit_below and path and getattr(node, axis) == target:
+            found.append(path)
+            return True
+        return hit_below
+
+    if target not in BEST:
+        visit(root, [])
+    return found
+
+
+def _label(n: LNode, marked: bool) -> Text:
+    out = Text("▶ strictest  " if marked else "", style="bold reverse" if marked else "")
+    out.append(f"{n.what} ")
+    out.append_text(safe_line(n.ident, "bold"))
+    out.append("  integrity ")
+    out.append_text(state_word(n.integrity))
+    out.append("  currency ")
+    out.append_text(state_word(n.currency))
+    if n.note:
+        out.append("  (")
+        out.append_text(safe_line(n.note))
+        out.append(")")
+    return out
+
+
+def _explain(root: LNode, axis: str, paths: list[list[LNode]]) -> Text:
+    word = getattr(root, axis)
+    meaning = (INTEGRITY_MEANING if axis == "integrity" else CURRENCY_MEANING).get(word, "")
+    out = Text(f"Effective {axis}: ")
+    out.append_text(state_word(word))
+    out.append(f" — {meaning}\n")
+    if not paths:
+        out.append("  nothing in the lineage is stricter than this.\n")
+    for path in paths:
+        out.append("  from ")
+        out.append_text(safe_line(" › ".join(f"{n.what} {n.ident}" for n in path)))
+        out.append("\n")
+    return out
+
+
+class LineageScreen(TracerScreen):
+    BINDINGS: ClassVar[list[BindingType]] = [BACK]
+
+    @dataclass
+    class Built(Message):
+        root: LNode
+
+    def __init__(self, trace: AnswerTrace):
+        super().__init__()
+        self.trace = trace
+        self.root: LNode | None = None
+
+    def compose(self) -> ComposeResult:
+        yield from self.frame_top()
+        with VerticalScroll(id="lineage-body"):
+            yield Static(plain("walking the lineage…"), id="lineage-explain")
+            tree: Tree[LNode] = Tree(plain("lineage"), id="lineage-tree")
+            yield tree
+        yield from self.frame_bottom()
+
+    def on_mount(self) -> None:
+        self._build()
+
+    @work(thread=True, exclusive=True, group="lineage")
+    def _build(self) -> None:
+        try:
+            with self.engine.use() as s:
+                root = build_lineage(Tracer(s), self.trace)
+        except Exception as exc:  # shown to the investigator instead of crashing the app
+            self.post_message(Failed("lineage", str(exc)))
+            return
+        self.post_message(self.Built(root))
+
+    def on_lineage_screen_built(self, message: Built) -> None:
+        root = self.root = message.root
+        marked = {id(p[-1]) for axis in ("integrity", "currency") for p in strictest_paths(root, axis)}
+        explain = Text()
+        for axis in ("integrity", "currency"):
+            explain.append_text(_explain(root, axis, strictest_paths(root, axis)))
+        self.query_one("#lineage-explain", Static).update(explain)
+        tree = self.query_one("#lineage-tree", Tree)
+        tree.root.set_label(_label(root, False))
+        tree.root.data = root
+
+        def add(parent: TreeNode[LNode], node: LNode) -> None:
+            child = parent.add(_label(node, id(node) in marked), data=node, expand=True)
+            for c in node.children:
+                add(child, c)
+
+        for c in root.children:
+            add(tree.root, c)
+        tree.root.expand_all()
+        tree.focus()

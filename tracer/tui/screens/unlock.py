@@ -1,0 +1,152 @@
+"""Unlock: vault, investigator key and passphrase; every refusal said plainly.
+
+The engine decides (custodian pin, roster, rollback/fork); this screen only names the
+refusal: unknown or revoked investigator, wrong passphrase, custodian changed,
+rollback or fork detected.  Key derivation and the unlock run in a worker.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar, cast
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Checkbox, Footer, Input, Static
+
+from store.crypto import load_identity
+from store.errors import AccessDeniedError, KeyFileError, StoreError, VaultInUseError
+from tracer.engine.session import Session, unlock
+from tracer.engine.trust import TrustError
+from tracer.inert import inert
+from tracer.tui.context import Engine, LaunchOptions
+from tracer.tui.text import plain, safe, safe_line
+
+if TYPE_CHECKING:
+    from tracer.tui.app import TracerApp
+
+__all__ = ["UnlockScreen", "refusal_headline"]
+
+
+def refusal_headline(exc: BaseException) -> str:
+    """A short name for the refusal; the engine's full message is shown beneath it."""
+    text = str(exc)
+    if isinstance(exc, KeyFileError):
+        return "REFUSED: the key file could not be opened (wrong passphrase?)"
+    if isinstance(exc, AccessDeniedError):
+        return "REFUSED: revoked investigator" if "revoked" in text else "REFUSED: unknown investigator"
+    if isinstance(exc, TrustError):
+        if "ROLLBACK" in text:
+            return "REFUSED: rollback detected"
+        if "FORK" in text:
+            return "REFUSED: fork detected"
+        if "CUSTODIAN KEY CHANGED" in text:
+            return "REFUSED: custodian key changed"
+        return "REFUSED: trust check failed"
+    if isinstance(exc, VaultInUseError):
+        return "REFUSED: the vault is in use by another process"
+    return "REFUSED: the vault could not be opened"
+
+
+class UnlockScreen(Screen[None]):
+    AUTO_FOCUS = "#passphrase"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "enter", "unlock", "Unlock", id="tracer.unlock", tooltip="Unlock with this key", priority=True
+        ),
+    ]
+
+    @dataclass
+    class Opened(Message):
+        session: Session
+
+    @dataclass
+    class Refused(Message):
+        headline: str
+        detail: str
+
+    def __init__(self, options: LaunchOptions):
+        super().__init__()
+        self.options = options
+
+    def compose(self) -> ComposeResult:
+        o = self.options
+        with Vertical(id="unlock-box"):
+            yield Static(plain("Unlock a tracer vault", "bold"))
+            yield Static(plain("Vault"))
+            yield Input(str(o.vault), id="vault")
+            yield Static(plain("Investigator key file"))
+            yield Input(str(o.key) if o.key else os.environ.get("TRACER_KEY", ""), id="key")
+            yield Static(plain("Passphrase"))
+            yield Input(password=True, id="passphrase")
+            yield Checkbox("Forensic: open a vault that failed the rollback check", o.forensic, id="forensic")
+            yield Static(id="refusal")
+            yield Static(id="progress")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        if self.options.key is not None and self.options.passphrase is not None:
+            self._start(self.options.passphrase)
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_unlock()
+
+    def action_unlock(self) -> None:
+        self._start(self.query_one("#passphrase", Input).value.encode("utf-8"))
+
+    def _start(self, passphrase: bytes) -> None:
+        vault = Path(self.query_one("#vault", Input).value)
+        key = Path(self.query_one("#key", Input).value)
+        forensic = self.query_one("#forensic", Checkbox).value
+        self.query_one("#progress", Static).update(plain("unlocking…"))
+        self._unlock(vault, key, passphrase, forensic)
+
+    @work(thread=True, exclusive=True, group="unlock")
+    def _unlock(self, vault: Path, key: Path, passphrase: bytes, forensic: bool) -> None:
+        try:
+            identity = load_identity(key, passphrase)
+            session = unlock(vault, identity, forensic=forensic)
+        except (StoreError, OSError) as exc:
+            self.post_message(self.Refused(refusal_headline(exc), str(exc)))
+            return
+        self.post_message(self.Opened(session))
+
+    def on_unlock_screen_refused(self, message: Refused) -> None:
+        self.query_one("#progress", Static).update("")
+        self.query_one("#refusal", Static).update(
+            Text.assemble(plain(message.headline, "bold reverse"), "\n", safe(message.detail))
+        )
+        self.query_one("#refusal", Static).add_class("-shown")
+        pw = self.query_one("#passphrase", Input)
+        pw.value = ""
+        pw.focus()
+
+    def on_unlock_screen_opened(self, message: Opened) -> None:
+        st = message.session.status
+        app = cast("TracerApp", self.app)
+        app.opened(Engine(message.session))
+        if st.pin == "first use":
+            app.notify(
+                Text.assemble(
+                    plain("Custodian key pinned on first use: "),
+                    safe_line(st.custodian),
+                    plain(f" {st.custodian_key_id}. Confirm this fingerprint out of band."),
+                ).plain,
+                title="first use",
+                markup=False,
+                timeout=8,
+            )
+        for warning in st.warnings:
+            app.notify(inert(warning), severity="warning", markup=False)
+        if st.forensic:
+            app.notify(
+                inert(st.forensic_reason), title="FORENSIC", severity="error", markup=False, timeout=15
+            )

@@ -1,0 +1,1 @@
+"""Reusable widgets; each renders untrusted text only through `tracer.tui.text`."""

@@ -1,0 +1,43 @@
+"""Alarms shown in the place of evidence that cannot be released.
+
+`missing` (absent with no tombstone) is evidence lost and must be loud; a checksum
+mismatch means the stored text is not what was signed, so it is withheld too.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widgets import Static
+
+from tracer.engine.evidence import TextResult
+from tracer.engine.states import INTEGRITY_MEANING
+from tracer.tui.text import plain, safe_line, short
+
+__all__ = ["MissingAlarm", "WithheldNotice"]
+
+
+class MissingAlarm(Static):
+    DEFAULT_CSS = "MissingAlarm { height: auto; border: heavy $error; padding: 0 1; text-style: bold; }"
+
+    def __init__(self, result: TextResult, id: str | None = None, classes: str | None = None):  # noqa: A002 - Textual spells it `id`
+        body = Text.assemble(
+            plain("ALARM: MISSING", "bold reverse"),
+            plain(f"\n{INTEGRITY_MEANING['missing']}\nrecorded digest {result.digest}"),
+        )
+        super().__init__(body, id=id, classes=classes)
+        self.border_title = "MISSING EVIDENCE"
+
+
+class WithheldNotice(Static):
+    """Checksum mismatch, out of scope, or any state whose text is not released."""
+
+    DEFAULT_CSS = "WithheldNotice { height: auto; border: round $warning; padding: 0 1; }"
+
+    def __init__(self, result: TextResult, id: str | None = None, classes: str | None = None):  # noqa: A002 - Textual spells it `id`
+        body = Text.assemble(
+            plain(result.state.upper(), "bold"),
+            plain(f": {INTEGRITY_MEANING.get(result.state, '')}\n"),
+            plain(f"recorded {short(result.digest)}  recomputed {short(result.recomputed)}\n"),
+            safe_line(result.detail),
+        )
+        super().__init__(body, id=id, classes=classes)

@@ -1,0 +1,163 @@
+"""One retained passage: states, historical vs current text, model input, chain, details.
+
+Historical text is handed to `HistoricalText` as the engine's `TextResult`; the current
+excerpt goes only to `CurrentRevisionPane`, beside it, for moved/stale/ambiguous.
+"""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Static, Tree
+
+from tracer.engine.states import CURRENCY_MEANING, INTEGRITY_MEANING
+from tracer.engine.trace import PassageTrace
+from tracer.tui.text import plain, safe_line, short, state_word
+from tracer.tui.widgets.current import CurrentRevisionPane
+from tracer.tui.widgets.historical import HistoricalText, digest_line
+
+__all__ = ["PassageView", "chain_tree", "shows_current"]
+
+_SIDE_BY_SIDE = ("moved", "stale", "ambiguous")
+
+
+def shows_current(p: PassageTrace) -> bool:
+    c = p.currency
+    return p.visible and c.state in _SIDE_BY_SIDE and c.current is not None and c.current_excerpt is not None
+
+
+def _states(p: PassageTrace) -> Text:
+    out = Text.assemble(plain("passage "), safe_line(p.passage_id, "bold"), plain("  integrity "))
+    out.append_text(state_word(p.integrity))
+    out.append("  currency ")
+    out.append_text(state_word(p.currency.state))
+    out.append(f" ({p.currency.reason})")
+    if (p.effective_integrity, p.effective_currency) != (p.integrity, p.currency.state):
+        out.append("\nthrough lineage: integrity ")
+        out.append_text(state_word(p.effective_integrity))
+        out.append("  currency ")
+        out.append_text(state_word(p.effective_currency))
+    out.append(f"\n{INTEGRITY_MEANING.get(p.effective_integrity, '')}; ")
+    out.append(CURRENCY_MEANING.get(p.effective_currency, ""))
+    return out
+
+
+def chain_tree(p: PassageTrace) -> Tree[None]:
+    """passage → chunk → imported revision → source revision, each label inert."""
+    m = p.meta
+    d, s, c, loc = m["document"], m["source"], m["chunk"], m["locator"]
+    tree: Tree[None] = Tree(Text.assemble(plain("passage "), safe_line(p.passage_id)), classes="chain")
+    where = " > ".join(str(h) for h in loc["heading_path"]) or "(top)"
+    chunk = tree.root.add(
+        Text.assemble(
+            plain("chunk "),
+            safe_line(str(c["chunk_id"])),
+            plain(" by chunker "),
+            safe_line(str(c["pipeline_version"])),
+        ),
+        expand=True,
+    )
+    chunk.add_leaf(
+        Text.assemble(
+            plain("locator "),
+            safe_line(where),
+            plain(f" ¶{loc['paragraph']} chars {loc['char_start']}..{loc['char_end']}  transform "),
+            state_word(p.transform.state),
+        )
+    )
+    imported = chunk.add(
+        Text.assemble(
+            plain("imported "),
+            safe_line(str(d["uri"])),
+            plain(" revision "),
+            safe_line(str(d["revision"])),
+            plain(" ("),
+            safe_line(str(d["backend"])),
+            plain(") document "),
+            safe_line(str(d["document_id"])),
+        ),
+        expand=True,
+    )
+    imported.add_leaf(
+        Text.assemble(
+            plain("source "),
+            safe_line(f"{s['system']}:{s['path']}"),
+            plain(" revision "),
+            safe_line(str(s["revision"])),
+        )
+    )
+    tree.root.expand_all()
+    tree.show_root = True
+    return tree
+
+
+def _details(p: PassageTrace) -> Text:
+    m = p.meta
+    c = m["chunk"]
+    out = Text.assemble(
+        plain("chunker "),
+        safe_line(str(c["pipeline_version"])),
+        plain(" parameters "),
+        safe_line(str(c.get("parameters"))),
+        plain("  normalizer "),
+        safe_line(str(m["normalizer_version"])),
+        plain("\nretrieved at "),
+        safe_line(f"{m['retrieved_at']}  rank {m['rank']}  score {m['score']}"),
+        plain(f"  query sha256 {short(str(m.get('query_sha256')))}"),
+    )
+    if p.transform.detail:
+        out.append("\ntransform: ")
+        out.append_text(safe_line(p.transform.detail))
+    if p.derived_from:
+        out.append("\nderived text: its state comes from ")
+        out.append_text(safe_line(p.derived_from))
+        out.append(" (press l on the answer for the lineage tree)")
+    return out
+
+
+def _historical_title(p: PassageTrace) -> Text:
+    d = p.meta["document"]
+    when = f" ({p.currency.cited.committed_at})" if p.currency.cited is not None else ""
+    return Text.assemble(
+        plain("Historical: retrieved text as recorded, revision "), safe_line(str(d["revision"])), plain(when)
+    )
+
+
+class PassageView(Vertical):
+    DEFAULT_CSS = "PassageView { height: auto; }"
+
+    def __init__(self, passage: PassageTrace):
+        super().__init__(classes="passage")
+        self.passage = passage
+
+    def compose(self) -> ComposeResult:
+        p = self.passage
+        yield Static(_states(p), classes="passage-states")
+        if not p.visible:
+            yield Static(plain("UNAVAILABLE: outside your scope", "bold reverse"))
+            return
+        current = p.currency.current_excerpt if shows_current(p) else None
+        with Horizontal(classes="side-by-side"):
+            yield HistoricalText(_historical_title(p), p.retrieved, current, classes="historical")
+            if current is not None and p.currency.current is not None:
+                old = p.retrieved.text if p.retrieved.verified else None
+                yield CurrentRevisionPane(
+                    p.currency.current,
+                    current,
+                    old,
+                    p.currency.relocation.locator if p.currency.relocation else None,
+                    classes="current",
+                )
+        if p.model_input.digest == p.retrieved.digest:
+            yield Static(
+                Text.assemble(
+                    plain("Model input: the same recorded text (same digest)  "),
+                    digest_line(p.model_input),
+                ),
+                classes="digests",
+            )
+        else:
+            yield HistoricalText(plain("Model input as recorded"), p.model_input, classes="historical")
+        yield chain_tree(p)
+        yield Static(_details(p), classes="details")

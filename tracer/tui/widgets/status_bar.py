@@ -1,0 +1,47 @@
+"""Who is unlocked, the checkpoint and the custodian pin, on every screen.
+
+When the vault was opened for forensic inspection the bar says FORENSIC and why, so
+no screen can be mistaken for a normal, trusted opening.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, cast
+
+from rich.text import Text
+from textual.widget import Widget
+
+from tracer.tui.text import plain, safe_line
+
+if TYPE_CHECKING:
+    from tracer.tui.app import TracerApp
+
+__all__ = ["StatusBar"]
+
+
+class StatusBar(Widget):
+    DEFAULT_CSS = "StatusBar { dock: top; height: auto; max-height: 3; }"
+
+    def render(self) -> Text:
+        app = cast("TracerApp", self.app)
+        if not app.unlocked:
+            return plain("locked: no vault unlocked yet")
+        s = app.engine.session
+        st = s.status
+        self.set_class(st.forensic, "-forensic")
+        out = Text.assemble(
+            safe_line(s.who),
+            plain(
+                f"  ·  checkpoint size {st.checkpoint_size} root {st.checkpoint_root[:12]}…  ·  custodian "
+            ),
+            safe_line(st.custodian),
+            plain(f" {st.custodian_key_id[:8]} ({st.pin})"),
+        )
+        if st.journal is not None:
+            out.append("  ·  read-only: access journalled locally")
+        if st.forensic:
+            out.append("\n")
+            out.append("FORENSIC", style="bold reverse")
+            out.append(" inspection only: ")
+            out.append_text(safe_line(st.forensic_reason))
+        return out
