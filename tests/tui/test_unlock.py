@@ -75,3 +75,20 @@ async def test_forensic_opening_is_labelled_everywhere(built: Built) -> None:
         await pilot.press("v")
         await settle(pilot)
         assert "FORENSIC" in str(app.screen.query_one(StatusBar).render())
+
+
+async def test_custodian_fingerprint_and_pin_state_shown_before_unlock(built: Built) -> None:
+    app = built.app(passphrase=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        label = str(app.screen.query_one("#custodian", Static).render())
+        assert "Custodian: custodian" in label and "FIRST USE" in label
+    app = built.app()
+    async with app.run_test(size=SIZE) as pilot:  # unlocking pins the custodian
+        await settle(pilot)
+        assert isinstance(app.screen, AnswersScreen)
+    app = built.app(passphrase=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        label = str(app.screen.query_one("#custodian", Static).render())
+        assert "pinned (matches" in label

@@ -23,9 +23,37 @@ from store.roster import investigators
 from store.vault import Vault
 from tracer.clock import now_iso
 from tracer.engine.evidence import TextResult, read_text
-from tracer.engine.trust import Seen, TrustError, TrustStore
+from tracer.engine.trust import ForkError, RollbackError, Seen, TrustError, TrustStore
 
-__all__ = ["OpenStatus", "Session", "unlock", "verify_latest_checkpoint"]
+__all__ = [
+    "OpenStatus",
+    "RevokedInvestigatorError",
+    "Session",
+    "UnknownInvestigatorError",
+    "VaultPeek",
+    "peek",
+    "unlock",
+    "verify_latest_checkpoint",
+]
+
+
+class UnknownInvestigatorError(AccessDeniedError):
+    """The key is neither the custodian's nor any granted investigator's."""
+
+
+class RevokedInvestigatorError(AccessDeniedError):
+    """The investigator was granted once and has since been revoked."""
+
+
+@dataclass(frozen=True)
+class VaultPeek:
+    """What the unlock screen may show before any key is used: nothing but public facts."""
+
+    origin: str
+    custodian: str
+    custodian_key_id: str
+    pin: str
+    size: int
 
 
 @dataclass
@@ -141,18 +169,18 @@ class Session:
         self.vault.close()
 
 
-def _check_history(vault: Vault, cp: Checkpoint, prev: Seen | None) -> str:
-    """'' when the log extends what we saw; otherwise the reason to refuse."""
+def _check_history(vault: Vault, cp: Checkpoint, prev: Seen | None) -> tuple[type[TrustError], str]:
+    """(TrustError, '') when the log extends what we saw; otherwise the error and reason."""
     leaves = vault.leaf_hashes()
     if len(leaves) < cp.size or merkle.root(leaves[: cp.size]) != cp.root:
-        return (
+        return TrustError, (
             f"the log does not match its latest checkpoint (size {cp.size}, root "
             f"{cp.root.hex()[:16]}); run `tracer verify` to pin the damage"
         )
     if prev is None:
-        return ""
+        return TrustError, ""
     if prev.size > cp.size:
-        return (
+        return RollbackError, (
             f"ROLLBACK: this machine last saw size {prev.size} root {prev.root[:16]}, the vault is "
             f"at size {cp.size} root {cp.root.hex()[:16]} (an older copy?)"
         )
@@ -160,11 +188,11 @@ def _check_history(vault: Vault, cp: Checkpoint, prev: Seen | None) -> str:
         proof = merkle.consistency_proof(prev.size, cp.size, leaves) if prev.size else []
         merkle.verify_consistency(prev.size, cp.size, bytes.fromhex(prev.root), cp.root, proof)
     except ProofError:
-        return (
+        return ForkError, (
             f"FORK: the vault at size {cp.size} root {cp.root.hex()[:16]} does not extend the "
             f"checkpoint this machine saw at size {prev.size} root {prev.root[:16]}"
         )
-    return ""
+    return TrustError, ""
 
 
 def unlock(
@@ -191,17 +219,17 @@ def unlock(
         else:
             inv = investigators(vault).get(identity.key_id)
             if inv is None:
-                raise AccessDeniedError(
+                raise UnknownInvestigatorError(
                     f"{vault.path}: {identity.name} ({identity.key_id[:16]}) is not an investigator "
                     "of this vault; ask the custodian for a grant"
                 )
             if inv.revoked_at:
-                raise AccessDeniedError(
+                raise RevokedInvestigatorError(
                     f"{vault.path}: {inv.name} ({identity.key_id[:16]}) was revoked at {inv.revoked_at}"
                 )
             role, scopes = "investigator", inv.scopes
         prev = trust.last_seen(vault.origin, identity.key_id)
-        problem = _check_history(vault, cp, prev)
+        error, problem = _check_history(vault, cp, prev)
         status = OpenStatus(
             custodian=custodian.name,
             custodian_key_id=custodian.key_id,
@@ -212,7 +240,7 @@ def unlock(
         )
         if problem:
             if not forensic:
-                raise TrustError(
+                raise error(
                     f"{vault.path}: {problem}. Refusing to open; --forensic opens it for inspection only."
                 )
             status.forensic = True
@@ -230,3 +258,20 @@ def unlock(
     except BaseException:
         vault.close()
         raise
+
+
+def peek(path: Path, trust: TrustStore | None = None) -> VaultPeek:
+    """Public facts for the unlock screen: custodian fingerprint and its pin state.
+
+    Opens read-only, decrypts nothing, writes nothing and pins nothing.
+    """
+    trust = trust or TrustStore()
+    with Vault.open(path, read_only=True) as vault:
+        custodian = _custodian_from_log(vault)
+        return VaultPeek(
+            origin=vault.origin,
+            custodian=custodian.name,
+            custodian_key_id=custodian.key_id,
+            pin=trust.pin_state(vault.origin, custodian.key_id),
+            size=vault.size(),
+        )

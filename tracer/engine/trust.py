@@ -18,11 +18,31 @@ import platformdirs
 
 from store.errors import StoreError
 
-__all__ = ["Seen", "TrustError", "TrustStore", "tracer_home"]
+__all__ = [
+    "CustodianChangedError",
+    "ForkError",
+    "RollbackError",
+    "Seen",
+    "TrustError",
+    "TrustStore",
+    "tracer_home",
+]
 
 
 class TrustError(StoreError):
     """The vault contradicts what this machine remembers about it."""
+
+
+class CustodianChangedError(TrustError):
+    """The vault names a different custodian key than the one pinned on first use."""
+
+
+class RollbackError(TrustError):
+    """The vault is smaller than the checkpoint this machine last saw: an older copy."""
+
+
+class ForkError(TrustError):
+    """The vault's history does not extend the checkpoint this machine last saw."""
 
 
 def tracer_home() -> Path:
@@ -68,7 +88,7 @@ class TrustStore:
             self._save(data)
             return "first use"
         if rec.get("custodian") != key_id:
-            raise TrustError(
+            raise CustodianChangedError(
                 f"CUSTODIAN KEY CHANGED for vault {origin}: this machine pinned "
                 f"{rec.get('custodian_name')} {str(rec.get('custodian'))[:16]}, the vault now says "
                 f"{name} {key_id[:16]}. Refusing to open. If the change is legitimate, remove the "
@@ -78,7 +98,14 @@ class TrustStore:
 
     def pinned(self, origin: str) -> str | None:
         rec = self._load().get(origin)
-        return str(rec["custodian"]) if rec else None
+        return str(rec["custodian"]) if rec and rec.get("custodian") else None
+
+    def pin_state(self, origin: str, key_id: str) -> str:
+        """'pinned', 'first use' or 'CHANGED', without pinning anything."""
+        pinned = self.pinned(origin)
+        if pinned is None:
+            return "first use"
+        return "pinned" if pinned == key_id else "CHANGED"
 
     def last_seen(self, origin: str, viewer: str) -> Seen | None:
         rec = self._load().get(origin, {}).get("seen", {}).get(viewer)

@@ -8,6 +8,7 @@ rollback or fork detected.  Key derivation and the unlock run in a worker.
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, cast
@@ -23,8 +24,15 @@ from textual.widgets import Checkbox, Footer, Input, Static
 
 from store.crypto import load_identity
 from store.errors import AccessDeniedError, KeyFileError, StoreError, VaultInUseError
-from tracer.engine.session import Session, unlock
-from tracer.engine.trust import TrustError
+from tracer.engine.session import (
+    RevokedInvestigatorError,
+    Session,
+    UnknownInvestigatorError,
+    VaultPeek,
+    peek,
+    unlock,
+)
+from tracer.engine.trust import CustodianChangedError, ForkError, RollbackError, TrustError
 from tracer.inert import inert
 from tracer.tui.context import Engine, LaunchOptions
 from tracer.tui.text import plain, safe, safe_line
@@ -37,19 +45,19 @@ __all__ = ["UnlockScreen", "refusal_headline"]
 
 def refusal_headline(exc: BaseException) -> str:
     """A short name for the refusal; the engine's full message is shown beneath it."""
-    text = str(exc)
-    if isinstance(exc, KeyFileError):
-        return "REFUSED: the key file could not be opened (wrong passphrase?)"
-    if isinstance(exc, AccessDeniedError):
-        return "REFUSED: revoked investigator" if "revoked" in text else "REFUSED: unknown investigator"
-    if isinstance(exc, TrustError):
-        if "ROLLBACK" in text:
-            return "REFUSED: rollback detected"
-        if "FORK" in text:
-            return "REFUSED: fork detected"
-        if "CUSTODIAN KEY CHANGED" in text:
-            return "REFUSED: custodian key changed"
-        return "REFUSED: trust check failed"
+    named: list[tuple[type[BaseException], str]] = [
+        (KeyFileError, "REFUSED: the key file could not be opened (wrong passphrase?)"),
+        (RevokedInvestigatorError, "REFUSED: revoked investigator"),
+        (UnknownInvestigatorError, "REFUSED: unknown investigator"),
+        (AccessDeniedError, "REFUSED: access denied"),
+        (RollbackError, "REFUSED: rollback detected"),
+        (ForkError, "REFUSED: fork detected"),
+        (CustodianChangedError, "REFUSED: custodian key changed"),
+        (TrustError, "REFUSED: trust check failed"),
+    ]
+    for kind, headline in named:
+        if isinstance(exc, kind):
+            return headline
     if isinstance(exc, VaultInUseError):
         return "REFUSED: the vault is in use by another process"
     return "REFUSED: the vault could not be opened"
@@ -75,6 +83,8 @@ class UnlockScreen(Screen[None]):
     def __init__(self, options: LaunchOptions):
         super().__init__()
         self.options = options
+        # one process may not hold a read-only and a read-write DuckDB handle at once
+        self._open_lock = threading.Lock()
 
     def compose(self) -> ComposeResult:
         o = self.options
@@ -82,6 +92,7 @@ class UnlockScreen(Screen[None]):
             yield Static(plain("Unlock a tracer vault", "bold"))
             yield Static(plain("Vault"))
             yield Input(str(o.vault), id="vault")
+            yield Static(id="custodian")
             yield Static(plain("Investigator key file"))
             yield Input(str(o.key) if o.key else os.environ.get("TRACER_KEY", ""), id="key")
             yield Static(plain("Passphrase"))
@@ -91,7 +102,48 @@ class UnlockScreen(Screen[None]):
             yield Static(id="progress")
         yield Footer()
 
+    @dataclass
+    class Peeked(Message):
+        peek: VaultPeek | None
+        error: str
+
+    @work(thread=True, exclusive=True, group="peek")
+    def _peek(self, vault: Path) -> None:
+        try:
+            with self._open_lock:
+                self.post_message(self.Peeked(peek(vault), ""))
+        except (StoreError, OSError) as exc:
+            self.post_message(self.Peeked(None, str(exc)))
+
+    def on_unlock_screen_peeked(self, message: Peeked) -> None:
+        label = self.query_one("#custodian", Static)
+        p = message.peek
+        if p is None:
+            label.update(Text.assemble(plain("Custodian: "), safe_line(message.error)))
+            return
+        verdict = {
+            "pinned": "pinned (matches this machine's record)",
+            "first use": "FIRST USE: will be pinned; confirm the fingerprint out of band",
+            "CHANGED": "CHANGED since this machine pinned it: unlocking will be refused",
+        }[p.pin]
+        label.update(
+            Text.assemble(
+                plain("Custodian: "),
+                safe_line(p.custodian),
+                plain(f"  {p.custodian_key_id[:16]}…  "),
+                plain(verdict, "bold" if p.pin != "pinned" else ""),
+                plain(f"\nLog size {p.size}, origin "),
+                safe_line(p.origin),
+            )
+        )
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        if event.input.id == "vault":
+            self._peek(Path(event.value))
+
     def on_mount(self) -> None:
+        if self.options.key is None or self.options.passphrase is None:
+            self._peek(self.options.vault)
         if self.options.key is not None and self.options.passphrase is not None:
             self._start(self.options.passphrase)
 
@@ -113,7 +165,8 @@ class UnlockScreen(Screen[None]):
     def _unlock(self, vault: Path, key: Path, passphrase: bytes, forensic: bool) -> None:
         try:
             identity = load_identity(key, passphrase)
-            session = unlock(vault, identity, forensic=forensic)
+            with self._open_lock:
+                session = unlock(vault, identity, forensic=forensic)
         except (StoreError, OSError) as exc:
             self.post_message(self.Refused(refusal_headline(exc), str(exc)))
             return
