@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from store.entries import LogEntry
 from store.schema import VIEW_COLUMNS, view_ddl
@@ -19,6 +20,7 @@ from store.views import Rows, derive
 __all__ = [
     "DigestFact",
     "ViewDiff",
+    "answer_text_ref",
     "blob_digests_unreferenced",
     "compare_views",
     "digest_facts",
@@ -37,6 +39,7 @@ class ViewDiff:
     problem: str
     seq: int
     row: str
+    values: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,8 @@ class DigestFact:
     passage_id: str | None
     present: bool
     tombstone_seq: int | None
+    document_id: str | None = None
+    revision: str | None = None
 
 
 def log_shape(vault: Vault) -> tuple[int, list[int], int]:
@@ -120,12 +125,9 @@ def compare_views(vault: Vault) -> list[ViewDiff]:
                 "ORDER BY seq LIMIT 200"
             )
             for r in rows:
-                shown = json.dumps(
-                    dict(zip([c for c, _t in cols], r, strict=True)),
-                    default=str,
-                    ensure_ascii=False,
-                )
-                diffs.append(ViewDiff(table, problem, int(r[0]), shown[:400]))
+                values = dict(zip([c for c, _t in cols], r, strict=True))
+                shown = json.dumps(values, default=str, ensure_ascii=False)
+                diffs.append(ViewDiff(table, problem, int(r[0]), shown[:400], values))
     return diffs
 
 
@@ -134,9 +136,11 @@ def digest_facts(vault: Vault) -> Iterator[DigestFact]:
     sql = """
         SELECT d.digest, d.role, d.collection, d.seq, a.answer_id, p.passage_id,
                EXISTS (SELECT 1 FROM blobs b WHERE b.digest = d.digest) AS present,
-               (SELECT min(t.seq) FROM temp.r_v_tombstones t WHERE t.digest = d.digest) AS tomb
+               (SELECT min(t.seq) FROM temp.r_v_tombstones t WHERE t.digest = d.digest) AS tomb,
+               r.document_id, r.revision
         FROM temp.r_v_digests d
         LEFT JOIN temp.r_v_answers a ON a.seq = d.seq
+        LEFT JOIN temp.r_v_revisions r ON r.seq = d.seq
         LEFT JOIN (
             SELECT seq, retrieved_sha256 AS dg, passage_id FROM temp.r_v_passages
             UNION ALL
@@ -148,7 +152,7 @@ def digest_facts(vault: Vault) -> Iterator[DigestFact]:
     """
     top = vault.query("SELECT coalesce(max(seq), -1) FROM temp.r_v_digests")[0][0]
     for lo in range(0, int(top) + 1, _PAGE):
-        for digest, role, coll, seq, aid, pid, present, tomb in vault.query(sql, [lo, lo + _PAGE]):
+        for digest, role, coll, seq, aid, pid, present, tomb, doc, rev in vault.query(sql, [lo, lo + _PAGE]):
             yield DigestFact(
                 str(digest),
                 str(role),
@@ -158,7 +162,18 @@ def digest_facts(vault: Vault) -> Iterator[DigestFact]:
                 pid,
                 bool(present),
                 int(tomb) if tomb is not None else None,
+                doc,
+                rev,
             )
+
+
+def answer_text_ref(vault: Vault, answer_id: str) -> tuple[str, str] | None:
+    """(answer digest, collection) of an answer, from the views rebuilt by `rebuild_views`."""
+    rows = vault.query(
+        "SELECT answer_sha256, collection FROM temp.r_v_answers WHERE answer_id = ? ORDER BY seq LIMIT 1",
+        [answer_id],
+    )
+    return (str(rows[0][0]), str(rows[0][1])) if rows else None
 
 
 def blob_digests_unreferenced(vault: Vault) -> list[str]:

@@ -26,12 +26,15 @@ __all__ = [
     "answers_citing_document",
     "blob_present",
     "deletion_of",
+    "derivation_edges",
     "derived_from_of",
     "documents",
+    "entries_at",
     "finding_rows",
     "lineage_of",
     "producers",
     "revisions_of",
+    "tombstone_map",
     "tombstone_of",
     "tombstones",
 ]
@@ -164,8 +167,10 @@ def revisions_of(vault: Vault, document_id: str) -> list[RevisionRow]:
 
 
 def deletion_of(vault: Vault, document_id: str) -> tuple[int, str, str] | None:
+    """(seq, deleted_at, reason) of the latest deletion of a document, if any."""
     rows = vault.query(
-        "SELECT seq, deleted_at, reason FROM v_deletions WHERE document_id = ? ORDER BY seq LIMIT 1",
+        "SELECT seq, deleted_at, reason FROM v_deletions WHERE document_id = ? "
+        "ORDER BY deleted_at DESC, seq DESC LIMIT 1",
         [document_id],
     )
     return (int(rows[0][0]), str(rows[0][1]), str(rows[0][2])) if rows else None
@@ -178,6 +183,25 @@ def tombstone_of(vault: Vault, digest: str) -> TombstoneRow | None:
         [digest],
     )
     return TombstoneRow(*rows[0]) if rows else None
+
+
+def tombstone_map(vault: Vault) -> dict[str, TombstoneRow]:
+    """Every tombstone by digest (the first, if a digest was ever tombstoned twice)."""
+    out: dict[str, TombstoneRow] = {}
+    for t in tombstones(vault):
+        out.setdefault(t.digest, t)
+    return out
+
+
+def entries_at(vault: Vault, seqs: list[int]) -> dict[int, LogEntry]:
+    """Log entries by seq, in one read (used to page manifests in with their answer rows)."""
+    if not seqs:
+        return {}
+    rows = vault.query(
+        f"SELECT seq, entry FROM log WHERE seq IN ({', '.join('?' for _ in seqs)})",  # noqa: S608
+        list(seqs),
+    )
+    return {int(seq): LogEntry.from_bytes(bytes(data)) for seq, data in rows}
 
 
 def tombstones(vault: Vault) -> list[TombstoneRow]:
@@ -225,6 +249,20 @@ def answers_citing_digest(vault: Vault, digest: str) -> list[str]:
         [digest, digest],
     )
     return [str(r[0]) for r in rows]
+
+
+def derivation_edges(vault: Vault) -> list[tuple[str, str]]:
+    """(derived answer id, source answer id) for every lineage entry and derived passage."""
+    edges: set[tuple[str, str]] = set()
+    for aid, lineage in vault.query("SELECT answer_id, lineage FROM v_answers WHERE lineage <> '[]'"):
+        value = json.loads(lineage)
+        if isinstance(value, list):
+            edges.update((str(aid), str(v)) for v in value)
+    rows = vault.query(
+        "SELECT DISTINCT answer_id, derived_from FROM v_passages WHERE derived_from IS NOT NULL"
+    )
+    edges.update((str(a), str(b)) for a, b in rows)
+    return sorted(edges)
 
 
 def lineage_of(vault: Vault, answer_id: str) -> list[str]:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from store.errors import StoreError
 from store.vault import Vault
@@ -63,8 +65,9 @@ def open_session(args: argparse.Namespace) -> Session:
     return session
 
 
-def _progress(enabled: bool):  # type: ignore[no-untyped-def]
-    last = {"phase": "", "pct": -1}
+def _progress(enabled: bool) -> Callable[[str, int, int], None]:
+    """Progress on stderr, only for a person watching a terminal (never in --json mode)."""
+    last: dict[str, Any] = {"phase": "", "pct": -1}
 
     def report(phase: str, done: int, total: int) -> None:
         if not enabled:
@@ -131,6 +134,11 @@ def cmd_revalidate(args: argparse.Namespace) -> int:
 
 
 def cmd_impact(args: argparse.Namespace) -> int:
+    if args.revision and not args.document:
+        print(
+            "tracer: error: --revision narrows --document; it cannot be used with --digest", file=sys.stderr
+        )
+        return 2
     session = open_session(args)
     try:
         target = (

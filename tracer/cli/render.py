@@ -6,6 +6,7 @@ import textwrap
 
 from tracer.engine.catalog import Revalidation
 from tracer.engine.evidence import TextResult
+from tracer.engine.relocate import Locator
 from tracer.engine.session import Session
 from tracer.engine.trace import AnswerTrace, LineageNode, PassageTrace
 from tracer.engine.verify import VerifyReport
@@ -62,10 +63,27 @@ def _text(label: str, t: TextResult) -> str:
     return head + (f"\n    ({inert(t.detail)})" if t.detail else "")
 
 
+def _content(label: str, t: TextResult) -> str:
+    """A stored text's integrity without printing it (a tombstone or alarm in its place)."""
+    head = f"  {label}: {t.state.upper()}  recorded {t.digest[:16]}…"
+    if t.tombstone is not None and t.state == "purged":
+        tb = t.tombstone
+        return (
+            head + f"\n    TOMBSTONE policy {inert(tb.policy)}; reason {inert(tb.reason)}; "
+            f"authorizer {inert(tb.authorizer)}; effective {tb.effective_at}; log entry {tb.seq}"
+        )
+    if t.state == "missing":
+        return head + "\n    ALARM: MISSING - absent and no tombstone explains it"
+    if t.state != "intact" and t.detail:
+        return head + f"\n    ({inert(t.detail)})"
+    return head
+
+
 def _passage(p: PassageTrace) -> str:
     out = [
         f"passage {inert(p.passage_id)}  integrity {p.integrity.upper()}  "
         f"currency {p.currency.state.upper()} ({p.currency.reason})"
+        + (f": {inert(p.currency.detail)}" if p.currency.detail and p.visible else "")
     ]
     if p.effective_currency != p.currency.state or p.effective_integrity != p.integrity:
         out.append(
@@ -86,6 +104,9 @@ def _passage(p: PassageTrace) -> str:
     )
     out.append(f"      → imported {inert(d['uri'])} revision {inert(d['revision'])} ({inert(d['backend'])})")
     out.append(f"      → source {inert(s['system'])}:{inert(s['path'])} revision {inert(s['revision'])}")
+    cited = p.currency.cited_text
+    if cited is not None:
+        out.append(_content("cited revision text", cited))
     out.append(
         f"  transform: {p.transform.state}"
         + (f" ({inert(p.transform.detail)})" if p.transform.detail else "")
@@ -98,32 +119,50 @@ def _passage(p: PassageTrace) -> str:
         and cur.state in ("moved", "stale", "ambiguous")
     ):
         out.append(f"  --- current revision {inert(cur.current.revision)} ({cur.current.committed_at}) ---")
+        rel = cur.relocation
+        if rel is not None and rel.locator is not None:
+            out.append(f"    now at {_where(rel.locator)}")
         out.append(_block(cur.current_excerpt))
+    elif cur.relocation is not None and cur.state == "ambiguous" and cur.current is not None:
+        out.append(
+            f"  --- current revision {inert(cur.current.revision)} ({cur.current.committed_at}): "
+            f"{len(cur.relocation.candidates)} places, none structurally preferred ---"
+        )
+        out += [f"    at {_where(c)}" for c in cur.relocation.candidates]
     return "\n".join(out)
+
+
+def _where(loc: Locator) -> str:
+    path = " > ".join(inert(h) for h in loc.heading_path)
+    return f"{path} ¶{loc.paragraph} chars {loc.char_start}..{loc.char_end}"
 
 
 def _lineage(nodes: list[LineageNode], depth: int = 1) -> list[str]:
     lines = []
     for n in nodes:
         state = "UNAVAILABLE" if not n.visible else f"{n.integrity.upper()} / {n.currency.upper()}"
-        lines.append(
-            "  " * depth + f"- {inert(n.answer_id)} ({n.kind}) {state}" + (" CYCLE" if n.cycle else "")
-        )
+        mark = " CYCLE (reported, not followed)" if n.cycle else " (sources listed above)" if n.shared else ""
+        lines.append("  " * depth + f"- {inert(n.answer_id)} ({n.kind}) {state}{mark}")
         lines += _lineage(n.children, depth + 1)
     return lines
 
 
 def print_trace(t: AnswerTrace, session: Session) -> None:
+    if not t.visible:
+        print(f"answer {inert(t.answer_id)}")
+        print("  integrity UNAVAILABLE   currency UNAVAILABLE")
+        print(f"  computed {t.computed_at}; viewer {inert(session.who)}")
+        print("  UNAVAILABLE: this answer, or something it was derived from, is outside your scope")
+        return
     print(f"answer {inert(t.answer_id)}  run {inert(t.run_id)}  ({t.kind})  log entry {t.seq}")
     print(f"  integrity {t.integrity.upper()}   currency {t.currency.upper()}")
+    if t.reasons:
+        print(f"  because: {', '.join(t.reasons)}")
     print(
         f"  computed {t.computed_at} against checkpoint size {t.checkpoint_size} "
         f"root {t.checkpoint_root[:16]}…"
     )
     print(f"  viewer {inert(session.who)}")
-    if not t.visible:
-        print("  UNAVAILABLE: this answer is outside your scope")
-        return
     print(
         f"  generated {t.generated_at} by {inert(t.producer['system'])} {inert(t.producer['version'])}; "
         f"signature {t.signature} ({t.signer[:16]})"

@@ -29,6 +29,18 @@ class AnswerState:
 
     def to_json(self) -> dict[str, Any]:
         r, s = self.row, self.summary
+        if not s.visible:
+            # Outside the viewer's scope (itself or through its lineage): the id and the word.
+            return {
+                "answer_id": r.answer_id,
+                "run_id": None,
+                "kind": None,
+                "generated_at": None,
+                "producer": None,
+                "citations": None,
+                "integrity": "unavailable",
+                "currency": "unavailable",
+            }
         return {
             "answer_id": r.answer_id,
             "run_id": r.run_id,
@@ -47,6 +59,8 @@ class Revalidation:
     checkpoint: dict[str, Any]
     answers: list[AnswerState] = field(default_factory=list)
     target: str = ""
+    #: for impact: the answers that cite the target themselves (the rest depend on it through lineage)
+    direct: frozenset[str] | None = None
 
     @property
     def counts(self) -> dict[str, dict[str, int]]:
@@ -60,10 +74,16 @@ class Revalidation:
             "computed_at": self.computed_at,
             "checkpoint": self.checkpoint,
             "counts": self.counts,
-            "answers": [a.to_json() for a in self.answers],
+            "answers": [self._answer_json(a) for a in self.answers],
         }
         if self.target:
             out["target"] = self.target
+        return out
+
+    def _answer_json(self, a: AnswerState) -> dict[str, Any]:
+        out = a.to_json()
+        if self.direct is not None:
+            out["dependency"] = "direct" if a.row.answer_id in self.direct else "lineage"
         return out
 
 
@@ -75,6 +95,7 @@ def answer_page(
     session: Session, tracer: Tracer, f: AnswerFilter, limit: int, after_seq: int = -1
 ) -> list[AnswerState]:
     rows = queries.answer_rows(session.vault, f, limit, after_seq)
+    tracer.prime(rows)
     return [AnswerState(r, tracer.summary(r.answer_id)) for r in rows]
 
 
@@ -104,13 +125,27 @@ def impact(
     revision: str | None = None,
     digest: str | None = None,
 ) -> Revalidation:
-    """Every answer that depends on a document (or one revision of it) or on a digest."""
+    """Every answer that depends on a document (or one revision of it) or on a digest.
+
+    Dependence is transitive through lineage: an answer that cites a note built from the
+    document is affected by a retention or policy change to it as much as the note is.
+    """
     if digest:
         ids = queries.answers_citing_digest(session.vault, digest)
         target = f"digest {digest}"
     else:
         ids = queries.answers_citing_document(session.vault, document or "", revision)
         target = f"document {document}" + (f" revision {revision}" if revision else "")
-    result = revalidate(session, None, AnswerFilter(answer_ids=tuple(ids)))
+    dependents: dict[str, set[str]] = {}
+    for derived, source in queries.derivation_edges(session.vault):
+        dependents.setdefault(source, set()).add(derived)
+    found, todo = set(ids), list(ids)
+    while todo:
+        for d in dependents.get(todo.pop(), ()):
+            if d not in found:
+                found.add(d)
+                todo.append(d)
+    result = revalidate(session, None, AnswerFilter(answer_ids=tuple(sorted(found))))
     result.target = target
+    result.direct = frozenset(ids)
     return result

@@ -3,31 +3,70 @@
 Decides `unavailable` and `unchecked` (what relocate.py leaves to callers) from the
 log: deletions, tombstones, scope, and which revisions were imported.  Revision texts
 are read through the session, so they too are released only when their digest verifies.
+
+One `CurrencyEngine` serves one run (a trace, a revalidation, a verification): revision
+lists, revision texts, their normalized forms and relocation verdicts are computed once
+per run and reused by every answer that cites the same revision, so revalidating many
+answers over few documents does not re-read or re-normalize a revision per passage.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
+from datetime import datetime
+from typing import Any, Generic, TypeVar
 
 from store import queries
-from store.queries import RevisionRow
-from tracer.engine.evidence import TextResult
+from store.queries import RevisionRow, TombstoneRow
+from tracer.engine.evidence import TextResult, read_text
 from tracer.engine.relocate import Locator, Relocation, check_same_revision, relocate
 from tracer.engine.session import Session
-from tracer.engine.textnorm import NORMALIZER_VERSION, normalize, normalize_quote
+from tracer.engine.textnorm import CHUNKER_VERSION, NORMALIZER_VERSION, normalize, normalize_quote
 
-__all__ = ["Currency", "CurrencyEngine", "Transform"]
+__all__ = ["LRU", "Currency", "CurrencyEngine", "Transform", "derived_transform", "locator_of"]
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class LRU(Generic[K, V]):
+    """A small bounded memo: a run over a million passages must not hold them all."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._d: OrderedDict[K, V] = OrderedDict()
+
+    def get(self, key: K) -> V | None:
+        value = self._d.get(key)
+        if value is not None:
+            self._d.move_to_end(key)
+        return value
+
+    def put(self, key: K, value: V) -> V:
+        self._d[key] = value
+        self._d.move_to_end(key)
+        if len(self._d) > self.size:
+            self._d.popitem(last=False)
+        return value
 
 
 @dataclass(frozen=True)
 class Currency:
+    """The currency verdict for one passage.
+
+    `cited_text` is the integrity verdict of the cited revision's content (its text is
+    historical and only present when it verified; a tombstone stands in its place when it
+    was purged).  Current text of the source lives only in `relocation.current_excerpt`.
+    """
+
     state: str
     reason: str
     detail: str = ""
     cited: RevisionRow | None = None
     current: RevisionRow | None = None
     relocation: Relocation | None = None
+    cited_text: TextResult | None = None
 
     @property
     def current_excerpt(self) -> str | None:
@@ -48,18 +87,59 @@ def locator_of(ps: dict[str, Any]) -> Locator:
     return Locator(tuple(loc["heading_path"]), loc["paragraph"], loc["char_start"], loc["char_end"])
 
 
+def _instant(value: str) -> datetime | str:
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return value
+
+
+def _not_before(a: str, b: str) -> bool:
+    """a >= b as instants (RFC 3339 with any offset); falls back to string order."""
+    x, y = _instant(a), _instant(b)
+    if isinstance(x, datetime) and isinstance(y, datetime):
+        try:
+            return x >= y
+        except TypeError:  # naive vs aware
+            return a >= b
+    return a >= b
+
+
 class CurrencyEngine:
-    """Caches revision lists and texts for one run (trace, revalidate or verify)."""
+    """Caches revision lists, texts and verdicts for one run (trace, revalidate or verify)."""
 
     def __init__(self, session: Session):
         self.session = session
         self._revs: dict[str, list[RevisionRow]] = {}
-        self._texts: dict[str, TextResult] = {}
         self._deleted: dict[str, tuple[int, str, str] | None] = {}
+        self._rev_texts: LRU[tuple[str, str], TextResult] = LRU(512)
+        self._normalized: LRU[str, str] = LRU(512)
+        self._texts: LRU[tuple[str, str], TextResult] = LRU(8192)
+        self._verdicts: LRU[tuple[Any, ...], Relocation] = LRU(8192)
+        self._tombstones: dict[str, TombstoneRow] | None = None
+
+    # -- cached reads ------------------------------------------------------------------
+
+    def _read(self, digest: str, collection: str) -> TextResult:
+        if self._tombstones is None:
+            self._tombstones = queries.tombstone_map(self.session.vault)
+        return read_text(self.session, digest, collection, self._tombstones)
+
+    def text(self, digest: str, collection: str) -> TextResult:
+        """`read_text` memoized for this run (the vault does not change under a run)."""
+        key = (digest, collection)
+        found = self._texts.get(key)
+        return found if found is not None else self._texts.put(key, self._read(digest, collection))
 
     def revisions(self, document_id: str) -> list[RevisionRow]:
+        """A document's imported revisions, oldest first by commit instant (any UTC offset)."""
         if document_id not in self._revs:
-            self._revs[document_id] = queries.revisions_of(self.session.vault, document_id)
+            revs = queries.revisions_of(self.session.vault, document_id)
+            instants = [_instant(r.committed_at) for r in revs]
+            if all(isinstance(i, datetime) and i.tzinfo is not None for i in instants):
+                order = sorted(range(len(revs)), key=lambda k: (instants[k], revs[k].seq))
+                revs = [revs[k] for k in order]
+            self._revs[document_id] = revs
         return self._revs[document_id]
 
     def deletion(self, document_id: str) -> tuple[int, str, str] | None:
@@ -68,9 +148,18 @@ class CurrencyEngine:
         return self._deleted[document_id]
 
     def revision_text(self, rev: RevisionRow) -> TextResult:
-        if rev.content_sha256 not in self._texts:
-            self._texts[rev.content_sha256] = self.session.text(rev.content_sha256, rev.collection)
-        return self._texts[rev.content_sha256]
+        key = (rev.content_sha256, rev.collection)
+        found = self._rev_texts.get(key)
+        if found is None:
+            found = self._rev_texts.put(key, self._read(rev.content_sha256, rev.collection))
+        return found
+
+    def normalized(self, rev: RevisionRow, text: TextResult) -> str:
+        """The tracer-norm/1 form of a verified revision text, computed once per run."""
+        found = self._normalized.get(rev.content_sha256)
+        if found is None:
+            found = self._normalized.put(rev.content_sha256, normalize(text.text or ""))
+        return found
 
     def cited_revision(self, ps: dict[str, Any]) -> RevisionRow | None:
         wanted = ps["document"]["revision"]
@@ -78,6 +167,8 @@ class CurrencyEngine:
             if rev.revision == wanted:
                 return rev
         return None
+
+    # -- verdicts ----------------------------------------------------------------------
 
     def transform(self, ps: dict[str, Any], retrieved: TextResult) -> Transform:
         if ps["normalizer_version"] != NORMALIZER_VERSION:
@@ -92,7 +183,7 @@ class CurrencyEngine:
             return Transform("revision_unreadable", f"cited revision text is {text.state}")
         if not retrieved.verified or retrieved.text is None:
             return Transform("passage_unreadable", f"retrieved text is {retrieved.state}")
-        norm = normalize(text.text)
+        norm = self.normalized(cited, text)
         loc = ps["locator"]
         quote = normalize_quote(retrieved.text)
         if norm[loc["char_start"] : loc["char_end"]] == quote:
@@ -101,6 +192,13 @@ class CurrencyEngine:
         if where >= 0:
             return Transform("found_elsewhere", f"found at characters {where}..{where + len(quote)}")
         return Transform("not_found", "the retrieved text does not occur in the cited revision")
+
+    def _deleted_now(self, document_id: str, latest: RevisionRow) -> tuple[int, str, str] | None:
+        """The deletion in force: one not followed by a revision committed after it."""
+        deleted = self.deletion(document_id)
+        if deleted is None or not _not_before(deleted[1], latest.committed_at):
+            return None
+        return deleted
 
     def currency(self, ps: dict[str, Any], retrieved: TextResult) -> Currency:
         s = self.session
@@ -112,36 +210,131 @@ class CurrencyEngine:
         revs = self.revisions(doc)
         if not revs:
             return Currency("unchecked", "no_revisions_imported", f"no revision of {doc} was imported")
-        deleted = self.deletion(doc)
-        if deleted is not None:
-            return Currency("unavailable", "source_deleted", f"deleted at {deleted[1]}")
-        cited = self.cited_revision(ps)
         latest = revs[-1]
         if not s.can_read(latest.collection):
             return Currency("unavailable", "out_of_scope")
+        deleted = self._deleted_now(doc, latest)
+        cited = self.cited_revision(ps)
+        cited_text = self.revision_text(cited) if cited is not None else None
+        if deleted is not None:
+            return Currency(
+                "unavailable",
+                "source_deleted",
+                f"deleted at {deleted[1]} (log entry {deleted[0]}): {deleted[2]}",
+                cited,
+                None,
+                cited_text=cited_text,
+            )
         if cited is None:
-            return Currency("unchecked", "cited_revision_not_imported", current=latest)
+            return Currency(
+                "unchecked",
+                "cited_revision_not_imported",
+                f"revision {ps['document']['revision']!r} of {doc} was never imported",
+                current=latest,
+            )
         latest_text = self.revision_text(latest)
         if latest_text.state == "purged":
-            return Currency("unavailable", "latest_revision_purged", "purged by retention", cited, latest)
+            return Currency(
+                "unavailable",
+                "latest_revision_purged",
+                "purged by retention",
+                cited,
+                latest,
+                None,
+                cited_text,
+            )
         if not latest_text.verified or latest_text.text is None:
-            return Currency("unchecked", "latest_revision_unreadable", latest_text.state, cited, latest)
-        cited_text = self.revision_text(cited)
-        quote = self._quote(ps, retrieved, cited_text)
+            return Currency(
+                "unchecked",
+                "latest_revision_unreadable",
+                f"the latest revision's text is {latest_text.state}",
+                cited,
+                latest,
+                None,
+                cited_text,
+            )
+        quote = self._quote(ps, retrieved, cited, cited_text)
         if quote is None:
-            return Currency("unchecked", "historical_text_unavailable", retrieved.state, cited, latest)
-        if cited.revision == latest.revision:
-            rel = check_same_revision(quote, locator_of(ps), latest_text.text)
-        else:
-            rel = relocate(quote, locator_of(ps), cited_text.text or "", latest_text.text)
-        return Currency(rel.state, rel.reason, "", cited, latest, rel)
+            return Currency(
+                "unchecked",
+                "historical_text_unavailable",
+                f"retrieved text is {retrieved.state}, cited revision text is {cited_text.state}"
+                if cited_text
+                else retrieved.state,
+                cited,
+                latest,
+                None,
+                cited_text,
+            )
+        rel = self._verdict(ps, quote, cited, cited_text, latest, latest_text)
+        return Currency(rel.state, rel.reason, "", cited, latest, rel, cited_text)
 
-    @staticmethod
-    def _quote(ps: dict[str, Any], retrieved: TextResult, cited: TextResult) -> str | None:
+    def _verdict(
+        self,
+        ps: dict[str, Any],
+        quote: str,
+        cited: RevisionRow,
+        cited_text: TextResult | None,
+        latest: RevisionRow,
+        latest_text: TextResult,
+    ) -> Relocation:
+        """relocate.py's verdict, memoized: many answers cite the same chunk of a revision."""
+        loc = locator_of(ps)
+        key = (quote, loc, cited.content_sha256, latest.content_sha256)
+        found = self._verdicts.get(key)
+        if found is not None:
+            return found
+        later = latest_text.text or ""
+        if cited.revision == latest.revision:
+            rel = check_same_revision(quote, loc, later)
+        else:
+            old = cited_text.text if cited_text is not None and cited_text.verified else None
+            if old is None:
+                old = _stand_in(ps, quote, loc)
+            rel = relocate(quote, loc, old, later)
+        return self._verdicts.put(key, rel)
+
+    def _quote(
+        self, ps: dict[str, Any], retrieved: TextResult, cited: RevisionRow, cited_text: TextResult | None
+    ) -> str | None:
         """The historical quote: the retained passage, else the cited revision at its locator."""
         if retrieved.verified and retrieved.text is not None:
             return normalize_quote(retrieved.text)
-        if cited.verified and cited.text is not None:
+        if cited_text is not None and cited_text.verified and cited_text.text is not None:
             loc = ps["locator"]
-            return normalize(cited.text)[loc["char_start"] : loc["char_end"]] or None
+            return self.normalized(cited, cited_text)[loc["char_start"] : loc["char_end"]] or None
         return None
+
+
+def _stand_in(ps: dict[str, Any], quote: str, loc: Locator) -> str:
+    """What relocation may assume about a cited revision whose text is gone (purged).
+
+    relocate.py anchors an occurrence as firmly as the quote was anchored in the cited
+    revision: a whole paragraph must still be a whole paragraph, so a qualified sentence
+    ("... 60 EUR for trips inside the EU only") never passes for the old one ("... 60
+    EUR").  Without the cited text there is nothing to anchor from and any substring
+    would match.  A chunk of the reference paragraph chunker is a whole paragraph by
+    construction, so for it a stand-in text holding the quote as one block at its
+    recorded offset restores exactly that anchoring; for other chunkers nothing can be
+    assumed and an empty text (plain substring matching) is used.
+    """
+    if ps["chunk"].get("pipeline_version") != CHUNKER_VERSION or loc.char_start < 3:
+        return ""
+    stand_in = "x" * (loc.char_start - 2) + "\n\n" + quote
+    return stand_in if normalize(stand_in)[loc.char_start : loc.char_start + len(quote)] == quote else ""
+
+
+def derived_transform(ps: dict[str, Any], retrieved: TextResult, source: TextResult | None) -> Transform:
+    """A passage derived from a note or answer: is it that source's stored text (or part of it)?"""
+    if source is None:
+        return Transform("source_missing", f"{ps.get('derived_from')!r} is not in this vault")
+    if ps["retrieved_sha256"] == source.digest:
+        return Transform("matches_source", "the passage is the source's stored text (same digest)")
+    if not source.verified or source.text is None:
+        return Transform("source_unreadable", f"the source's text is {source.state}")
+    if not retrieved.verified or retrieved.text is None:
+        return Transform("passage_unreadable", f"retrieved text is {retrieved.state}")
+    quote = normalize_quote(retrieved.text)
+    if quote and quote in normalize(source.text):
+        return Transform("found_in_source", "the passage quotes the source's stored text")
+    return Transform("not_in_source", "the passage does not occur in the source's stored text")

@@ -9,6 +9,7 @@ returns the reason instead: a tombstone, a `missing` alarm, a checksum mismatch,
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -39,10 +40,20 @@ class TextResult:
         return self.state == "intact" and self.text is not None
 
 
-def read_text(session: Session, digest: str, collection: str) -> TextResult:
+def read_text(
+    session: Session,
+    digest: str,
+    collection: str,
+    tombstones: Mapping[str, TombstoneRow] | None = None,
+) -> TextResult:
+    """The text under `digest` if it verifies, else the reason it cannot be shown.
+
+    `tombstones` (digest -> tombstone, e.g. `queries.tombstone_map`) lets a run that
+    reads many texts look tombstones up once instead of once per text.
+    """
     if not session.can_read(collection):
         return TextResult(digest, "unavailable", detail="outside your scope")
-    tomb = queries.tombstone_of(session.vault, digest)
+    tomb = tombstones.get(digest) if tombstones is not None else queries.tombstone_of(session.vault, digest)
     try:
         found = session.keys.decrypt(digest)
     except UnwrapError:

@@ -12,9 +12,10 @@ from typing import Any
 
 from tracer.engine.currency import Currency
 from tracer.engine.evidence import TextResult
+from tracer.engine.relocate import Locator
 from tracer.engine.trace import AnswerTrace, LineageNode, PassageTrace
 
-__all__ = ["currency_json", "lineage_json", "text_json", "trace_json"]
+__all__ = ["content_json", "currency_json", "lineage_json", "passage_json", "text_json", "trace_json"]
 
 
 def text_json(t: TextResult) -> dict[str, Any]:
@@ -31,6 +32,23 @@ def text_json(t: TextResult) -> dict[str, Any]:
     return out
 
 
+def locator_json(loc: Locator) -> dict[str, Any]:
+    """A locator as plain JSON (the same shape as a manifest's `locator`)."""
+    return {
+        "heading_path": list(loc.heading_path),
+        "paragraph": loc.paragraph,
+        "char_start": loc.char_start,
+        "char_end": loc.char_end,
+    }
+
+
+def content_json(t: TextResult) -> dict[str, Any]:
+    """Integrity of a stored text without the text itself (a tombstone stands in when purged)."""
+    out = text_json(t)
+    del out["text"]
+    return out
+
+
 def currency_json(c: Currency, visible: bool = True) -> dict[str, Any]:
     out: dict[str, Any] = {"state": c.state, "reason": c.reason}
     if c.detail:
@@ -44,12 +62,14 @@ def currency_json(c: Currency, visible: bool = True) -> dict[str, Any]:
             "committed_at": c.cited.committed_at,
             "content_sha256": c.cited.content_sha256,
         }
+        if c.cited_text is not None:
+            out["cited_revision"]["content"] = content_json(c.cited_text)
     rel = c.relocation
     if rel is not None:
         out["old_excerpt"] = rel.old_excerpt
         if rel.locator is not None:
-            out["new_locator"] = asdict(rel.locator)
-        out["candidates"] = [asdict(x) for x in rel.candidates]
+            out["new_locator"] = locator_json(rel.locator)
+        out["candidates"] = [locator_json(x) for x in rel.candidates]
     if c.current is not None and c.state in ("moved", "stale", "ambiguous", "verified"):
         out["current_revision"] = {
             "label": f"current revision {c.current.revision} ({c.current.committed_at})",
@@ -107,13 +127,44 @@ def lineage_json(nodes: list[LineageNode]) -> list[dict[str, Any]]:
             "currency": n.currency if n.visible else "unavailable",
             "visible": n.visible,
             "cycle": n.cycle,
+            "shared": n.shared,
             "children": lineage_json(n.children),
         }
         for n in nodes
     ]
 
 
+def _hidden_trace_json(t: AnswerTrace) -> dict[str, Any]:
+    """An answer outside the viewer's scope: its id and `unavailable`, every key kept."""
+    return {
+        "answer_id": t.answer_id,
+        "run_id": None,
+        "kind": None,
+        "seq": None,
+        "generated_at": None,
+        "visible": False,
+        "integrity": "unavailable",
+        "currency": "unavailable",
+        "reasons": ["out_of_scope"],
+        "signature": None,
+        "producer": {},
+        "runtime": {},
+        "authorization_at_run_time": {},
+        "question": {"state": "unavailable"},
+        "answer": {"state": "unavailable"},
+        "citations": [],
+        "passages": [],
+        "lineage": [],
+        "faults": [],
+        "findings": [],
+        "computed_at": t.computed_at,
+        "checkpoint": {"size": t.checkpoint_size, "root": t.checkpoint_root},
+    }
+
+
 def trace_json(t: AnswerTrace) -> dict[str, Any]:
+    if not t.visible:
+        return _hidden_trace_json(t)
     return {
         "answer_id": t.answer_id,
         "run_id": t.run_id,
@@ -123,12 +174,13 @@ def trace_json(t: AnswerTrace) -> dict[str, Any]:
         "visible": t.visible,
         "integrity": t.integrity,
         "currency": t.currency,
+        "reasons": list(t.reasons),
         "signature": {"state": t.signature, "keyid": t.signer},
         "producer": t.producer,
         "runtime": t.runtime,
         "authorization_at_run_time": t.authorization,
-        "question": text_json(t.question) if t.visible else {"state": "unavailable"},
-        "answer": text_json(t.answer) if t.visible else {"state": "unavailable"},
+        "question": text_json(t.question),
+        "answer": text_json(t.answer),
         "citations": [
             {
                 "index": c.index,

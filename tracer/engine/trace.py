@@ -1,9 +1,13 @@
 """Trace one answer: citations → passages → chunk → imported revision → source revision.
 
 Reads the signed manifest from the log (never the views), releases historical text only
-through `read_text`, and keeps the two axes separate for every passage.  Lineage is
-walked down to original passages; a derived answer takes the strictest state found, and
-if any part of its lineage is outside the viewer's scope the whole claim is unavailable.
+through `read_text`, and keeps the two axes separate for every passage.
+
+Lineage (a manifest's `lineage` ids and its passages' `derived_from`) is walked down to
+original passages; derived text takes the strictest state found on either axis.  Scope
+follows lineage too: a note is shown only to a viewer who may see everything it was
+built from, and anything derived from a source the viewer may not see is itself
+unavailable to them, as a whole, with ids only.  Cycles are reported, never looped.
 """
 
 from __future__ import annotations
@@ -14,10 +18,12 @@ from typing import Any
 
 from store import queries
 from store.dsse import verify_envelope
-from store.errors import SignatureError
+from store.entries import LogEntry
+from store.errors import InputError, SignatureError, StoreError, VaultError
+from store.queries import AnswerRow
 from store.roster import producer_keys
 from tracer.clock import now_iso
-from tracer.engine.currency import Currency, CurrencyEngine, Transform
+from tracer.engine.currency import LRU, Currency, CurrencyEngine, Transform, derived_transform
 from tracer.engine.evidence import TextResult
 from tracer.engine.session import Session
 from tracer.engine.states import strictest_currency, strictest_integrity
@@ -25,6 +31,7 @@ from tracer.engine.states import strictest_currency, strictest_integrity
 __all__ = [
     "AnswerTrace",
     "CitationTrace",
+    "DamagedEntryError",
     "LineageNode",
     "PassageTrace",
     "Summary",
@@ -37,15 +44,27 @@ class UnknownAnswerError(LookupError):
     pass
 
 
+class DamagedEntryError(StoreError):
+    """The log entry behind an answer cannot be read as a manifest at all."""
+
+    hint = "run `tracer verify` to pin the damage"
+
+
 @dataclass(frozen=True)
 class Summary:
-    """The effective states of an answer (own passages plus lineage)."""
+    """The effective states of an answer (own passages plus lineage), for one viewer.
+
+    `pending` names answers on the current lineage path that this summary loops back to;
+    a summary with pending ids is partial (its cycle is still being walked) and is never
+    memoized.
+    """
 
     answer_id: str
     integrity: str
     currency: str
     visible: bool
     reasons: tuple[str, ...] = ()
+    pending: frozenset[str] = frozenset()
 
 
 @dataclass
@@ -91,6 +110,7 @@ class LineageNode:
     visible: bool
     cycle: bool = False
     children: list[LineageNode] = field(default_factory=list)
+    shared: bool = False
 
 
 @dataclass
@@ -119,6 +139,32 @@ class AnswerTrace:
     computed_at: str
     checkpoint_size: int
     checkpoint_root: str
+    reasons: tuple[str, ...] = ()
+    pending: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class _Manifest:
+    seq: int
+    payload: dict[str, Any]
+    signature: str
+    signer: str
+    faults: list[dict[str, Any]]
+
+    @property
+    def sources(self) -> list[str]:
+        """Every answer id this one was built from: its lineage and its passages' sources."""
+        ids = {str(x) for x in self.payload.get("lineage", [])}
+        ids |= {str(p["derived_from"]) for p in self.payload.get("passages", []) if p.get("derived_from")}
+        return sorted(ids)
+
+
+@dataclass
+class _Walk:
+    """What walking one answer's lineage ran into: open cycles and reasons to report."""
+
+    pending: set[str] = field(default_factory=set)
+    reasons: set[str] = field(default_factory=set)
 
 
 _HIDDEN_META = {"passage_id", "collection"}
@@ -131,8 +177,11 @@ def _scrub(ps: dict[str, Any], visible: bool) -> dict[str, Any]:
     return {k: ps[k] for k in _HIDDEN_META if k in ps}
 
 
-def _withheld(digest: str) -> TextResult:
+def _hidden(digest: str) -> TextResult:
     return TextResult(digest, "unavailable", detail="outside your scope")
+
+
+_OUT_OF_SCOPE = Currency("unavailable", "out_of_scope")
 
 
 class Tracer:
@@ -143,55 +192,144 @@ class Tracer:
         self.currency = CurrencyEngine(session)
         self._keys = producer_keys(session.vault)
         self._summaries: dict[str, Summary] = {}
+        self._manifests: LRU[str, _Manifest] = LRU(4096)
+        self._unknown: set[str] = set()
+        self._primed: dict[str, tuple[int, LogEntry]] = {}
 
-    def _manifest(self, answer_id: str) -> tuple[int, dict[str, Any], str, str]:
-        found = queries.answer_entry(self.session.vault, answer_id)
-        if found is None:
+    # -- reading manifests ----------------------------------------------------------------
+
+    def _manifest(self, answer_id: str) -> _Manifest:
+        """The signed manifest behind an answer, with its signature checked (memoized)."""
+        found = self._manifests.get(answer_id)
+        if found is not None:
+            return found
+        if answer_id in self._unknown:
             raise UnknownAnswerError(answer_id)
-        seq, entry = found
-        env = entry.envelope
-        assert env is not None  # noqa: S101 - manifests always carry an envelope
-        payload: dict[str, Any] = json.loads(env.payload)
+        try:
+            row = self._primed.pop(answer_id, None) or queries.answer_entry(self.session.vault, answer_id)
+        except (ValueError, VaultError) as exc:
+            raise DamagedEntryError(f"the log entry of answer {answer_id!r} is not readable: {exc}") from exc
+        if row is None:
+            self._unknown.add(answer_id)
+            raise UnknownAnswerError(answer_id)
+        seq, entry = row
+        try:
+            env = entry.envelope
+            if env is None:
+                raise InputError("log", "$.envelope", "missing")
+            payload = json.loads(env.payload)
+            if not isinstance(payload, dict):
+                raise ValueError("manifest payload is not a JSON object")
+        except (InputError, ValueError) as exc:
+            raise DamagedEntryError(f"log entry {seq} (answer {answer_id!r}) is damaged: {exc}") from exc
+        if payload.get("answer_id") != answer_id:
+            raise DamagedEntryError(
+                f"the views place answer {answer_id!r} at log entry {seq}, which holds "
+                f"{payload.get('answer_id')!r}: the views were altered"
+            )
         signature, signer = "valid", entry.signer or ""
-        keys = {k: v.ed25519 for k, v in self._keys.items() if v.valid_at(payload["generated_at"])}
+        when = str(payload.get("generated_at", ""))
+        keys = {k: v.ed25519 for k, v in self._keys.items() if v.valid_at(when)}
         try:
             signer = verify_envelope(env, keys)
         except SignatureError:
             signature = "signature_invalid"
-        return seq, payload, signature, signer
+        faults = entry.body.get("faults", [])
+        m = _Manifest(seq, payload, signature, signer, list(faults) if isinstance(faults, list) else [])
+        return self._manifests.put(answer_id, m)
 
-    def _passage(self, ps: dict[str, Any], idx: int, stack: tuple[str, ...], allowed: bool) -> PassageTrace:
+    def _source(self, answer_id: str, stack: tuple[str, ...], walk: _Walk) -> Summary:
+        """The summary of a lineage source, as seen from the path `stack`."""
+        if answer_id in stack:
+            walk.pending.add(answer_id)
+            walk.reasons.add("lineage_cycle")
+            # A loop adds nothing new to the states (the answers on it are all being
+            # walked), but a claim resting on circular provenance cannot be called current.
+            return Summary(answer_id, "intact", "unchecked", True, ("lineage_cycle",), frozenset({answer_id}))
+        sub = self.summary(answer_id, stack)
+        walk.pending.update(sub.pending)
+        walk.reasons.update(r for r in sub.reasons if r != "out_of_scope")
+        return sub
+
+    # -- public API -----------------------------------------------------------------------
+
+    def prime(self, rows: list[AnswerRow]) -> None:
+        """Read the log entries of a page of answers in one go (a list or revalidation page)."""
+        wanted = [
+            r for r in rows if r.answer_id not in self._summaries and self._manifests.get(r.answer_id) is None
+        ]
+        try:
+            entries = queries.entries_at(self.session.vault, [r.seq for r in wanted])
+        except ValueError:
+            return  # a damaged entry: let each answer report it on its own
+        self._primed = {r.answer_id: (r.seq, entries[r.seq]) for r in wanted if r.seq in entries}
+
+    def summary(self, answer_id: str, stack: tuple[str, ...] = ()) -> Summary:
+        """Effective states of an answer, memoized; cycles are reported, never looped."""
+        if answer_id in self._summaries:
+            return self._summaries[answer_id]
+        if answer_id in stack:
+            return Summary(answer_id, "intact", "unchecked", True, ("lineage_cycle",), frozenset({answer_id}))
+        try:
+            t = self._build(answer_id, stack, full=False)
+        except UnknownAnswerError:
+            out = Summary(answer_id, "missing", "unchecked", True, ("lineage_target_missing",))
+        except DamagedEntryError:
+            out = Summary(answer_id, "signature_invalid", "unchecked", True, ("entry_damaged",))
+        else:
+            out = Summary(answer_id, t.integrity, t.currency, t.visible, t.reasons, t.pending)
+        if not out.pending:
+            self._summaries[answer_id] = out
+        return out
+
+    def trace(self, answer_id: str, record: bool = True, stack: tuple[str, ...] = ()) -> AnswerTrace:
+        """The full trace of one answer; `record` appends the look to the access log."""
+        t = self._build(answer_id, stack, full=True)
+        if record:
+            self.session.record("open_answer", answer_id)
+        return t
+
+    # -- building -------------------------------------------------------------------------
+
+    def _passage(self, ps: dict[str, Any], idx: int, stack: tuple[str, ...], walk: _Walk) -> PassageTrace:
         s = self.session
         derived = ps.get("derived_from")
-        visible = (
-            allowed
-            and s.can_read(ps["collection"])
-            and (not derived or self.summary(str(derived), stack).visible)
-        )
-        if visible:
-            retrieved = s.text(ps["retrieved_sha256"], ps["collection"])
-            model_input = s.text(ps["model_input_sha256"], ps["collection"])
-            currency = self.currency.currency(ps, retrieved)
-        else:
-            retrieved = _withheld(ps["retrieved_sha256"])
-            model_input = _withheld(ps["model_input_sha256"])
-            currency = Currency("unavailable", "out_of_scope")
-        integrity = strictest_integrity([retrieved.state, model_input.state])
-        transform = self.currency.transform(ps, retrieved) if visible else Transform("unavailable")
-        eff_i, eff_c = integrity, currency.state
+        visible = s.can_read(ps["collection"])
+        sub: Summary | None = None
         if derived and visible:
-            sub = self.summary(str(derived), stack)
-            eff_i = strictest_integrity([eff_i, sub.integrity])
-            eff_c = (
-                sub.currency
-                if currency.reason == "derived_text"
-                else strictest_currency([eff_c, sub.currency])
+            sub = self._source(str(derived), stack, walk)
+            visible = sub.visible
+        if not visible:
+            return PassageTrace(
+                idx,
+                ps["passage_id"],
+                ps["collection"],
+                False,
+                _hidden(ps["retrieved_sha256"]),
+                _hidden(ps["model_input_sha256"]),
+                "unavailable",
+                _OUT_OF_SCOPE,
+                Transform("unavailable"),
+                "unavailable",
+                "unavailable",
+                _scrub(ps, False),
             )
+        retrieved = self.currency.text(ps["retrieved_sha256"], ps["collection"])
+        model_input = self.currency.text(ps["model_input_sha256"], ps["collection"])
+        integrity = strictest_integrity([retrieved.state, model_input.state])
+        currency = self.currency.currency(ps, retrieved)
+        eff_i, eff_c = integrity, currency.state
+        if sub is not None:
+            transform = derived_transform(ps, retrieved, self._source_text(str(derived)))
+            eff_i = strictest_integrity([eff_i, sub.integrity])
+            eff_c = sub.currency
+        else:
+            transform = self.currency.transform(ps, retrieved)
         return PassageTrace(
             idx,
             ps["passage_id"],
             ps["collection"],
-            visible,
+            True,
             retrieved,
             model_input,
             integrity,
@@ -199,60 +337,85 @@ class Tracer:
             transform,
             eff_i,
             eff_c,
-            _scrub(ps, visible),
+            _scrub(ps, True),
         )
 
-    def summary(self, answer_id: str, stack: tuple[str, ...] = ()) -> Summary:
-        """Effective states of an answer, memoized; cycles are reported, never looped."""
-        if answer_id in self._summaries:
-            return self._summaries[answer_id]
-        if answer_id in stack:
-            return Summary(answer_id, "missing", "unchecked", True, ("lineage_cycle",))
+    def _source_text(self, answer_id: str) -> TextResult | None:
         try:
-            t = self.trace(answer_id, record=False, stack=stack)
-        except UnknownAnswerError:
-            return Summary(answer_id, "missing", "unchecked", True, ("lineage_target_missing",))
-        out = Summary(answer_id, t.integrity, t.currency, t.visible)
-        self._summaries[answer_id] = out
-        return out
+            p = self._manifest(answer_id).payload
+        except (UnknownAnswerError, DamagedEntryError):
+            return None
+        return self.currency.text(p["answer_sha256"], p["collection"])
 
-    def _lineage(self, ids: list[str], stack: tuple[str, ...]) -> list[LineageNode]:
+    def _lineage(self, ids: list[str], stack: tuple[str, ...], seen: set[str]) -> list[LineageNode]:
+        """The lineage tree below `stack`; a source reached twice is expanded once (`shared`)."""
         nodes: list[LineageNode] = []
         for aid in ids:
             if aid in stack:
-                nodes.append(LineageNode(aid, "?", "missing", "unchecked", True, cycle=True))
+                nodes.append(LineageNode(aid, "?", "intact", "unchecked", True, cycle=True))
                 continue
             sub = self.summary(aid, stack)
-            kind, children = "missing", []
-            found = queries.answer_entry(self.session.vault, aid)
-            if found is not None:
-                payload = json.loads(found[1].envelope.payload) if found[1].envelope else {}
-                kind = str(payload.get("kind", "answer"))
-                child_ids = list(payload.get("lineage", [])) + [
-                    str(p["derived_from"]) for p in payload.get("passages", []) if p.get("derived_from")
-                ]
-                children = self._lineage(sorted(set(child_ids)), (*stack, aid))
-            nodes.append(LineageNode(aid, kind, sub.integrity, sub.currency, sub.visible, children=children))
+            try:
+                m: _Manifest | None = self._manifest(aid)
+            except (UnknownAnswerError, DamagedEntryError):
+                m = None
+            if m is None:
+                kind = "missing" if "lineage_target_missing" in sub.reasons else "damaged"
+                nodes.append(LineageNode(aid, kind, sub.integrity, sub.currency, sub.visible))
+                continue
+            kind = str(m.payload.get("kind", "answer"))
+            node = LineageNode(aid, kind, sub.integrity, sub.currency, sub.visible)
+            if aid in seen:
+                node.shared = True
+            elif sub.visible:
+                seen.add(aid)
+                node.children = self._lineage(m.sources, (*stack, aid), seen)
+            nodes.append(node)
         return nodes
 
-    def trace(self, answer_id: str, record: bool = True, stack: tuple[str, ...] = ()) -> AnswerTrace:
+    def _build(self, answer_id: str, stack: tuple[str, ...], full: bool) -> AnswerTrace:
+        m = self._manifest(answer_id)
+        try:
+            return self._assemble(m, answer_id, stack, full)
+        except (KeyError, TypeError, AttributeError, IndexError) as exc:
+            if m.signature == "valid":
+                raise  # a signed manifest passed the schema at ingest: this is a bug, not data
+            raise DamagedEntryError(
+                f"log entry {m.seq} (answer {answer_id!r}) fails its signature and cannot be read: {exc!r}"
+            ) from exc
+
+    def _assemble(self, m: _Manifest, answer_id: str, stack: tuple[str, ...], full: bool) -> AnswerTrace:
         s = self.session
-        seq, p, signature, signer = self._manifest(answer_id)
+        p = m.payload
         stack = (*stack, answer_id)
-        derived_ids = {str(ps["derived_from"]) for ps in p["passages"] if ps.get("derived_from")}
-        lineage = self._lineage(sorted(set(p.get("lineage", [])) | derived_ids), stack)
-        lin_i = [n.integrity for n in lineage]
-        lin_c = [n.currency for n in lineage]
-        # A summary is never more widely visible than its most restricted source.
-        visible = s.can_read(p["collection"]) and all(n.visible for n in lineage)
-        hidden = not visible
+        walk = _Walk()
+        kind = str(p.get("kind", "answer"))
+        passages = [self._passage(ps, i, stack, walk) for i, ps in enumerate(p["passages"])]
+        by_id: dict[str, PassageTrace] = {}
+        for pt in passages:
+            by_id.setdefault(pt.passage_id, pt)
+        lineage_ids = sorted({str(x) for x in p.get("lineage", [])})
+        sources = [self._source(x, stack, walk) for x in lineage_ids]
+        reasons = walk.reasons
+
+        # Scope: the answer's own collection, every source it was derived from, and for a
+        # note (derived text by definition) every passage it was built from.
+        visible = (
+            s.can_read(p["collection"])
+            and all(sub.visible for sub in sources)
+            and all(pt.visible for pt in passages if pt.derived_from)
+            and (kind != "note" or all(pt.visible for pt in passages))
+        )
+        if not visible:
+            reasons.add("out_of_scope")
         if visible:
-            question = s.text(p["question_sha256"], p["collection"])
-            answer = s.text(p["answer_sha256"], p["collection"])
+            question = self.currency.text(p["question_sha256"], p["collection"])
+            answer = self.currency.text(p["answer_sha256"], p["collection"])
         else:
-            question, answer = _withheld(p["question_sha256"]), _withheld(p["answer_sha256"])
-        passages = [self._passage(ps, i, stack, visible) for i, ps in enumerate(p["passages"])]
-        by_id = {pt.passage_id: pt for pt in passages}
+            question, answer = _hidden(p["question_sha256"]), _hidden(p["answer_sha256"])
+        lin_i = [sub.integrity for sub in sources]
+        lin_c = [sub.currency for sub in sources]
+
         citations: list[CitationTrace] = []
         for i, c in enumerate(p["citations"]):
             cited = [by_id[x] for x in c["passage_ids"] if x in by_id]
@@ -261,7 +424,7 @@ class Tracer:
                 [pt.effective_integrity for pt in cited] + lin_i + (["missing"] if unknown else [])
             )
             cc = strictest_currency([pt.effective_currency for pt in cited] + lin_c)
-            if hidden or any(not pt.visible for pt in cited):
+            if not visible or any(not pt.visible for pt in cited):
                 cc = "unavailable"
             span = None
             if (
@@ -284,7 +447,7 @@ class Tracer:
                 )
             )
         own_i = [question.state, answer.state] + [pt.effective_integrity for pt in passages]
-        if signature != "valid":
+        if m.signature != "valid":
             own_i.append("signature_invalid")
         integrity = strictest_integrity(own_i + lin_i)
         currency = (
@@ -292,22 +455,21 @@ class Tracer:
             if citations
             else strictest_currency([pt.effective_currency for pt in passages] + lin_c)
         )
-        if hidden:
-            currency = "unavailable"
-        entry = queries.answer_entry(s.vault, answer_id)
-        faults = list(entry[1].body.get("faults", [])) if entry else []
-        if record:
-            s.record("open_answer", answer_id)
+        if not visible:
+            # Nothing about a record the viewer may not see, not even whether it is intact.
+            integrity = currency = "unavailable"
+        lineage = self._lineage(m.sources, stack, set()) if full else []
+        findings = queries.finding_rows(s.vault, answer_id) if full and visible else []
         return AnswerTrace(
-            seq=seq,
+            seq=m.seq,
             answer_id=answer_id,
             run_id=p["run_id"],
-            kind=p.get("kind", "answer"),
+            kind=kind,
             generated_at=p["generated_at"],
             collection=p["collection"],
             visible=visible,
-            signature=signature,
-            signer=signer,
+            signature=m.signature,
+            signer=m.signer,
             producer=p["producer"],
             runtime=p["runtime"] if visible else {},
             authorization=p["authorization"] if visible else {},
@@ -316,11 +478,13 @@ class Tracer:
             passages=passages,
             citations=citations,
             lineage=lineage,
-            faults=faults,
-            findings=queries.finding_rows(s.vault, answer_id),
+            faults=m.faults,
+            findings=findings,
             integrity=integrity,
             currency=currency,
             computed_at=now_iso(),
             checkpoint_size=s.status.checkpoint_size,
             checkpoint_root=s.status.checkpoint_root,
+            reasons=tuple(sorted(reasons)),
+            pending=frozenset(walk.pending - {answer_id}),
         )

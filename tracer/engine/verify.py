@@ -20,11 +20,13 @@ from typing import Any
 from store import audit, merkle
 from store.crypto import PublicIdentity, b64d
 from store.dsse import verify_envelope
-from store.entries import CUSTODIAN_KINDS, INVESTIGATOR_KINDS, LogEntry
+from store.entries import CUSTODIAN_KINDS, INVESTIGATOR_KINDS, MANIFEST_TYPE, STATEMENT_TYPE, LogEntry
 from store.errors import InputError, SignatureError
 from store.note import Checkpoint, open_note
+from store.timeutil import within
 from store.vault import Vault
 from tracer.clock import now_iso
+from tracer.engine.currency import LRU, CurrencyEngine, Transform, derived_transform
 from tracer.engine.session import Session
 
 __all__ = ["Finding", "Progress", "VerifyReport", "verify"]
@@ -33,6 +35,16 @@ Progress = Callable[[str, int, int], None]
 
 #: finding kinds that are informational and do not make the vault fail
 INFO_KINDS = frozenset({"blob_unreferenced"})
+
+#: transformation-trace verdicts that are findings (the others are counted only)
+_TRANSFORM_FINDINGS = frozenset(
+    {"found_elsewhere", "not_found", "unknown_normalizer", "not_in_source", "source_missing"}
+)
+
+_GAP_HINTS = ("answer_id", "run_id", "document_id", "revision", "digest")
+#: views with one row per log entry: what they say about a missing entry names it
+_ENTRY_TABLES = frozenset({"v_answers", "v_revisions", "v_deletions", "v_tombstones", "v_findings"})
+_VIEW_RECORD_FIELDS = ("answer_id", "run_id", "passage_id", "digest", "document_id", "revision")
 
 
 @dataclass(frozen=True)
@@ -103,17 +115,14 @@ class _Keyring:
             self.investigators[payload["key_id"]] = (name, ed, payload["at"])
 
     def producer_keys_at(self, when: str) -> dict[str, bytes]:
-        out = {}
-        for kid, (ed, vf, vu, rv) in self.producers.items():
-            if (vf and when < vf) or (vu and when >= vu) or (rv and when >= rv):
-                continue
-            out[kid] = ed
-        return out
+        return {kid: ed for kid, (ed, vf, vu, rv) in self.producers.items() if within(when, vf, vu, rv)}
 
     def note_verifiers(self) -> dict[str, bytes]:
+        """Who may sign a checkpoint at this point of the log: the custodian and current investigators."""
         out = {self.custodian.name: self.custodian.ed25519} if self.custodian else {}
-        for name, ed, _r in self.investigators.values():
-            out.setdefault(name, ed)
+        for name, ed, revoked in self.investigators.values():
+            if revoked is None:
+                out.setdefault(name, ed)
         return out
 
 
@@ -125,6 +134,11 @@ class _Verifier:
         self.findings: list[Finding] = []
         self.counts: dict[str, int] = {}
         self.keyring = _Keyring()
+        self.gaps: list[int] = []
+        self.last_good = 0
+        self.root_broken = False
+        self.final_root = merkle.RootAccumulator().root()
+        self.final_size = 0
 
     def find(self, kind: str, seq: int | None, detail: str, /, **record: Any) -> None:
         self.findings.append(Finding(kind, seq, {k: v for k, v in record.items() if v is not None}, detail))
@@ -137,8 +151,7 @@ class _Verifier:
     def scan_log(self) -> Iterator[tuple[int, LogEntry]]:
         count, gaps, top = audit.log_shape(self.vault)
         self.counts["entries"] = count
-        for seq in gaps:
-            self.find("entry_missing", seq, f"log entry {seq} is absent (the log must be dense)")
+        self.gaps = gaps
         checkpoints = self.vault.checkpoints()
         by_size: dict[int, list[Any]] = {}
         for cp in checkpoints:
@@ -151,15 +164,17 @@ class _Verifier:
             self.progress("log", seq + 1, top)
             leaf = merkle.leaf_hash(data)
             acc.append(leaf)
+            entry, rec = self._parse(seq, kind, data)
             if leaf != stored_leaf:
                 self.find(
                     "leaf_hash_mismatch",
                     seq,
-                    f"stored leaf hash {stored_leaf.hex()[:16]}… != SHA-256(0x00||entry) {leaf.hex()[:16]}…",
-                    kind=kind,
+                    f"stored leaf hash {stored_leaf.hex()[:16]}… != SHA-256(0x00||entry) {leaf.hex()[:16]}…: "
+                    "the entry's bytes were changed after it was logged",
+                    **rec,
                 )
-            entry = self._entry(seq, kind, data)
             if entry is not None:
+                self._entry(seq, kind, entry, rec)
                 yield seq, entry
             if acc.size in by_size:
                 self._check_checkpoints(by_size.pop(acc.size), acc)
@@ -174,26 +189,58 @@ class _Verifier:
                 )
         self.final_root = acc.root()
         self.final_size = acc.size
+        covered = max((cp.size for cp in checkpoints), default=0)
+        for seq in range(covered, min(acc.size, covered + 1000)):
+            self.find(
+                "entry_not_checkpointed",
+                seq,
+                f"log entry {seq} is beyond the latest signed checkpoint (size {covered}): "
+                "appended without a signature over it",
+            )
 
-    def _entry(self, seq: int, kind: str, data: bytes) -> LogEntry | None:
+    def _parse(self, seq: int, kind: str, data: bytes) -> tuple[LogEntry | None, dict[str, Any]]:
+        """The entry and the record fields that pin a finding to it (best effort)."""
         try:
             entry = LogEntry.from_bytes(data)
         except ValueError as exc:
             self.find("entry_malformed", seq, f"entry bytes are not a JSON object: {exc}", kind=kind)
-            return None
+            return None, {"kind": kind}
+        rec: dict[str, Any] = {"kind": entry.kind or kind}
+        try:
+            payload = entry.payload_json()
+        except (InputError, ValueError, AttributeError, TypeError):
+            payload = None
+        if isinstance(payload, dict):
+            if entry.kind == "manifest":
+                rec.update(answer_id=payload.get("answer_id"), run_id=payload.get("run_id"))
+            elif entry.kind == "revision":
+                rec.update(
+                    document_id=payload.get("document_id"),
+                    revision=payload.get("revision"),
+                    digest=payload.get("content_sha256"),
+                )
+            elif entry.kind == "document_deletion":
+                rec.update(document_id=payload.get("document_id"))
+            elif entry.kind == "tombstone":
+                rec.update(digest=payload.get("digest"))
+            elif entry.kind == "finding":
+                rec.update(answer_id=payload.get("answer_id"))
+        return entry, rec
+
+    def _entry(self, seq: int, kind: str, entry: LogEntry, rec: dict[str, Any]) -> None:
         if entry.seq != seq:
             self.find(
                 "entry_out_of_place",
                 seq,
                 f"entry stored at {seq} was written as entry {entry.seq} (moved or swapped)",
-                kind=entry.kind,
+                written_as=entry.seq,
+                **rec,
             )
         if entry.kind != kind:
-            self.find("entry_kind_mismatch", seq, f"log row says {kind!r}, entry says {entry.kind!r}")
-        self._signature(seq, entry)
-        return entry
+            self.find("entry_kind_mismatch", seq, f"log row says {kind!r}, entry says {entry.kind!r}", **rec)
+        self._signature(seq, entry, rec)
 
-    def _signature(self, seq: int, entry: LogEntry) -> None:
+    def _signature(self, seq: int, entry: LogEntry, rec: dict[str, Any]) -> None:
         try:
             env = entry.envelope
             if env is None:
@@ -201,11 +248,31 @@ class _Verifier:
             payload = json.loads(env.payload)
             body = payload if entry.kind == "manifest" else payload.get("statement", {})
         except (InputError, ValueError, AttributeError) as exc:
-            self.find("entry_malformed", seq, f"envelope unreadable: {exc}", kind=entry.kind)
+            self.find("entry_malformed", seq, f"envelope unreadable: {exc}", **rec)
             return
         kind = entry.kind
+        expected = MANIFEST_TYPE if kind == "manifest" else STATEMENT_TYPE
+        declared = kind if kind == "manifest" else payload.get("type")
+        if env.payload_type != expected or declared != kind:
+            self.find(
+                "entry_kind_mismatch",
+                seq,
+                f"entry kind {kind!r} carries a signed {env.payload_type!r} payload of type {declared!r}: "
+                "a signed statement reused under another kind",
+                **rec,
+            )
+            return
         if kind == "vault_init" and seq == 0:
             self.keyring.fold(entry, body)
+            cust = self.keyring.custodian
+            if cust is not None and cust.ed25519 != self.vault.custodian.ed25519:
+                self.find(
+                    "custodian_mismatch",
+                    seq,
+                    f"entry 0 names custodian {cust.key_id[:16]}, the vault's metadata "
+                    f"{self.vault.custodian.key_id[:16]}",
+                    **rec,
+                )
         try:
             if kind == "manifest":
                 self.bump("manifests")
@@ -224,9 +291,6 @@ class _Verifier:
             else:
                 self.find("entry_unknown_kind", seq, f"unknown entry kind {kind!r}")
         except SignatureError as exc:
-            rec: dict[str, Any] = {"kind": kind}
-            if kind == "manifest":
-                rec.update(answer_id=body.get("answer_id"), run_id=body.get("run_id"))
             self.find("signature_invalid", seq, str(exc), **rec)
         if kind != "vault_init":
             self.keyring.fold(entry, body)
@@ -244,6 +308,7 @@ class _Verifier:
 
     def _check_checkpoints(self, cps: list[Any], acc: merkle.RootAccumulator) -> None:
         root = acc.root()
+        good = False
         for cp in cps:
             try:
                 text, _names = open_note(cp.note, self.keyring.note_verifiers())
@@ -261,26 +326,51 @@ class _Verifier:
             if parsed.size != cp.size:
                 self.find("checkpoint_size_mismatch", None, f"note says {parsed.size}", checkpoint=cp.id)
             if parsed.root != root:
+                self.root_broken = True
+                lo = self.last_good
                 self.find(
                     "checkpoint_root_mismatch",
                     None,
                     f"signed root {parsed.root.hex()[:16]}… != recomputed {root.hex()[:16]}… at size "
-                    f"{cp.size}: an entry at or before seq {cp.size - 1} was changed, removed or reordered",
+                    f"{cp.size}: an entry in seq {lo}..{cp.size - 1} was changed, removed or reordered "
+                    f"(entries before {lo} match an earlier signed checkpoint)",
                     checkpoint=cp.id,
                     size=cp.size,
+                    first_seq=lo,
+                    last_seq=cp.size - 1,
                 )
+            elif parsed.size == cp.size:
+                good = True
+            else:
+                self.root_broken = True
+        if good and not self.root_broken:
+            self.last_good = acc.size
 
     # -- pass 2: views, digests, texts --------------------------------------------------
 
     def check_views(self) -> None:
         self.progress("views", 0, 1)
+        hints: dict[int, dict[str, Any]] = {}
         for d in audit.compare_views(self.vault):
-            self.find(d.problem, d.seq, f"{d.table} row does not match the log: {d.row}", table=d.table)
+            rec = {k: d.values.get(k) for k in _VIEW_RECORD_FIELDS if d.values.get(k) is not None}
+            if d.table == "v_revisions":
+                rec["digest"] = d.values.get("content_sha256")
+            if d.problem == "view_row_altered_or_extra" and d.table in _ENTRY_TABLES:
+                hints.setdefault(d.seq, {}).update(rec)
+            detail = f"{d.table} row does not match the log: {d.row}"
+            self.find(d.problem, d.seq, detail, table=d.table, **rec)
+        for seq in self.gaps:
+            # What the (untrusted) stored views still say the entry was, to pin the loss.
+            hint = {k: v for k, v in hints.get(seq, {}).items() if k in _GAP_HINTS}
+            self.find("entry_missing", seq, f"log entry {seq} is absent (the log must be dense)", **hint)
         self.progress("views", 1, 1)
 
     def check_digests(self) -> None:
         facts = list(audit.digest_facts(self.vault))
         total = len(facts)
+        # One decryption per stored text, however many entries refer to it (state only,
+        # never the text, so memory stays small on a large vault).
+        checked: dict[tuple[str, str], tuple[str, str]] = {}
         for i, f in enumerate(facts):
             if i % 256 == 0:
                 self.progress("texts", i, total)
@@ -289,6 +379,8 @@ class _Verifier:
                 "role": f.role,
                 "answer_id": f.answer_id,
                 "passage_id": f.passage_id,
+                "document_id": f.document_id,
+                "revision": f.revision,
             }
             if f.tombstone_seq is not None:
                 self.bump("purged")
@@ -312,35 +404,55 @@ class _Verifier:
             if self.session is None or not self.session.can_read(f.collection):
                 self.bump("out_of_scope")
                 continue
-            result = self.session.text(f.digest, f.collection)
-            if result.state == "intact":
+            key = (f.digest, f.collection)
+            if key not in checked:
+                result = self.session.text(f.digest, f.collection)
+                checked[key] = (result.state, result.detail)
+            state, detail = checked[key]
+            if state == "intact":
                 self.bump("intact")
-            elif result.state == "unavailable":
+            elif state == "unavailable":
                 self.bump("out_of_scope")
             else:
-                self.bump(result.state)
-                self.find(result.state, f.seq, result.detail, **rec)
+                self.bump(state)
+                self.find(state, f.seq, detail, **rec)
         self.progress("texts", total, total)
         for digest in audit.blob_digests_unreferenced(self.vault):
             self.find("blob_unreferenced", None, "stored text no log entry refers to", digest=digest)
 
-    def check_transforms(self, manifests: list[tuple[int, dict[str, Any]]]) -> None:
+    def check_transforms(self) -> None:
+        """Each retained passage at its locator in the revision it names (second, streaming pass)."""
         if self.session is None:
             return
-        from tracer.engine.currency import CurrencyEngine
-
         engine = CurrencyEngine(self.session)
-        total = len(manifests)
-        for i, (seq, body) in enumerate(manifests):
-            if i % 64 == 0:
-                self.progress("trace", i, total)
+        sources: LRU[str, tuple[str, str]] = LRU(4096)
+        total = self.counts.get("manifests", 0)
+        done = 0
+        for seq, kind, data, _leaf in self.vault.raw_entries():
+            if kind != "manifest":
+                continue
+            try:
+                env = LogEntry.from_bytes(data).envelope
+                body = json.loads(env.payload) if env is not None else None
+            except (InputError, ValueError):
+                continue  # already reported by the log pass
+            if not isinstance(body, dict):
+                continue
+            if done % 64 == 0:
+                self.progress("trace", done, total)
+            done += 1
             for ps in body.get("passages", []):
-                if not self.session.can_read(ps["collection"]) or ps.get("derived_from"):
+                if not isinstance(ps, dict) or not self.session.can_read(str(ps.get("collection"))):
                     continue
-                retrieved = self.session.text(ps["retrieved_sha256"], ps["collection"])
-                t = engine.transform(ps, retrieved)
+                try:
+                    t = self._transform(engine, sources, ps)
+                except (KeyError, TypeError, ValueError) as exc:
+                    self.find("entry_malformed", seq, f"passage unreadable: {exc!r}", kind=kind)
+                    continue
+                if t is None:
+                    continue
                 self.bump(f"transform_{t.state}")
-                if t.state in ("found_elsewhere", "not_found", "unknown_normalizer"):
+                if t.state in _TRANSFORM_FINDINGS:
                     self.find(
                         f"transform_{t.state}",
                         seq,
@@ -352,23 +464,29 @@ class _Verifier:
                     )
         self.progress("trace", total, total)
 
+    def _transform(
+        self, engine: CurrencyEngine, sources: LRU[str, tuple[str, str]], ps: dict[str, Any]
+    ) -> Transform | None:
+        assert self.session is not None  # noqa: S101 - checked by the caller
+        retrieved = engine.text(ps["retrieved_sha256"], ps["collection"])
+        source = ps.get("derived_from")
+        if not source:
+            return engine.transform(ps, retrieved)
+        src = sources.get(str(source))
+        if src is None:
+            found = audit.answer_text_ref(self.vault, str(source))
+            if found is not None:
+                src = sources.put(str(source), found)
+        if src is not None and not self.session.can_read(src[1]):
+            return None
+        return derived_transform(ps, retrieved, engine.text(*src) if src else None)
+
 
 def verify(vault: Vault, session: Session | None = None, progress: Progress | None = None) -> VerifyReport:
     v = _Verifier(vault, session, progress)
-    manifests: list[tuple[int, dict[str, Any]]] = []
-
-    def entries() -> Iterator[tuple[int, LogEntry]]:
-        for seq, entry in v.scan_log():
-            if entry.kind == "manifest" and session is not None:
-                try:
-                    manifests.append((seq, json.loads(entry.envelope.payload) if entry.envelope else {}))
-                except (ValueError, InputError):
-                    pass
-            yield seq, entry
-
     audit.rebuild_views(
         vault,
-        entries(),
+        v.scan_log(),
         lambda seq, entry, exc: v.find(
             "entry_malformed", seq, f"cannot derive views: {exc!r}", kind=entry.kind
         ),
@@ -376,7 +494,7 @@ def verify(vault: Vault, session: Session | None = None, progress: Progress | No
     latest = vault.checkpoints()[-1] if vault.checkpoints() else None
     v.check_views()
     v.check_digests()
-    v.check_transforms(manifests)
+    v.check_transforms()
     report = VerifyReport(
         computed_at=now_iso(),
         checkpoint={
