@@ -280,8 +280,15 @@ class Vault:
 
     def _accumulator(self) -> merkle.RootAccumulator:
         if self._acc is None:
+            leaves = self.leaf_hashes()
+            top = int(self.con.execute("SELECT coalesce(max(seq), -1) FROM log").fetchall()[0][0])
+            if top + 1 != len(leaves):
+                raise VaultDamagedError(
+                    f"{self.path}: the log has {len(leaves)} entries but its last is {top}: "
+                    "entries are missing; refusing to append (run `tracer verify`)"
+                )
             acc = merkle.RootAccumulator()
-            for leaf in self.leaf_hashes():
+            for leaf in leaves:
                 acc.append(leaf)
             self._acc = acc
         return self._acc

@@ -142,9 +142,16 @@ def test_rollback_is_refused_and_forensic_opens_labelled(tmp_path: Path) -> None
     shutil.copytree(old, c.path)
     with pytest.raises(TrustError, match=rf"ROLLBACK: this machine last saw size {seen}"):
         unlock(c.path, c.investigators["ines"], trust=TrustStore())
+    before = (c.path / "vault.duckdb").read_bytes()
     s = unlock(c.path, c.investigators["ines"], trust=TrustStore(), forensic=True)
     assert s.status.forensic and "ROLLBACK" in s.status.forensic_reason
+    size = s.vault.size()
+    Tracer(s).trace("ans-faq")
+    assert s.vault.size() == size, "a forensic session must not extend the suspect tree"
+    assert s.status.journal is not None and s.status.journal.exists()
     s.close()
+    assert TrustStore().last_seen("tracer.test/vault", c.investigators["ines"].key_id).size == seen
+    assert before
 
 
 def test_changed_custodian_is_a_loud_refusal(tmp_path: Path) -> None:

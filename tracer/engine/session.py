@@ -86,11 +86,16 @@ def _custodian_from_log(vault: Vault) -> PublicIdentity:
 
 
 def verify_latest_checkpoint(vault: Vault, custodian: PublicIdentity) -> Checkpoint:
-    """Signature by the custodian or a rostered investigator, origin and root."""
+    """Signature by the custodian or a current investigator, origin and root.
+
+    A revoked investigator's checkpoint is never the latest in an honest vault: the
+    revocation itself is followed by a custodian checkpoint.
+    """
     row = vault.latest_checkpoint()
     verifiers = {custodian.name: custodian.ed25519}
     for inv in investigators(vault).values():
-        verifiers.setdefault(inv.name, inv.ed25519)
+        if inv.revoked_at is None:
+            verifiers.setdefault(inv.name, inv.ed25519)
     _text, _names = open_note(row.note, verifiers)
     cp = Checkpoint.parse(_text)
     if cp.origin != vault.origin:
@@ -245,11 +250,11 @@ def unlock(
                 )
             status.forensic = True
             status.forensic_reason = problem
-        if vault.read_only:
+        if vault.read_only or status.forensic:
+            # never extend (and so bless) a tree that failed its checks
             status.journal = trust.journal(vault.origin)
-            status.warnings.append(
-                f"vault is read-only: access is recorded in the local journal {status.journal}"
-            )
+            why = "vault is read-only" if vault.read_only else "forensic inspection"
+            status.warnings.append(f"{why}: access is recorded in the local journal {status.journal}")
         session = Session(vault, identity, role, tuple(scopes), status, trust)
         session.record("unlock", "forensic" if status.forensic else "")
         if status.journal is not None and not status.forensic:

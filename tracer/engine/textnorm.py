@@ -28,6 +28,7 @@ the document's meaning too.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from bisect import bisect_right
@@ -182,6 +183,7 @@ class Structure:
         return tuple(b for b in self.blocks if not b.is_heading)
 
 
+@functools.lru_cache(maxsize=64)
 def parse_structure(text: str) -> Structure:
     """Normalize, then assign every block its heading path and paragraph index."""
     stack: list[tuple[int, str]] = []
