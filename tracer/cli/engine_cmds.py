@@ -13,6 +13,7 @@ from store.vault import Vault
 from tracer.cli.common import Sub, add_investigator, emit_json, vault_arg
 from tracer.cli.render import print_revalidation, print_trace, print_verify
 from tracer.engine.catalog import impact, revalidate
+from tracer.engine.serialize import trace_json
 from tracer.engine.session import Session, unlock
 from tracer.engine.trace import Tracer, UnknownAnswerError
 from tracer.engine.verify import verify
@@ -88,12 +89,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
         with Vault.open(args.vault) as vault:
             report = verify(vault, None, _progress(show))
     else:
-        session = open_session(args)
-        try:
+        with open_session(args) as session:
             session.record("verify", "")
             report = verify(session.vault, session, _progress(show))
-        finally:
-            session.close()
     if args.json:
         emit_json(report.to_json())
     else:
@@ -102,30 +100,22 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
-    session = open_session(args)
-    try:
+    with open_session(args) as session:
         try:
             t = Tracer(session).trace(args.answer_id)
         except UnknownAnswerError as exc:
             raise StoreError(f"{args.vault}: no answer {args.answer_id!r} in this vault") from exc
         if args.json:
-            from tracer.engine.serialize import trace_json
-
             emit_json(trace_json(t))
         else:
             print_trace(t, session)
-    finally:
-        session.close()
     return 0
 
 
 def cmd_revalidate(args: argparse.Namespace) -> int:
-    session = open_session(args)
-    try:
+    with open_session(args) as session:
         session.record("revalidate", "")
         result = revalidate(session, _progress(not args.json and sys.stderr.isatty()))
-    finally:
-        session.close()
     if args.json:
         emit_json(result.to_json())
     else:
@@ -139,15 +129,10 @@ def cmd_impact(args: argparse.Namespace) -> int:
             "tracer: error: --revision narrows --document; it cannot be used with --digest", file=sys.stderr
         )
         return 2
-    session = open_session(args)
-    try:
-        target = (
-            f"digest:{args.digest}" if args.digest else f"document:{args.document}@{args.revision or '*'}"
-        )
+    target = f"digest:{args.digest}" if args.digest else f"document:{args.document}@{args.revision or '*'}"
+    with open_session(args) as session:
         session.record("impact", target)
         result = impact(session, document=args.document, revision=args.revision, digest=args.digest)
-    finally:
-        session.close()
     if args.json:
         emit_json(result.to_json())
     else:

@@ -173,6 +173,12 @@ class Session:
     def close(self) -> None:
         self.vault.close()
 
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
 
 def _check_history(vault: Vault, cp: Checkpoint, prev: Seen | None) -> tuple[type[TrustError], str]:
     """(TrustError, '') when the log extends what we saw; otherwise the error and reason."""
