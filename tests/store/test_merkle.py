@@ -357,9 +357,7 @@ def inclusion_probes(
 def test_inclusion_vectors(index: int, size: int, expected: list[bytes]) -> None:
     assert inclusion_proof(index, size, LEAVES) == expected
     verify_inclusion(index, size, LEAVES[index], expected, ROOTS[size])
-    for desc, i, n, leaf, proof, root_ in inclusion_probes(
-        index, size, expected, ROOTS[size], LEAVES[index]
-    ):
+    for desc, i, n, leaf, proof, root_ in inclusion_probes(index, size, expected, ROOTS[size], LEAVES[index]):
         with pytest.raises(ProofError):
             verify_inclusion(i, n, leaf, proof, root_)
             pytest.fail(f"verified despite {desc}")
@@ -427,9 +425,7 @@ def test_consistency_vectors(size1: int, size2: int, expected: list[bytes]) -> N
     verify_consistency(size1, size2, ROOTS[size1], ROOTS[size2], expected)
     if not expected:
         return
-    for desc, s1, s2, r1, r2, proof in consistency_probes(
-        size1, size2, ROOTS[size1], ROOTS[size2], expected
-    ):
+    for desc, s1, s2, r1, r2, proof in consistency_probes(size1, size2, ROOTS[size1], ROOTS[size2], expected):
         with pytest.raises(ProofError):
             verify_consistency(s1, s2, r1, r2, proof)
             pytest.fail(f"verified despite {desc}")
@@ -457,9 +453,7 @@ R2 = ROOTS[5]
         (3, 5, b"short", R2, [R1]),
     ],
 )
-def test_consistency_rejects(
-    size1: int, size2: int, root1: bytes, root2: bytes, proof: list[bytes]
-) -> None:
+def test_consistency_rejects(size1: int, size2: int, root1: bytes, root2: bytes, proof: list[bytes]) -> None:
     with pytest.raises(ProofError):
         verify_consistency(size1, size2, root1, root2, proof)
 

@@ -28,10 +28,7 @@ from store.note import (
 PETER_VKEY = "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW"
 PETER_SKEY = "PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz"
 ENOCH_VKEY = "EnochRoot+af0cfe78+ATtqJ7zOtqQtYqOo0CpvDXNlMhV3HeJDpjrASKGLWdop"
-TEXT = (
-    "If you think cryptography is the answer to your problem,\n"
-    "then you don't know what your problem is.\n"
-)
+TEXT = "If you think cryptography is the answer to your problem,\nthen you don't know what your problem is.\n"
 PETER_SIG = (
     "— PeterNeumann x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngot"
     "pRZb6KE6RyyBwJnAM=\n"
@@ -265,9 +262,7 @@ def test_sixteen_signatures_accepted() -> None:
 
 # --- checkpoints ---------------------------------------------------------------------
 
-SPEC_CHECKPOINT = (
-    "example.com/behind-the-sofa\n20852163\nCsUYapGGPo4dkMgIAUqom/Xajj7h2fB2MPA3j2jxq2I=\n"
-)
+SPEC_CHECKPOINT = "example.com/behind-the-sofa\n20852163\nCsUYapGGPo4dkMgIAUqom/Xajj7h2fB2MPA3j2jxq2I=\n"
 LOG = Identity.from_seed("example.com/log", b"log")
 ROOT = hashlib.sha256(b"root").digest()
 
@@ -421,9 +416,7 @@ def test_checkpoint_signed_by_impostor_with_same_name_rejected() -> None:
 
 
 def test_verify_checkpoint_refuses_malformed_body() -> None:
-    note = sign_note(
-        "example.com/log\n012\n" + GOOD_ROOT + "\n", LOG.name, LOG.public.ed25519, LOG.sign
-    )
+    note = sign_note("example.com/log\n012\n" + GOOD_ROOT + "\n", LOG.name, LOG.public.ed25519, LOG.sign)
     with pytest.raises(InputError) as info:
         verify_checkpoint(note, LOG.name, LOG.public.ed25519)
     assert info.value.path == "line 2"
