@@ -186,6 +186,20 @@ def test_read_only_vault_journals_access(tmp_path: Path) -> None:
     Tracer(s).trace("ans-faq")
     lines = s.status.journal.read_text().splitlines()
     assert [json.loads(x)["entry"]["kind"] for x in lines] == ["access", "access"]
+    from tracer.engine.journal import read_journal
+
+    entries = read_journal(s.vault)
+    assert [(e.investigator, e.action, e.signature) for e in entries] == [
+        ("ines", "unlock", "valid"),
+        ("ines", "open_answer", "valid"),
+    ]
+    forged = json.loads(lines[1])
+    forged["entry"]["envelope"]["signatures"][0]["sig"] = forged["entry"]["envelope"]["signatures"][0][
+        "sig"
+    ].replace("A", "B", 1)
+    with s.status.journal.open("a") as fh:
+        fh.write(json.dumps(forged) + "\n")
+    assert read_journal(s.vault)[-1].signature in ("signature_invalid", "unreadable")
     s.close()
 
 

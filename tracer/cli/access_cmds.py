@@ -11,6 +11,7 @@ from store.crypto import load_public
 from store.roster import investigators
 from tracer.cli.common import Sub, add_custodian, add_investigator, emit_json, open_vault, vault_arg
 from tracer.clock import now_iso
+from tracer.engine.journal import read_journal
 from tracer.inert import inert
 from tracer.secrets import load_key
 
@@ -97,7 +98,8 @@ def cmd_access(args: argparse.Namespace) -> int:
         names = {k: i.name for k, i in investigators(vault).items()}
         names[vault.custodian.key_id] = vault.custodian.name
         rows = queries.access_rows(vault, args.limit)
-    out = [
+        journal = read_journal(vault)
+    out: list[dict[str, Any]] = [
         {
             "seq": s,
             "investigator": names.get(w, w),
@@ -109,14 +111,24 @@ def cmd_access(args: argparse.Namespace) -> int:
         }
         for s, w, a, t, at, f in rows
     ]
+    local = [j.to_json() for j in journal]
     if args.json:
-        emit_json({"access": out})
+        emit_json({"access": out, "journal": local})
     else:
         for r in out:
             flag = " FORENSIC" if r["forensic"] else ""
             print(
                 f"{r['seq']:>8}  {r['at']}  {inert(str(r['investigator'])):<14} "
                 f"{r['action']:<14} {inert(str(r['target']))}{flag}"
+            )
+        if local:
+            print(f"local journal on this machine (read-only or forensic opens): {len(local)} entries")
+        for j in local:
+            flag = " FORENSIC" if j["forensic"] else ""
+            sig = "" if j["signature"] == "valid" else f" [{j['signature'].upper()}]"
+            print(
+                f" journal  {j['at']}  {inert(str(j['investigator'])):<14} "
+                f"{j['action']:<14} {inert(str(j['target']))}{flag}{sig}"
             )
     return 0
 
