@@ -103,6 +103,17 @@ def _check_text(text: str, path: str, what: str = "string") -> None:
         raise _RejectError(path, f"lone surrogate in {what} (\\u{ord(text[exc.start]):04x})") from exc
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def parse_strict(data: bytes | str, file: str) -> Any:
     """Parse JSON, refusing what RFC 8785 / I-JSON refuse; errors name the file and path."""
     if isinstance(data, bytes):
@@ -113,14 +124,44 @@ def parse_strict(data: bytes | str, file: str) -> Any:
     else:
         text = data
     try:
+        suspect = False
+
+        def pairs(items: list[tuple[str, Any]]) -> Any:
+            nonlocal suspect
+            out = dict(items)
+            if len(out) == len(items):
+                return out
+            suspect = True
+            return _pairs_hook(items)
+
+        def constant(name: str) -> Any:
+            nonlocal suspect
+            suspect = True
+            return _constant(name)
+
+        def number(text: str) -> Any:
+            nonlocal suspect
+            value = _float(text)
+            if type(value) is not float:
+                suspect = True
+            return value
+
+        def integer(text: str) -> Any:
+            nonlocal suspect
+            if len(text) >= _MAX_INT_DIGITS:  # maybe beyond ±(2^53 - 1): let _check decide
+                suspect = True
+                return _int(text)
+            return int(text)
+
         value = json.loads(
-            text,
-            object_pairs_hook=_pairs_hook,
-            parse_constant=_constant,
-            parse_float=_float,
-            parse_int=_int,
+            text, object_pairs_hook=pairs, parse_constant=constant, parse_float=number, parse_int=integer
         )
-        _check(value, "$")
+        # One walk over the value finds the path of whatever the hooks refused.  It is
+        # skipped when nothing can be wrong: no hook objected, no integer literal has
+        # 16 digits or more (shorter ones are within ±(2^53 - 1)), and no string can
+        # hold a lone surrogate (from UTF-8 bytes only a \uD800-\uDFFF escape makes one).
+        if suspect or _SURROGATE_ESCAPE.search(text) or (not isinstance(data, bytes) and not _utf8(text)):
+            _check(value, "$")
     except _RejectError as exc:
         raise InputError(file, exc.path, str(exc)) from exc
     except json.JSONDecodeError as exc:
@@ -130,6 +171,50 @@ def parse_strict(data: bytes | str, file: str) -> Any:
     return value
 
 
+#: json's C encoder writes RFC 8785's bytes for a value with no floats whose member
+#: names sort the same by code point as by UTF-16 unit: same escapes (\b \f \n \r \t,
+#: \" \\, other controls as lowercase \u00xx, nothing else), same literals.
+_PLAIN_ENCODE = json.JSONEncoder(
+    ensure_ascii=False, sort_keys=True, separators=(",", ":"), allow_nan=False
+).encode
+
+
+def _plain(value: Any) -> bool:
+    """Only dicts (str member names without astral characters), lists, str, bool, None and
+    safe ints: then `_PLAIN_ENCODE` is exact.  `value` must be acyclic (it was encoded)."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        t = type(v)
+        if t is str or t is bool or v is None:
+            continue
+        if t is int:
+            if -MAX_SAFE_INT <= v <= MAX_SAFE_INT:
+                continue
+            return False
+        if t is list:
+            stack.extend(v)
+            continue
+        if t is dict:
+            for key in v:
+                if type(key) is not str or not (key.isascii() or max(key) <= "\uffff"):
+                    return False
+            stack.extend(v.values())
+            continue
+        return False
+    return True
+
+
 def canonical(value: Any) -> bytes:
-    """RFC 8785 (JCS) bytes of `value`; the only serialization we ever hash or sign."""
+    """RFC 8785 (JCS) bytes of `value`; the only serialization we ever hash or sign.
+
+    Values without floats take json's C encoder (tested byte-equal against `rfc8785`);
+    anything else, and every error, is left to `rfc8785`.
+    """
+    try:
+        data = _PLAIN_ENCODE(value).encode("utf-8")
+    except (ValueError, TypeError, RecursionError):  # UnicodeEncodeError is a ValueError
+        data = None
+    if data is not None and _plain(value):
+        return data
     return bytes(rfc8785.dumps(value))

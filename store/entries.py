@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from store.canonical import canonical
+from store.canonical import MAX_SAFE_INT, canonical
 from store.crypto import Identity
 from store.dsse import Envelope, sign_envelope
 from store.merkle import leaf_hash
@@ -53,6 +53,10 @@ class LogEntry:
     data: bytes
     body: dict[str, Any] = field(compare=False, repr=False)
     leaf: bytes = field(compare=False, repr=False)
+    #: True when `data` is known to be `canonical(body)` (built here, not read back)
+    canonical_data: bool = field(default=False, compare=False, repr=False)
+    #: the envelope's payload as parsed by whoever checked it (ingest), if known
+    parsed_payload: Any = field(default=None, compare=False, repr=False)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> LogEntry:
@@ -62,7 +66,31 @@ class LogEntry:
         return cls(data=data, body=body, leaf=leaf_hash(data))
 
     def at(self, seq: int) -> LogEntry:
-        return LogEntry.from_bytes(canonical({**self.body, "seq": seq}))
+        """This entry stamped with `"seq": seq`: the bytes of `canonical({**body, "seq": seq})`.
+
+        When `data` is canonical and every member name sorts before "seq" (RFC 8785
+        orders names by UTF-16 code units; against an ASCII name that is the same as
+        comparing code points), the stamped bytes are `data` with `,"seq":N` spliced
+        in before the closing brace, so the entry is not re-serialized.
+        """
+        body = {**self.body, "seq": seq}
+        if (
+            self.canonical_data
+            and self.body
+            and "seq" not in self.body
+            and type(seq) is int
+            and 0 <= seq <= MAX_SAFE_INT
+            and all(key < "seq" for key in self.body)
+        ):
+            data = b'%b,"seq":%d}' % (self.data[:-1], seq)
+        else:
+            data = canonical(body)
+            body = json.loads(data)
+        return LogEntry(data, body, leaf_hash(data), True, self.parsed_payload)
+
+    def with_payload(self, parsed: Any) -> LogEntry:
+        """The same entry, remembering its envelope's payload as already parsed (ingest)."""
+        return LogEntry(self.data, self.body, self.leaf, self.canonical_data, parsed)
 
     @property
     def seq(self) -> int | None:
@@ -88,18 +116,44 @@ class LogEntry:
         return None
 
     def payload_json(self) -> Any:
-        env = self.envelope
-        if env is None:
-            return None
-        payload = json.loads(env.payload)
+        payload = self.parsed_payload
+        if payload is None:
+            env = self.envelope
+            if env is None:
+                return None
+            payload = json.loads(env.payload)
         if self.kind != "manifest" and isinstance(payload, dict):
             return payload.get("statement", payload)
         return payload
 
 
+_PAYLOAD_FIRST = b'{"envelope":{"payload":""'
+
+
 def make_entry(kind: str, envelope: Envelope, **annotations: Any) -> LogEntry:
-    body: dict[str, Any] = {"kind": kind, "envelope": envelope.to_json(), **annotations}
-    return LogEntry.from_bytes(canonical(body))
+    env = envelope.to_json()
+    b64 = env["payload"]
+    if (
+        "envelope" not in annotations
+        and "kind" not in annotations
+        and b64.isascii()
+        and b64.isprintable()
+        and '"' not in b64
+        and "\\" not in b64
+    ):
+        # The payload string needs no escaping, so canonicalize the entry around an empty
+        # one and put it in afterwards: when "envelope" is the first member its "payload"
+        # comes first too, right after `_PAYLOAD_FIRST`'s opening quote.
+        small = canonical({"kind": kind, "envelope": {**env, "payload": ""}, **annotations})
+        if small.startswith(_PAYLOAD_FIRST):
+            cut = len(_PAYLOAD_FIRST) - 1
+            data = b"%b%b%b" % (small[:cut], b64.encode("ascii"), small[cut:])
+            body = json.loads(small)
+            body["envelope"]["payload"] = b64
+            return LogEntry(data, body, leaf_hash(data), True)
+    body = {"kind": kind, "envelope": env, **annotations}
+    data = canonical(body)
+    return LogEntry(data, json.loads(data), leaf_hash(data), True)
 
 
 def make_statement(kind: str, statement: dict[str, Any], signer: Identity) -> LogEntry:

@@ -8,6 +8,8 @@ exactly as signed and each wrong element is recorded as a fault, never repaired.
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
@@ -95,8 +97,171 @@ def load_schema(name: str) -> dict[str, Any]:
     return schema
 
 
+_Check = Callable[[Any], bool]
+_ANNOTATIONS = frozenset({"$schema", "$id", "title", "description"})
+_KNOWN = frozenset(
+    {
+        "type", "const", "enum", "pattern", "minLength", "maxLength", "minItems", "maxItems",
+        "minimum", "items", "properties", "required", "additionalProperties", "propertyNames",
+    }
+)  # fmt: skip
+#: Draft 2020-12 types as expressions over `{v}`; "integer" admits integral floats
+_TYPE_EXPR = {
+    "object": "type({v}) is dict",
+    "array": "type({v}) is list",
+    "string": "type({v}) is str",
+    "integer": "(type({v}) is int or (type({v}) is float and {v}.is_integer()))",
+    "number": "(type({v}) is int or type({v}) is float)",
+    "boolean": "type({v}) is bool",
+    "null": "{v} is None",
+}
+
+
+class _UnsupportedError(Exception):
+    """A schema the fast checker does not handle: jsonschema checks it instead."""
+
+
+class _Gen:
+    """Python source for a predicate equivalent to Draft 2020-12 `is_valid` (our keywords).
+
+    Only a fast path: a value it accepts is accepted by jsonschema too (a hypothesis test
+    compares the two on mutated documents), anything it refuses is re-checked by
+    jsonschema, which also writes the error.  Unknown keywords raise `_UnsupportedError`.
+    """
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.consts: dict[str, Any] = {}
+        self.n = 0
+
+    def name(self, prefix: str, value: Any = None) -> str:
+        self.n += 1
+        name = f"{prefix}{self.n}"
+        if value is not None:
+            self.consts[name] = value
+        return name
+
+    def emit(self, ind: int, line: str) -> None:
+        self.lines.append("    " * ind + line)
+
+    def node(self, schema: Any, v: str, ind: int) -> None:
+        if schema is True:
+            return
+        if schema is False:
+            self.emit(ind, "return False")
+            return
+        if not isinstance(schema, dict):
+            raise _UnsupportedError(repr(schema))
+        unknown = set(schema) - _KNOWN - _ANNOTATIONS
+        if unknown:
+            raise _UnsupportedError(", ".join(sorted(unknown)))
+        t = schema.get("type")
+        if t is not None:
+            if not isinstance(t, str) or t not in _TYPE_EXPR:
+                raise _UnsupportedError(f"type {t!r}")
+            self.emit(ind, f"if not {_TYPE_EXPR[t].format(v=v)}: return False")
+        for key in ("const", "enum"):
+            if key in schema:
+                values = [schema[key]] if key == "const" else schema[key]
+                if not isinstance(values, list) or not all(isinstance(x, str) for x in values):
+                    raise _UnsupportedError(f"non-string {key}")
+                allowed = self.name("E", frozenset(values))
+                self.emit(ind, f"if not (type({v}) is str and {v} in {allowed}): return False")
+        g = "" if t == "string" else f"type({v}) is str and "
+        if "pattern" in schema:
+            rx = self.name("P", re.compile(schema["pattern"]))
+            self.emit(ind, f"if {g}{rx}.search({v}) is None: return False")
+        if "minLength" in schema:
+            self.emit(ind, f"if {g}len({v}) < {int(schema['minLength'])}: return False")
+        if "maxLength" in schema:
+            self.emit(ind, f"if {g}len({v}) > {int(schema['maxLength'])}: return False")
+        if "minimum" in schema:
+            bound = schema["minimum"]
+            if type(bound) not in (int, float):
+                raise _UnsupportedError("minimum")
+            gn = "" if t in ("integer", "number") else f"(type({v}) is int or type({v}) is float) and "
+            self.emit(ind, f"if {gn}{v} < {bound!r}: return False")
+        self.array(schema, v, ind, t)
+        self.object(schema, v, ind, t)
+
+    def array(self, schema: dict[str, Any], v: str, ind: int, t: Any) -> None:
+        keys = [k for k in ("minItems", "maxItems", "items") if k in schema]
+        if not keys:
+            return
+        if t != "array":
+            self.emit(ind, f"if type({v}) is list:")
+            ind += 1
+            self.emit(ind, "pass")
+        if "minItems" in schema:
+            self.emit(ind, f"if len({v}) < {int(schema['minItems'])}: return False")
+        if "maxItems" in schema:
+            self.emit(ind, f"if len({v}) > {int(schema['maxItems'])}: return False")
+        if "items" in schema:
+            x = self.name("x")
+            self.emit(ind, f"for {x} in {v}:")
+            self.emit(ind + 1, "pass")
+            self.node(schema["items"], x, ind + 1)
+
+    def object(self, schema: dict[str, Any], v: str, ind: int, t: Any) -> None:
+        keys = [k for k in ("properties", "required", "additionalProperties", "propertyNames") if k in schema]
+        if not keys:
+            return
+        if t != "object":
+            self.emit(ind, f"if type({v}) is dict:")
+            ind += 1
+            self.emit(ind, "pass")
+        props: dict[str, Any] = schema.get("properties", {})
+        if "required" in schema:
+            req = self.name("R", frozenset(schema["required"]))
+            self.emit(ind, f"if not {req} <= {v}.keys(): return False")
+        extra = schema.get("additionalProperties", True)
+        known = self.name("K", frozenset(props))
+        if extra is False:
+            self.emit(ind, f"if not {v}.keys() <= {known}: return False")
+        elif extra is not True:
+            k, x = self.name("k"), self.name("x")
+            self.emit(ind, f"for {k}, {x} in {v}.items():")
+            self.emit(ind + 1, f"if {k} not in {known}:")
+            self.emit(ind + 2, "pass")
+            self.node(extra, x, ind + 2)
+        if "propertyNames" in schema:
+            k = self.name("k")
+            self.emit(ind, f"for {k} in {v}:")
+            self.emit(ind + 1, "pass")
+            self.node(schema["propertyNames"], k, ind + 1)
+        for prop, sub in props.items():
+            x = self.name("x")
+            self.emit(ind, f"{x} = {v}.get({prop!r}, MISSING)")
+            self.emit(ind, f"if {x} is not MISSING:")
+            self.emit(ind + 1, "pass")
+            self.node(sub, x, ind + 1)
+
+
+def _compile(schema: Any) -> _Check:
+    gen = _Gen()
+    gen.node(schema, "v", 1)
+    source = "\n".join(["def check(v):", *gen.lines, "    return True", ""])
+    namespace: dict[str, Any] = {**gen.consts, "MISSING": object()}
+    exec(compile(source, "<schema check>", "exec"), namespace)  # noqa: S102 - our own schema files
+    check: _Check = namespace["check"]
+    return check
+
+
+@cache
+def _validators(schema: str) -> tuple[jsonschema.Draft202012Validator, _Check]:
+    doc = load_schema(schema)
+    validator = jsonschema.Draft202012Validator(doc)
+    try:
+        fast = _compile(doc)
+    except _UnsupportedError:
+        fast = validator.is_valid
+    return validator, fast
+
+
 def _validate(value: Any, schema: str, file: str, prefix: str = "$") -> None:
-    validator = jsonschema.Draft202012Validator(load_schema(schema))
+    validator, fast = _validators(schema)
+    if fast(value):
+        return
     error = jsonschema.exceptions.best_match(validator.iter_errors(value))
     if error is not None:
         path = prefix + error.json_path[1:]
@@ -171,6 +336,18 @@ class _Prepared:
     faults: list[Fault]
 
 
+def _load(path: Path) -> tuple[str, dict[str, Any]]:
+    file = str(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InputError(file, "$", f"cannot read file ({exc.strerror})") from exc
+    doc = parse_strict(raw, file)
+    if not isinstance(doc, dict):
+        raise InputError(file, "$", "expected a JSON object")
+    return file, doc
+
+
 class _Ingest:
     def __init__(self, vault: Vault, custodian: Identity, now: str):
         self.vault = vault
@@ -180,20 +357,11 @@ class _Ingest:
         self.seen_answers: set[str] = set()
         self.seen_revisions: set[tuple[str, str]] = set()
         self.known_docs: set[str] = set()
-
-    def existing_answer(self, answer_id: str) -> int | None:
-        rows = self.vault.query("SELECT seq FROM v_answers WHERE answer_id = ?", [answer_id])
-        return int(rows[0][0]) if rows else None
+        self._stored_revisions: set[tuple[str, str]] | None = None
+        self._stored_documents: set[str] | None = None
 
     def prepare(self, path: Path) -> _Prepared:
-        file = str(path)
-        try:
-            raw = path.read_bytes()
-        except OSError as exc:
-            raise InputError(file, "$", f"cannot read file ({exc.strerror})") from exc
-        doc = parse_strict(raw, file)
-        if not isinstance(doc, dict):
-            raise InputError(file, "$", "expected a JSON object")
+        file, doc = _load(path)
         if "envelope" in doc:
             return self.prepare_manifest(file, doc)
         schema = doc.get("schema")
@@ -232,16 +400,49 @@ class _Ingest:
                 f"producer key {key_id[:16]} ({key.name}) is {problem}; manifest generated_at {when}",
             )
         answer_id = payload["answer_id"]
-        prior = self.existing_answer(answer_id)
-        if prior is not None or answer_id in self.seen_answers:
-            where = f"log entry {prior}" if prior is not None else "this ingest run"
-            raise InputError(
-                file, "$.envelope.payload.answer_id", f"{answer_id!r} already ingested ({where})"
-            )
-        self.seen_answers.add(answer_id)
         faults, texts = self.manifest_faults(file, payload, doc["contents"])
         entry = make_entry("manifest", env, ingested_at=self.now, faults=[f.to_json() for f in faults])
-        return _Prepared(file, "manifest", answer_id, entry, texts, faults)
+        # the duplicate-answer check is the last one, made by `check_answers` for the
+        # whole call with one query
+        return _Prepared(file, "manifest", answer_id, entry.with_payload(payload), texts, faults)
+
+    def stored_revisions(self) -> set[tuple[str, str]]:
+        """(document_id, revision) of every revision in the vault, read once per call
+        (one query instead of one per source file; nothing is appended meanwhile)."""
+        if self._stored_revisions is None:
+            rows = self.vault.query("SELECT DISTINCT document_id, revision FROM v_revisions")
+            self._stored_revisions = {(str(d), str(r)) for d, r in rows}
+        return self._stored_revisions
+
+    def stored_documents(self) -> set[str]:
+        if self._stored_documents is None:
+            self._stored_documents = {k[0] for k in self.stored_revisions()}
+        return self._stored_documents
+
+    def check_answers(self, items: list[_Prepared | InputError]) -> None:
+        """Refuse (in place, in file order) manifests whose answer id is already taken."""
+        ids = [it.ident for it in items if isinstance(it, _Prepared) and it.kind == "manifest"]
+        if not ids:
+            return
+        prior = dict(
+            self.vault.query(
+                "SELECT answer_id, min(seq) FROM v_answers "
+                "WHERE answer_id IN (SELECT unnest(?::VARCHAR[])) GROUP BY answer_id",
+                [sorted(set(ids))],
+            )
+        )
+        for i, it in enumerate(items):
+            if not (isinstance(it, _Prepared) and it.kind == "manifest"):
+                continue
+            answer_id = it.ident
+            seq = prior.get(answer_id)
+            if seq is not None or answer_id in self.seen_answers:
+                where = f"log entry {int(seq)}" if seq is not None else "this ingest run"
+                items[i] = InputError(
+                    it.file, "$.envelope.payload.answer_id", f"{answer_id!r} already ingested ({where})"
+                )
+                continue
+            self.seen_answers.add(answer_id)
 
     def manifest_faults(
         self, file: str, p: dict[str, Any], contents: dict[str, str]
@@ -315,10 +516,7 @@ class _Ingest:
         _validate(doc, "source-revision-v1", file)
         _instant(doc["committed_at"], file, "$.committed_at")
         key = (doc["document_id"], doc["revision"])
-        known = self.vault.query(
-            "SELECT seq FROM v_revisions WHERE document_id = ? AND revision = ?", list(key)
-        )
-        if known or key in self.seen_revisions:
+        if key in self.stored_revisions() or key in self.seen_revisions:
             raise InputError(file, "$.revision", f"revision {key[1]!r} of {key[0]!r} already ingested")
         self.seen_revisions.add(key)
         data = doc["content"].encode("utf-8")
@@ -331,9 +529,7 @@ class _Ingest:
         _validate(doc, "document-deletion-v1", file)
         _instant(doc["deleted_at"], file, "$.deleted_at")
         did = doc["document_id"]
-        if not self.vault.query("SELECT 1 FROM v_revisions WHERE document_id = ? LIMIT 1", [did]) and not any(
-            k[0] == did for k in self.seen_revisions
-        ):
+        if did not in self.stored_documents() and not any(k[0] == did for k in self.seen_revisions):
             raise InputError(file, "$.document_id", f"no revision of {did!r} was ever ingested")
         stmt = {k: v for k, v in doc.items() if k != "schema"}
         return _Prepared(
@@ -352,15 +548,19 @@ def ingest(
     """Validate every file first; append nothing unless all pass (or `skip_invalid`)."""
     report = IngestReport()
     work = _Ingest(vault, custodian, now)
-    prepared: list[_Prepared] = []
+    items: list[_Prepared | InputError] = []
     for path in files:
         try:
-            item = work.prepare(path)
+            items.append(work.prepare(path))
         except InputError as exc:
-            report.rejected.append(Rejected(exc.file, exc.path, exc.message))
-            continue
+            items.append(exc)
         except StoreError as exc:
-            report.rejected.append(Rejected(str(path), "$", str(exc)))
+            items.append(InputError(str(path), "$", str(exc)))
+    work.check_answers(items)
+    prepared: list[_Prepared] = []
+    for item in items:
+        if isinstance(item, InputError):
+            report.rejected.append(Rejected(item.file, item.path, item.message))
             continue
         prepared.append(item)
         report.faults.extend(item.faults)
@@ -375,7 +575,7 @@ def ingest(
     with vault.batch(custodian) as batch:
         append_prepared(vault, batch, keys, prepared, report)
     report.appended = True
-    report.checkpoint_size = vault.size()
+    report.checkpoint_size = batch.next_seq  # the committed log's size, without a count(*)
     return report
 
 
@@ -383,9 +583,15 @@ def append_prepared(
     vault: Vault, batch: Batch, keys: DataKeys, prepared: list[_Prepared], report: IngestReport
 ) -> None:
     recipients: dict[str, dict[str, bytes]] = {}
+    # A text cited by many manifests of this call is encrypted once per collection: the
+    # flush keeps one row per (digest, collection) anyway, and any copy decrypts the same.
+    done: set[tuple[str, bytes]] = set()
     for item, acc in zip(prepared, report.accepted, strict=True):
         acc.seq = batch.append(item.entry)
         for collection, data in item.texts:
+            if (collection, data) in done:
+                continue
+            done.add((collection, data))
             if collection not in recipients:
                 recipients[collection] = recipients_for(vault, collection)
             keys.encrypt_into(batch, collection, data, recipients[collection])

@@ -18,8 +18,8 @@ __all__ = ["Rows", "derive"]
 Rows = dict[str, list[tuple[Any, ...]]]
 
 
-def _j(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+#: json.dumps with these options builds a new encoder per call; build it once
+_j = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode
 
 
 def _manifest_rows(seq: int, entry: LogEntry, p: Mapping[str, Any], out: Rows) -> None:

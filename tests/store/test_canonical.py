@@ -6,6 +6,7 @@ suite) and the ES6 number samples listed in that suite's README / RFC 8785 Appen
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 import struct
@@ -276,3 +277,162 @@ def test_roundtrip_property(value: Any) -> None:
     # canonical form is a fixed point, and independent of how the input was spelled
     assert canonical(back) == data
     assert canonical(parse_strict(json.dumps(value, indent=1, ensure_ascii=True), "f")) == data
+
+
+# -- the fast paths give the same answers as the plain ones -------------------------------
+
+_tricky_text = st.sampled_from(
+    [
+        '{"a":1,"a":2}',
+        '{"a":[1,{"b":NaN}]}',
+        '{"x":"\\ud800"}',
+        '{"\\udc00":1}',
+        '{"x":"\\ud83d\\ude00"}',
+        '{"x":"\\\\ud800"}',
+        '{"n":9007199254740992}',
+        '{"n":-9007199254740991}',
+        '{"n":12345678901234567890}',
+        '{"f":1e400}',
+        "[Infinity]",
+        '{"ok":[1,2.5,"s",null,true]}',
+    ]
+)
+
+
+def _slow_parse(text: str | bytes) -> Any:
+    """The reference: hooks plus a full `_check` walk, as parse_strict did before its fast path."""
+    from store import canonical as c
+
+    try:
+        value = json.loads(
+            text,
+            object_pairs_hook=c._pairs_hook,
+            parse_constant=c._constant,
+            parse_float=c._float,
+            parse_int=c._int,
+        )
+        c._check(value, "$")
+    except c._RejectError as exc:
+        return ("refused", exc.path, str(exc))
+    return ("ok", value)
+
+
+def _fast_parse(text: str | bytes) -> Any:
+    try:
+        value = parse_strict(text, "f.json")
+    except InputError as exc:
+        return ("refused", exc.path, exc.message)
+    return ("ok", value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(_tricky_text, _json.map(lambda v: json.dumps(v, ensure_ascii=True))), st.booleans())
+def test_parse_strict_fast_path_matches_full_walk(text: str, as_bytes: bool) -> None:
+    data: str | bytes = text.encode("utf-8") if as_bytes else text
+    assert repr(_fast_parse(data)) == repr(_slow_parse(data))
+
+
+_entry_keys = st.text(min_size=1, max_size=6).filter(lambda k: k != "seq")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(_entry_keys, _json, max_size=5), st.integers(min_value=0, max_value=MAX_SAFE_INT))
+def test_stamping_seq_equals_canonicalizing_with_seq(body: dict[str, Any], seq: int) -> None:
+    from store.entries import LogEntry
+    from store.merkle import leaf_hash
+
+    data = canonical(body)
+    entry = LogEntry(data, json.loads(data), leaf_hash(data), True)
+    stamped = entry.at(seq)
+    expected = canonical({**body, "seq": seq})
+    assert stamped.data == expected
+    assert stamped.leaf == leaf_hash(expected)
+    assert stamped.body == json.loads(expected)
+    assert list(stamped.body) == list(json.loads(expected))
+    # and a stamp on bytes that were read back (not known canonical) still re-canonicalizes
+    assert LogEntry.from_bytes(data).at(seq).data == expected
+
+
+_any_text = st.text(alphabet=st.characters(codec=None, exclude_categories=()))
+_any_json = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**60), max_value=2**60)
+    | st.floats()
+    | _any_text
+    | st.sampled_from(["\ue000", "\U0001f600", "\ud800", "\x7f", "\u2028", '\x00\x1f\b\f\n\r\t"\\']),
+    lambda children: (
+        st.lists(children, max_size=4)
+        | st.tuples(children, children)
+        | st.dictionaries(
+            _any_text | st.sampled_from(["\ue000", "\U0001f600", "a", "\ud800"]), children, max_size=4
+        )
+    ),
+    max_leaves=25,
+)
+
+
+def _rfc8785(value: Any) -> Any:
+    import rfc8785
+
+    try:
+        return bytes(rfc8785.dumps(value))
+    except Exception as exc:
+        return (type(exc), str(exc))
+
+
+def _ours(value: Any) -> Any:
+    try:
+        return canonical(value)
+    except Exception as exc:
+        return (type(exc), str(exc))
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_any_json)
+def test_canonical_fast_path_is_byte_equal_to_rfc8785(value: Any) -> None:
+    assert _ours(value) == _rfc8785(value)
+
+
+def test_canonical_fast_path_key_order_is_utf16() -> None:
+    value = {"\ue000": 1, "\U0001f600": 2, "a": [True, None, "x"]}
+    assert canonical(value) == _rfc8785(value)
+    assert _ours({"n": 2**53}) == _rfc8785({"n": 2**53})
+    assert _ours({"s": "\ud800"}) == _rfc8785({"s": "\ud800"})
+    assert _ours({1: "x"}) == _rfc8785({1: "x"})
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    kind=st.text(max_size=8),
+    payload_b64=st.one_of(
+        st.binary(max_size=64).map(lambda b: base64.b64encode(b).decode()),
+        st.binary(max_size=64).map(lambda b: base64.urlsafe_b64encode(b).decode()),
+        _any_text,
+    ),
+    payload_type=st.text(max_size=8),
+    keyid=st.text(max_size=8),
+    annotations=st.dictionaries(
+        st.sampled_from(["a", "faults", "ingested_at", "seq", "zz", "\ue000", "\U0001f600"]),
+        _json,
+        max_size=3,
+    ),
+)
+def test_make_entry_equals_canonical_of_the_whole_entry(
+    kind: str, payload_b64: str, payload_type: str, keyid: str, annotations: dict[str, Any]
+) -> None:
+    from store.dsse import Envelope, Signature
+    from store.entries import make_entry
+    from store.merkle import leaf_hash
+
+    env = Envelope(payload_type, payload_b64, (Signature(keyid, b"\x01\x02"),))
+    body = {"kind": kind, "envelope": env.to_json(), **annotations}
+    expected = _ours(body)
+    try:
+        entry = make_entry(kind, env, **annotations)
+    except Exception as exc:
+        assert (type(exc), str(exc)) == expected
+        return
+    assert entry.data == expected
+    assert entry.body == json.loads(expected)
+    assert entry.leaf == leaf_hash(expected)

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from securesystemslib.dsse import Envelope as SslibEnvelope
 from securesystemslib.exceptions import VerificationError
 from securesystemslib.signer import (  # type: ignore[attr-defined]  # no __all__ upstream
@@ -311,3 +313,38 @@ def test_we_verify_a_securesystemslib_envelope() -> None:
     env = Envelope.from_json(theirs.to_dict(), "sslib")
     assert env.payload == PAYLOAD
     assert verify_envelope(env, {key_id: public}) == key_id
+
+
+# -- the fast base64 path decides exactly as the full one ----------------------------------
+
+
+def _outcome(fn: Any, text: str) -> Any:
+    try:
+        return ("ok", fn(text))
+    except ValueError as exc:
+        return ("refused", str(exc))
+
+
+_B64_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_= \\n.é"
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.one_of(
+        st.text(alphabet=_B64_CHARS, max_size=16),
+        st.binary(max_size=12).map(lambda b: base64.b64encode(b).decode()),
+        st.binary(max_size=12).map(lambda b: base64.urlsafe_b64encode(b).decode()),
+        st.tuples(st.binary(min_size=1, max_size=12), st.integers(0, 63)).map(
+            # flip pad bits or the last character: non-canonical spellings
+            lambda t: (
+                base64.b64encode(t[0]).decode().rstrip("=")[:-1]
+                + _B64_CHARS[t[1]]
+                + "=" * (-len(base64.b64encode(t[0]).decode().rstrip("=")) % 4)
+            )
+        ),
+    )
+)
+def test_fast_base64_matches_reference(text: str) -> None:
+    from store.dsse import _b64decode_either, _b64decode_slow
+
+    assert _outcome(_b64decode_either, text) == _outcome(_b64decode_slow, text)

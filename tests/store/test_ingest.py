@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import base64
 import copy
+import functools
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from store import admin
 from store.canonical import member_path
@@ -17,6 +20,7 @@ from store.dsse import sign_envelope
 from store.entries import MANIFEST_TYPE
 from store.ingest import IngestReport, ingest
 from store.keyring import DataKeys
+from store.producer import draft_to_input
 from tests.helpers import Case, manifest, passage, revision, signed
 from tracer.engine.verify import verify
 
@@ -298,6 +302,31 @@ def test_duplicate_answer_id_in_one_run_and_across_runs(case: Case) -> None:
     assert where == "$.envelope.payload.answer_id" and f"log entry {seq}" in message
 
 
+def test_duplicate_checks_keep_file_order_and_verdicts(case: Case) -> None:
+    """The answer-id check runs once per call, after the other checks: verdicts and the
+    order of rejections are those of checking each file in turn."""
+    assert case.ingest(signed(case, _draft("ans-old"))).ok
+    stranger = Identity.from_seed("stranger", b"stranger")
+    files = [
+        signed(case, _draft("ans-x"), producer=stranger),  # refused for its signature
+        signed(case, _draft("ans-x")),  # so this one is the first ans-x: fine
+        signed(case, _draft("ans-old")),  # in the log already
+        signed(case, _draft("ans-x")),  # second ans-x of this run
+        signed(case, _draft("ans-y")),
+    ]
+    report = ingest(case.vault, [case.write(f) for f in files], case.custodian, "2026-06-01T00:00:00Z", True)
+    seq = case.vault.query("SELECT seq FROM v_answers WHERE answer_id = 'ans-old'")[0][0]
+    got = [(r.path, r.message.split(" (")[-1]) for r in report.rejected]
+    assert [r.file for r in report.rejected] == [str(case.inputs / f"input-{n:04d}.json") for n in (2, 4, 5)]
+    assert got[0][0] == "$.envelope.signatures"
+    assert got[1:] == [
+        ("$.envelope.payload.answer_id", f"log entry {seq})"),
+        ("$.envelope.payload.answer_id", "this ingest run)"),
+    ]
+    assert [a.ident for a in report.accepted] == ["ans-x", "ans-y"]
+    assert report.appended and report.checkpoint_size == case.vault.size()
+
+
 def test_duplicate_revision_and_deletion_of_unknown_document(case: Case) -> None:
     assert case.ingest(_rev()).ok
     _file, where, message = _only_rejection(case.ingest(_rev()))
@@ -400,3 +429,84 @@ def test_inverted_ranges_are_faults(case: Case) -> None:
         ("$.citations[0]", "bad_answer_range"),
         ("$.passages[0].locator", "bad_locator"),
     }
+
+
+# -- the compiled schema fast path agrees with jsonschema ---------------------------------
+
+_ODD_VALUES: list[Any] = [
+    None,
+    True,
+    False,
+    0,
+    1,
+    -1,
+    1.0,
+    2.5,
+    -0.5,
+    "",
+    "x",
+    "A" * 513,
+    "0" * 64,
+    "0" * 64 + "\n",
+    "tracer.manifest/v1",
+    "note",
+    "2026-02-01T10:00:01Z",
+    [],
+    [1],
+    ["x"],
+    {},
+    {"x": 1},
+    {"": ""},
+]
+
+
+def _odd() -> st.SearchStrategy[Any]:
+    return st.sampled_from(_ODD_VALUES).map(copy.deepcopy)
+
+
+def _paths(value: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    out = [at]
+    if isinstance(value, dict):
+        for k, v in value.items():
+            out.extend(_paths(v, (*at, k)))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            out.extend(_paths(v, (*at, i)))
+    return out
+
+
+@functools.cache
+def _schema_docs() -> list[tuple[str, Any]]:
+    producer = Identity.from_seed("fast-path", b"fast-path")
+    inp = draft_to_input(_draft(), producer)
+    payload = json.loads(base64.b64decode(inp["envelope"]["payload"]))
+    return [("manifest-v1", payload), ("manifest-input-v1", inp), ("source-revision-v1", _rev())]
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_compiled_schema_check_agrees_with_jsonschema(data: st.DataObject) -> None:
+    from store.ingest import _validators
+
+    name, doc = data.draw(st.sampled_from(_schema_docs()))
+    doc = copy.deepcopy(doc)
+    for _ in range(data.draw(st.integers(1, 3))):
+        path = data.draw(st.sampled_from(_paths(doc)))
+        action = data.draw(st.sampled_from(["set", "delete", "add"]))
+        parent: Any = doc
+        for step in path[:-1]:
+            parent = parent[step]
+        if not path:
+            doc = data.draw(_odd())
+            break
+        last = path[-1]
+        if action == "delete":
+            del parent[last]
+        elif action == "add" and isinstance(parent[last], dict):
+            parent[last][data.draw(st.sampled_from(["x", "answer_id", "0" * 64]))] = data.draw(_odd())
+        elif action == "add" and isinstance(parent[last], list):
+            parent[last].append(data.draw(_odd()))
+        else:
+            parent[last] = data.draw(_odd())
+    validator, fast = _validators(name)
+    assert fast(doc) == validator.is_valid(doc)
