@@ -8,9 +8,11 @@ Rebuilt views go to temporary tables, so a hand-edited view is never trusted her
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+import pyarrow as pa
 
 from store.entries import LogEntry
 from store.schema import VIEW_COLUMNS, view_ddl
@@ -19,18 +21,23 @@ from store.views import Rows, derive
 
 __all__ = [
     "DigestFact",
+    "DigestVerdict",
     "ViewDiff",
     "answer_text_ref",
     "blob_digests_unreferenced",
     "compare_views",
     "digest_facts",
+    "digest_verdicts",
     "log_shape",
     "rebuild_views",
 ]
 
 Progress = Callable[[int], None]
-_FLUSH = 20_000
+_FLUSH = 2_000
 _PAGE = 5_000
+#: seqs per range when comparing views, and the most differing rows reported per view
+_COMPARE = 5_000
+_DIFF_LIMIT = 200
 
 
 @dataclass(frozen=True)
@@ -112,22 +119,41 @@ def _flush(vault: Vault, rows: Rows) -> None:
 
 
 def compare_views(vault: Vault) -> list[ViewDiff]:
-    """Rows in a stored view but not derivable from the log, and the reverse."""
+    """Rows in a stored view but not derivable from the log, and the reverse.
+
+    Compared one seq range at a time (rows of different seq never match, so the union of
+    the per-range multiset differences is the whole one, in seq order), so the hash
+    tables of `EXCEPT ALL` hold one range of a large view, not all of it.
+    """
     diffs: list[ViewDiff] = []
     for table, cols in VIEW_COLUMNS.items():
         names = ", ".join(c for c, _t in cols)
+        lows = [
+            r[0]
+            for r in vault.query(
+                f"SELECT DISTINCT seq - ((seq % {_COMPARE} + {_COMPARE}) % {_COMPARE}) AS lo "  # noqa: S608
+                f"FROM (SELECT seq FROM {table} UNION ALL SELECT seq FROM temp.r_{table}) "
+                "ORDER BY lo NULLS LAST"
+            )
+        ]
         for problem, left, right in (
             ("view_row_altered_or_extra", table, f"temp.r_{table}"),
             ("view_row_missing_or_altered", f"temp.r_{table}", table),
         ):
-            rows = vault.query(
-                f"SELECT {names} FROM {left} EXCEPT ALL SELECT {names} FROM {right} "  # noqa: S608
-                "ORDER BY seq LIMIT 200"
-            )
-            for r in rows:
-                values = dict(zip([c for c, _t in cols], r, strict=True))
-                shown = json.dumps(values, default=str, ensure_ascii=False)
-                diffs.append(ViewDiff(table, problem, int(r[0]), shown[:400], values))
+            found = 0
+            for lo in lows:
+                if found >= _DIFF_LIMIT:
+                    break
+                where = "seq IS NULL" if lo is None else f"seq >= {int(lo)} AND seq < {int(lo) + _COMPARE}"
+                rows = vault.query(
+                    f"SELECT {names} FROM {left} WHERE {where} EXCEPT ALL "  # noqa: S608
+                    f"SELECT {names} FROM {right} WHERE {where} ORDER BY seq LIMIT {_DIFF_LIMIT - found}"
+                )
+                found += len(rows)
+                for r in rows:
+                    values = dict(zip([c for c, _t in cols], r, strict=True))
+                    shown = json.dumps(values, default=str, ensure_ascii=False)
+                    diffs.append(ViewDiff(table, problem, int(r[0]), shown[:400], values))
     return diffs
 
 
@@ -165,6 +191,121 @@ def digest_facts(vault: Vault) -> Iterator[DigestFact]:
                 doc,
                 rev,
             )
+
+
+_FACTS_CTE = """
+    facts AS (
+        SELECT d.seq, d.digest, d.role, d.collection, p.passage_id
+        FROM temp.r_v_digests d
+        LEFT JOIN (
+            SELECT seq, retrieved_sha256 AS dg, passage_id FROM temp.r_v_passages
+            UNION ALL
+            SELECT seq, model_input_sha256 AS dg, passage_id FROM temp.r_v_passages
+        ) p ON p.seq = d.seq AND p.dg = d.digest
+        QUALIFY row_number() OVER (PARTITION BY d.seq, d.digest, d.role ORDER BY p.passage_id) = 1
+    ),
+    present AS (SELECT DISTINCT digest FROM blobs),
+    held AS (SELECT DISTINCT digest FROM blobs WHERE dk_id IN (SELECT dk_id FROM _v_keys)),
+    tomb AS (SELECT digest, min(seq) AS tseq FROM temp.r_v_tombstones GROUP BY digest),
+    verdicts AS (
+        SELECT f.*, pr.digest IS NOT NULL AS present, bd.detail,
+            CASE
+                WHEN t.tseq IS NOT NULL THEN 'purged'
+                WHEN pr.digest IS NULL THEN 'missing'
+                WHEN NOT ({readable}) THEN 'out_of_scope'
+                WHEN h.digest IS NULL THEN 'out_of_scope'
+                WHEN bd.state IS NULL THEN 'intact'
+                ELSE bd.state
+            END AS verdict
+        FROM facts f
+        LEFT JOIN present pr ON pr.digest = f.digest
+        LEFT JOIN held h ON h.digest = f.digest
+        LEFT JOIN tomb t ON t.digest = f.digest
+        LEFT JOIN _v_bad bd ON bd.digest = f.digest
+    )
+"""
+
+
+@dataclass(frozen=True)
+class DigestVerdict:
+    """One reference that is a finding: its verdict and the record that pins it."""
+
+    seq: int
+    digest: str
+    role: str
+    verdict: str
+    present: bool
+    detail: str | None
+    answer_id: str | None
+    passage_id: str | None
+    document_id: str | None
+    revision: str | None
+
+
+def digest_verdicts(
+    vault: Vault,
+    bad: Mapping[str, tuple[str, str]],
+    dk_ids: list[str],
+    scopes: list[str] | None,
+) -> tuple[dict[str, int], list[DigestVerdict]]:
+    """Every reference of the (rebuilt) log classified in SQL, without a row per reference in Python.
+
+    `bad` maps each digest whose readable copy did not verify to (state, detail);
+    `dk_ids` are the data keys the viewer holds (a stored digest with no copy under
+    them is out of scope); `scopes` the collections the viewer may read (None: none,
+    ["*"]: all).  Verdicts: purged, missing, out_of_scope, intact, or the bad state.
+    Returns the count of references per verdict, and the references that are findings
+    (bad states, missing, and purged texts still stored) ordered by (seq, digest, role).
+    """
+    if scopes is None:
+        readable = "FALSE"
+    elif "*" in scopes:
+        readable = "TRUE"
+    else:
+        readable = "f.collection IN (SELECT c FROM _v_scopes)"
+    con = vault.con
+    digests = sorted(bad)
+    con.register(
+        "_v_bad",
+        pa.table(
+            {
+                "digest": pa.array(digests, pa.string()),
+                "state": pa.array([bad[d][0] for d in digests], pa.string()),
+                "detail": pa.array([bad[d][1] for d in digests], pa.string()),
+            }
+        ),
+    )
+    con.register("_v_keys", pa.table({"dk_id": pa.array(sorted(dk_ids), pa.string())}))
+    con.register("_v_scopes", pa.table({"c": pa.array(sorted(scopes or []), pa.string())}))
+    try:
+        cte = "WITH " + _FACTS_CTE.format(readable=readable)
+        counts = {
+            str(v): int(n)
+            for v, n in con.execute(
+                cte + "SELECT verdict, count(*) FROM verdicts GROUP BY verdict"  # noqa: S608
+            ).fetchall()
+        }
+        rows = con.execute(
+            cte  # noqa: S608 - fixed text; only `readable` varies, chosen above
+            + """
+            SELECT v.seq, v.digest, v.role, v.verdict, v.present, v.detail,
+                   a.answer_id, v.passage_id, r.document_id, r.revision
+            FROM verdicts v
+            LEFT JOIN temp.r_v_answers a ON a.seq = v.seq
+            LEFT JOIN temp.r_v_revisions r ON r.seq = v.seq
+            WHERE (v.verdict = 'purged' AND v.present)
+               OR v.verdict NOT IN ('purged', 'intact', 'out_of_scope')
+            ORDER BY v.seq, v.digest, v.role
+            """
+        ).fetchall()
+    finally:
+        for name in ("_v_bad", "_v_keys", "_v_scopes"):
+            con.unregister(name)
+    found = [
+        DigestVerdict(int(r[0]), str(r[1]), str(r[2]), str(r[3]), bool(r[4]), r[5], r[6], r[7], r[8], r[9])
+        for r in rows
+    ]
+    return counts, found
 
 
 def answer_text_ref(vault: Vault, answer_id: str) -> tuple[str, str] | None:

@@ -13,7 +13,7 @@ decrypted text is checked against the digest the log committed to.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 
 from store.crypto import (
     Identity,
@@ -33,7 +33,7 @@ ALL_SCOPES = "*"
 
 
 def in_scope(scopes: Iterable[str], collection: str) -> bool:
-    s = set(scopes)
+    s = scopes if isinstance(scopes, (tuple, list, set, frozenset)) else set(scopes)
     return ALL_SCOPES in s or collection in s
 
 
@@ -79,8 +79,42 @@ class DataKeys:
             key = self.keys.get(dk_id)
             if key is None:
                 continue
-            return collection, aead_decrypt(key, nonce, ct, _aad(digest, collection))
+            return collection, self.open_row(digest, collection, dk_id, nonce, ct)
         return None
+
+    def open_row(self, digest: str, collection: str, dk_id: str, nonce: bytes, ct: bytes) -> bytes:
+        """Decrypt one stored row with a key we hold (KeyError if we hold none).
+
+        Raises UnwrapError when the row fails authentication, like `aead_decrypt`.
+        """
+        return aead_decrypt(self.keys[dk_id], nonce, ct, _aad(digest, collection))
+
+    def decrypt_many(
+        self,
+        digests: Sequence[str],
+        rows: Mapping[str, list[tuple[str, str, bytes, bytes]]] | None = None,
+    ) -> dict[str, tuple[str, bytes] | UnwrapError]:
+        """`decrypt` for many digests with one blob query (or over `rows` already read).
+
+        A digest with no readable copy is absent from the result; a copy that fails
+        authentication maps to its UnwrapError instead of raising, so one altered blob
+        does not hide the verdicts of the others.
+        """
+        if rows is None:
+            rows = self.vault.blob_rows_many(digests)
+        out: dict[str, tuple[str, bytes] | UnwrapError] = {}
+        for digest in digests:
+            if digest in out:
+                continue
+            for collection, dk_id, nonce, ct in rows.get(digest, ()):
+                if dk_id not in self.keys:
+                    continue
+                try:
+                    out[digest] = (collection, self.open_row(digest, collection, dk_id, nonce, ct))
+                except UnwrapError as exc:
+                    out[digest] = exc
+                break
+        return out
 
     def encrypt_into(self, batch: Batch, collection: str, text: bytes, recipients: dict[str, bytes]) -> str:
         """Encrypt `text` for `collection` into the batch; returns its digest."""

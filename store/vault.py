@@ -8,6 +8,7 @@ truncation of entries contradicts a signed checkpoint.
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
 from collections.abc import Iterator, Sequence
@@ -32,7 +33,10 @@ __all__ = ["CheckpointRow", "Vault"]
 
 _PID = re.compile(r"\(PID (\d+)\)")
 _LOCKED = re.compile(r"Could not set lock|Conflicting lock", re.IGNORECASE)
-_READ_BATCH = 20_000
+_READ_BATCH = 1_000
+#: DuckDB's own limits: the buffer pool otherwise grows to 80 % of RAM on a large vault
+MEMORY_LIMIT = os.environ.get("TRACER_DUCKDB_MEMORY_LIMIT", "512MB")
+_WANT = itertools.count()
 
 
 @dataclass(frozen=True)
@@ -56,7 +60,7 @@ def _damaged(db: Path, text: str) -> VaultDamagedError:
 
 def _connect(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
     try:
-        return duckdb.connect(str(db), read_only=read_only)
+        con = duckdb.connect(str(db), read_only=read_only)
     except duckdb.IOException as exc:
         text = str(exc)
         if _LOCKED.search(text):
@@ -66,6 +70,8 @@ def _connect(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
         raise _damaged(db, text) from exc
     except duckdb.Error as exc:
         raise _damaged(db, str(exc)) from exc
+    con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
+    return con
 
 
 _SELECTS: set[str] = set()
@@ -206,20 +212,26 @@ class Vault:
         return LogEntry.from_bytes(bytes(row[0]))
 
     def raw_entries(self, start: int = 0, end: int | None = None) -> Iterator[tuple[int, str, bytes, bytes]]:
-        """(seq, kind, entry bytes, stored leaf hash) in seq order, read in pages."""
-        cursor = start - 1
-        while True:
-            stop = "" if end is None else f"AND seq < {int(end)}"
+        """(seq, kind, entry bytes, stored leaf hash) in seq order, read in pages.
+
+        Pages are seq ranges, not `seq > cursor LIMIT n`: DuckDB evaluates the latter by
+        reading the entry bytes of every later row for each page (quadratic, and the
+        whole log through the buffer pool), while a range is pruned by row-group zonemaps.
+        """
+        row = self.con.execute("SELECT coalesce(max(seq), -1) FROM log").fetchone()
+        top = int(row[0]) if row else -1
+        if end is not None:
+            top = min(top, int(end) - 1)
+        lo = max(int(start), 0)
+        while lo <= top:
+            hi = min(lo + _READ_BATCH, top + 1)
             rows = self.con.execute(
-                f"SELECT seq, kind, entry, leaf_hash FROM log WHERE seq > ? {stop} "  # noqa: S608
-                "ORDER BY seq LIMIT ?",
-                [cursor, _READ_BATCH],
+                "SELECT seq, kind, entry, leaf_hash FROM log WHERE seq >= ? AND seq < ? ORDER BY seq",
+                [lo, hi],
             ).fetchall()
-            if not rows:
-                return
             for seq, kind, data, leaf in rows:
                 yield int(seq), str(kind), bytes(data), bytes(leaf)
-            cursor = int(rows[-1][0])
+            lo = hi
 
     def leaf_hashes(self, size: int | None = None) -> list[bytes]:
         """Stored leaf hashes in seq order (what proofs are built from)."""
@@ -259,6 +271,96 @@ class Vault:
             [digest],
         ).fetchall()
         return [(str(c), str(k), bytes(n), bytes(t)) for c, k, n, t in rows]
+
+    def blob_rows_many(self, digests: Sequence[str]) -> dict[str, list[tuple[str, str, bytes, bytes]]]:
+        """`blob_rows` for many digests in one query; digests with no row are absent."""
+        out: dict[str, list[tuple[str, str, bytes, bytes]]] = {}
+        wanted = sorted(set(digests))
+        if not wanted:
+            return out
+        # Two steps: find the rows by scanning the digest column only, then fetch just
+        # those rows; one join would read every stored ciphertext to select a few.
+        rowids = sorted(
+            int(r[0])
+            for r in self._join_wanted(
+                wanted, "SELECT rowid FROM blobs WHERE digest IN (SELECT digest FROM {want})"
+            )
+        )
+        if not rowids:
+            return out
+        rows = self.con.execute(
+            "SELECT digest, collection, dk_id, nonce, ct FROM blobs WHERE rowid = ANY(?) "
+            "ORDER BY digest, collection",
+            [rowids],
+        ).fetchall()
+        for d, c, k, n, t in rows:
+            out.setdefault(str(d), []).append((str(c), str(k), bytes(n), bytes(t)))
+        return out
+
+    def blob_batches(
+        self, dk_ids: Sequence[str], rows_per_batch: int = 4096
+    ) -> Iterator[list[tuple[str, str, str, bytes, bytes]]]:
+        """Every stored (digest, collection, dk_id, nonce, ct) row under one of `dk_ids`,
+        streamed in batches (unordered), so the whole blob store is never in memory."""
+        if not dk_ids:
+            return
+        name = f"_want_{next(_WANT)}"
+        self.con.register(name, pa.table({"dk_id": pa.array(sorted(set(dk_ids)), pa.string())}))
+        try:
+            reader = self.con.sql(
+                "SELECT digest, collection, dk_id, nonce, ct FROM blobs "  # noqa: S608
+                f"WHERE dk_id IN (SELECT dk_id FROM {name})"
+            ).to_arrow_reader(rows_per_batch)
+            for batch in reader:
+                cols = batch.to_pydict()
+                yield list(
+                    zip(
+                        cols["digest"],
+                        cols["collection"],
+                        cols["dk_id"],
+                        cols["nonce"],
+                        cols["ct"],
+                        strict=True,
+                    )
+                )
+        finally:
+            reader = None  # the streaming result must be gone before the next query
+            self.con.unregister(name)
+
+    def blob_first_copies(self, dk_ids: Sequence[str]) -> dict[str, str]:
+        """digest -> first collection (by name) for digests stored more than once under
+        `dk_ids`: which copy `DataKeys.decrypt` would read."""
+        if not dk_ids:
+            return {}
+        rows = self._join_wanted(
+            sorted(set(dk_ids)),
+            "SELECT digest, min(collection) FROM blobs WHERE dk_id IN (SELECT digest FROM {want}) "
+            "GROUP BY digest HAVING count(*) > 1",
+        )
+        return {str(d): str(c) for d, c in rows}
+
+    def tombstone_rows_many(self, digests: Sequence[str]) -> dict[str, tuple[Any, ...]]:
+        """The first `v_tombstones` row (seq, digest, policy, reason, authorizer,
+        effective_at) of each digest that has one, in one query."""
+        wanted = sorted(set(digests))
+        if not wanted:
+            return {}
+        rows = self._join_wanted(
+            wanted,
+            "SELECT seq, digest, policy, reason, authorizer, effective_at FROM v_tombstones "
+            "WHERE digest IN (SELECT digest FROM {want}) "
+            "QUALIFY row_number() OVER (PARTITION BY digest ORDER BY seq) = 1",
+        )
+        return {str(r[1]): tuple(r) for r in rows}
+
+    def _join_wanted(self, wanted: list[str], sql: str) -> list[tuple[Any, ...]]:
+        """Run `sql` with `{want}` bound to a registered one-column Arrow table of digests."""
+        name = f"_want_{next(_WANT)}"
+        self.con.register(name, pa.table({"digest": pa.array(wanted, pa.string())}))
+        try:
+            return self.con.execute(sql.format(want=name)).fetchall()
+        finally:
+            self.con.unregister(name)
 
     def data_key_rows(self, recipient: str) -> list[tuple[str, str, int, str]]:
         rows = self.con.execute(

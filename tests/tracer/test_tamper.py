@@ -470,3 +470,86 @@ def test_forged_manifest_without_required_fields_is_reported_not_crashed(tv: Cas
     assert by_id["ans-1"].integrity == "intact"
     assert ("signature_invalid", ANS2_SEQ) in [(f.kind, f.seq) for f in report.findings]
     assert ("entry_malformed", ANS2_SEQ) in [(f.kind, f.seq) for f in report.findings]
+
+
+# -- batched reads -----------------------------------------------------------------------------
+
+
+def test_read_texts_agrees_with_read_text_on_every_state(tv: Case) -> None:
+    """One batched read gives exactly the verdicts of one read_text per digest."""
+    from tracer.engine.evidence import read_text, read_texts
+
+    intact = sha256_hex(SECOND.encode())
+    flipped = sha256_hex(MODEL_INPUT_1.encode())
+    forged = sha256_hex(FIRST.encode())
+    gone = sha256_hex(b"Five business days.")
+    purged = sha256_hex(DOC.encode())
+    ((_c, _k, _n, ct),) = tv.vault.blob_rows(flipped)
+    tv.vault.con.execute(
+        "UPDATE blobs SET ct = ? WHERE digest = ?", [ct[:5] + bytes([ct[5] ^ 1]) + ct[6:], flipped]
+    )
+    ((coll, dk_id, _n, _ct),) = tv.vault.blob_rows(forged)
+    key = DataKeys(tv.vault, tv.custodian).keys[dk_id]
+    nonce, ct2 = aead_encrypt(key, b"ninety days", f"{forged}\n{coll}".encode())
+    tv.vault.con.execute("UPDATE blobs SET nonce = ?, ct = ? WHERE digest = ?", [nonce, ct2, forged])
+    tv.vault.con.execute("DELETE FROM blobs WHERE digest = ?", [gone])
+    admin.purge(tv.vault, tv.custodian, purged, "retention", "test", "legal", T0)
+    absent = "0" * 64
+    items = [
+        (intact, "support"),
+        (flipped, "support"),
+        (forged, "support"),
+        (gone, "support"),
+        (purged, "support"),
+        (absent, "support"),
+        (intact, "legal"),  # same digest again: the first pair decides
+        ("1" * 64, "legal"),
+    ]
+    expected_states = {
+        intact: "intact",
+        flipped: "checksum_mismatch",
+        forged: "checksum_mismatch",
+        gone: "missing",
+        purged: "purged",
+        absent: "missing",
+    }
+    tv.grant("omar", ["ops"])
+    for who, scoped in (("ines", {}), ("omar", dict.fromkeys(expected_states, "unavailable"))):
+        s = tv.session(who, read_only=True)
+        try:
+            many = read_texts(s, items)
+            assert many == s.texts(items)
+            assert set(many) == {d for d, _c in items}
+            for digest, collection in dict(reversed(items)).items():
+                assert many[digest] == read_text(s, digest, collection), (who, digest)
+            for digest, state in expected_states.items():
+                assert many[digest].state == scoped.get(digest, state), (who, digest)
+            assert many[intact].text == (None if scoped else SECOND)
+            assert many["1" * 64].state == ("missing" if not scoped else "unavailable")
+        finally:
+            s.close()
+    # a copy with no data key for the reader: present but unreadable
+    tv.reopen()
+    tv.vault.con.execute("DELETE FROM data_keys WHERE recipient = ?", [tv.investigators["ines"].key_id])
+    s = tv.session("ines", read_only=True)
+    try:
+        many = read_texts(s, [(intact, "support")])
+        assert many[intact] == read_text(s, intact, "support")
+        assert many[intact].state == "unavailable" and "no data key" in many[intact].detail
+    finally:
+        s.close()
+
+
+def test_views_compared_range_by_range_find_the_same_rows(tv: Case, monkeypatch: pytest.MonkeyPatch) -> None:
+    """compare_views works one seq range at a time; ranges of one seq change nothing."""
+    from store import audit
+
+    tv.vault.con.execute("UPDATE v_passages SET doc_revision = 'Z' WHERE answer_id = 'ans-1'")
+    tv.vault.con.execute("DELETE FROM v_answers WHERE answer_id = 'ans-2'")
+    tv.vault.con.execute("INSERT INTO v_deletions VALUES (-7, 'refund', '2026-01-01T00:00:00Z', 'forged')")
+    whole = [(f.kind, f.seq, f.record, f.detail) for f in run_verify(tv).findings]
+    monkeypatch.setattr(audit, "_COMPARE", 1)
+    ranged = [(f.kind, f.seq, f.record, f.detail) for f in run_verify(tv).findings]
+    assert ranged == whole
+    assert [k for k, *_ in whole].count("view_row_altered_or_extra") == 2  # v_passages, v_deletions
+    assert ("view_row_altered_or_extra", -7) in [(k, s) for k, s, *_ in whole]

@@ -343,3 +343,36 @@ async def test_export_the_current_answer(built: Built, tmp_path: Path) -> None:
         await settle(pilot)
         assert isinstance(app.screen, AnswerScreen)
     assert out.is_dir() and any(out.rglob("*.json"))
+
+
+async def test_rows_show_first_and_states_fill_in_from_the_engine(built: Built) -> None:
+    """A page is shown from SQL alone; its states arrive afterwards, exactly the engine's."""
+    from tracer.engine.trace import Tracer
+    from tracer.tui.screens.answers import _PENDING
+
+    app = built.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, AnswersScreen)
+        table = screen.query_one("#answers", DataTable)
+        # a page posted without states shows placeholders, never a guessed word
+        screen.generation += 1
+        table.clear()
+        from store import queries
+        from store.queries import AnswerFilter
+
+        with app.engine.use() as s:
+            rows = queries.answer_rows(s.vault, AnswerFilter(), 100)
+        screen.post_message(AnswersScreen.Page(screen.generation, rows, {}, rows[-1].seq, True))
+        await pilot.pause()
+        assert table.row_count == len(ANSWER_IDS)
+        await settle(pilot)
+        with app.engine.use() as s:
+            tracer = Tracer(s)
+            want = {r.answer_id: tracer.summary(r.answer_id) for r in rows}
+        for i in range(table.row_count):
+            cells = [str(c) for c in table.get_row_at(i)]
+            aid = rows[i].answer_id
+            assert _PENDING not in cells
+            assert cells[5:] == [want[aid].integrity, want[aid].currency]

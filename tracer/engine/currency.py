@@ -13,18 +13,22 @@ answers over few documents does not re-read or re-normalize a revision per passa
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
 from store import queries
 from store.queries import RevisionRow, TombstoneRow
-from tracer.engine.evidence import TextResult, read_text
+from tracer.engine.evidence import TextResult, read_text, read_texts
 from tracer.engine.relocate import Locator, Relocation, check_same_revision, relocate
 from tracer.engine.session import Session
 from tracer.engine.textnorm import CHUNKER_VERSION, NORMALIZER_VERSION, normalize, normalize_quote
 
 __all__ = ["LRU", "Currency", "CurrencyEngine", "Transform", "derived_transform", "locator_of"]
+
+#: (digest, collection) pairs per `read_texts` call
+_BATCH = 512
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -105,6 +109,15 @@ def _not_before(a: str, b: str) -> bool:
     return a >= b
 
 
+def _ordered(revs: list[RevisionRow]) -> list[RevisionRow]:
+    """Oldest first by commit instant (any UTC offset), when every instant parses."""
+    instants = [_instant(r.committed_at) for r in revs]
+    if all(isinstance(i, datetime) and i.tzinfo is not None for i in instants):
+        order = sorted(range(len(revs)), key=lambda k: (instants[k], revs[k].seq))
+        revs = [revs[k] for k in order]
+    return revs
+
+
 class CurrencyEngine:
     """Caches revision lists, texts and verdicts for one run (trace, revalidate or verify)."""
 
@@ -112,18 +125,56 @@ class CurrencyEngine:
         self.session = session
         self._revs: dict[str, list[RevisionRow]] = {}
         self._deleted: dict[str, tuple[int, str, str] | None] = {}
-        self._rev_texts: LRU[tuple[str, str], TextResult] = LRU(512)
-        self._normalized: LRU[str, str] = LRU(512)
-        self._texts: LRU[tuple[str, str], TextResult] = LRU(8192)
+        self._rev_texts: LRU[tuple[str, str], TextResult] = LRU(2048)
+        self._normalized: LRU[str, str] = LRU(2048)
+        self._texts: LRU[tuple[str, str], TextResult] = LRU(32768)
         self._verdicts: LRU[tuple[Any, ...], Relocation] = LRU(8192)
         self._tombstones: dict[str, TombstoneRow] | None = None
 
     # -- cached reads ------------------------------------------------------------------
 
-    def _read(self, digest: str, collection: str) -> TextResult:
+    def _tombstone_map(self) -> dict[str, TombstoneRow]:
         if self._tombstones is None:
             self._tombstones = queries.tombstone_map(self.session.vault)
-        return read_text(self.session, digest, collection, self._tombstones)
+        return self._tombstones
+
+    def _read(self, digest: str, collection: str) -> TextResult:
+        return read_text(self.session, digest, collection, self._tombstone_map())
+
+    def prefetch(self, items: Iterable[tuple[str, str]]) -> None:
+        """Read every (digest, collection) not yet cached in one batch (`read_texts`).
+
+        `read_texts` gives each digest the verdict `read_text` would; the collection only
+        decides scope, so a digest asked for under several collections is read once and
+        each pair gets that verdict, or "outside your scope" where the viewer may not read.
+        """
+        missing = {key for key in items if self._texts.get(key) is None}
+        if not missing:
+            return
+        s = self.session
+        wanted: dict[str, str] = {}
+        for digest, collection in sorted(missing):
+            if s.can_read(collection):
+                wanted.setdefault(digest, collection)
+        pairs = list(wanted.items())
+        got: dict[str, TextResult] = {}
+        for i in range(0, len(pairs), _BATCH):
+            got.update(read_texts(s, pairs[i : i + _BATCH], self._tombstone_map()))
+        for digest, collection in missing:
+            found = got.get(digest) if s.can_read(collection) else None
+            if found is None:
+                found = read_text(s, digest, collection, self._tombstone_map())
+            self._texts.put((digest, collection), found)
+
+    def prefetch_revisions(self, document_ids: Collection[str]) -> None:
+        """Revision lists and deletions of many documents, one query each."""
+        todo = sorted({d for d in document_ids if d not in self._revs})
+        if todo:
+            for doc, revs in queries.revisions_of_many(self.session.vault, todo).items():
+                self._revs[doc] = _ordered(revs)
+        todo = sorted({d for d in document_ids if d not in self._deleted})
+        if todo:
+            self._deleted.update(queries.deletions_of_many(self.session.vault, todo))
 
     def text(self, digest: str, collection: str) -> TextResult:
         """`read_text` memoized for this run (the vault does not change under a run)."""
@@ -134,12 +185,7 @@ class CurrencyEngine:
     def revisions(self, document_id: str) -> list[RevisionRow]:
         """A document's imported revisions, oldest first by commit instant (any UTC offset)."""
         if document_id not in self._revs:
-            revs = queries.revisions_of(self.session.vault, document_id)
-            instants = [_instant(r.committed_at) for r in revs]
-            if all(isinstance(i, datetime) and i.tzinfo is not None for i in instants):
-                order = sorted(range(len(revs)), key=lambda k: (instants[k], revs[k].seq))
-                revs = [revs[k] for k in order]
-            self._revs[document_id] = revs
+            self._revs[document_id] = _ordered(queries.revisions_of(self.session.vault, document_id))
         return self._revs[document_id]
 
     def deletion(self, document_id: str) -> tuple[int, str, str] | None:
@@ -151,7 +197,8 @@ class CurrencyEngine:
         key = (rev.content_sha256, rev.collection)
         found = self._rev_texts.get(key)
         if found is None:
-            found = self._rev_texts.put(key, self._read(rev.content_sha256, rev.collection))
+            found = self._texts.get(key) or self._read(rev.content_sha256, rev.collection)
+            self._rev_texts.put(key, found)
         return found
 
     def normalized(self, rev: RevisionRow, text: TextResult) -> str:

@@ -9,8 +9,9 @@ returns the reason instead: a tombstone, a `missing` alarm, a checksum mismatch,
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 from store import queries
@@ -21,7 +22,7 @@ from store.queries import TombstoneRow
 if TYPE_CHECKING:
     from tracer.engine.session import Session
 
-__all__ = ["TextResult", "read_text"]
+__all__ = ["TextResult", "read_text", "read_texts", "text_result"]
 
 
 @dataclass(frozen=True)
@@ -54,9 +55,60 @@ def read_text(
     if not session.can_read(collection):
         return TextResult(digest, "unavailable", detail="outside your scope")
     tomb = tombstones.get(digest) if tombstones is not None else queries.tombstone_of(session.vault, digest)
+    found: tuple[str, bytes] | UnwrapError | None
     try:
         found = session.keys.decrypt(digest)
-    except UnwrapError:
+    except UnwrapError as exc:
+        found = exc
+    return text_result(
+        digest,
+        found,
+        tomb,
+        lambda: queries.blob_present(session.vault, digest),
+    )
+
+
+def read_texts(
+    session: Session,
+    items: Sequence[tuple[str, str]],
+    tombstones: Mapping[str, TombstoneRow] | None = None,
+) -> dict[str, TextResult]:
+    """`read_text` for many (digest, collection) pairs: one blob query, one tombstone query.
+
+    Exactly the verdicts `read_text` gives one by one (text only when SHA-256 verifies).
+    The result is keyed by digest; a digest listed under several collections gets the
+    verdict of its first (digest, collection) pair.
+    """
+    first: dict[str, str] = {}
+    for digest, collection in items:
+        first.setdefault(digest, collection)
+    out: dict[str, TextResult] = {}
+    readable: list[str] = []
+    for d, c in first.items():
+        if session.can_read(c):
+            readable.append(d)
+        else:
+            out[d] = TextResult(d, "unavailable", detail="outside your scope")
+    if not readable:
+        return out
+    vault = session.vault
+    if tombstones is None:
+        tombstones = {d: TombstoneRow(*row) for d, row in vault.tombstone_rows_many(readable).items()}
+    rows = vault.blob_rows_many(readable)
+    found = session.keys.decrypt_many(readable, rows)
+    for d in readable:
+        out[d] = text_result(d, found.get(d), tombstones.get(d), partial(bool, rows.get(d)))
+    return out
+
+
+def text_result(
+    digest: str,
+    found: tuple[str, bytes] | UnwrapError | None,
+    tomb: TombstoneRow | None,
+    present: Callable[[], bool],
+) -> TextResult:
+    """The verdict on one digest given what decryption found (the shared core of read_text)."""
+    if isinstance(found, UnwrapError):
         return TextResult(
             digest,
             "checksum_mismatch",
@@ -65,7 +117,7 @@ def read_text(
     if found is None:
         if tomb is not None:
             return TextResult(digest, "purged", tombstone=tomb, detail=f"purged under {tomb.policy}")
-        if queries.blob_present(session.vault, digest):
+        if present():
             return TextResult(digest, "unavailable", detail="no data key for this collection")
         return TextResult(digest, "missing", detail="absent and no tombstone explains it: evidence lost")
     _coll, data = found

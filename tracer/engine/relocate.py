@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from enum import IntEnum
@@ -225,7 +226,9 @@ def _tokens(text: str) -> list[str]:
     return _TOKEN.findall(text)
 
 
-def _similarity(matcher: SequenceMatcher[str], quote: list[str], window: list[str]) -> float:
+def _similarity(
+    matcher: SequenceMatcher[str], quote: list[str], window: list[str], shared: int | None = None
+) -> float:
     """Ratio of quote tokens against window tokens, 0.0 when the threshold is out of reach.
 
     Words and punctuation marks are compared rather than characters: on characters, the
@@ -237,7 +240,16 @@ def _similarity(matcher: SequenceMatcher[str], quote: list[str], window: list[st
     ratio of a short sequence against a long one cannot reach the threshold however
     faithful it is. Every window holding that stretch then scores the same, and the
     caller's preference for the smallest window picks the tightest excerpt.
+
+    `shared`, when given, is the size of the multiset intersection of the two token
+    lists; it lets a window that cannot reach the threshold be skipped without aligning.
     """
+    if shared is not None and len(window) > len(quote) and quote:
+        # No stretch of the window can match more quote tokens than the two share as
+        # multisets, so 2·shared/(shared + len(quote)) bounds every ratio computed below
+        # (it is also what `quick_ratio` bounds the shorter windows with).
+        if 2.0 * shared / (shared + len(quote)) < SIMILARITY_THRESHOLD:
+            return 0.0
     matcher.set_seq1(window)
     if len(window) <= len(quote):
         if matcher.real_quick_ratio() < SIMILARITY_THRESHOLD:
@@ -286,6 +298,8 @@ def _proposals(quote: str, locator: Locator, structure: Structure) -> list[_Prop
     sizes = sorted({max(1, quote_blocks - 1), quote_blocks, quote_blocks + 1})
     quote_tokens = _tokens(quote)
     block_tokens = [_tokens(b.text) for b in blocks]
+    quote_counts = Counter(quote_tokens)
+    block_counts = [Counter(toks) for toks in block_tokens]
     matcher: SequenceMatcher[str] = SequenceMatcher(None, autojunk=False)
     matcher.set_seq2(quote_tokens)
     found: list[_Proposal] = []
@@ -296,7 +310,13 @@ def _proposals(quote: str, locator: Locator, structure: Structure) -> list[_Prop
                 continue
             start, end = window[0].start, window[-1].end
             window_tokens = [t for toks in block_tokens[i : i + size] for t in toks]
-            score = _similarity(matcher, quote_tokens, window_tokens)
+            shared = None
+            if len(window_tokens) > len(quote_tokens):
+                window_counts: Counter[str] = Counter()
+                for counts in block_counts[i : i + size]:
+                    window_counts.update(counts)
+                shared = sum((quote_counts & window_counts).values())
+            score = _similarity(matcher, quote_tokens, window_tokens, shared)
             if score < SIMILARITY_THRESHOLD:
                 continue
             path = window[0].heading_path

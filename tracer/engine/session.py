@@ -9,6 +9,7 @@ in manifests never grants access today; only the roster does.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from store.note import Checkpoint, open_note
 from store.roster import investigators
 from store.vault import Vault
 from tracer.clock import now_iso
-from tracer.engine.evidence import TextResult, read_text
+from tracer.engine.evidence import TextResult, read_text, read_texts
 from tracer.engine.trust import ForkError, RollbackError, Seen, TrustError, TrustStore
 
 __all__ = [
@@ -132,6 +133,10 @@ class Session:
 
     def text(self, digest: str, collection: str) -> TextResult:
         return read_text(self, digest, collection)
+
+    def texts(self, items: Sequence[tuple[str, str]]) -> dict[str, TextResult]:
+        """`text` for many (digest, collection) pairs in one read, keyed by digest."""
+        return read_texts(self, items)
 
     def record(self, action: str, target: str) -> None:
         """Every look at evidence goes on the record, in the log or the local journal."""

@@ -137,8 +137,13 @@ def normalize(text: str) -> str:
     return BLOCK_SEPARATOR.join(b.text for b in _split_blocks(text))
 
 
+@functools.lru_cache(maxsize=16384)
 def normalize_quote(text: str) -> str:
-    """Quotes use the document normalizer unchanged, since a quote may span paragraphs."""
+    """Quotes use the document normalizer unchanged, since a quote may span paragraphs.
+
+    Memoized: popular chunks are quoted by many answers, and relocation normalizes the
+    quote it is handed once more (the normalizer is idempotent, so that is a cache hit).
+    """
     return normalize(text)
 
 
@@ -183,7 +188,7 @@ class Structure:
         return tuple(b for b in self.blocks if not b.is_heading)
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=2048)
 def parse_structure(text: str) -> Structure:
     """Normalize, then assign every block its heading path and paragraph index."""
     stack: list[tuple[int, str]] = []

@@ -195,6 +195,8 @@ class Tracer:
         self._manifests: LRU[str, _Manifest] = LRU(4096)
         self._unknown: set[str] = set()
         self._primed: dict[str, tuple[int, LogEntry]] = {}
+        #: answers of the last primed page, whose texts were read in one batch
+        self._fetched: set[str] = set()
 
     # -- reading manifests ----------------------------------------------------------------
 
@@ -263,6 +265,44 @@ class Tracer:
         except ValueError:
             return  # a damaged entry: let each answer report it on its own
         self._primed = {r.answer_id: (r.seq, entries[r.seq]) for r in wanted if r.seq in entries}
+        manifests: list[_Manifest] = []
+        for r in wanted:
+            try:
+                manifests.append(self._manifest(r.answer_id))
+            except (UnknownAnswerError, DamagedEntryError):
+                continue  # reported by the answer itself
+        self._prefetch(manifests)
+        self._fetched = {r.answer_id for r in wanted}
+
+    def _prefetch(self, manifests: list[_Manifest]) -> None:
+        """Read every text these manifests refer to, and their documents' revisions, in batches.
+
+        Only a cache fill: which text is released to whom is still decided per passage
+        by `_passage` (scope, lineage) exactly as without it.
+        """
+        items: list[tuple[str, str]] = []
+        docs: dict[str, set[str]] = {}
+        for m in manifests:
+            p = m.payload
+            try:
+                coll = str(p["collection"])
+                items += [(str(p["question_sha256"]), coll), (str(p["answer_sha256"]), coll)]
+                for ps in p["passages"]:
+                    c = str(ps["collection"])
+                    items += [(str(ps["retrieved_sha256"]), c), (str(ps["model_input_sha256"]), c)]
+                    docs.setdefault(str(ps["document"]["document_id"]), set()).add(
+                        str(ps["document"]["revision"])
+                    )
+            except (KeyError, TypeError, AttributeError):
+                continue  # a damaged manifest reports itself when it is built
+        cur = self.currency
+        cur.prefetch_revisions(docs)
+        for doc, cited in docs.items():
+            revs = cur.revisions(doc)
+            if revs:
+                items.append((revs[-1].content_sha256, revs[-1].collection))
+            items += [(r.content_sha256, r.collection) for r in revs if r.revision in cited]
+        cur.prefetch(items)
 
     def summary(self, answer_id: str, stack: tuple[str, ...] = ()) -> Summary:
         """Effective states of an answer, memoized; cycles are reported, never looped."""
@@ -375,6 +415,8 @@ class Tracer:
 
     def _build(self, answer_id: str, stack: tuple[str, ...], full: bool) -> AnswerTrace:
         m = self._manifest(answer_id)
+        if answer_id not in self._fetched:  # its page was not primed (a single trace, a source)
+            self._prefetch([m])
         try:
             return self._assemble(m, answer_id, stack, full)
         except (KeyError, TypeError, AttributeError, IndexError) as exc:
@@ -482,7 +524,7 @@ class Tracer:
             findings=findings,
             integrity=integrity,
             currency=currency,
-            computed_at=now_iso(),
+            computed_at=now_iso() if full else "",  # a summary keeps only the states
             checkpoint_size=s.status.checkpoint_size,
             checkpoint_root=s.status.checkpoint_root,
             reasons=tuple(sorted(reasons)),

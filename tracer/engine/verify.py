@@ -12,6 +12,7 @@ checksums run for what the viewer can decrypt, and the report says how much was 
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -19,9 +20,9 @@ from typing import Any
 
 from store import audit, merkle
 from store.crypto import PublicIdentity, b64d
-from store.dsse import verify_envelope
+from store.dsse import Envelope, verify_envelope
 from store.entries import CUSTODIAN_KINDS, INVESTIGATOR_KINDS, MANIFEST_TYPE, STATEMENT_TYPE, LogEntry
-from store.errors import InputError, SignatureError
+from store.errors import InputError, SignatureError, UnwrapError
 from store.note import Checkpoint, open_note
 from store.timeutil import within
 from store.vault import Vault
@@ -41,6 +42,9 @@ _TRANSFORM_FINDINGS = frozenset(
     {"found_elsewhere", "not_found", "unknown_normalizer", "not_in_source", "source_missing"}
 )
 
+_AUTH_FAILED = "stored ciphertext fails authentication (altered after it was written)"
+#: manifests whose texts are read together in the transform pass
+_TRANSFORM_PAGE = 2000
 _GAP_HINTS = ("answer_id", "run_id", "document_id", "revision", "digest")
 #: views with one row per log entry: what they say about a missing entry names it
 _ENTRY_TABLES = frozenset({"v_answers", "v_revisions", "v_deletions", "v_tombstones", "v_findings"})
@@ -139,6 +143,19 @@ class _Verifier:
         self.root_broken = False
         self.final_root = merkle.RootAccumulator().root()
         self.final_size = 0
+        # the envelope of the entry being scanned, decoded once by `_parse`
+        self._env: Envelope | None = None
+        self._raw: Any = None
+        self._env_error: Exception | None = None
+        # transform checks run page by page during the log pass, on the payloads it decoded
+        self._checks_transforms = session is not None
+        self._sources: LRU[str, tuple[str, str]] = LRU(4096)
+        self._tpage: list[tuple[int, str, dict[str, Any]]] = []
+        self._tdeferred: list[tuple[int, int, str, dict[str, Any], dict[str, Any]]] = []
+        self._tfindings: list[tuple[int, int, Finding]] = []
+        # verdicts by everything a non-derived passage's transform depends on: popular
+        # chunks are retrieved by many answers and are checked once
+        self._tmemo: LRU[tuple[Any, ...], Transform] = LRU(32768)
 
     def find(self, kind: str, seq: int | None, detail: str, /, **record: Any) -> None:
         self.findings.append(Finding(kind, seq, {k: v for k, v in record.items() if v is not None}, detail))
@@ -165,6 +182,12 @@ class _Verifier:
             leaf = merkle.leaf_hash(data)
             acc.append(leaf)
             entry, rec = self._parse(seq, kind, data)
+            if kind == "manifest" and self._checks_transforms and self._env_error is None:
+                if isinstance(self._raw, dict):
+                    self._tpage.append((seq, kind, self._raw))
+                    if len(self._tpage) >= _TRANSFORM_PAGE:
+                        self._transform_page(self._tpage)
+                        self._tpage = []
             if leaf != stored_leaf:
                 self.find(
                     "leaf_hash_mismatch",
@@ -200,14 +223,26 @@ class _Verifier:
 
     def _parse(self, seq: int, kind: str, data: bytes) -> tuple[LogEntry | None, dict[str, Any]]:
         """The entry and the record fields that pin a finding to it (best effort)."""
+        self._env = None
+        self._raw = None
+        self._env_error = None
         try:
             entry = LogEntry.from_bytes(data)
         except ValueError as exc:
             self.find("entry_malformed", seq, f"entry bytes are not a JSON object: {exc}", kind=kind)
             return None, {"kind": kind}
         rec: dict[str, Any] = {"kind": entry.kind or kind}
+        # Decode the envelope and its payload once: the signature check, the view
+        # derivation and the transform check reuse them.
         try:
-            payload = entry.payload_json()
+            self._env = entry.envelope
+            if self._env is not None:
+                self._raw = json.loads(self._env.payload)
+                entry = entry.with_payload(self._raw)
+        except (InputError, ValueError, AttributeError, TypeError) as exc:
+            self._env_error = exc
+        try:
+            payload = entry.payload_json() if self._env_error is None else None
         except (InputError, ValueError, AttributeError, TypeError):
             payload = None
         if isinstance(payload, dict):
@@ -242,10 +277,12 @@ class _Verifier:
 
     def _signature(self, seq: int, entry: LogEntry, rec: dict[str, Any]) -> None:
         try:
-            env = entry.envelope
+            if self._env_error is not None:
+                raise self._env_error
+            env = self._env
             if env is None:
                 raise InputError("log", "$.envelope", "missing")
-            payload = json.loads(env.payload)
+            payload = self._raw
             body = payload if entry.kind == "manifest" else payload.get("statement", {})
         except (InputError, ValueError, AttributeError) as exc:
             self.find("entry_malformed", seq, f"envelope unreadable: {exc}", **rec)
@@ -366,14 +403,45 @@ class _Verifier:
         self.progress("views", 1, 1)
 
     def check_digests(self) -> None:
-        facts = list(audit.digest_facts(self.vault))
-        total = len(facts)
-        # One decryption per stored text, however many entries refer to it (state only,
-        # never the text, so memory stays small on a large vault).
-        checked: dict[tuple[str, str], tuple[str, str]] = {}
-        for i, f in enumerate(facts):
-            if i % 256 == 0:
-                self.progress("texts", i, total)
+        """Every referenced digest accounted for; each stored text decrypted and hashed once.
+
+        One streaming pass over the blobs the viewer holds keys for records only the
+        digests that do not verify; SQL then classifies every reference (counts per
+        verdict, and the references that are findings), so no per-reference object is
+        ever built in Python.
+        """
+        bad: dict[str, tuple[str, str]] = {}
+        dk_ids: list[str] = []
+        if self.session is not None:
+            keys = self.session.keys
+            dk_ids = sorted(keys.keys)
+            first = self.vault.blob_first_copies(dk_ids)
+            done = 0
+            for batch in self.vault.blob_batches(dk_ids):
+                self.progress("texts", done, 0)
+                done += len(batch)
+                for digest, collection, dk_id, nonce, ct in batch:
+                    if first and first.get(digest, collection) != collection:
+                        continue  # `decrypt` reads the first copy by collection name
+                    try:
+                        data = keys.open_row(digest, collection, dk_id, nonce, ct)
+                    except UnwrapError:
+                        bad[digest] = ("checksum_mismatch", _AUTH_FAILED)
+                        continue
+                    actual = hashlib.sha256(data).hexdigest()
+                    if actual != digest:
+                        bad[digest] = (
+                            "checksum_mismatch",
+                            f"recorded {digest[:16]}…, recomputed {actual[:16]}…",
+                        )
+        scopes = list(self.session.scopes) if self.session is not None else None
+        counts, found = audit.digest_verdicts(self.vault, bad, dk_ids, scopes)
+        for verdict in ("purged", "missing", "out_of_scope", "intact"):
+            if counts.get(verdict):
+                self.bump(verdict, counts.pop(verdict))
+        for verdict, n in sorted(counts.items()):
+            self.bump(verdict, n)
+        for f in found:
             rec = {
                 "digest": f.digest,
                 "role": f.role,
@@ -382,87 +450,131 @@ class _Verifier:
                 "document_id": f.document_id,
                 "revision": f.revision,
             }
-            if f.tombstone_seq is not None:
-                self.bump("purged")
-                if f.present:
-                    self.find(
-                        "purged_blob_still_present",
-                        f.seq,
-                        "a tombstone exists but the text is still stored",
-                        **rec,
-                    )
-                continue
-            if not f.present:
-                self.bump("missing")
+            if f.verdict == "purged":
                 self.find(
-                    "missing",
+                    "purged_blob_still_present",
                     f.seq,
-                    "text absent and no tombstone explains it: evidence lost",
+                    "a tombstone exists but the text is still stored",
                     **rec,
                 )
-                continue
-            if self.session is None or not self.session.can_read(f.collection):
-                self.bump("out_of_scope")
-                continue
-            key = (f.digest, f.collection)
-            if key not in checked:
-                result = self.session.text(f.digest, f.collection)
-                checked[key] = (result.state, result.detail)
-            state, detail = checked[key]
-            if state == "intact":
-                self.bump("intact")
-            elif state == "unavailable":
-                self.bump("out_of_scope")
+            elif f.verdict == "missing":
+                self.find("missing", f.seq, "text absent and no tombstone explains it: evidence lost", **rec)
             else:
-                self.bump(state)
-                self.find(state, f.seq, detail, **rec)
-        self.progress("texts", total, total)
+                self.find(f.verdict, f.seq, f.detail or "", **rec)
+        self.progress("texts", 1, 1)
         for digest in audit.blob_digests_unreferenced(self.vault):
             self.find("blob_unreferenced", None, "stored text no log entry refers to", digest=digest)
 
     def check_transforms(self) -> None:
-        """Each retained passage at its locator in the revision it names (second, streaming pass)."""
-        if self.session is None:
+        """Each retained passage at its locator in the revision it names.
+
+        Passages are checked during the log pass, a page of manifests at a time, on the
+        payloads that pass already decoded: the texts a page needs (retrieved texts and
+        cited revisions) come from one batched read, and the page's passages are checked
+        grouped by cited revision so each is normalized once per page.  Passages derived
+        from an answer or note wait until the views are rebuilt (their source may come
+        later in the log).  Findings are reported in log order, as a one-by-one pass would.
+        """
+        if not self._checks_transforms:
             return
+        self._transform_page(self._tpage)
+        self._tpage = []
+        self._transform_tasks(self._tdeferred)
+        self._tdeferred = []
+        self._tfindings.sort(key=lambda t: (t[0], t[1]))
+        self.findings.extend(f for _seq, _pos, f in self._tfindings)
+        self._tfindings = []
+        self.progress("trace", 1, 1)
+
+    def _transform_page(self, page: list[tuple[int, str, dict[str, Any]]]) -> None:
+        assert self.session is not None  # noqa: S101 - only called with a session
+        tasks: list[tuple[int, int, str, dict[str, Any], dict[str, Any]]] = []
+        for seq, kind, body in page:
+            for pos, ps in enumerate(body.get("passages", [])):
+                if isinstance(ps, dict) and self.session.can_read(str(ps.get("collection"))):
+                    if ps.get("derived_from"):
+                        # keep the passage, not the whole manifest, until the end
+                        self._tdeferred.append((seq, pos, kind, {"answer_id": body.get("answer_id")}, ps))
+                    else:
+                        tasks.append((seq, pos, kind, body, ps))
+        self._transform_tasks(tasks)
+
+    def _transform_tasks(self, tasks: list[tuple[int, int, str, dict[str, Any], dict[str, Any]]]) -> None:
+        if self.session is None or not tasks:
+            return
+        # A fresh engine per page: its text caches then hold one page's texts at most
+        # (revision lists and tombstones are re-read in one query each per page).
         engine = CurrencyEngine(self.session)
-        sources: LRU[str, tuple[str, str]] = LRU(4096)
-        total = self.counts.get("manifests", 0)
-        done = 0
-        for seq, kind, data, _leaf in self.vault.raw_entries():
-            if kind != "manifest":
-                continue
-            try:
-                env = LogEntry.from_bytes(data).envelope
-                body = json.loads(env.payload) if env is not None else None
-            except (InputError, ValueError):
-                continue  # already reported by the log pass
-            if not isinstance(body, dict):
-                continue
-            if done % 64 == 0:
-                self.progress("trace", done, total)
-            done += 1
-            for ps in body.get("passages", []):
-                if not isinstance(ps, dict) or not self.session.can_read(str(ps.get("collection"))):
-                    continue
+        docs: set[str] = set()
+        for _seq, _pos, _kind, _body, ps in tasks:
+            doc = ps.get("document")
+            if isinstance(doc, dict) and isinstance(doc.get("document_id"), str):
+                docs.add(doc["document_id"])
+        engine.prefetch_revisions(docs)
+        engine.prefetch(self._page_texts(engine, self._sources, tasks))
+        memo = self._tmemo
+        for seq, pos, kind, body, ps in sorted(tasks, key=lambda t: _revision_key(t[4])):
+            key = _transform_key(ps)
+            t = memo.get(key) if key is not None else None
+            if t is None:
                 try:
-                    t = self._transform(engine, sources, ps)
+                    t = self._transform(engine, self._sources, ps)
                 except (KeyError, TypeError, ValueError) as exc:
-                    self.find("entry_malformed", seq, f"passage unreadable: {exc!r}", kind=kind)
+                    self._tfind(seq, pos, "entry_malformed", f"passage unreadable: {exc!r}", kind=kind)
                     continue
-                if t is None:
+                if key is not None and t is not None:
+                    memo.put(key, t)
+            if t is None:
+                continue
+            self.bump(f"transform_{t.state}")
+            if t.state in _TRANSFORM_FINDINGS:
+                self._tfind(
+                    seq,
+                    pos,
+                    f"transform_{t.state}",
+                    t.detail,
+                    answer_id=body.get("answer_id"),
+                    passage_id=ps.get("passage_id"),
+                    document_id=ps["document"]["document_id"],
+                    revision=ps["document"]["revision"],
+                )
+
+    def _tfind(self, seq: int, pos: int, kind: str, detail: str, /, **record: Any) -> None:
+        rec = {k: v for k, v in record.items() if v is not None}
+        self._tfindings.append((seq, pos, Finding(kind, seq, rec, detail)))
+
+    def _page_texts(
+        self,
+        engine: CurrencyEngine,
+        sources: LRU[str, tuple[str, str]],
+        tasks: list[tuple[int, int, str, dict[str, Any], dict[str, Any]]],
+    ) -> list[tuple[str, str]]:
+        """(digest, collection) of every readable text a page's passages will ask for."""
+        assert self.session is not None  # noqa: S101 - checked by the caller
+        can_read = self.session.can_read
+        items: list[tuple[str, str]] = []
+        for _seq, _pos, _kind, _body, ps in tasks:
+            try:
+                coll = str(ps["collection"])
+                if not can_read(coll):
                     continue
-                self.bump(f"transform_{t.state}")
-                if t.state in _TRANSFORM_FINDINGS:
-                    self.find(
-                        f"transform_{t.state}",
-                        seq,
-                        t.detail,
-                        answer_id=body.get("answer_id"),
-                        passage_id=ps.get("passage_id"),
-                        document_id=ps["document"]["document_id"],
-                        revision=ps["document"]["revision"],
-                    )
-        self.progress("trace", total, total)
+                items.append((str(ps["retrieved_sha256"]), coll))
+                source = ps.get("derived_from")
+                if source:
+                    src = sources.get(str(source))
+                    if src is None:
+                        found = audit.answer_text_ref(self.vault, str(source))
+                        if found is not None:
+                            src = sources.put(str(source), found)
+                    if src is not None:
+                        items.append(src)
+                    continue
+                cited = engine.cited_revision(ps)
+                if cited is not None:
+                    items.append((cited.content_sha256, cited.collection))
+            except (KeyError, TypeError, ValueError, AttributeError):
+                continue  # reported when the passage itself is checked
+        return [(d, c) for d, c in items if can_read(c)]
 
     def _transform(
         self, engine: CurrencyEngine, sources: LRU[str, tuple[str, str]], ps: dict[str, Any]
@@ -480,6 +592,35 @@ class _Verifier:
         if src is not None and not self.session.can_read(src[1]):
             return None
         return derived_transform(ps, retrieved, engine.text(*src) if src else None)
+
+
+def _transform_key(ps: dict[str, Any]) -> tuple[Any, ...] | None:
+    """What `CurrencyEngine.transform` reads of a passage (typed, so 1 and 1.0 differ),
+    or None when it is derived or not a plain shape (then it is never memoized)."""
+    if ps.get("derived_from"):
+        return None
+    doc, loc = ps.get("document"), ps.get("locator")
+    if not isinstance(doc, dict) or not isinstance(loc, dict):
+        return None
+    values = (
+        ps.get("retrieved_sha256"),
+        ps.get("collection"),
+        ps.get("normalizer_version"),
+        doc.get("document_id"),
+        doc.get("revision"),
+        loc.get("char_start"),
+        loc.get("char_end"),
+    )
+    if not all(type(v) in (str, int) for v in values):
+        return None
+    return tuple((type(v).__name__, v) for v in values)
+
+
+def _revision_key(ps: dict[str, Any]) -> tuple[str, str]:
+    doc = ps.get("document")
+    if not isinstance(doc, dict):
+        return ("", "")
+    return (str(doc.get("document_id", "")), str(doc.get("revision", "")))
 
 
 def verify(vault: Vault, session: Session | None = None, progress: Progress | None = None) -> VerifyReport:

@@ -1,30 +1,32 @@
 """The App: CSS, global bindings, the palette provider, and the unlocked session.
 
 Kept small on purpose (frogmouth-style): screens own their flows; the app only holds
-the Engine once unlocked and routes the global actions.
+the Engine once unlocked and routes the global actions.  Screens other than unlock and
+the answers list are imported when first asked for, so start-up pays only for those two.
 """
 
 from __future__ import annotations
 
+import sys
+import time
 from typing import ClassVar
 
+from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
 
 from tracer.tui.commands import ActionCommands
 from tracer.tui.context import Engine, LaunchOptions
 from tracer.tui.messages import Recorded
-from tracer.tui.screens.access_log import AccessLogScreen
 from tracer.tui.screens.answers import AnswersScreen
-from tracer.tui.screens.findings import FindingsScreen
-from tracer.tui.screens.help import HelpScreen
-from tracer.tui.screens.impact import ImpactScreen
 from tracer.tui.screens.unlock import UnlockScreen
-from tracer.tui.screens.verify import VerifyScreen
 from tracer.tui.theme import HIGH_CONTRAST, MONO_ANSI, THEME_NAMES
 from tracer.tui.widgets.status_bar import StatusBar
 
 __all__ = ["TracerApp"]
+
+_SWITCH_INTERVAL = 0.001
+_INPUT_EVENTS = (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)
 
 #: actions that need an unlocked vault (hidden from footer and palette before)
 _NEEDS_SESSION = {"verify", "impact", "access_log", "findings", "answers"}
@@ -49,6 +51,14 @@ class TracerApp(App[None]):
         super().__init__()
         self.options = options
         self._engine: Engine | None = None
+        #: time.monotonic() of the last key or mouse action; background workers (the
+        #: state counts) step aside for a moment after it so the response comes first
+        self.input_at = 0.0
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, _INPUT_EVENTS):
+            self.input_at = time.monotonic()
+        await super().on_event(event)
 
     @property
     def engine(self) -> Engine:
@@ -61,6 +71,10 @@ class TracerApp(App[None]):
         return self._engine is not None
 
     def on_mount(self) -> None:
+        # Engine workers are CPU-bound Python threads; a short GIL switch interval lets
+        # the UI thread in within ~1 ms of a key event instead of the default 5 ms, many
+        # times over per keystroke.
+        sys.setswitchinterval(_SWITCH_INTERVAL)
         self.register_theme(HIGH_CONTRAST)
         self._ansi_default = self.ansi_theme_dark
         self._set_contrast(self.options.theme == "high-contrast")
@@ -95,6 +109,8 @@ class TracerApp(App[None]):
         self._set_contrast(not self.high_contrast)
 
     def action_help(self) -> None:
+        from tracer.tui.screens.help import HelpScreen
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(type(self.screen)))
 
@@ -103,13 +119,21 @@ class TracerApp(App[None]):
             self.pop_screen()
 
     def action_verify(self) -> None:
+        from tracer.tui.screens.verify import VerifyScreen
+
         self.push_screen(VerifyScreen())
 
     def action_impact(self) -> None:
+        from tracer.tui.screens.impact import ImpactScreen
+
         self.push_screen(ImpactScreen())
 
     def action_access_log(self) -> None:
+        from tracer.tui.screens.access_log import AccessLogScreen
+
         self.push_screen(AccessLogScreen())
 
     def action_findings(self) -> None:
+        from tracer.tui.screens.findings import FindingsScreen
+
         self.push_screen(FindingsScreen())

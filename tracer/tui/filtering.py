@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from store.queries import AnswerFilter
-from tracer.engine.catalog import AnswerState
 from tracer.engine.states import CURRENCY, INTEGRITY
+
+if TYPE_CHECKING:
+    from tracer.engine.trace import Summary
 
 __all__ = ["FILTER_HELP", "FilterError", "ListFilter", "parse_filter"]
 
@@ -29,8 +32,7 @@ class ListFilter:
     states: tuple[str, ...] = ()
     source: str = ""
 
-    def keeps(self, a: AnswerState) -> bool:
-        s = a.summary
+    def keeps(self, s: Summary) -> bool:
         return all(w in (s.integrity, s.currency) for w in self.states)
 
 

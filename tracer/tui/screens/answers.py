@@ -1,15 +1,23 @@
 """Every answer in the vault, paged by keyset from the log, with its two states.
 
-Pages are fetched as the cursor nears the end of what is loaded, so a vault with a
-million answers opens as fast as one with ten.  The per-state counts in the summary
-bar come from a separate worker that walks the same pages in the background.
+A page is shown as soon as its rows come out of SQL (ids, time, producer, citations:
+a few milliseconds whatever the vault's size); the two states of its answers are then
+filled in by a worker, a few answers per hold of the engine lock, so keystrokes and
+other pages never wait behind a long computation.  Filters on id, producer, document
+and date are pure SQL; only a `state:` filter has to compute states before it can
+keep a row.  The per-state counts in the summary bar come from a separate worker that
+walks every answer in small steps and steps aside while a visible page is being filled.
+All workers of one listing share one `Tracer`, so a state computed for the page is not
+computed again for the counts (and the reverse).
 """
 
 from __future__ import annotations
 
+import threading
+import time
 from collections import Counter
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import work
@@ -17,31 +25,33 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import DataTable, Static
+from textual.worker import Worker, get_current_worker
 
 from store import queries
-from tracer.engine.catalog import AnswerState, answer_page
-from tracer.engine.session import Session
-from tracer.engine.trace import Tracer
+from store.queries import AnswerRow
 from tracer.tui.filtering import FILTER_HELP, FilterError, ListFilter, parse_filter
 from tracer.tui.messages import Failed
-from tracer.tui.screens.answer import AnswerScreen
 from tracer.tui.screens.base import TracerScreen
 from tracer.tui.screens.prompt import PromptScreen
 from tracer.tui.text import plain, safe_line, state_word
 
+if TYPE_CHECKING:
+    from tracer.engine.session import Session
+    from tracer.engine.trace import Summary, Tracer
+
 __all__ = ["AnswersScreen"]
 
 PAGE = 100
+#: answers whose states are computed per hold of the engine lock (page fill / counts)
+FILL_STEP = 5
+COUNT_STEP = 10
 COUNT_PAGE = 500
 COLUMNS = ("run id", "answer id", "generated at", "producer", "cites", "integrity", "currency")
-
-
-def _page(s: Session, tracer: Tracer, f: ListFilter, cursor: int, desc: bool) -> list[AnswerState]:
-    """One keyset page; newest-first uses the same query in reverse log order."""
-    if not desc:
-        return answer_page(s, tracer, f.where, PAGE, cursor)
-    rows = queries.answer_rows(s.vault, f.where, PAGE, cursor, descending=True)
-    return [AnswerState(r, tracer.summary(r.answer_id)) for r in rows]
+_PENDING = "…"
+#: seconds a state worker sleeps after each step, so key events never queue behind it
+_BREATHE = 0.002
+#: seconds the counts worker waits after a key or mouse action before its next step
+_QUIET = 0.15
 
 
 def _counts_text(total: int, done: int, integ: Counter[str], curr: Counter[str]) -> Text:
@@ -64,6 +74,10 @@ def _answer_cell(answer_id: str, kind: str) -> Text:
     return cell
 
 
+def _pending_cell() -> Text:
+    return Text(_PENDING, style="dim")
+
+
 class AnswersScreen(TracerScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "filter", "Filter", id="tracer.filter", tooltip=FILTER_HELP),
@@ -83,9 +97,15 @@ class AnswersScreen(TracerScreen):
     @dataclass
     class Page(Message):
         generation: int
-        rows: list[AnswerState]
+        rows: list[AnswerRow]
+        states: dict[str, Summary]
         cursor: int
         exhausted: bool
+
+    @dataclass
+    class States(Message):
+        generation: int
+        states: dict[str, Summary]
 
     @dataclass
     class Counts(Message):
@@ -103,6 +123,11 @@ class AnswersScreen(TracerScreen):
         self.cursor = -1
         self.exhausted = False
         self.loading = False
+        self._counting = False
+        self._tracers: dict[int, Tracer] = {}
+        # how many page fills are running: the counts worker steps aside while any is
+        self._filling = 0
+        self._filling_lock = threading.Lock()
 
     def compose(self) -> ComposeResult:
         yield from self.frame_top()
@@ -124,6 +149,7 @@ class AnswersScreen(TracerScreen):
 
     def reload(self) -> None:
         self.generation += 1
+        self._tracers = {}  # "recompute states now": a fresh run, nothing memoized
         self.cursor, self.exhausted, self.loading = -1, False, True
         self.table.clear()
         order = "newest first" if self.descending else "oldest first"
@@ -131,69 +157,184 @@ class AnswersScreen(TracerScreen):
         line.append_text(safe_line(self.list_filter.source or "(none)  press / to filter"))
         self.query_one("#filter-line", Static).update(line)
         self.query_one("#summary", Static).update(plain("counting…"))
+        self._counting = False  # started with the first page, so it never delays it
         self._load_page(self.generation, self.list_filter, -1, self.descending)
-        self._count(self.generation, self.list_filter)
+
+    # -- engine side (worker threads) ---------------------------------------------------
+
+    def _tracer(self, s: Session, generation: int) -> Tracer:
+        """The one Tracer of a listing; call with the engine lock held."""
+        from tracer.engine.trace import Tracer  # not needed for the first rows: loaded after
+
+        tracer = self._tracers.get(generation)
+        if tracer is None:
+            tracer = Tracer(s)
+            if generation == self.generation:
+                # replaces (never adds to) the map: an older listing's caches are let go
+                self._tracers = {generation: tracer}
+        return tracer
+
+    def _summaries(self, generation: int, rows: list[AnswerRow]) -> dict[str, Summary]:
+        """States of `rows`, FILL_STEP answers per hold of the engine lock."""
+        out: dict[str, Summary] = {}
+        for i in range(0, len(rows), FILL_STEP):
+            if generation != self.generation or get_current_worker().is_cancelled:
+                break
+            step = rows[i : i + FILL_STEP]
+            with self.engine.use() as s:
+                tracer = self._tracer(s, generation)
+                tracer.prime(step)
+                out.update((r.answer_id, tracer.summary(r.answer_id)) for r in step)
+            time.sleep(_BREATHE)  # let the UI thread take the GIL between steps
+        return out
 
     @work(thread=True, exclusive=True, group="answers-page")
     def _load_page(self, generation: int, f: ListFilter, cursor: int, desc: bool) -> None:
-        kept: list[AnswerState] = []
+        kept: list[AnswerRow] = []
+        states: dict[str, Summary] = {}
         exhausted = False
         try:
-            while len(kept) < PAGE and not exhausted:
+            if not f.states:
+                # rows first: pure SQL, shown at once; states follow from `_fill`
                 with self.engine.use() as s:
-                    page = _page(s, Tracer(s), f, cursor, desc)
-                if len(page) < PAGE:
-                    exhausted = True
-                if page:
-                    cursor = page[-1].row.seq
-                kept.extend(a for a in page if f.keeps(a))
+                    kept = queries.answer_rows(s.vault, f.where, PAGE, cursor, descending=desc)
+                exhausted = len(kept) < PAGE
+                if kept:
+                    cursor = kept[-1].seq
+                self.post_message(self.Page(generation, kept, {}, cursor, exhausted))
+                return
+            self._begin_fill()
+            try:
+                while len(kept) < PAGE and not exhausted and generation == self.generation:
+                    with self.engine.use() as s:
+                        page = queries.answer_rows(s.vault, f.where, PAGE, cursor, descending=desc)
+                    exhausted = len(page) < PAGE
+                    if page:
+                        cursor = page[-1].seq
+                    got = self._summaries(generation, page)
+                    for r in page:
+                        summary = got.get(r.answer_id)
+                        if summary is not None and f.keeps(summary):
+                            kept.append(r)
+                            states[r.answer_id] = summary
+            finally:
+                self._end_fill()
         except Exception as exc:  # shown to the investigator instead of crashing the app
             self.post_message(Failed("answers", str(exc)))
             return
-        self.post_message(self.Page(generation, kept, cursor, exhausted))
+        self.post_message(self.Page(generation, kept, states, cursor, exhausted))
+
+    def _step_aside(self, worker: Worker[None]) -> None:
+        """Between count steps: breathe, and wait while the investigator is typing."""
+        time.sleep(_BREATHE)
+        app = self.tracer_app
+        while time.monotonic() - app.input_at < _QUIET and not worker.is_cancelled:
+            time.sleep(0.01)
+
+    def _begin_fill(self) -> None:
+        with self._filling_lock:
+            self._filling += 1
+
+    def _end_fill(self) -> None:
+        with self._filling_lock:
+            self._filling -= 1
+
+    @work(thread=True, group="answers-states")
+    def _fill(self, generation: int, rows: list[AnswerRow]) -> None:
+        """States of one shown page, posted a few at a time as they are computed."""
+        try:
+            for i in range(0, len(rows), FILL_STEP):
+                got = self._summaries(generation, rows[i : i + FILL_STEP])
+                if generation != self.generation:
+                    return
+                self.post_message(self.States(generation, got))
+        except Exception as exc:  # shown to the investigator instead of crashing the app
+            self.post_message(Failed("answers", str(exc)))
+        finally:
+            self._end_fill()
 
     @work(thread=True, exclusive=True, group="answers-counts")
     def _count(self, generation: int, f: ListFilter) -> None:
         integ: Counter[str] = Counter()
         curr: Counter[str] = Counter()
         cursor, done = -1, 0
+        worker = get_current_worker()
         try:
             with self.engine.use() as s:
                 total = queries.answer_count(s.vault, f.where)
-                tracer = Tracer(s)
-            while True:
+            last_post = 0.0
+            while generation == self.generation and not worker.is_cancelled:
                 with self.engine.use() as s:
-                    page = answer_page(s, tracer, f.where, COUNT_PAGE, cursor)
-                if not page:
+                    rows = queries.answer_rows(s.vault, f.where, COUNT_PAGE, cursor)
+                if not rows:
                     break
-                cursor, done = page[-1].row.seq, done + len(page)
-                for a in page:
-                    if f.keeps(a):
-                        integ[a.summary.integrity] += 1
-                        curr[a.summary.currency] += 1
-                self.post_message(self.Counts(generation, total, done, integ.copy(), curr.copy()))
+                cursor = rows[-1].seq
+                for i in range(0, len(rows), COUNT_STEP):
+                    waited = 0
+                    while self._filling and generation == self.generation and not worker.is_cancelled:
+                        time.sleep(0.005)  # a visible page is being filled: it goes first
+                        waited += 1
+                        if waited > 400:  # never starve the counts for more than ~2 s a step
+                            break
+                    if generation != self.generation or worker.is_cancelled:
+                        return
+                    step = rows[i : i + COUNT_STEP]
+                    with self.engine.use() as s:
+                        tracer = self._tracer(s, generation)
+                        tracer.prime(step)
+                        got = [tracer.summary(r.answer_id) for r in step]
+                    done += len(step)
+                    self._step_aside(worker)
+                    for summary in got:
+                        if f.keeps(summary):
+                            integ[summary.integrity] += 1
+                            curr[summary.currency] += 1
+                    now = time.monotonic()
+                    if now - last_post > 0.25:
+                        last_post = now
+                        self.post_message(self.Counts(generation, total, done, integ.copy(), curr.copy()))
         except Exception as exc:  # shown to the investigator instead of crashing the app
             self.post_message(Failed("counts", str(exc)))
             return
-        self.post_message(self.Counts(generation, total, total, integ, curr))
+        if generation == self.generation and not worker.is_cancelled:
+            self.post_message(self.Counts(generation, total, total, integ, curr))
+
+    # -- UI side ------------------------------------------------------------------------
 
     def on_answers_screen_page(self, message: Page) -> None:
         if message.generation != self.generation:
             return
         self.cursor, self.exhausted, self.loading = message.cursor, message.exhausted, False
         table = self.table
-        for a in message.rows:
-            r, s = a.row, a.summary
+        for r in message.rows:
+            s = message.states.get(r.answer_id)
             table.add_row(
                 safe_line(r.run_id, limit=18),
                 _answer_cell(r.answer_id, r.answer_kind),
                 plain(r.generated_at),
                 safe_line(r.producer_system, limit=16),
                 plain(str(r.n_citations)),
-                state_word(s.integrity),
-                state_word(s.currency),
+                state_word(s.integrity) if s else _pending_cell(),
+                state_word(s.currency) if s else _pending_cell(),
                 key=r.answer_id,
             )
+        pending = [r for r in message.rows if r.answer_id not in message.states]
+        if pending:
+            self._begin_fill()  # here, not in the worker: the counts must see it at once
+            # after the rows are painted: the workers compete with the first frame for the GIL
+            self.call_after_refresh(self._fill, message.generation, pending)
+        if not self._counting:
+            self._counting = True
+            self.call_after_refresh(self._count, self.generation, self.list_filter)
+
+    def on_answers_screen_states(self, message: States) -> None:
+        if message.generation != self.generation:
+            return
+        table = self.table
+        for answer_id, s in message.states.items():
+            if answer_id in table.rows:
+                table.update_cell(answer_id, "integrity", state_word(s.integrity))
+                table.update_cell(answer_id, "currency", state_word(s.currency))
 
     def on_answers_screen_counts(self, message: Counts) -> None:
         if message.generation == self.generation:
@@ -209,6 +350,8 @@ class AnswersScreen(TracerScreen):
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
         if event.row_key.value is not None:
+            from tracer.tui.screens.answer import AnswerScreen
+
             self.app.push_screen(AnswerScreen(event.row_key.value))
 
     def action_open(self) -> None:
@@ -216,6 +359,8 @@ class AnswersScreen(TracerScreen):
         if table.row_count:
             key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
             if key is not None:
+                from tracer.tui.screens.answer import AnswerScreen
+
                 self.app.push_screen(AnswerScreen(key))
 
     def action_filter(self) -> None:
