@@ -39,6 +39,13 @@ MEMORY_LIMIT = os.environ.get("TRACER_DUCKDB_MEMORY_LIMIT", "512MB")
 _WANT = itertools.count()
 
 
+def _one(result: duckdb.DuckDBPyConnection) -> tuple[Any, ...] | None:
+    """First row, reading the result to the end: DuckDB refuses `register` while a
+    result is left open, which `fetchone` does."""
+    rows = result.fetchall()
+    return rows[0] if rows else None
+
+
 @dataclass(frozen=True)
 class CheckpointRow:
     id: int
@@ -166,7 +173,7 @@ class Vault:
             read_only = not os.access(path, os.W_OK) or not os.access(db, os.W_OK)
         con = _connect(db, read_only=read_only)
         try:
-            fmt = con.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+            fmt = _one(con.execute("SELECT value FROM meta WHERE key = 'format'"))
         except duckdb.Error as exc:
             con.close()
             raise VaultDamagedError(f"{db}: not a tracer vault ({exc})") from exc
@@ -202,11 +209,11 @@ class Vault:
     # -- reading the log -------------------------------------------------------------
 
     def size(self) -> int:
-        row = self.con.execute("SELECT count(*) FROM log").fetchone()
+        row = _one(self.con.execute("SELECT count(*) FROM log"))
         return int(row[0]) if row else 0
 
     def entry(self, seq: int) -> LogEntry:
-        row = self.con.execute("SELECT entry FROM log WHERE seq = ?", [seq]).fetchone()
+        row = _one(self.con.execute("SELECT entry FROM log WHERE seq = ?", [seq]))
         if row is None:
             raise VaultError(f"{self.path}: no log entry {seq}")
         return LogEntry.from_bytes(bytes(row[0]))
@@ -218,7 +225,7 @@ class Vault:
         reading the entry bytes of every later row for each page (quadratic, and the
         whole log through the buffer pool), while a range is pruned by row-group zonemaps.
         """
-        row = self.con.execute("SELECT coalesce(max(seq), -1) FROM log").fetchone()
+        row = _one(self.con.execute("SELECT coalesce(max(seq), -1) FROM log"))
         top = int(row[0]) if row else -1
         if end is not None:
             top = min(top, int(end) - 1)
@@ -244,9 +251,9 @@ class Vault:
         return [CheckpointRow(int(a), int(b), str(c), str(d)) for a, b, c, d in rows]
 
     def latest_checkpoint(self) -> CheckpointRow:
-        row = self.con.execute(
-            "SELECT id, size, signer, note FROM checkpoints ORDER BY id DESC LIMIT 1"
-        ).fetchone()
+        row = _one(
+            self.con.execute("SELECT id, size, signer, note FROM checkpoints ORDER BY id DESC LIMIT 1")
+        )
         if row is None:
             raise VaultDamagedError(f"{self.path}: the vault has no checkpoint")
         return CheckpointRow(int(row[0]), int(row[1]), str(row[2]), str(row[3]))
@@ -417,7 +424,7 @@ class Vault:
                     new_acc.append(e.leaf)
                 cp = Checkpoint(self.origin, new_acc.size, new_acc.root())
                 note = cp.sign(signer)
-                cid = self.con.execute("SELECT coalesce(max(id), -1) + 1 FROM checkpoints").fetchone()
+                cid = _one(self.con.execute("SELECT coalesce(max(id), -1) + 1 FROM checkpoints"))
                 self.con.execute(
                     "INSERT INTO checkpoints VALUES (?, ?, ?, ?)",
                     [int(cid[0]) if cid else 0, new_acc.size, signer.key_id, note],
