@@ -25,7 +25,6 @@ __all__ = [
     "ViewDiff",
     "answer_text_ref",
     "blob_digests_unreferenced",
-    "compare_views",
     "digest_facts",
     "digest_verdicts",
     "log_shape",
@@ -79,23 +78,160 @@ def log_shape(vault: Vault) -> tuple[int, list[int], int]:
     return count, gaps, top + 1
 
 
+#: compact tables kept for the whole verification (what the digest, transform and
+#: unreferenced-blob checks read); the rebuilt views themselves exist one range at a time
+_KEEP = {
+    "refs": "seq BIGINT, digest VARCHAR, role VARCHAR, collection VARCHAR, passage_id VARCHAR",
+    "answer_refs": "seq BIGINT, answer_id VARCHAR, answer_sha256 VARCHAR, collection VARCHAR",
+    "revision_refs": "seq BIGINT, document_id VARCHAR, revision VARCHAR",
+    "tombstone_refs": "seq BIGINT, digest VARCHAR",
+}
+_PROBLEMS = ("view_row_altered_or_extra", "view_row_missing_or_altered")
+
+
+def _drop(vault: Vault, table: str) -> None:
+    vault.con.execute(f"DROP TABLE IF EXISTS temp.r_{table}")
+
+
+def _lo(seq: int) -> int:
+    return seq - seq % _COMPARE
+
+
+class _Ranges:
+    """The views rebuilt and compared one seq range at a time.
+
+    Rows of different seq never match, so the union of the per-range multiset
+    differences (`EXCEPT ALL` both ways) is the whole one; diffs are kept per
+    (view, problem) with their range and put in the old order (view, problem, seq) at
+    the end, at most `_DIFF_LIMIT` each.
+    """
+
+    def __init__(self, vault: Vault) -> None:
+        self.vault = vault
+        self.done: set[int] = set()
+        self.diffs: dict[tuple[str, str], list[tuple[int | None, ViewDiff]]] = {
+            (t, p): [] for t in VIEW_COLUMNS for p in _PROBLEMS
+        }
+        for name, cols in _KEEP.items():
+            _drop(vault, name)
+            vault.con.execute(f"CREATE TEMP TABLE r_{name} ({cols})")
+        self._fresh()
+
+    def _fresh(self) -> None:
+        for table in VIEW_COLUMNS:
+            _drop(self.vault, table)
+            self.vault.con.execute(view_ddl(table, f"r_{table}", temporary=True))
+
+    def close(self, lo: int, rows: Rows) -> None:
+        """Compare range [lo, lo + _COMPARE) of temp.r_<view>, keep the compact facts, drop it."""
+        _flush(self.vault, rows)
+        con = self.vault.con
+        con.execute(
+            """
+            INSERT INTO temp.r_refs
+            SELECT d.seq, d.digest, d.role, d.collection, p.passage_id
+            FROM temp.r_v_digests d
+            LEFT JOIN (
+                SELECT seq, retrieved_sha256 AS dg, passage_id FROM temp.r_v_passages
+                UNION ALL
+                SELECT seq, model_input_sha256 AS dg, passage_id FROM temp.r_v_passages
+            ) p ON p.seq = d.seq AND p.dg = d.digest
+            QUALIFY row_number() OVER (PARTITION BY d.seq, d.digest, d.role ORDER BY p.passage_id) = 1
+            """
+        )
+        con.execute(
+            "INSERT INTO temp.r_answer_refs "
+            "SELECT seq, answer_id, answer_sha256, collection FROM temp.r_v_answers"
+        )
+        con.execute(
+            "INSERT INTO temp.r_revision_refs SELECT seq, document_id, revision FROM temp.r_v_revisions"
+        )
+        con.execute("INSERT INTO temp.r_tombstone_refs SELECT seq, digest FROM temp.r_v_tombstones")
+        self.compare(lo)
+        self.done.add(lo)
+        self._fresh()
+
+    def compare(self, lo: int) -> None:
+        where = f"seq >= {int(lo)} AND seq < {int(lo) + _COMPARE}"
+        for table, cols in VIEW_COLUMNS.items():
+            names = ", ".join(c for c, _t in cols)
+            for problem, left, right in (
+                (_PROBLEMS[0], table, f"temp.r_{table}"),
+                (_PROBLEMS[1], f"temp.r_{table}", table),
+            ):
+                kept = self.diffs[(table, problem)]
+                if len(kept) >= _DIFF_LIMIT:
+                    continue
+                rows = self.vault.query(
+                    f"SELECT {names} FROM {left} WHERE {where} EXCEPT ALL "  # noqa: S608
+                    f"SELECT {names} FROM {right} WHERE {where} ORDER BY seq LIMIT {_DIFF_LIMIT - len(kept)}"
+                )
+                for r in rows:
+                    values = dict(zip([c for c, _t in cols], r, strict=True))
+                    shown = json.dumps(values, default=str, ensure_ascii=False)
+                    kept.append((lo, ViewDiff(table, problem, int(r[0]), shown[:400], values)))
+
+    def finish(self) -> list[ViewDiff]:
+        """Stored rows in ranges without log entries (negative, absent, NULL seqs); all diffs in order."""
+        for table in VIEW_COLUMNS:
+            lows = [
+                r[0]
+                for r in self.vault.query(
+                    f"SELECT DISTINCT seq - ((seq % {_COMPARE} + {_COMPARE}) % {_COMPARE}) AS lo "  # noqa: S608
+                    f"FROM {table} ORDER BY lo NULLS LAST"
+                )
+            ]
+            for lo in lows:
+                if lo is None or int(lo) not in self.done:
+                    self._compare_one(table, None if lo is None else int(lo))
+        for table in VIEW_COLUMNS:
+            _drop(self.vault, table)
+        out: list[ViewDiff] = []
+        for (_table, _problem), kept in self.diffs.items():
+            kept.sort(key=lambda t: (t[0] is None, t[0] or 0))
+            out.extend(d for _lo_, d in kept[:_DIFF_LIMIT])
+        return out
+
+    def _compare_one(self, table: str, lo: int | None) -> None:
+        cols = VIEW_COLUMNS[table]
+        names = ", ".join(c for c, _t in cols)
+        where = "seq IS NULL" if lo is None else f"seq >= {int(lo)} AND seq < {int(lo) + _COMPARE}"
+        kept = self.diffs[(table, _PROBLEMS[0])]
+        rows = self.vault.query(
+            f"SELECT {names} FROM {table} WHERE {where} EXCEPT ALL "  # noqa: S608
+            f"SELECT {names} FROM temp.r_{table} WHERE {where} ORDER BY seq LIMIT {_DIFF_LIMIT}"
+        )
+        for r in rows:
+            values = dict(zip([c for c, _t in cols], r, strict=True))
+            shown = json.dumps(values, default=str, ensure_ascii=False)
+            kept.append((lo, ViewDiff(table, _PROBLEMS[0], int(r[0]), shown[:400], values)))
+
+
 def rebuild_views(
     vault: Vault,
     entries: Iterator[tuple[int, LogEntry]],
     on_error: Callable[[int, LogEntry, Exception], None],
-) -> None:
-    """Derive every view from `entries` into temp tables `r_<view>` (replacing old ones).
+) -> list[ViewDiff]:
+    """Derive every view from `entries` and compare it with the stored one, range by range.
 
+    Rows in a stored view but not derivable from the log, and the reverse, are returned
+    (per view and problem, in seq order, at most `_DIFF_LIMIT` each).  Each seq range's
+    rows go to temp tables `r_<view>` that are compared and dropped before the next
+    range, so the rebuilt views never exist whole; what later checks need is kept in
+    the compact `r_refs`, `r_answer_refs`, `r_revision_refs` and `r_tombstone_refs`.
     An entry whose payload cannot be derived is reported through `on_error` and skipped,
     so one malformed entry never stops verification of the rest.
     """
-    con = vault.con
-    for table in VIEW_COLUMNS:
-        con.execute(f"DROP TABLE IF EXISTS temp.r_{table}")
-        con.execute(view_ddl(table, f"r_{table}", temporary=True))
+    ranges = _Ranges(vault)
     rows: Rows = {t: [] for t in VIEW_COLUMNS}
     pending = 0
+    current: int | None = None
     for seq, entry in entries:
+        lo = _lo(seq)
+        if current is not None and lo != current:
+            ranges.close(current, rows)
+            pending = 0
+        current = lo
         scratch: Rows = {t: [] for t in VIEW_COLUMNS}
         try:
             derive(seq, entry, scratch)
@@ -108,7 +244,9 @@ def rebuild_views(
         if pending >= _FLUSH:
             _flush(vault, rows)
             pending = 0
-    _flush(vault, rows)
+    if current is not None:
+        ranges.close(current, rows)
+    return ranges.finish()
 
 
 def _flush(vault: Vault, rows: Rows) -> None:
@@ -118,65 +256,20 @@ def _flush(vault: Vault, rows: Rows) -> None:
             items.clear()
 
 
-def compare_views(vault: Vault) -> list[ViewDiff]:
-    """Rows in a stored view but not derivable from the log, and the reverse.
-
-    Compared one seq range at a time (rows of different seq never match, so the union of
-    the per-range multiset differences is the whole one, in seq order), so the hash
-    tables of `EXCEPT ALL` hold one range of a large view, not all of it.
-    """
-    diffs: list[ViewDiff] = []
-    for table, cols in VIEW_COLUMNS.items():
-        names = ", ".join(c for c, _t in cols)
-        lows = [
-            r[0]
-            for r in vault.query(
-                f"SELECT DISTINCT seq - ((seq % {_COMPARE} + {_COMPARE}) % {_COMPARE}) AS lo "  # noqa: S608
-                f"FROM (SELECT seq FROM {table} UNION ALL SELECT seq FROM temp.r_{table}) "
-                "ORDER BY lo NULLS LAST"
-            )
-        ]
-        for problem, left, right in (
-            ("view_row_altered_or_extra", table, f"temp.r_{table}"),
-            ("view_row_missing_or_altered", f"temp.r_{table}", table),
-        ):
-            found = 0
-            for lo in lows:
-                if found >= _DIFF_LIMIT:
-                    break
-                where = "seq IS NULL" if lo is None else f"seq >= {int(lo)} AND seq < {int(lo) + _COMPARE}"
-                rows = vault.query(
-                    f"SELECT {names} FROM {left} WHERE {where} EXCEPT ALL "  # noqa: S608
-                    f"SELECT {names} FROM {right} WHERE {where} ORDER BY seq LIMIT {_DIFF_LIMIT - found}"
-                )
-                found += len(rows)
-                for r in rows:
-                    values = dict(zip([c for c, _t in cols], r, strict=True))
-                    shown = json.dumps(values, default=str, ensure_ascii=False)
-                    diffs.append(ViewDiff(table, problem, int(r[0]), shown[:400], values))
-    return diffs
-
-
 def digest_facts(vault: Vault) -> Iterator[DigestFact]:
     """Every digest the (rebuilt) log references, with presence and tombstone facts."""
     sql = """
-        SELECT d.digest, d.role, d.collection, d.seq, a.answer_id, p.passage_id,
+        SELECT d.digest, d.role, d.collection, d.seq, a.answer_id, d.passage_id,
                EXISTS (SELECT 1 FROM blobs b WHERE b.digest = d.digest) AS present,
-               (SELECT min(t.seq) FROM temp.r_v_tombstones t WHERE t.digest = d.digest) AS tomb,
+               (SELECT min(t.seq) FROM temp.r_tombstone_refs t WHERE t.digest = d.digest) AS tomb,
                r.document_id, r.revision
-        FROM temp.r_v_digests d
-        LEFT JOIN temp.r_v_answers a ON a.seq = d.seq
-        LEFT JOIN temp.r_v_revisions r ON r.seq = d.seq
-        LEFT JOIN (
-            SELECT seq, retrieved_sha256 AS dg, passage_id FROM temp.r_v_passages
-            UNION ALL
-            SELECT seq, model_input_sha256 AS dg, passage_id FROM temp.r_v_passages
-        ) p ON p.seq = d.seq AND p.dg = d.digest
+        FROM temp.r_refs d
+        LEFT JOIN temp.r_answer_refs a ON a.seq = d.seq
+        LEFT JOIN temp.r_revision_refs r ON r.seq = d.seq
         WHERE d.seq >= ? AND d.seq < ?
-        QUALIFY row_number() OVER (PARTITION BY d.seq, d.digest, d.role ORDER BY p.passage_id) = 1
         ORDER BY d.seq, d.digest, d.role
     """
-    top = vault.query("SELECT coalesce(max(seq), -1) FROM temp.r_v_digests")[0][0]
+    top = vault.query("SELECT coalesce(max(seq), -1) FROM temp.r_refs")[0][0]
     for lo in range(0, int(top) + 1, _PAGE):
         for digest, role, coll, seq, aid, pid, present, tomb, doc, rev in vault.query(sql, [lo, lo + _PAGE]):
             yield DigestFact(
@@ -195,18 +288,11 @@ def digest_facts(vault: Vault) -> Iterator[DigestFact]:
 
 _FACTS_CTE = """
     facts AS (
-        SELECT d.seq, d.digest, d.role, d.collection, p.passage_id
-        FROM temp.r_v_digests d
-        LEFT JOIN (
-            SELECT seq, retrieved_sha256 AS dg, passage_id FROM temp.r_v_passages
-            UNION ALL
-            SELECT seq, model_input_sha256 AS dg, passage_id FROM temp.r_v_passages
-        ) p ON p.seq = d.seq AND p.dg = d.digest
-        QUALIFY row_number() OVER (PARTITION BY d.seq, d.digest, d.role ORDER BY p.passage_id) = 1
+        SELECT seq, digest, role, collection, passage_id FROM temp.r_refs
     ),
     present AS (SELECT DISTINCT digest FROM blobs),
     held AS (SELECT DISTINCT digest FROM blobs WHERE dk_id IN (SELECT dk_id FROM _v_keys)),
-    tomb AS (SELECT digest, min(seq) AS tseq FROM temp.r_v_tombstones GROUP BY digest),
+    tomb AS (SELECT digest, min(seq) AS tseq FROM temp.r_tombstone_refs GROUP BY digest),
     verdicts AS (
         SELECT f.*, pr.digest IS NOT NULL AS present, bd.detail,
             CASE
@@ -291,8 +377,8 @@ def digest_verdicts(
             SELECT v.seq, v.digest, v.role, v.verdict, v.present, v.detail,
                    a.answer_id, v.passage_id, r.document_id, r.revision
             FROM verdicts v
-            LEFT JOIN temp.r_v_answers a ON a.seq = v.seq
-            LEFT JOIN temp.r_v_revisions r ON r.seq = v.seq
+            LEFT JOIN temp.r_answer_refs a ON a.seq = v.seq
+            LEFT JOIN temp.r_revision_refs r ON r.seq = v.seq
             WHERE (v.verdict = 'purged' AND v.present)
                OR v.verdict NOT IN ('purged', 'intact', 'out_of_scope')
             ORDER BY v.seq, v.digest, v.role
@@ -309,9 +395,9 @@ def digest_verdicts(
 
 
 def answer_text_ref(vault: Vault, answer_id: str) -> tuple[str, str] | None:
-    """(answer digest, collection) of an answer, from the views rebuilt by `rebuild_views`."""
+    """(answer digest, collection) of an answer, from the answers kept by `rebuild_views`."""
     rows = vault.query(
-        "SELECT answer_sha256, collection FROM temp.r_v_answers WHERE answer_id = ? ORDER BY seq LIMIT 1",
+        "SELECT answer_sha256, collection FROM temp.r_answer_refs WHERE answer_id = ? ORDER BY seq LIMIT 1",
         [answer_id],
     )
     return (str(rows[0][0]), str(rows[0][1])) if rows else None
@@ -319,7 +405,7 @@ def answer_text_ref(vault: Vault, answer_id: str) -> tuple[str, str] | None:
 
 def blob_digests_unreferenced(vault: Vault) -> list[str]:
     rows = vault.query(
-        "SELECT DISTINCT digest FROM blobs WHERE digest NOT IN (SELECT digest FROM temp.r_v_digests) "
+        "SELECT DISTINCT digest FROM blobs WHERE digest NOT IN (SELECT digest FROM temp.r_refs) "
         "ORDER BY 1 LIMIT 1000"
     )
     return [str(r[0]) for r in rows]

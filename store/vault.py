@@ -385,6 +385,18 @@ class Vault:
         _require_select(self.con, sql)
         return self.con.execute(sql, list(params)).fetchall()
 
+    @contextmanager
+    def memory_limit(self, limit: str) -> Iterator[None]:
+        """Cap DuckDB's buffer pool for one long scan (e.g. '256MB'), then restore it."""
+        if not re.fullmatch(r"\d+(\.\d+)?\s*[KMGT]i?B", limit):
+            raise VaultError(f"not a DuckDB memory size: {limit!r}")
+        before = self.con.execute("SELECT current_setting('memory_limit')").fetchall()[0][0]
+        self.con.execute(f"SET memory_limit = '{limit}'")
+        try:
+            yield
+        finally:
+            self.con.execute(f"SET memory_limit = '{before}'")
+
     # -- writing -----------------------------------------------------------------------
 
     def _accumulator(self) -> merkle.RootAccumulator:
@@ -510,18 +522,75 @@ class Batch:
             con.executemany("INSERT OR IGNORE INTO data_keys VALUES (?, ?, ?, ?, ?)", self.wraps)
 
 
+#: Arrow types that DuckDB reads as exactly the column's type, so no CAST is needed
+_ARROW_TYPES: dict[str, pa.DataType] = {
+    "VARCHAR": pa.string(),
+    "BIGINT": pa.int64(),
+    "INTEGER": pa.int32(),
+    "DOUBLE": pa.float64(),
+    "BOOLEAN": pa.bool_(),
+}
+_INSERTS: dict[tuple[str, str], tuple[str, str]] = {}
+
+
+def _insert_sql(table: str, target: str) -> tuple[str, str]:
+    """(typed INSERT, INSERT with CASTs) for `table`'s rows into `target`, built once."""
+    sql = _INSERTS.get((table, target))
+    if sql is None:
+        cols = VIEW_COLUMNS[table]
+        names = ", ".join(c for c, _t in cols)
+        casts = ", ".join(f"CAST({c} AS {t})" for c, t in cols)
+        sql = (
+            f"INSERT INTO {target} ({names}) SELECT * FROM _new_rows",  # noqa: S608
+            f"INSERT INTO {target} ({names}) SELECT {casts} FROM _new_rows",  # noqa: S608
+        )
+        if len(_INSERTS) < 256:  # targets are fixed names; bound it anyway
+            _INSERTS[(table, target)] = sql
+    return sql
+
+
+def _typed_column(values: Sequence[Any], sql_type: str) -> pa.Array | None:
+    """`values` as an Arrow array of exactly `sql_type`, or None when that is not the
+    value DuckDB's CAST of Arrow's inferred array would give (then the CAST path runs)."""
+    want = _ARROW_TYPES.get(sql_type)
+    if want is None:
+        return None
+    try:
+        # inferred, not forced: a forced string type would also take bytes, which
+        # DuckDB's CAST of a BLOB renders differently
+        arr = pa.array(values)
+        if arr.type == want:
+            return arr
+        if arr.type == pa.null() or (want == pa.int32() and arr.type == pa.int64()):
+            # all None, or ints: exact (out of int32 range raises, as DuckDB's CAST does)
+            return pa.array(values, want)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+        return None
+    return None
+
+
 def insert_rows(
     con: duckdb.DuckDBPyConnection,
     table: str,
     rows: list[tuple[Any, ...]],
     target: str | None = None,
 ) -> None:
-    """Bulk insert through Arrow: per-row INSERTs are far too slow at a million passages."""
+    """Bulk insert through Arrow: per-row INSERTs are far too slow at a million passages.
+
+    Columns are built with the table's own types when the values allow it exactly
+    (str, int, float, bool or None as the schema says), so DuckDB reads them as they
+    are; otherwise Arrow infers the types and DuckDB CASTs, as before.
+    """
     cols = VIEW_COLUMNS[table]
-    arrays = {name: [r[i] for r in rows] for i, (name, _t) in enumerate(cols)}
-    tbl = pa.table(arrays)
+    typed_sql, cast_sql = _insert_sql(table, target or table)
+    columns = list(zip(*rows, strict=True)) if rows else [() for _c in cols]
+    arrays = [_typed_column(values, t) for values, (_n, t) in zip(columns, cols, strict=True)]
+    if all(a is not None for a in arrays):
+        tbl = pa.Table.from_arrays(arrays, names=[c for c, _t in cols])
+        sql = typed_sql
+    else:
+        tbl = pa.table({name: list(values) for values, (name, _t) in zip(columns, cols, strict=True)})
+        sql = cast_sql
     con.register("_new_rows", tbl)
-    names = ", ".join(c for c, _t in cols)
-    casts = ", ".join(f"CAST({c} AS {t})" for c, t in cols)
-    con.execute(f"INSERT INTO {target or table} ({names}) SELECT {casts} FROM _new_rows")  # noqa: S608
+    con.execute(sql)
     con.unregister("_new_rows")

@@ -44,46 +44,47 @@ def _manifest_rows(seq: int, entry: LogEntry, p: Mapping[str, Any], out: Rows) -
         )
     )
     coll = p["collection"]
-    out["v_digests"].append((seq, p["question_sha256"], "question", coll))
-    out["v_digests"].append((seq, p["answer_sha256"], "answer", coll))
+    digests = out["v_digests"].append
+    digests((seq, p["question_sha256"], "question", coll))
+    digests((seq, p["answer_sha256"], "answer", coll))
+    passages = out["v_passages"].append
     for idx, ps in enumerate(p["passages"]):
         loc = ps["locator"]
-        out["v_passages"].append(
-            (
-                seq,
-                answer_id,
-                idx,
-                ps["passage_id"],
-                ps["collection"],
-                ps["document"]["document_id"],
-                ps["document"]["uri"],
-                ps["document"]["revision"],
-                ps["document"]["backend"],
-                ps["source"]["system"],
-                ps["source"]["path"],
-                ps["source"]["revision"],
-                ps["chunk"]["chunk_id"],
-                ps["chunk"]["pipeline_version"],
-                _j(loc["heading_path"]),
-                loc["paragraph"],
-                loc["char_start"],
-                loc["char_end"],
-                ps["retrieved_sha256"],
-                ps["model_input_sha256"],
-                ps["normalizer_version"],
-                ps["retrieved_at"],
-                ps["rank"],
-                float(ps["score"]),
-                ps["query_sha256"],
-                ps.get("derived_from"),
-            )
+        row = (
+            seq,
+            answer_id,
+            idx,
+            ps["passage_id"],
+            ps["collection"],
+            ps["document"]["document_id"],
+            ps["document"]["uri"],
+            ps["document"]["revision"],
+            ps["document"]["backend"],
+            ps["source"]["system"],
+            ps["source"]["path"],
+            ps["source"]["revision"],
+            ps["chunk"]["chunk_id"],
+            ps["chunk"]["pipeline_version"],
+            _j(loc["heading_path"]),
+            loc["paragraph"],
+            loc["char_start"],
+            loc["char_end"],
+            ps["retrieved_sha256"],
+            ps["model_input_sha256"],
+            ps["normalizer_version"],
+            ps["retrieved_at"],
+            ps["rank"],
+            float(ps["score"]),
+            ps["query_sha256"],
+            ps.get("derived_from"),
         )
-        out["v_digests"].append((seq, ps["retrieved_sha256"], "retrieved", ps["collection"]))
-        out["v_digests"].append((seq, ps["model_input_sha256"], "model_input", ps["collection"]))
+        passages(row)
+        # the same values the row holds (collection, retrieved, model input), looked up once
+        digests((seq, row[18], "retrieved", row[4]))
+        digests((seq, row[19], "model_input", row[4]))
+    citations = out["v_citations"].append
     for idx, c in enumerate(p["citations"]):
-        out["v_citations"].append(
-            (seq, answer_id, idx, c["answer_start"], c["answer_end"], _j(c["passage_ids"]))
-        )
+        citations((seq, answer_id, idx, c["answer_start"], c["answer_end"], _j(c["passage_ids"])))
 
 
 def _statement_rows(seq: int, entry: LogEntry, p: Mapping[str, Any], out: Rows) -> None:

@@ -553,3 +553,35 @@ def test_views_compared_range_by_range_find_the_same_rows(tv: Case, monkeypatch:
     assert ranged == whole
     assert [k for k, *_ in whole].count("view_row_altered_or_extra") == 2  # v_passages, v_deletions
     assert ("view_row_altered_or_extra", -7) in [(k, s) for k, s, *_ in whole]
+
+
+def test_views_rebuilt_range_by_range_never_exist_whole(tv: Case, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each seq range is derived, compared and dropped before the next: the rebuilt
+    views never hold rows of two ranges, and stored rows in ranges the log has no entry
+    in (negative seqs, beyond the log) are still reported, in seq order."""
+    from store import audit
+
+    tv.vault.con.execute("UPDATE v_passages SET doc_revision = 'Z' WHERE answer_id = 'ans-1'")
+    for seq in (-7, 999999):
+        tv.vault.con.execute(
+            "INSERT INTO v_deletions VALUES (?, 'refund', '2026-01-01T00:00:00Z', 'forged')", [seq]
+        )
+    whole = [(f.kind, f.seq, f.record, f.detail) for f in run_verify(tv).findings]
+    seen: list[tuple[int, int, int]] = []
+    close = audit._Ranges.close
+
+    def spy(self: Any, lo: int, rows: Any) -> None:
+        close(self, lo, rows)
+        after = self.vault.query("SELECT count(*) FROM temp.r_v_digests")[0][0]
+        seen.append((lo, len(self.done), int(after)))
+
+    monkeypatch.setattr(audit, "_COMPARE", 2)
+    monkeypatch.setattr(audit._Ranges, "close", spy)
+    ranged = [(f.kind, f.seq, f.record, f.detail) for f in run_verify(tv).findings]
+    assert ranged == whole
+    assert len(seen) >= 3 and all(after == 0 for _lo, _n, after in seen)  # dropped after each range
+    assert [lo for lo, *_ in seen] == sorted({lo for lo, *_ in seen})
+    extra = [
+        s for k, s, rec, _d in whole if k == "view_row_altered_or_extra" and rec["table"] == "v_deletions"
+    ]
+    assert extra == [-7, 999999]

@@ -143,6 +143,8 @@ class _Verifier:
         self.root_broken = False
         self.final_root = merkle.RootAccumulator().root()
         self.final_size = 0
+        # the view comparison, made range by range while the views are rebuilt
+        self.view_diffs: list[audit.ViewDiff] = []
         # the envelope of the entry being scanned, decoded once by `_parse`
         self._env: Envelope | None = None
         self._raw: Any = None
@@ -388,7 +390,7 @@ class _Verifier:
     def check_views(self) -> None:
         self.progress("views", 0, 1)
         hints: dict[int, dict[str, Any]] = {}
-        for d in audit.compare_views(self.vault):
+        for d in self.view_diffs:
             rec = {k: d.values.get(k) for k in _VIEW_RECORD_FIELDS if d.values.get(k) is not None}
             if d.table == "v_revisions":
                 rec["digest"] = d.values.get("content_sha256")
@@ -623,9 +625,19 @@ def _revision_key(ps: dict[str, Any]) -> tuple[str, str]:
     return (str(doc.get("document_id", "")), str(doc.get("revision", "")))
 
 
+#: DuckDB's buffer pool during verification: the pass reads the whole log once and keeps
+#: only compact tables, so cached pages of it are of no use and only add to the peak RSS
+_VERIFY_MEMORY_LIMIT = "256MB"
+
+
 def verify(vault: Vault, session: Session | None = None, progress: Progress | None = None) -> VerifyReport:
+    with vault.memory_limit(_VERIFY_MEMORY_LIMIT):
+        return _verify(vault, session, progress)
+
+
+def _verify(vault: Vault, session: Session | None, progress: Progress | None) -> VerifyReport:
     v = _Verifier(vault, session, progress)
-    audit.rebuild_views(
+    v.view_diffs = audit.rebuild_views(
         vault,
         v.scan_log(),
         lambda seq, entry, exc: v.find(
