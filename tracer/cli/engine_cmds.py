@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from store.errors import StoreError
@@ -140,4 +139,4 @@ def cmd_impact(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["Path", "open_session", "register"]
+__all__ = ["open_session", "register"]

@@ -7,12 +7,11 @@ errors (bad flags, unreadable key, vault in use, damaged vault).
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Callable, Sequence
 
 from store.errors import StoreError
-from tracer.cli import access_cmds, engine_cmds, store_cmds
+from tracer.cli import access_cmds, engine_cmds, export_cmds, store_cmds, ui_cmds
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -28,22 +27,9 @@ def build_parser() -> argparse.ArgumentParser:
         "and whether that evidence is still intact.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (store_cmds, engine_cmds, access_cmds):
+    for module in (store_cmds, engine_cmds, access_cmds, ui_cmds, export_cmds):
         module.register(sub)
-    _register_optional(sub)
     return parser
-
-
-def _register_optional(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """Commands whose modules pull in heavier dependencies (TUI, reports)."""
-    for name in ("tracer.cli.ui_cmds", "tracer.cli.export_cmds"):
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            continue
-        module.register(sub)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
