@@ -52,7 +52,9 @@ class LogEntry:
 
     data: bytes
     body: dict[str, Any] = field(compare=False, repr=False)
-    leaf: bytes = field(compare=False, repr=False)
+    #: the leaf hash of `data`, computed on first use: an entry made at ingest is stamped
+    #: with its seq (new bytes) before anything hashes it
+    _leaf: bytes | None = field(default=None, compare=False, repr=False)
     #: True when `data` is known to be `canonical(body)` (built here, not read back)
     canonical_data: bool = field(default=False, compare=False, repr=False)
     #: the envelope's payload as parsed by whoever checked it (ingest), if known
@@ -63,7 +65,15 @@ class LogEntry:
         body = json.loads(data)
         if not isinstance(body, dict):
             raise ValueError("log entry is not a JSON object")
-        return cls(data=data, body=body, leaf=leaf_hash(data))
+        return cls(data, body)
+
+    @property
+    def leaf(self) -> bytes:
+        leaf = self._leaf
+        if leaf is None:
+            leaf = leaf_hash(self.data)
+            object.__setattr__(self, "_leaf", leaf)
+        return leaf
 
     def at(self, seq: int) -> LogEntry:
         """This entry stamped with `"seq": seq`: the bytes of `canonical({**body, "seq": seq})`.
@@ -86,11 +96,11 @@ class LogEntry:
         else:
             data = canonical(body)
             body = json.loads(data)
-        return LogEntry(data, body, leaf_hash(data), True, self.parsed_payload)
+        return LogEntry(data, body, None, True, self.parsed_payload)
 
     def with_payload(self, parsed: Any) -> LogEntry:
         """The same entry, remembering its envelope's payload as already parsed (ingest)."""
-        return LogEntry(self.data, self.body, self.leaf, self.canonical_data, parsed)
+        return LogEntry(self.data, self.body, self._leaf, self.canonical_data, parsed)
 
     @property
     def seq(self) -> int | None:
@@ -128,32 +138,29 @@ class LogEntry:
 
 
 _PAYLOAD_FIRST = b'{"envelope":{"payload":""'
+#: maps the base64 punctuation (both alphabets) to a letter, so `isalnum` on the result
+#: is true only for text made of base64 characters: none of them needs a JSON escape
+_B64_PUNCT = bytes.maketrans(b"+/=-_", b"AAAAA")
 
 
 def make_entry(kind: str, envelope: Envelope, **annotations: Any) -> LogEntry:
     env = envelope.to_json()
     b64 = env["payload"]
-    if (
-        "envelope" not in annotations
-        and "kind" not in annotations
-        and b64.isascii()
-        and b64.isprintable()
-        and '"' not in b64
-        and "\\" not in b64
-    ):
+    raw = b64.encode("ascii") if b64.isascii() else b""
+    if "envelope" not in annotations and "kind" not in annotations and raw.translate(_B64_PUNCT).isalnum():
         # The payload string needs no escaping, so canonicalize the entry around an empty
         # one and put it in afterwards: when "envelope" is the first member its "payload"
         # comes first too, right after `_PAYLOAD_FIRST`'s opening quote.
         small = canonical({"kind": kind, "envelope": {**env, "payload": ""}, **annotations})
         if small.startswith(_PAYLOAD_FIRST):
             cut = len(_PAYLOAD_FIRST) - 1
-            data = b"%b%b%b" % (small[:cut], b64.encode("ascii"), small[cut:])
+            data = b"%b%b%b" % (small[:cut], raw, small[cut:])
             body = json.loads(small)
             body["envelope"]["payload"] = b64
-            return LogEntry(data, body, leaf_hash(data), True)
+            return LogEntry(data, body, None, True)
     body = {"kind": kind, "envelope": env, **annotations}
     data = canonical(body)
-    return LogEntry(data, json.loads(data), leaf_hash(data), True)
+    return LogEntry(data, json.loads(data), None, True)
 
 
 def make_statement(kind: str, statement: dict[str, Any], signer: Identity) -> LogEntry:

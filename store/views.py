@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from json.encoder import encode_basestring
 from typing import Any
 
 from store.entries import LogEntry
@@ -19,7 +20,18 @@ Rows = dict[str, list[tuple[Any, ...]]]
 
 
 #: json.dumps with these options builds a new encoder per call; build it once
-_j = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode
+_encode = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", ":")).encode
+
+
+def _j(value: Any) -> str:
+    """`_encode(value)`; a list of str (most calls) is joined from its escaped items, which
+    is what the encoder writes for it, without setting up the encoder for each call."""
+    if type(value) is list:
+        for item in value:
+            if type(item) is not str:
+                return _encode(value)
+        return "[" + ",".join(map(encode_basestring, value)) + "]"
+    return _encode(value)
 
 
 def _manifest_rows(seq: int, entry: LogEntry, p: Mapping[str, Any], out: Rows) -> None:
