@@ -14,25 +14,26 @@ from typing import Any
 
 import pyarrow as pa
 
-from store.entries import LogEntry
 from store.schema import VIEW_COLUMNS, view_ddl
 from store.vault import Vault, insert_rows
-from store.views import Rows, derive
+from store.views import Rows
 
 __all__ = [
     "DigestFact",
     "DigestVerdict",
     "ViewDiff",
+    "ViewRebuild",
     "answer_text_ref",
     "blob_digests_unreferenced",
+    "compare_range",
     "digest_facts",
     "digest_verdicts",
     "log_shape",
-    "rebuild_views",
 ]
 
 Progress = Callable[[int], None]
-_FLUSH = 2_000
+#: rebuilt rows held before they go to the temp tables
+_FLUSH = 50_000
 _PAGE = 5_000
 #: seqs per range when comparing views, and the most differing rows reported per view
 _COMPARE = 5_000
@@ -152,23 +153,33 @@ class _Ranges:
         self._fresh()
 
     def compare(self, lo: int) -> None:
+        """Both directions in one grouped pass: per distinct row, how often each side holds it.
+
+        A row held more often in the stored view is altered or extra there; more often
+        in the rebuilt one, missing or altered (the multiset difference `EXCEPT ALL`
+        gives, at a single scan of each side).
+        """
         where = f"seq >= {int(lo)} AND seq < {int(lo) + _COMPARE}"
         for table, cols in VIEW_COLUMNS.items():
-            names = ", ".join(c for c, _t in cols)
-            for problem, left, right in (
-                (_PROBLEMS[0], table, f"temp.r_{table}"),
-                (_PROBLEMS[1], f"temp.r_{table}", table),
-            ):
+            wanted = [p for p in _PROBLEMS if len(self.diffs[(table, p)]) < _DIFF_LIMIT]
+            if not wanted:
+                continue
+            names = [c for c, _t in cols]
+            listed = ", ".join(names)
+            rows = self.vault.query(
+                f"SELECT * FROM (SELECT {listed}, sum(side) AS d FROM ("  # noqa: S608
+                f"SELECT {listed}, 1 AS side FROM {table} WHERE {where} UNION ALL "
+                f"SELECT {listed}, -1 AS side FROM temp.r_{table} WHERE {where}) "
+                f"GROUP BY {listed} HAVING sum(side) <> 0) "
+                f"QUALIFY row_number() OVER (PARTITION BY d > 0 ORDER BY {listed}) <= {_DIFF_LIMIT} "
+                f"ORDER BY {listed}"
+            )
+            for r in rows:
+                problem = _PROBLEMS[0] if r[-1] > 0 else _PROBLEMS[1]
                 kept = self.diffs[(table, problem)]
-                if len(kept) >= _DIFF_LIMIT:
-                    continue
-                rows = self.vault.query(
-                    f"SELECT {names} FROM {left} WHERE {where} EXCEPT ALL "  # noqa: S608
-                    f"SELECT {names} FROM {right} WHERE {where} ORDER BY seq LIMIT {_DIFF_LIMIT - len(kept)}"
-                )
-                for r in rows:
-                    values = dict(zip([c for c, _t in cols], r, strict=True))
-                    shown = json.dumps(values, default=str, ensure_ascii=False)
+                values = dict(zip(names, r[:-1], strict=True))
+                shown = json.dumps(values, default=str, ensure_ascii=False)
+                for _copy in range(min(abs(int(r[-1])), _DIFF_LIMIT - len(kept))):
                     kept.append((lo, ViewDiff(table, problem, int(r[0]), shown[:400], values)))
 
     def finish(self) -> list[ViewDiff]:
@@ -199,7 +210,7 @@ class _Ranges:
         kept = self.diffs[(table, _PROBLEMS[0])]
         rows = self.vault.query(
             f"SELECT {names} FROM {table} WHERE {where} EXCEPT ALL "  # noqa: S608
-            f"SELECT {names} FROM temp.r_{table} WHERE {where} ORDER BY seq LIMIT {_DIFF_LIMIT}"
+            f"SELECT {names} FROM temp.r_{table} WHERE {where} ORDER BY {names} LIMIT {_DIFF_LIMIT}"
         )
         for r in rows:
             values = dict(zip([c for c, _t in cols], r, strict=True))
@@ -207,46 +218,50 @@ class _Ranges:
             kept.append((lo, ViewDiff(table, _PROBLEMS[0], int(r[0]), shown[:400], values)))
 
 
-def rebuild_views(
-    vault: Vault,
-    entries: Iterator[tuple[int, LogEntry]],
-    on_error: Callable[[int, LogEntry, Exception], None],
-) -> list[ViewDiff]:
-    """Derive every view from `entries` and compare it with the stored one, range by range.
+class ViewRebuild:
+    """Every view derived afresh from the log and compared with the stored one, range by range.
 
-    Rows in a stored view but not derivable from the log, and the reverse, are returned
-    (per view and problem, in seq order, at most `_DIFF_LIMIT` each).  Each seq range's
-    rows go to temp tables `r_<view>` that are compared and dropped before the next
-    range, so the rebuilt views never exist whole; what later checks need is kept in
-    the compact `r_refs`, `r_answer_refs`, `r_revision_refs` and `r_tombstone_refs`.
-    An entry whose payload cannot be derived is reported through `on_error` and skipped,
-    so one malformed entry never stops verification of the rest.
+    The caller derives the rows (`store.views.derive`, possibly in another process) and
+    hands them over in seq order with `add`; rows in a stored view but not derivable
+    from the log, and the reverse, come back from `finish` (per view and problem, in seq
+    order, at most `_DIFF_LIMIT` each).  Each seq range's rows go to temp tables
+    `r_<view>` that are compared and dropped before the next range, so the rebuilt
+    views never exist whole; what later checks need is kept in the compact `r_refs`,
+    `r_answer_refs`, `r_revision_refs` and `r_tombstone_refs`.
     """
-    ranges = _Ranges(vault)
-    rows: Rows = {t: [] for t in VIEW_COLUMNS}
-    pending = 0
-    current: int | None = None
-    for seq, entry in entries:
+
+    def __init__(self, vault: Vault) -> None:
+        self.vault = vault
+        self._ranges = _Ranges(vault)
+        self._rows: Rows = {t: [] for t in VIEW_COLUMNS}
+        self._pending = 0
+        self._current: int | None = None
+
+    def add(self, seq: int, rows: Rows) -> None:
+        """The rows of entries from `seq` on, all in the same compare range as `seq`."""
         lo = _lo(seq)
-        if current is not None and lo != current:
-            ranges.close(current, rows)
-            pending = 0
-        current = lo
-        scratch: Rows = {t: [] for t in VIEW_COLUMNS}
-        try:
-            derive(seq, entry, scratch)
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            on_error(seq, entry, exc)
-            continue
-        for table, items in scratch.items():
-            rows[table].extend(items)
-        pending += 1
-        if pending >= _FLUSH:
-            _flush(vault, rows)
-            pending = 0
-    if current is not None:
-        ranges.close(current, rows)
-    return ranges.finish()
+        if self._current is not None and lo != self._current:
+            self._ranges.close(self._current, self._rows)
+            self._pending = 0
+        self._current = lo
+        for table, items in rows.items():
+            if items:
+                self._rows[table].extend(items)
+                self._pending += len(items)
+        if self._pending >= _FLUSH:
+            _flush(self.vault, self._rows)
+            self._pending = 0
+
+    def finish(self) -> list[ViewDiff]:
+        if self._current is not None:
+            self._ranges.close(self._current, self._rows)
+            self._current = None
+        return self._ranges.finish()
+
+
+def compare_range(seq: int) -> int:
+    """The first seq of `seq`'s compare range: rows handed to one `ViewRebuild.add` share it."""
+    return _lo(seq)
 
 
 def _flush(vault: Vault, rows: Rows) -> None:
@@ -395,7 +410,7 @@ def digest_verdicts(
 
 
 def answer_text_ref(vault: Vault, answer_id: str) -> tuple[str, str] | None:
-    """(answer digest, collection) of an answer, from the answers kept by `rebuild_views`."""
+    """(answer digest, collection) of an answer, from the answers kept by `ViewRebuild`."""
     rows = vault.query(
         "SELECT answer_sha256, collection FROM temp.r_answer_refs WHERE answer_id = ? ORDER BY seq LIMIT 1",
         [answer_id],

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +28,7 @@ from store.crypto import aead_encrypt, sha256_hex
 from store.entries import make_statement
 from store.keyring import DataKeys
 from store.merkle import leaf_hash
+from store.vault import Vault
 from tests.helpers import T0, Case, manifest, new_case, passage, revision, signed
 from tracer.engine.catalog import revalidate
 from tracer.engine.session import Session, unlock
@@ -54,16 +56,42 @@ def tv(case: Case) -> Iterator[Case]:
     yield case
 
 
+def both_ways(vault: Vault, session: Session | None) -> VerifyReport:
+    """Verify in this process, then with worker processes taking one-entry runs:
+    every tampering below must be reported the same, in the same order, both ways."""
+    inline = _with_workers(0, vault, session)
+    pooled = _with_workers(2, vault, session)
+    assert [f.to_json() for f in pooled.findings] == [f.to_json() for f in inline.findings]
+    assert (pooled.counts, pooled.checkpoint) == (inline.counts, inline.checkpoint)
+    return inline
+
+
+def _with_workers(n: int, vault: Vault, session: Session | None) -> VerifyReport:
+    from tracer.engine import verify as verify_module
+
+    saved = (os.environ.get("TRACER_VERIFY_WORKERS"), verify_module._RUN)
+    os.environ["TRACER_VERIFY_WORKERS"] = str(n)
+    verify_module._RUN = 1
+    try:
+        return verify(vault, session)
+    finally:
+        if saved[0] is None:
+            os.environ.pop("TRACER_VERIFY_WORKERS", None)
+        else:
+            os.environ["TRACER_VERIFY_WORKERS"] = saved[0]
+        verify_module._RUN = saved[1]
+
+
 def run_verify(case: Case, **kw: Any) -> VerifyReport:
     s = case.session("ines", read_only=True, **kw)
     try:
-        return verify(s.vault, s)
+        return both_ways(s.vault, s)
     finally:
         s.close()
 
 
 def structural(case: Case) -> VerifyReport:
-    return verify(case.reopen(), None)
+    return both_ways(case.reopen(), None)
 
 
 def kinds(report: VerifyReport) -> list[str]:
@@ -577,7 +605,11 @@ def test_views_rebuilt_range_by_range_never_exist_whole(tv: Case, monkeypatch: p
 
     monkeypatch.setattr(audit, "_COMPARE", 2)
     monkeypatch.setattr(audit._Ranges, "close", spy)
-    ranged = [(f.kind, f.seq, f.record, f.detail) for f in run_verify(tv).findings]
+    s = tv.session("ines", read_only=True)
+    try:
+        ranged = [(f.kind, f.seq, f.record, f.detail) for f in verify(s.vault, s).findings]
+    finally:
+        s.close()
     assert ranged == whole
     assert len(seen) >= 3 and all(after == 0 for _lo, _n, after in seen)  # dropped after each range
     assert [lo for lo, *_ in seen] == sorted({lo for lo, *_ in seen})
@@ -585,3 +617,21 @@ def test_views_rebuilt_range_by_range_never_exist_whole(tv: Case, monkeypatch: p
         s for k, s, rec, _d in whole if k == "view_row_altered_or_extra" and rec["table"] == "v_deletions"
     ]
     assert extra == [-7, 999999]
+
+
+def test_key_added_in_a_row_labelled_manifest_is_checked_the_same_by_workers(tv: Case) -> None:
+    """Workers check runs of manifest rows against the keyring as it stood when the run
+    was handed out.  A key_add relabelled as a manifest changes the keyring inside such a
+    run, so every later run in flight must be checked again: the findings must be those
+    of a one-by-one pass (the relabelling is reported, the new key's manifest verifies)."""
+    from store.crypto import Identity
+
+    second = Identity.from_seed("producer-2", b"producer-2")
+    seq = admin.add_producer_key(tv.vault, tv.custodian, second.public, T0)
+    rev = revision("refund", "B", DOC, "2026-01-06T00:00:00Z")
+    ans = manifest("ans-3", "Thirty days.", [passage(rev, "thirty", "p3")])
+    assert tv.ingest(rev, signed(tv, ans, second)).ok
+    tv.vault.con.execute("UPDATE log SET kind = 'manifest' WHERE seq = ?", [seq])
+    report = run_verify(tv)
+    assert [(f.kind, f.seq) for f in report.findings] == [("entry_kind_mismatch", seq)]
+    assert "signature_invalid" not in kinds(report)

@@ -13,21 +13,22 @@ checksums run for what the viewer can decrypt, and the report says how much was 
 from __future__ import annotations
 
 import hashlib
-import json
-from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass, field
+import os
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from multiprocessing import get_context
 from typing import Any
 
 from store import audit, merkle
-from store.crypto import PublicIdentity, b64d
-from store.dsse import Envelope, verify_envelope
-from store.entries import CUSTODIAN_KINDS, INVESTIGATOR_KINDS, MANIFEST_TYPE, STATEMENT_TYPE, LogEntry
 from store.errors import InputError, SignatureError, UnwrapError
 from store.note import Checkpoint, open_note
-from store.timeutil import within
 from store.vault import Vault
 from tracer.clock import now_iso
 from tracer.engine.currency import LRU, CurrencyEngine, Transform, derived_transform
+from tracer.engine.logcheck import Finding, Keyring, RunInput, RunResult, Task, check_run, passage_of
 from tracer.engine.session import Session
 
 __all__ = ["Finding", "Progress", "VerifyReport", "verify"]
@@ -43,23 +44,21 @@ _TRANSFORM_FINDINGS = frozenset(
 )
 
 _AUTH_FAILED = "stored ciphertext fails authentication (altered after it was written)"
-#: manifests whose texts are read together in the transform pass
-_TRANSFORM_PAGE = 2000
+#: passages whose texts are read together in the transform pass
+_TRANSFORM_PAGE = 20_000
+#: log rows per worker job, and jobs queued per worker
+_RUN = 250
+_QUEUED = 3
+#: logs shorter than this are checked in-line: starting workers would cost more than they save
+_POOL_MIN_ENTRIES = 4_000
+#: row kinds that change who may sign: the log pass waits for everything before them
+_KEYRING_KINDS = frozenset(
+    {"vault_init", "key_add", "key_revoke", "investigator_grant", "investigator_revoke"}
+)
 _GAP_HINTS = ("answer_id", "run_id", "document_id", "revision", "digest")
 #: views with one row per log entry: what they say about a missing entry names it
 _ENTRY_TABLES = frozenset({"v_answers", "v_revisions", "v_deletions", "v_tombstones", "v_findings"})
 _VIEW_RECORD_FIELDS = ("answer_id", "run_id", "passage_id", "digest", "document_id", "revision")
-
-
-@dataclass(frozen=True)
-class Finding:
-    kind: str
-    seq: int | None
-    record: dict[str, Any]
-    detail: str
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 @dataclass
@@ -85,49 +84,26 @@ class VerifyReport:
         }
 
 
-class _Keyring:
-    """Who could sign what, folded from the log as the scan goes (so order matters)."""
+def _worker_count(entries: int) -> int:
+    """Worker processes for the log pass: one per core for a large log, none for a small one.
 
-    def __init__(self) -> None:
-        self.custodian: PublicIdentity | None = None
-        self.producers: dict[str, tuple[bytes, str | None, str | None, str | None]] = {}
-        self.investigators: dict[str, tuple[str, bytes, str | None]] = {}
+    TRACER_VERIFY_WORKERS overrides it (0: all in this process), for benchmarks and tests.
+    """
+    value = os.environ.get("TRACER_VERIFY_WORKERS", "").strip()
+    if value:
+        if not value.isdigit():
+            raise InputError("environment", "TRACER_VERIFY_WORKERS", f"not a whole number: {value!r}")
+        return int(value)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return cores if cores > 1 and entries >= _POOL_MIN_ENTRIES else 0
 
-    def fold(self, entry: LogEntry, payload: dict[str, Any]) -> None:
-        k = entry.kind
-        if k == "vault_init":
-            c = payload["custodian"]
-            self.custodian = PublicIdentity(str(c["name"]), b64d(c["ed25519"]), b64d(c["x25519"]))
-        elif k == "key_add":
-            self.producers[payload["key_id"]] = (
-                b64d(payload["ed25519"]),
-                payload.get("valid_from"),
-                payload.get("valid_until"),
-                None,
-            )
-        elif k == "key_revoke" and payload["key_id"] in self.producers:
-            ed, vf, vu, _r = self.producers[payload["key_id"]]
-            self.producers[payload["key_id"]] = (ed, vf, vu, payload["at"])
-        elif k == "investigator_grant":
-            self.investigators[payload["key_id"]] = (
-                payload["name"],
-                b64d(payload["ed25519"]),
-                None,
-            )
-        elif k == "investigator_revoke" and payload["key_id"] in self.investigators:
-            name, ed, _r = self.investigators[payload["key_id"]]
-            self.investigators[payload["key_id"]] = (name, ed, payload["at"])
 
-    def producer_keys_at(self, when: str) -> dict[str, bytes]:
-        return {kid: ed for kid, (ed, vf, vu, rv) in self.producers.items() if within(when, vf, vu, rv)}
+@dataclass
+class _Pending:
+    """A run of log rows, checked in a worker (`future`) or, when its turn comes, here."""
 
-    def note_verifiers(self) -> dict[str, bytes]:
-        """Who may sign a checkpoint at this point of the log: the custodian and current investigators."""
-        out = {self.custodian.name: self.custodian.ed25519} if self.custodian else {}
-        for name, ed, revoked in self.investigators.values():
-            if revoked is None:
-                out.setdefault(name, ed)
-        return out
+    rows: list[tuple[int, str, bytes, bytes, bytes]]
+    future: Future[RunResult] | None = None
 
 
 class _Verifier:
@@ -137,23 +113,22 @@ class _Verifier:
         self.progress = progress or (lambda _phase, _done, _total: None)
         self.findings: list[Finding] = []
         self.counts: dict[str, int] = {}
-        self.keyring = _Keyring()
+        self.keyring = Keyring()
         self.gaps: list[int] = []
         self.last_good = 0
         self.root_broken = False
         self.final_root = merkle.RootAccumulator().root()
         self.final_size = 0
-        # the view comparison, made range by range while the views are rebuilt
+        self.rebuild = audit.ViewRebuild(vault)
         self.view_diffs: list[audit.ViewDiff] = []
-        # the envelope of the entry being scanned, decoded once by `_parse`
-        self._env: Envelope | None = None
-        self._raw: Any = None
-        self._env_error: Exception | None = None
+        self._top = 0
+        # signed checkpoints to check once the entry before them is, with the root there
+        self._checkpoints_after: dict[int, tuple[list[Any], bytes]] = {}
         # transform checks run page by page during the log pass, on the payloads it decoded
-        self._checks_transforms = session is not None
+        self._scopes: list[str] | None = list(session.scopes) if session is not None else None
         self._sources: LRU[str, tuple[str, str]] = LRU(4096)
-        self._tpage: list[tuple[int, str, dict[str, Any]]] = []
-        self._tdeferred: list[tuple[int, int, str, dict[str, Any], dict[str, Any]]] = []
+        self._tpage: list[Task] = []
+        self._tdeferred: list[Task] = []
         self._tfindings: list[tuple[int, int, Finding]] = []
         # verdicts by everything a non-derived passage's transform depends on: popular
         # chunks are retrieved by many answers and are checked once
@@ -167,10 +142,13 @@ class _Verifier:
 
     # -- pass 1: the log ---------------------------------------------------------------
 
-    def scan_log(self) -> Iterator[tuple[int, LogEntry]]:
+    def scan_log(self) -> None:
+        """Leaf hashes and the Merkle root here, in log order; the per-entry checks in
+        runs, by worker processes for a large log, taken back strictly in log order."""
         count, gaps, top = audit.log_shape(self.vault)
         self.counts["entries"] = count
         self.gaps = gaps
+        self._top = top
         checkpoints = self.vault.checkpoints()
         by_size: dict[int, list[Any]] = {}
         for cp in checkpoints:
@@ -178,31 +156,44 @@ class _Verifier:
         self.counts["checkpoints"] = len(checkpoints)
         acc = merkle.RootAccumulator()
         if 0 in by_size:
-            self._check_checkpoints(by_size.pop(0), acc)
-        for seq, kind, data, stored_leaf in self.vault.raw_entries():
-            self.progress("log", seq + 1, top)
-            leaf = merkle.leaf_hash(data)
-            acc.append(leaf)
-            entry, rec = self._parse(seq, kind, data)
-            if kind == "manifest" and self._checks_transforms and self._env_error is None:
-                if isinstance(self._raw, dict):
-                    self._tpage.append((seq, kind, self._raw))
-                    if len(self._tpage) >= _TRANSFORM_PAGE:
-                        self._transform_page(self._tpage)
-                        self._tpage = []
-            if leaf != stored_leaf:
-                self.find(
-                    "leaf_hash_mismatch",
-                    seq,
-                    f"stored leaf hash {stored_leaf.hex()[:16]}… != SHA-256(0x00||entry) {leaf.hex()[:16]}…: "
-                    "the entry's bytes were changed after it was logged",
-                    **rec,
-                )
-            if entry is not None:
-                self._entry(seq, kind, entry, rec)
-                yield seq, entry
-            if acc.size in by_size:
-                self._check_checkpoints(by_size.pop(acc.size), acc)
+            self._check_checkpoints(by_size.pop(0), acc.root(), 0)
+        workers = _worker_count(count)
+        pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn")) if workers else None
+        queue: deque[_Pending] = deque()
+        run: list[tuple[int, str, bytes, bytes, bytes]] = []
+        try:
+            for seq, kind, data, stored_leaf in self.vault.raw_entries():
+                leaf = merkle.leaf_hash(data)
+                acc.append(leaf)
+                if acc.size in by_size:
+                    self._checkpoints_after[seq] = (by_size.pop(acc.size), acc.root())
+                row = (seq, kind, data, stored_leaf, leaf)
+                if pool is not None and kind == "manifest":
+                    if run and (
+                        len(run) >= _RUN or audit.compare_range(run[0][0]) != audit.compare_range(seq)
+                    ):
+                        pool = self._submit(pool, queue, run)
+                        run = []
+                    run.append(row)
+                else:
+                    if run:
+                        pool = self._submit(pool, queue, run)
+                        run = []
+                    queue.append(_Pending([row]))
+                    if kind in _KEYRING_KINDS:
+                        while queue:
+                            pool = self._take(pool, queue.popleft())
+                while queue and (queue[0].future is None or queue[0].future.done()):
+                    pool = self._take(pool, queue.popleft())
+                while len(queue) > _QUEUED * max(workers, 1):
+                    pool = self._take(pool, queue.popleft())
+            if run:
+                pool = self._submit(pool, queue, run)
+            while queue:
+                pool = self._take(pool, queue.popleft())
+        finally:
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
         for size, cps in sorted(by_size.items()):
             for cp in cps:
                 self.find(
@@ -223,130 +214,64 @@ class _Verifier:
                 "appended without a signature over it",
             )
 
-    def _parse(self, seq: int, kind: str, data: bytes) -> tuple[LogEntry | None, dict[str, Any]]:
-        """The entry and the record fields that pin a finding to it (best effort)."""
-        self._env = None
-        self._raw = None
-        self._env_error = None
-        try:
-            entry = LogEntry.from_bytes(data)
-        except ValueError as exc:
-            self.find("entry_malformed", seq, f"entry bytes are not a JSON object: {exc}", kind=kind)
-            return None, {"kind": kind}
-        rec: dict[str, Any] = {"kind": entry.kind or kind}
-        # Decode the envelope and its payload once: the signature check, the view
-        # derivation and the transform check reuse them.
-        try:
-            self._env = entry.envelope
-            if self._env is not None:
-                self._raw = json.loads(self._env.payload)
-                entry = entry.with_payload(self._raw)
-        except (InputError, ValueError, AttributeError, TypeError) as exc:
-            self._env_error = exc
-        try:
-            payload = entry.payload_json() if self._env_error is None else None
-        except (InputError, ValueError, AttributeError, TypeError):
-            payload = None
-        if isinstance(payload, dict):
-            if entry.kind == "manifest":
-                rec.update(answer_id=payload.get("answer_id"), run_id=payload.get("run_id"))
-            elif entry.kind == "revision":
-                rec.update(
-                    document_id=payload.get("document_id"),
-                    revision=payload.get("revision"),
-                    digest=payload.get("content_sha256"),
-                )
-            elif entry.kind == "document_deletion":
-                rec.update(document_id=payload.get("document_id"))
-            elif entry.kind == "tombstone":
-                rec.update(digest=payload.get("digest"))
-            elif entry.kind == "finding":
-                rec.update(answer_id=payload.get("answer_id"))
-        return entry, rec
+    def _input(self, rows: list[tuple[int, str, bytes, bytes, bytes]]) -> RunInput:
+        cust = self.vault.custodian
+        return RunInput(rows, self.keyring, cust.ed25519, cust.key_id, self._scopes)
 
-    def _entry(self, seq: int, kind: str, entry: LogEntry, rec: dict[str, Any]) -> None:
-        if entry.seq != seq:
-            self.find(
-                "entry_out_of_place",
-                seq,
-                f"entry stored at {seq} was written as entry {entry.seq} (moved or swapped)",
-                written_as=entry.seq,
-                **rec,
-            )
-        if entry.kind != kind:
-            self.find("entry_kind_mismatch", seq, f"log row says {kind!r}, entry says {entry.kind!r}", **rec)
-        self._signature(seq, entry, rec)
+    def _submit(
+        self,
+        pool: ProcessPoolExecutor | None,
+        queue: deque[_Pending],
+        rows: list[tuple[int, str, bytes, bytes, bytes]],
+    ) -> ProcessPoolExecutor | None:
+        """Queue a run; a worker starts on it now, against the keyring as it stands."""
+        item = _Pending(rows)
+        if pool is not None:
+            try:
+                item.future = pool.submit(check_run, self._input(rows))
+            except BrokenProcessPool:
+                pool = None
+        queue.append(item)
+        return pool
 
-    def _signature(self, seq: int, entry: LogEntry, rec: dict[str, Any]) -> None:
-        try:
-            if self._env_error is not None:
-                raise self._env_error
-            env = self._env
-            if env is None:
-                raise InputError("log", "$.envelope", "missing")
-            payload = self._raw
-            body = payload if entry.kind == "manifest" else payload.get("statement", {})
-        except (InputError, ValueError, AttributeError) as exc:
-            self.find("entry_malformed", seq, f"envelope unreadable: {exc}", **rec)
-            return
-        kind = entry.kind
-        expected = MANIFEST_TYPE if kind == "manifest" else STATEMENT_TYPE
-        declared = kind if kind == "manifest" else payload.get("type")
-        if env.payload_type != expected or declared != kind:
-            self.find(
-                "entry_kind_mismatch",
-                seq,
-                f"entry kind {kind!r} carries a signed {env.payload_type!r} payload of type {declared!r}: "
-                "a signed statement reused under another kind",
-                **rec,
-            )
-            return
-        if kind == "vault_init" and seq == 0:
-            self.keyring.fold(entry, body)
-            cust = self.keyring.custodian
-            if cust is not None and cust.ed25519 != self.vault.custodian.ed25519:
-                self.find(
-                    "custodian_mismatch",
-                    seq,
-                    f"entry 0 names custodian {cust.key_id[:16]}, the vault's metadata "
-                    f"{self.vault.custodian.key_id[:16]}",
-                    **rec,
-                )
-        try:
-            if kind == "manifest":
+    def _take(self, pool: ProcessPoolExecutor | None, item: _Pending) -> ProcessPoolExecutor | None:
+        """Fold one run's outcome in, in log order.
+
+        A worker's result stands only if it started from the keyring its predecessors
+        left; otherwise (a key added or revoked earlier in a run still in flight) the run
+        is checked again here.  A broken pool is not a finding: its runs are checked here.
+        """
+        result: RunResult | None = None
+        if item.future is not None:
+            try:
+                result = item.future.result()
+            except BrokenProcessPool:
+                pool = None
+            if result is not None and result.started != self.keyring.version:
+                result = None
+        if result is None:
+            result = check_run(self._input(item.rows))
+        self.keyring = result.keyring
+        last = -1
+        for seq, found, manifest in result.entries:
+            self.findings.extend(found)
+            if manifest:
                 self.bump("manifests")
-                keys = self.keyring.producer_keys_at(str(body.get("generated_at", "")))
-                verify_envelope(env, keys)
-                self._faults(seq, entry, body)
-            elif kind in CUSTODIAN_KINDS:
-                cust = self.keyring.custodian
-                verify_envelope(env, {cust.key_id: cust.ed25519} if cust else {})
-            elif kind in INVESTIGATOR_KINDS:
-                inv = {k: v[1] for k, v in self.keyring.investigators.items() if v[2] is None}
-                cust = self.keyring.custodian
-                if cust:
-                    inv[cust.key_id] = cust.ed25519
-                verify_envelope(env, inv)
-            else:
-                self.find("entry_unknown_kind", seq, f"unknown entry kind {kind!r}")
-        except SignatureError as exc:
-            self.find("signature_invalid", seq, str(exc), **rec)
-        if kind != "vault_init":
-            self.keyring.fold(entry, body)
+            after = self._checkpoints_after.pop(seq, None)
+            if after is not None:
+                self._check_checkpoints(after[0], after[1], seq + 1)
+            last = seq
+        self.progress("log", last + 1, self._top)
+        if item.rows:
+            self.rebuild.add(item.rows[0][0], result.rows)
+        self._tdeferred.extend(result.deferred)
+        self._tpage.extend(result.tasks)
+        if len(self._tpage) >= _TRANSFORM_PAGE:
+            self._transform_tasks(self._tpage)
+            self._tpage = []
+        return pool
 
-    def _faults(self, seq: int, entry: LogEntry, body: dict[str, Any]) -> None:
-        for fault in entry.body.get("faults", []):
-            self.find(
-                "producer_fault",
-                seq,
-                f"{fault.get('code')}: {fault.get('message')}",
-                answer_id=body.get("answer_id"),
-                run_id=body.get("run_id"),
-                path=fault.get("path"),
-            )
-
-    def _check_checkpoints(self, cps: list[Any], acc: merkle.RootAccumulator) -> None:
-        root = acc.root()
+    def _check_checkpoints(self, cps: list[Any], root: bytes, size: int) -> None:
         good = False
         for cp in cps:
             try:
@@ -383,7 +308,7 @@ class _Verifier:
             else:
                 self.root_broken = True
         if good and not self.root_broken:
-            self.last_good = acc.size
+            self.last_good = size
 
     # -- pass 2: views, digests, texts --------------------------------------------------
 
@@ -477,9 +402,9 @@ class _Verifier:
         from an answer or note wait until the views are rebuilt (their source may come
         later in the log).  Findings are reported in log order, as a one-by-one pass would.
         """
-        if not self._checks_transforms:
+        if self.session is None:
             return
-        self._transform_page(self._tpage)
+        self._transform_tasks(self._tpage)
         self._tpage = []
         self._transform_tasks(self._tdeferred)
         self._tdeferred = []
@@ -488,35 +413,43 @@ class _Verifier:
         self._tfindings = []
         self.progress("trace", 1, 1)
 
-    def _transform_page(self, page: list[tuple[int, str, dict[str, Any]]]) -> None:
-        assert self.session is not None  # noqa: S101 - only called with a session
-        tasks: list[tuple[int, int, str, dict[str, Any], dict[str, Any]]] = []
-        for seq, kind, body in page:
-            for pos, ps in enumerate(body.get("passages", [])):
-                if isinstance(ps, dict) and self.session.can_read(str(ps.get("collection"))):
-                    if ps.get("derived_from"):
-                        # keep the passage, not the whole manifest, until the end
-                        self._tdeferred.append((seq, pos, kind, {"answer_id": body.get("answer_id")}, ps))
-                    else:
-                        tasks.append((seq, pos, kind, body, ps))
-        self._transform_tasks(tasks)
-
-    def _transform_tasks(self, tasks: list[tuple[int, int, str, dict[str, Any], dict[str, Any]]]) -> None:
+    def _transform_tasks(self, tasks: list[Task]) -> None:
         if self.session is None or not tasks:
+            return
+        memo = self._tmemo
+        # Verdicts already known (popular chunks are retrieved by many answers) are
+        # recorded before any text is read: only the rest need their texts.
+        pending: list[Task] = []
+        for task in tasks:
+            key = task[6]
+            known = memo.get(key) if key is not None else None
+            if known is None:
+                pending.append(task)
+            else:
+                self._transform_verdict(task, known)
+        if not pending:
             return
         # A fresh engine per page: its text caches then hold one page's texts at most
         # (revision lists and tombstones are re-read in one query each per page).
         engine = CurrencyEngine(self.session)
         docs: set[str] = set()
-        for _seq, _pos, _kind, _body, ps in tasks:
-            doc = ps.get("document")
+        for task in pending:
+            doc = passage_of(task).get("document")
             if isinstance(doc, dict) and isinstance(doc.get("document_id"), str):
                 docs.add(doc["document_id"])
         engine.prefetch_revisions(docs)
-        engine.prefetch(self._page_texts(engine, self._sources, tasks))
-        memo = self._tmemo
-        for seq, pos, kind, body, ps in sorted(tasks, key=lambda t: _revision_key(t[4])):
-            key = _transform_key(ps)
+        seen: set[tuple[Any, ...]] = set()
+        unique = []
+        for task in pending:
+            key = task[6]
+            if key is None or key not in seen:
+                if key is not None:
+                    seen.add(key)
+                unique.append(task)
+        engine.prefetch(self._page_texts(engine, self._sources, unique))
+        for task in sorted(pending, key=lambda t: _revision_key(passage_of(t))):
+            seq, pos, kind, _answer, _passage, _ps, key = task
+            ps = passage_of(task)
             t = memo.get(key) if key is not None else None
             if t is None:
                 try:
@@ -526,20 +459,24 @@ class _Verifier:
                     continue
                 if key is not None and t is not None:
                     memo.put(key, t)
-            if t is None:
-                continue
-            self.bump(f"transform_{t.state}")
-            if t.state in _TRANSFORM_FINDINGS:
-                self._tfind(
-                    seq,
-                    pos,
-                    f"transform_{t.state}",
-                    t.detail,
-                    answer_id=body.get("answer_id"),
-                    passage_id=ps.get("passage_id"),
-                    document_id=ps["document"]["document_id"],
-                    revision=ps["document"]["revision"],
-                )
+            if t is not None:
+                self._transform_verdict(task, t)
+
+    def _transform_verdict(self, task: Task, t: Transform) -> None:
+        seq, pos, _kind, answer_id, passage_id, _ps, _key = task
+        ps = passage_of(task)
+        self.bump(f"transform_{t.state}")
+        if t.state in _TRANSFORM_FINDINGS:
+            self._tfind(
+                seq,
+                pos,
+                f"transform_{t.state}",
+                t.detail,
+                answer_id=answer_id,
+                passage_id=passage_id,
+                document_id=ps["document"]["document_id"],
+                revision=ps["document"]["revision"],
+            )
 
     def _tfind(self, seq: int, pos: int, kind: str, detail: str, /, **record: Any) -> None:
         rec = {k: v for k, v in record.items() if v is not None}
@@ -549,13 +486,14 @@ class _Verifier:
         self,
         engine: CurrencyEngine,
         sources: LRU[str, tuple[str, str]],
-        tasks: list[tuple[int, int, str, dict[str, Any], dict[str, Any]]],
+        tasks: list[Task],
     ) -> list[tuple[str, str]]:
         """(digest, collection) of every readable text a page's passages will ask for."""
         assert self.session is not None  # noqa: S101 - checked by the caller
         can_read = self.session.can_read
         items: list[tuple[str, str]] = []
-        for _seq, _pos, _kind, _body, ps in tasks:
+        for task in tasks:
+            ps = passage_of(task)
             try:
                 coll = str(ps["collection"])
                 if not can_read(coll):
@@ -596,28 +534,6 @@ class _Verifier:
         return derived_transform(ps, retrieved, engine.text(*src) if src else None)
 
 
-def _transform_key(ps: dict[str, Any]) -> tuple[Any, ...] | None:
-    """What `CurrencyEngine.transform` reads of a passage (typed, so 1 and 1.0 differ),
-    or None when it is derived or not a plain shape (then it is never memoized)."""
-    if ps.get("derived_from"):
-        return None
-    doc, loc = ps.get("document"), ps.get("locator")
-    if not isinstance(doc, dict) or not isinstance(loc, dict):
-        return None
-    values = (
-        ps.get("retrieved_sha256"),
-        ps.get("collection"),
-        ps.get("normalizer_version"),
-        doc.get("document_id"),
-        doc.get("revision"),
-        loc.get("char_start"),
-        loc.get("char_end"),
-    )
-    if not all(type(v) in (str, int) for v in values):
-        return None
-    return tuple((type(v).__name__, v) for v in values)
-
-
 def _revision_key(ps: dict[str, Any]) -> tuple[str, str]:
     doc = ps.get("document")
     if not isinstance(doc, dict):
@@ -637,13 +553,8 @@ def verify(vault: Vault, session: Session | None = None, progress: Progress | No
 
 def _verify(vault: Vault, session: Session | None, progress: Progress | None) -> VerifyReport:
     v = _Verifier(vault, session, progress)
-    v.view_diffs = audit.rebuild_views(
-        vault,
-        v.scan_log(),
-        lambda seq, entry, exc: v.find(
-            "entry_malformed", seq, f"cannot derive views: {exc!r}", kind=entry.kind
-        ),
-    )
+    v.scan_log()
+    v.view_diffs = v.rebuild.finish()
     latest = vault.checkpoints()[-1] if vault.checkpoints() else None
     v.check_views()
     v.check_digests()

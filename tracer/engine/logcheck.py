@@ -1,0 +1,387 @@
+"""Verification's per-entry checks, free of the database so worker processes can run them.
+
+A log is mostly manifests, and each costs a JSON decode, an Ed25519 check and a view
+derivation: Python work that one core cannot spread.  `check_run` takes a run of
+consecutive log entries with the keyring as it stood before the first, and returns, in
+log order, everything the verifying process needs from them: findings, derived view
+rows, the passages to trace, and the keyring after the run.  The verifying process
+calls it in-line for small logs and for statements, and hands runs of manifests to
+worker processes for large logs, so both paths are one code path and report the same
+findings in the same order.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from store.crypto import PublicIdentity, b64d
+from store.dsse import Envelope, verify_envelope
+from store.entries import CUSTODIAN_KINDS, INVESTIGATOR_KINDS, MANIFEST_TYPE, STATEMENT_TYPE, LogEntry
+from store.errors import InputError, SignatureError
+from store.keyring import in_scope
+from store.schema import VIEW_COLUMNS
+from store.timeutil import within
+from store.views import Rows, derive
+
+__all__ = ["Finding", "Keyring", "RunInput", "RunResult", "Task", "check_run", "passage_of", "transform_key"]
+
+#: a passage to trace: (seq, position in the manifest, entry kind, answer id, passage id,
+#: the passage itself, or None when its memo key says all a trace reads of it, the key)
+Task = tuple[int, int, str, Any, Any, "dict[str, Any] | None", "tuple[Any, ...] | None"]
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str
+    seq: int | None
+    record: dict[str, Any]
+    detail: str
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def finding(kind: str, seq: int | None, detail: str, /, **record: Any) -> Finding:
+    return Finding(kind, seq, {k: v for k, v in record.items() if v is not None}, detail)
+
+
+@dataclass
+class Keyring:
+    """Who could sign what, folded from the log as the scan goes (so order matters).
+
+    `version` counts the folds that changed it: a run checked against an older
+    version than the one its predecessors left behind is checked again.
+    """
+
+    custodian: PublicIdentity | None = None
+    producers: dict[str, tuple[bytes, str | None, str | None, str | None]] = field(default_factory=dict)
+    investigators: dict[str, tuple[str, bytes, str | None]] = field(default_factory=dict)
+    version: int = 0
+
+    def fold(self, kind: str, payload: dict[str, Any]) -> None:
+        if kind == "vault_init":
+            c = payload["custodian"]
+            self.custodian = PublicIdentity(str(c["name"]), b64d(c["ed25519"]), b64d(c["x25519"]))
+        elif kind == "key_add":
+            self.producers[payload["key_id"]] = (
+                b64d(payload["ed25519"]),
+                payload.get("valid_from"),
+                payload.get("valid_until"),
+                None,
+            )
+        elif kind == "key_revoke" and payload["key_id"] in self.producers:
+            ed, vf, vu, _r = self.producers[payload["key_id"]]
+            self.producers[payload["key_id"]] = (ed, vf, vu, payload["at"])
+        elif kind == "investigator_grant":
+            self.investigators[payload["key_id"]] = (payload["name"], b64d(payload["ed25519"]), None)
+        elif kind == "investigator_revoke" and payload["key_id"] in self.investigators:
+            name, ed, _r = self.investigators[payload["key_id"]]
+            self.investigators[payload["key_id"]] = (name, ed, payload["at"])
+        else:
+            return
+        self.version += 1
+
+    def producer_keys_at(self, when: str) -> dict[str, bytes]:
+        return {kid: ed for kid, (ed, vf, vu, rv) in self.producers.items() if within(when, vf, vu, rv)}
+
+    def note_verifiers(self) -> dict[str, bytes]:
+        """Who may sign a checkpoint at this point of the log: the custodian and current investigators."""
+        out = {self.custodian.name: self.custodian.ed25519} if self.custodian else {}
+        for name, ed, revoked in self.investigators.values():
+            if revoked is None:
+                out.setdefault(name, ed)
+        return out
+
+    def copy(self) -> Keyring:
+        return Keyring(self.custodian, dict(self.producers), dict(self.investigators), self.version)
+
+
+@dataclass
+class RunInput:
+    """A run of consecutive log rows: (seq, row kind, entry bytes, leaf stored, leaf recomputed)."""
+
+    rows: list[tuple[int, str, bytes, bytes, bytes]]
+    keyring: Keyring
+    #: the custodian key the vault's metadata names (entry 0 must agree), and its id
+    custodian_ed25519: bytes
+    custodian_key_id: str
+    #: collections the viewer may read, or None when passages are not traced
+    scopes: list[str] | None
+
+
+@dataclass
+class RunResult:
+    #: per row, in order: its findings, and whether it counted as a manifest
+    entries: list[tuple[int, list[Finding], bool]]
+    rows: Rows
+    tasks: list[Task]
+    #: passages derived from an answer or note: traced once the whole log is read
+    deferred: list[Task]
+    keyring: Keyring
+    #: the keyring version the run started from
+    started: int
+    #: one object per distinct memo key, so pickling the result sends each once
+    keys: dict[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=dict)
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "keys": {}}
+
+
+def check_run(run: RunInput) -> RunResult:
+    keyring = run.keyring.copy()
+    started = keyring.version
+    out = RunResult([], {t: [] for t in VIEW_COLUMNS}, [], [], keyring, started)
+    for seq, kind, data, stored_leaf, leaf in run.rows:
+        found: list[Finding] = []
+        manifest = _check_entry(run, keyring, out, found, seq, kind, data, stored_leaf, leaf)
+        out.entries.append((seq, found, manifest))
+    return out
+
+
+def _check_entry(
+    run: RunInput,
+    keyring: Keyring,
+    out: RunResult,
+    found: list[Finding],
+    seq: int,
+    kind: str,
+    data: bytes,
+    stored_leaf: bytes,
+    leaf: bytes,
+) -> bool:
+    try:
+        body = json.loads(data)
+        if not isinstance(body, dict):
+            raise ValueError("log entry is not a JSON object")
+    except ValueError as exc:
+        found.append(finding("entry_malformed", seq, f"entry bytes are not a JSON object: {exc}", kind=kind))
+        if leaf != stored_leaf:
+            found.append(_leaf_mismatch(seq, stored_leaf, leaf, {"kind": kind}))
+        return False
+    entry = LogEntry(data, body, leaf)
+    rec: dict[str, Any] = {"kind": entry.kind or kind}
+    # The envelope and its payload are decoded once: the signature check, the view
+    # derivation and the transform check reuse them.
+    env: Envelope | None = None
+    raw: Any = None
+    env_error: Exception | None = None
+    try:
+        env = entry.envelope
+        if env is not None:
+            raw = json.loads(env.payload)
+            entry = entry.with_payload(raw)
+    except (InputError, ValueError, AttributeError, TypeError) as exc:
+        env_error = exc
+    try:
+        payload = entry.payload_json() if env_error is None else None
+    except (InputError, ValueError, AttributeError, TypeError):
+        payload = None
+    if isinstance(payload, dict):
+        rec.update(_record(entry.kind, payload))
+    if leaf != stored_leaf:
+        found.append(_leaf_mismatch(seq, stored_leaf, leaf, rec))
+    if entry.seq != seq:
+        found.append(
+            finding(
+                "entry_out_of_place",
+                seq,
+                f"entry stored at {seq} was written as entry {entry.seq} (moved or swapped)",
+                written_as=entry.seq,
+                **rec,
+            )
+        )
+    if entry.kind != kind:
+        found.append(
+            finding("entry_kind_mismatch", seq, f"log row says {kind!r}, entry says {entry.kind!r}", **rec)
+        )
+    manifest = _signature(run, keyring, found, seq, entry, rec, env, raw, env_error)
+    if kind == "manifest" and run.scopes is not None and env_error is None and isinstance(raw, dict):
+        _tasks(run.scopes, out, seq, kind, raw)
+    scratch: Rows = {t: [] for t in VIEW_COLUMNS}
+    try:
+        derive(seq, entry, scratch)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        found.append(finding("entry_malformed", seq, f"cannot derive views: {exc!r}", kind=entry.kind))
+    else:
+        for table, items in scratch.items():
+            if items:
+                out.rows[table].extend(items)
+    return manifest
+
+
+def _leaf_mismatch(seq: int, stored: bytes, leaf: bytes, rec: dict[str, Any]) -> Finding:
+    return finding(
+        "leaf_hash_mismatch",
+        seq,
+        f"stored leaf hash {stored.hex()[:16]}… != SHA-256(0x00||entry) {leaf.hex()[:16]}…: "
+        "the entry's bytes were changed after it was logged",
+        **rec,
+    )
+
+
+def _record(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """The fields that pin a finding to an entry (best effort: the entry may be malformed)."""
+    if kind == "manifest":
+        return {"answer_id": payload.get("answer_id"), "run_id": payload.get("run_id")}
+    if kind == "revision":
+        return {
+            "document_id": payload.get("document_id"),
+            "revision": payload.get("revision"),
+            "digest": payload.get("content_sha256"),
+        }
+    if kind == "document_deletion":
+        return {"document_id": payload.get("document_id")}
+    if kind == "tombstone":
+        return {"digest": payload.get("digest")}
+    if kind == "finding":
+        return {"answer_id": payload.get("answer_id")}
+    return {}
+
+
+def _signature(
+    run: RunInput,
+    keyring: Keyring,
+    found: list[Finding],
+    seq: int,
+    entry: LogEntry,
+    rec: dict[str, Any],
+    env: Envelope | None,
+    payload: Any,
+    env_error: Exception | None,
+) -> bool:
+    """Check the entry's signature against the keyring, then fold it in; True for a manifest."""
+    try:
+        if env_error is not None:
+            raise env_error
+        if env is None:
+            raise InputError("log", "$.envelope", "missing")
+        body = payload if entry.kind == "manifest" else payload.get("statement", {})
+    except (InputError, ValueError, AttributeError) as exc:
+        found.append(finding("entry_malformed", seq, f"envelope unreadable: {exc}", **rec))
+        return False
+    kind = entry.kind
+    expected = MANIFEST_TYPE if kind == "manifest" else STATEMENT_TYPE
+    declared = kind if kind == "manifest" else payload.get("type")
+    if env.payload_type != expected or declared != kind:
+        found.append(
+            finding(
+                "entry_kind_mismatch",
+                seq,
+                f"entry kind {kind!r} carries a signed {env.payload_type!r} payload of type {declared!r}: "
+                "a signed statement reused under another kind",
+                **rec,
+            )
+        )
+        return False
+    if kind == "vault_init" and seq == 0:
+        keyring.fold(kind, body)
+        cust = keyring.custodian
+        if cust is not None and cust.ed25519 != run.custodian_ed25519:
+            found.append(
+                finding(
+                    "custodian_mismatch",
+                    seq,
+                    f"entry 0 names custodian {cust.key_id[:16]}, the vault's metadata "
+                    f"{run.custodian_key_id[:16]}",
+                    **rec,
+                )
+            )
+    manifest = False
+    try:
+        if kind == "manifest":
+            manifest = True
+            verify_envelope(env, keyring.producer_keys_at(str(body.get("generated_at", ""))))
+            _faults(found, seq, entry, body)
+        elif kind in CUSTODIAN_KINDS:
+            cust = keyring.custodian
+            verify_envelope(env, {cust.key_id: cust.ed25519} if cust else {})
+        elif kind in INVESTIGATOR_KINDS:
+            inv = {k: v[1] for k, v in keyring.investigators.items() if v[2] is None}
+            cust = keyring.custodian
+            if cust:
+                inv[cust.key_id] = cust.ed25519
+            verify_envelope(env, inv)
+        else:
+            found.append(finding("entry_unknown_kind", seq, f"unknown entry kind {kind!r}"))
+    except SignatureError as exc:
+        found.append(finding("signature_invalid", seq, str(exc), **rec))
+    if kind != "vault_init":
+        keyring.fold(kind, body)
+    return manifest
+
+
+def _faults(found: list[Finding], seq: int, entry: LogEntry, body: dict[str, Any]) -> None:
+    for fault in entry.body.get("faults", []):
+        found.append(
+            finding(
+                "producer_fault",
+                seq,
+                f"{fault.get('code')}: {fault.get('message')}",
+                answer_id=body.get("answer_id"),
+                run_id=body.get("run_id"),
+                path=fault.get("path"),
+            )
+        )
+
+
+def _tasks(scopes: list[str], out: RunResult, seq: int, kind: str, body: dict[str, Any]) -> None:
+    """The readable passages of a manifest, to be traced to their locators.
+
+    A passage with a memo key travels as its key alone (a worker's result is pickled
+    back, and popular chunks repeat): `passage_of` rebuilds what a trace reads of it.
+    """
+    answer_id = body.get("answer_id")
+    for pos, ps in enumerate(body.get("passages", [])):
+        if isinstance(ps, dict) and in_scope(scopes, str(ps.get("collection"))):
+            if ps.get("derived_from"):
+                out.deferred.append((seq, pos, kind, answer_id, ps.get("passage_id"), ps, None))
+                continue
+            key = transform_key(ps)
+            if key is not None:
+                key = out.keys.setdefault(key, key)
+            out.tasks.append(
+                (seq, pos, kind, answer_id, ps.get("passage_id"), None if key is not None else ps, key)
+            )
+
+
+def passage_of(task: Task) -> dict[str, Any]:
+    """The passage of a task, or the part of it its memo key holds (all a trace reads)."""
+    ps, key = task[5], task[6]
+    if ps is not None:
+        return ps
+    assert key is not None  # noqa: S101 - a task carries one or the other
+    retrieved, collection, normalizer, document_id, revision, start, end = key
+    return {
+        "passage_id": task[4],
+        "retrieved_sha256": retrieved,
+        "collection": collection,
+        "normalizer_version": normalizer,
+        "document": {"document_id": document_id, "revision": revision},
+        "locator": {"char_start": start, "char_end": end},
+    }
+
+
+def transform_key(ps: dict[str, Any]) -> tuple[Any, ...] | None:
+    """What a passage's transform verdict depends on, or None when it is derived or not a
+    plain shape (then it is never memoized).  Only exact str and int values qualify, so
+    1 and 1.0 and "1" (and True) never share a key."""
+    if ps.get("derived_from"):
+        return None
+    doc, loc = ps.get("document"), ps.get("locator")
+    if not isinstance(doc, dict) or not isinstance(loc, dict):
+        return None
+    values = (
+        ps.get("retrieved_sha256"),
+        ps.get("collection"),
+        ps.get("normalizer_version"),
+        doc.get("document_id"),
+        doc.get("revision"),
+        loc.get("char_start"),
+        loc.get("char_end"),
+    )
+    for v in values:
+        if type(v) is not str and type(v) is not int:
+            return None
+    return values
