@@ -14,8 +14,9 @@ from typing import Any
 
 import pyarrow as pa
 
+from store.rowtables import RowsTable
 from store.schema import VIEW_COLUMNS, view_ddl
-from store.vault import Vault, insert_rows
+from store.vault import Vault, insert_rows, insert_table
 from store.views import Rows
 
 __all__ = [
@@ -251,6 +252,12 @@ class ViewRebuild:
         if self._pending >= _FLUSH:
             _flush(self.vault, self._rows)
             self._pending = 0
+
+    def add_tables(self, seq: int, tables: Mapping[str, RowsTable]) -> None:
+        """`add` for rows already built as Arrow tables (by a worker process)."""
+        self.add(seq, {})
+        for table, rows in tables.items():
+            insert_table(self.vault.con, table, rows, target=f"temp.r_{table}")
 
     def finish(self) -> list[ViewDiff]:
         if self._current is not None:

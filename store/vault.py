@@ -11,6 +11,8 @@ from __future__ import annotations
 import itertools
 import os
 import re
+from array import array
+from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -26,6 +28,7 @@ from store.crypto import Identity, PublicIdentity, b64d, b64e, sha256_hex
 from store.entries import LogEntry, make_statement
 from store.errors import VaultDamagedError, VaultError, VaultInUseError
 from store.note import Checkpoint
+from store.rowtables import RowsTable, rows_table
 from store.schema import DB_FILE, FORMAT, RAW_DDL, VIEW_COLUMNS, VIEW_INDEXES, view_ddl
 from store.views import Rows, derive
 
@@ -102,6 +105,7 @@ class Vault:
         self.path = path
         self.con = con
         self.read_only = read_only
+        self._blob_index: _BlobIndex | None = None
         self._acc: merkle.RootAccumulator | None = None
         self._meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
 
@@ -287,12 +291,15 @@ class Vault:
             return out
         # Two steps: find the rows by scanning the digest column only, then fetch just
         # those rows; one join would read every stored ciphertext to select a few.
-        rowids = sorted(
-            int(r[0])
-            for r in self._join_wanted(
-                wanted, "SELECT rowid FROM blobs WHERE digest IN (SELECT digest FROM {want})"
+        if self._blob_index is not None:
+            rowids = self._blob_index.rowids(wanted)
+        else:
+            rowids = sorted(
+                int(r[0])
+                for r in self._join_wanted(
+                    wanted, "SELECT rowid FROM blobs WHERE digest IN (SELECT digest FROM {want})"
+                )
             )
-        )
         if not rowids:
             return out
         rows = self.con.execute(
@@ -300,9 +307,26 @@ class Vault:
             "ORDER BY digest, collection",
             [rowids],
         ).fetchall()
+        want = set(wanted)
         for d, c, k, n, t in rows:
-            out.setdefault(str(d), []).append((str(c), str(k), bytes(n), bytes(t)))
+            if d in want:  # an index prefix may be shared by another digest
+                out.setdefault(str(d), []).append((str(c), str(k), bytes(n), bytes(t)))
         return out
+
+    @contextmanager
+    def blob_index(self) -> Iterator[None]:
+        """Look blobs up through an in-memory digest index for the length of a read pass.
+
+        DuckDB answers `digest IN (...)` by scanning every digest, so a pass that reads
+        texts page by page (verify, revalidate) grows with pages x blobs.  The index is a
+        sorted array of 64-bit digest prefixes with their rowids (16 bytes a blob); any
+        write through `batch` drops it, so it never outlives the rows it describes.
+        """
+        self._blob_index = _BlobIndex.build(self.con)
+        try:
+            yield
+        finally:
+            self._blob_index = None
 
     def blob_batches(
         self, dk_ids: Sequence[str], rows_per_batch: int = 4096
@@ -422,6 +446,7 @@ class Vault:
         """
         if self.read_only:
             raise VaultError(f"{self.path}: vault is open read-only")
+        self._blob_index = None
         acc = self._accumulator()
         start = acc.size
         b = Batch(self, start)
@@ -448,6 +473,49 @@ class Vault:
             raise
         if b.entries:
             self._acc = new_acc
+
+
+class _BlobIndex:
+    """Sorted 64-bit digest prefixes and the rowids of their blobs."""
+
+    def __init__(self, prefixes: array[int], rowids: array[int]) -> None:
+        self.prefixes = prefixes
+        self.rowids_ = rowids
+
+    @classmethod
+    def build(cls, con: duckdb.DuckDBPyConnection) -> _BlobIndex:
+        prefixes: array[int] = array("Q")
+        rowids: array[int] = array("q")
+        reader = con.sql("SELECT digest, rowid FROM blobs ORDER BY digest, rowid").to_arrow_reader(65536)
+        try:
+            for batch in reader:
+                digests, ids = batch.column(0).to_pylist(), batch.column(1).to_pylist()
+                for d, r in zip(digests, ids, strict=True):
+                    prefixes.append(_prefix(d))
+                    rowids.append(int(r))
+        finally:
+            reader = None
+        return cls(prefixes, rowids)
+
+    def rowids(self, digests: Sequence[str]) -> list[int]:
+        out: list[int] = []
+        prefixes, ids = self.prefixes, self.rowids_
+        for d in digests:
+            p = _prefix(d)
+            i = bisect_left(prefixes, p)
+            while i < len(prefixes) and prefixes[i] == p:
+                out.append(ids[i])
+                i += 1
+        out.sort()
+        return out
+
+
+def _prefix(digest: str) -> int:
+    """The first 64 bits of a hex digest; anything else (never stored) maps to 0."""
+    try:
+        return int(digest[:16], 16) if len(digest) >= 16 else 0
+    except ValueError:
+        return 0
 
 
 class Batch:
@@ -523,13 +591,6 @@ class Batch:
 
 
 #: Arrow types that DuckDB reads as exactly the column's type, so no CAST is needed
-_ARROW_TYPES: dict[str, pa.DataType] = {
-    "VARCHAR": pa.string(),
-    "BIGINT": pa.int64(),
-    "INTEGER": pa.int32(),
-    "DOUBLE": pa.float64(),
-    "BOOLEAN": pa.bool_(),
-}
 _INSERTS: dict[tuple[str, str], tuple[str, str]] = {}
 
 
@@ -549,48 +610,23 @@ def _insert_sql(table: str, target: str) -> tuple[str, str]:
     return sql
 
 
-def _typed_column(values: Sequence[Any], sql_type: str) -> pa.Array | None:
-    """`values` as an Arrow array of exactly `sql_type`, or None when that is not the
-    value DuckDB's CAST of Arrow's inferred array would give (then the CAST path runs)."""
-    want = _ARROW_TYPES.get(sql_type)
-    if want is None:
-        return None
-    try:
-        # inferred, not forced: a forced string type would also take bytes, which
-        # DuckDB's CAST of a BLOB renders differently
-        arr = pa.array(values)
-        if arr.type == want:
-            return arr
-        if arr.type == pa.null() or (want == pa.int32() and arr.type == pa.int64()):
-            # all None, or ints: exact (out of int32 range raises, as DuckDB's CAST does)
-            return pa.array(values, want)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
-        return None
-    return None
-
-
 def insert_rows(
     con: duckdb.DuckDBPyConnection,
     table: str,
     rows: list[tuple[Any, ...]],
     target: str | None = None,
 ) -> None:
-    """Bulk insert through Arrow: per-row INSERTs are far too slow at a million passages.
+    """Bulk insert through Arrow: per-row INSERTs are far too slow at a million passages."""
+    insert_table(con, table, rows_table(table, rows), target)
 
-    Columns are built with the table's own types when the values allow it exactly
-    (str, int, float, bool or None as the schema says), so DuckDB reads them as they
-    are; otherwise Arrow infers the types and DuckDB CASTs, as before.
-    """
-    cols = VIEW_COLUMNS[table]
+
+def insert_table(
+    con: duckdb.DuckDBPyConnection, table: str, rows: RowsTable, target: str | None = None
+) -> None:
+    """Insert rows built by `rows_table` (possibly in another process)."""
     typed_sql, cast_sql = _insert_sql(table, target or table)
-    columns = list(zip(*rows, strict=True)) if rows else [() for _c in cols]
-    arrays = [_typed_column(values, t) for values, (_n, t) in zip(columns, cols, strict=True)]
-    if all(a is not None for a in arrays):
-        tbl = pa.Table.from_arrays(arrays, names=[c for c, _t in cols])
-        sql = typed_sql
-    else:
-        tbl = pa.table({name: list(values) for values, (name, _t) in zip(columns, cols, strict=True)})
-        sql = cast_sql
-    con.register("_new_rows", tbl)
-    con.execute(sql)
-    con.unregister("_new_rows")
+    con.register("_new_rows", rows.table)
+    try:
+        con.execute(typed_sql if rows.typed else cast_sql)
+    finally:
+        con.unregister("_new_rows")

@@ -21,6 +21,7 @@ from store.dsse import Envelope, verify_envelope
 from store.entries import CUSTODIAN_KINDS, INVESTIGATOR_KINDS, MANIFEST_TYPE, STATEMENT_TYPE, LogEntry
 from store.errors import InputError, SignatureError
 from store.keyring import in_scope
+from store.rowtables import RowsTable, rows_table
 from store.schema import VIEW_COLUMNS
 from store.timeutil import within
 from store.views import Rows, derive
@@ -109,6 +110,8 @@ class RunInput:
     custodian_key_id: str
     #: collections the viewer may read, or None when passages are not traced
     scopes: list[str] | None
+    #: hand view rows back as Arrow tables (from a worker) rather than tuples
+    arrow: bool = False
 
 
 @dataclass
@@ -116,6 +119,8 @@ class RunResult:
     #: per row, in order: its findings, and whether it counted as a manifest
     entries: list[tuple[int, list[Finding], bool]]
     rows: Rows
+    #: the rows as Arrow tables instead, when the run asked for them
+    tables: dict[str, RowsTable]
     tasks: list[Task]
     #: passages derived from an answer or note: traced once the whole log is read
     deferred: list[Task]
@@ -132,11 +137,14 @@ class RunResult:
 def check_run(run: RunInput) -> RunResult:
     keyring = run.keyring.copy()
     started = keyring.version
-    out = RunResult([], {t: [] for t in VIEW_COLUMNS}, [], [], keyring, started)
+    out = RunResult([], {t: [] for t in VIEW_COLUMNS}, {}, [], [], keyring, started)
     for seq, kind, data, stored_leaf, leaf in run.rows:
         found: list[Finding] = []
         manifest = _check_entry(run, keyring, out, found, seq, kind, data, stored_leaf, leaf)
         out.entries.append((seq, found, manifest))
+    if run.arrow:
+        out.tables = {t: rows_table(t, items) for t, items in out.rows.items() if items}
+        out.rows = {}
     return out
 
 

@@ -12,6 +12,7 @@ checksums run for what the viewer can decrypt, and the report says how much was 
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import os
 from collections import deque
@@ -214,9 +215,9 @@ class _Verifier:
                 "appended without a signature over it",
             )
 
-    def _input(self, rows: list[tuple[int, str, bytes, bytes, bytes]]) -> RunInput:
+    def _input(self, rows: list[tuple[int, str, bytes, bytes, bytes]], arrow: bool = False) -> RunInput:
         cust = self.vault.custodian
-        return RunInput(rows, self.keyring, cust.ed25519, cust.key_id, self._scopes)
+        return RunInput(rows, self.keyring, cust.ed25519, cust.key_id, self._scopes, arrow)
 
     def _submit(
         self,
@@ -228,7 +229,7 @@ class _Verifier:
         item = _Pending(rows)
         if pool is not None:
             try:
-                item.future = pool.submit(check_run, self._input(rows))
+                item.future = pool.submit(check_run, self._input(rows, arrow=True))
             except BrokenProcessPool:
                 pool = None
         queue.append(item)
@@ -264,6 +265,7 @@ class _Verifier:
         self.progress("log", last + 1, self._top)
         if item.rows:
             self.rebuild.add(item.rows[0][0], result.rows)
+            self.rebuild.add_tables(item.rows[0][0], result.tables)
         self._tdeferred.extend(result.deferred)
         self._tpage.extend(result.tasks)
         if len(self._tpage) >= _TRANSFORM_PAGE:
@@ -547,8 +549,16 @@ _VERIFY_MEMORY_LIMIT = "256MB"
 
 
 def verify(vault: Vault, session: Session | None = None, progress: Progress | None = None) -> VerifyReport:
-    with vault.memory_limit(_VERIFY_MEMORY_LIMIT):
-        return _verify(vault, session, progress)
+    # The pass keeps many small objects alive (pages of payloads, memo entries); the
+    # cyclic collector would walk them all over and over for nothing it could free.
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        with vault.memory_limit(_VERIFY_MEMORY_LIMIT), vault.blob_index():
+            return _verify(vault, session, progress)
+    finally:
+        if was:
+            gc.enable()
 
 
 def _verify(vault: Vault, session: Session | None, progress: Progress | None) -> VerifyReport:

@@ -1,0 +1,75 @@
+"""View rows as Arrow tables, without a database connection.
+
+Verification derives view rows in worker processes; building the Arrow table there,
+rather than pickling row tuples back, moves the per-value conversion off the process
+that talks to DuckDB and sends compact columns instead of millions of small objects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pyarrow as pa
+
+from store.schema import VIEW_COLUMNS
+
+__all__ = ["RowsTable", "rows_table"]
+
+_ARROW_TYPES: dict[str, pa.DataType] = {
+    "VARCHAR": pa.string(),
+    "BIGINT": pa.int64(),
+    "INTEGER": pa.int32(),
+    "DOUBLE": pa.float64(),
+    "BOOLEAN": pa.bool_(),
+}
+
+
+@dataclass(frozen=True)
+class RowsTable:
+    """Rows of one view; `typed` when every column already has the view's own type
+    (inserted as is), otherwise Arrow inferred the types and the insert CASTs."""
+
+    table: pa.Table
+    typed: bool
+
+    @property
+    def num_rows(self) -> int:
+        return int(self.table.num_rows)
+
+
+def _typed_column(values: Sequence[Any], sql_type: str) -> pa.Array | None:
+    """`values` as an Arrow array of exactly `sql_type`, or None when that is not the
+    value DuckDB's CAST of Arrow's inferred array would give (then the CAST path runs)."""
+    want = _ARROW_TYPES.get(sql_type)
+    if want is None:
+        return None
+    try:
+        # inferred, not forced: a forced string type would also take bytes, which
+        # DuckDB's CAST of a BLOB renders differently
+        arr = pa.array(values)
+        if arr.type == want:
+            return arr
+        if arr.type == pa.null() or (want == pa.int32() and arr.type == pa.int64()):
+            # all None, or ints: exact (out of int32 range raises, as DuckDB's CAST does)
+            return pa.array(values, want)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
+        return None
+    return None
+
+
+def rows_table(table: str, rows: list[tuple[Any, ...]]) -> RowsTable:
+    """`rows` of view `table` as Arrow columns.
+
+    Columns are built with the view's own types when the values allow it exactly (str,
+    int, float, bool or None as the schema says), so DuckDB reads them as they are;
+    otherwise Arrow infers the types and DuckDB CASTs on insert.
+    """
+    cols = VIEW_COLUMNS[table]
+    columns = list(zip(*rows, strict=True)) if rows else [() for _c in cols]
+    arrays = [_typed_column(values, t) for values, (_n, t) in zip(columns, cols, strict=True)]
+    if all(a is not None for a in arrays):
+        return RowsTable(pa.Table.from_arrays(arrays, names=[c for c, _t in cols]), True)
+    inferred = pa.table({name: list(values) for values, (name, _t) in zip(columns, cols, strict=True)})
+    return RowsTable(inferred, False)

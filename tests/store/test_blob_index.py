@@ -1,0 +1,49 @@
+"""`Vault.blob_index`: the in-memory digest index gives exactly what the SQL lookup gives."""
+
+from __future__ import annotations
+
+from store.vault import Vault
+from tests.helpers import Case, manifest, passage, revision, signed
+
+DOC = "# Policy\n\nRefunds within thirty days.\n\nShipping is free.\n"
+
+
+def _lookups(vault: Vault, digests: list[str]) -> dict[str, list[tuple[str, str, bytes, bytes]]]:
+    return vault.blob_rows_many(digests)
+
+
+def test_index_agrees_with_sql_including_shared_prefixes_and_strangers(case: Case) -> None:
+    rev = revision("policy", "A", DOC, "2026-01-05T00:00:00Z")
+    ans = manifest("ans-1", "Thirty days.", [passage(rev, "thirty", "p1")])
+    assert case.ingest(rev, signed(case, ans)).ok
+    vault = case.vault
+    stored = [str(r[0]) for r in vault.con.execute("SELECT DISTINCT digest FROM blobs").fetchall()]
+    assert len(stored) >= 3
+    # a row whose digest shares the first 64 bits of a real one must not be returned for it
+    twin = stored[0][:16] + "f" * 48 if stored[0][16:] != "f" * 48 else stored[0][:16] + "0" * 48
+    vault.con.execute(
+        "INSERT INTO blobs SELECT ?, collection, dk_id, nonce, ct FROM blobs WHERE digest = ? LIMIT 1",
+        [twin, stored[0]],
+    )
+    asked = [*stored, twin, "0" * 64, "not-a-digest", "", stored[0]]
+    plain = _lookups(vault, asked)
+    with vault.blob_index():
+        indexed = _lookups(vault, asked)
+    assert indexed == plain
+    assert set(indexed) == {*stored, twin}
+    assert len(indexed[stored[0]]) == 1
+
+
+def test_a_write_drops_the_index(case: Case) -> None:
+    rev = revision("policy", "A", DOC, "2026-01-05T00:00:00Z")
+    assert case.ingest(rev).ok
+    vault = case.vault
+    with vault.blob_index():
+        assert vault._blob_index is not None
+        rev_b = revision("policy", "B", DOC + "\nNew paragraph.\n", "2026-02-05T00:00:00Z")
+        assert case.ingest(rev_b).ok
+        assert vault._blob_index is None
+        new = str(
+            vault.con.execute("SELECT content_sha256 FROM v_revisions WHERE revision = 'B'").fetchall()[0][0]
+        )
+        assert new in vault.blob_rows_many([new])
