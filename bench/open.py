@@ -7,15 +7,18 @@ entry; the cache must stay as generated), saves the custodian key with a passphr
 and starts two fresh processes, each measured the same way — wall time from just
 before the process is spawned until the condition holds inside `App.run_test()`:
   * bare: a Textual App with a Static and a DataTable, until its first screen is mounted;
-  * tracer: `TracerApp(LaunchOptions(vault, key, passphrase))` (exactly what `tracer
-    open VAULT --key K` builds with TRACER_PASSPHRASE set, so it unlocks at once),
-    until the AnswersScreen is the active screen and its table shows rows.
-Then, in the tracer process, keystroke latency: each key event is handed to the app's
-driver (as Pilot does) and timed until its effect is observable (cursor moved, prompt
-open, character in the input, prompt closed), polling every 0.5 ms, with a 30 ms
-typist's gap between keys: 95 × Down on the answers table (row 90 asks for the next
-100-row page; `next_page_ms` is how long it then takes to arrive), and the filter
-flow `/`, "ans-000", Enter; plus the time until the filtered table shows rows.
+  * tracer: `build_app(LaunchOptions(vault, key, passphrase))` (exactly what `tracer
+    open VAULT --key K` runs with TRACER_PASSPHRASE set: the unlock starts, then Textual
+    loads), until the AnswersScreen is the active screen and its table shows rows.
+Both conditions are polled every 2 ms with a plain sleep (`pilot.pause` would also wait
+for every queued message of the screen to be handled, which times the background
+state workers' chatter rather than the rows).  Then, in the tracer process, keystroke
+latency: each key event is handed to the app's driver (as Pilot does) and timed until
+its effect is observable (cursor moved, prompt open, character in the input, prompt
+closed), polling every 0.5 ms, with a 30 ms typist's gap between keys: 95 × Down on
+the answers table (row 90 asks for the next 100-row page; `next_page_ms` is how long
+it then takes to arrive), and the filter flow `/`, "ans-000", Enter; plus the time
+until the filtered table shows rows.
 (`pilot.press` itself is not used for timing: it waits until the whole process is
 idle, >= 60 ms even on a bare app and up to 2 s while a background worker computes.)
 The bare app's Down latency on a 200-row DataTable is reported as the harness baseline.
@@ -88,7 +91,7 @@ async def _probe_bare() -> dict[str, Any]:
     app = Bare()
     async with app.run_test(size=SIZE) as pilot:
         while not app.screen.is_mounted:
-            await pilot.pause(0.002)
+            await asyncio.sleep(0.002)
         ready = time.time()
         # the same key measurement on a plain 200-row DataTable, for comparison
         table = app.query_one(DataTable)
@@ -109,13 +112,14 @@ async def _probe_tracer(vault: Path, key: Path) -> dict[str, Any]:
     from textual.css.query import NoMatches
     from textual.widgets import Input
 
-    from tracer.tui.app import TracerApp
     from tracer.tui.context import LaunchOptions
+    from tracer.tui.opening import build_app
+
+    app = build_app(LaunchOptions(vault, key, PASSPHRASE.encode()))
     from tracer.tui.screens.answers import AnswersScreen
 
-    app = TracerApp(LaunchOptions(vault, key, PASSPHRASE.encode()))
     out: dict[str, Any] = {}
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE):
 
         def ready() -> bool:
             scr = app.screen
@@ -130,7 +134,7 @@ async def _probe_tracer(vault: Path, key: Path) -> dict[str, Any]:
         while not ready():
             if time.time() > deadline:
                 raise SystemExit("answers screen never showed rows")
-            await pilot.pause(0.005)
+            await asyncio.sleep(0.002)
         out["ready_at"] = time.time()
         screen = app.screen
         table = screen.table

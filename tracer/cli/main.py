@@ -7,11 +7,11 @@ errors (bad flags, unreadable key, vault in use, damaged vault).
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 from collections.abc import Callable, Sequence
 
 from store.errors import StoreError
-from tracer.cli import access_cmds, engine_cmds, export_cmds, store_cmds, ui_cmds
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -20,21 +20,27 @@ EXIT_USAGE = 2
 Handler = Callable[[argparse.Namespace], int]
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: modules under tracer.cli that register subcommands, in the order `--help` lists them
+COMMAND_MODULES = ("store_cmds", "engine_cmds", "access_cmds", "ui_cmds", "export_cmds")
+
+
+def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentParser:
+    """`modules` narrows the registration: `tracer open` skips ingest, schemas and reports."""
     parser = argparse.ArgumentParser(
         prog="tracer",
         description="Verify what an AI assistant answered, from which exact source text, "
         "and whether that evidence is still intact.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for module in (store_cmds, engine_cmds, access_cmds, ui_cmds, export_cmds):
-        module.register(sub)
+    for name in modules:
+        importlib.import_module(f"tracer.cli.{name}").register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args_in = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(("ui_cmds",) if args_in[:1] == ["open"] else COMMAND_MODULES)
+    args = parser.parse_args(args_in)
     handler: Handler = args.handler
     try:
         return handler(args)

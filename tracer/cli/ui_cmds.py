@@ -31,8 +31,8 @@ def register(sub: Sub) -> None:
 
 
 def run_open(args: argparse.Namespace) -> int:
-    from tracer.tui.app import TracerApp  # Textual loads only for this command
     from tracer.tui.context import LaunchOptions
+    from tracer.tui.opening import build_app  # Textual loads only for this command
 
     key: Path | None = args.key
     if key is None and os.environ.get("TRACER_KEY"):
@@ -41,5 +41,5 @@ def run_open(args: argparse.Namespace) -> int:
     if args.passphrase_file is not None or os.environ.get("TRACER_PASSPHRASE") is not None:
         passphrase = read_passphrase(args.passphrase_file, str(key))
     options = LaunchOptions(args.vault, key, passphrase, args.forensic, args.theme)
-    TracerApp(options).run()
+    build_app(options).run()
     return 0

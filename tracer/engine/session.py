@@ -18,7 +18,6 @@ from store.crypto import Identity, PublicIdentity, b64d
 from store.entries import make_statement
 from store.errors import AccessDeniedError, SignatureError
 from store.keyring import ALL_SCOPES, DataKeys, in_scope
-from store.merkle import ProofError
 from store.note import Checkpoint, open_note
 from store.roster import investigators
 from store.vault import Vault
@@ -186,9 +185,22 @@ class Session:
 
 
 def _check_history(vault: Vault, cp: Checkpoint, prev: Seen | None) -> tuple[type[TrustError], str]:
-    """(TrustError, '') when the log extends what we saw; otherwise the error and reason."""
-    leaves = vault.leaf_hashes()
-    if len(leaves) < cp.size or merkle.root(leaves[: cp.size]) != cp.root:
+    """(TrustError, '') when the log extends what we saw; otherwise the error and reason.
+
+    One pass over the stored leaves: the root at `prev.size` on the way to `cp.size`
+    decides rollback/fork exactly as a consistency proof built from the same leaves
+    would, without hashing the tree a second time (120k leaves at a million passages).
+    """
+    leaves = vault.leaf_hashes(cp.size)
+    acc = merkle.RootAccumulator()
+    mid = min(max(prev.size, 0), cp.size) if prev is not None else 0
+    append = acc.append
+    for leaf in leaves[:mid]:
+        append(leaf)
+    at_prev = acc.root()
+    for leaf in leaves[mid:]:
+        append(leaf)
+    if len(leaves) < cp.size or acc.root() != cp.root:
         return TrustError, (
             f"the log does not match its latest checkpoint (size {cp.size}, root "
             f"{cp.root.hex()[:16]}); run `tracer verify` to pin the damage"
@@ -200,10 +212,7 @@ def _check_history(vault: Vault, cp: Checkpoint, prev: Seen | None) -> tuple[typ
             f"ROLLBACK: this machine last saw size {prev.size} root {prev.root[:16]}, the vault is "
             f"at size {cp.size} root {cp.root.hex()[:16]} (an older copy?)"
         )
-    try:
-        proof = merkle.consistency_proof(prev.size, cp.size, leaves) if prev.size else []
-        merkle.verify_consistency(prev.size, cp.size, bytes.fromhex(prev.root), cp.root, proof)
-    except ProofError:
+    if prev.size < 0 or at_prev != bytes.fromhex(prev.root):
         return ForkError, (
             f"FORK: the vault at size {cp.size} root {cp.root.hex()[:16]} does not extend the "
             f"checkpoint this machine saw at size {prev.size} root {prev.root[:16]}"

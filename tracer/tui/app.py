@@ -3,23 +3,34 @@
 Kept small on purpose (frogmouth-style): screens own their flows; the app only holds
 the Engine once unlocked and routes the global actions.  Screens other than unlock and
 the answers list are imported when first asked for, so start-up pays only for those two.
+
+With key and passphrase given, the unlock is already running (`tracer.tui.opening`)
+when the app starts: the answers screen is drawn empty while it runs and asks for rows
+only once the session exists, so the unlock stays on the record before any evidence is
+shown; a refusal replaces it with the unlock screen, which names the refusal.
 """
 
 from __future__ import annotations
 
+import asyncio
 import sys
 import time
 from typing import ClassVar
 
+from rich.text import Text
 from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
 
+from store.errors import StoreError
+from tracer.inert import inert
 from tracer.tui.commands import ActionCommands
 from tracer.tui.context import Engine, LaunchOptions
 from tracer.tui.messages import Recorded
+from tracer.tui.opening import Opening
 from tracer.tui.screens.answers import AnswersScreen
-from tracer.tui.screens.unlock import UnlockScreen
+from tracer.tui.screens.unlock import UnlockScreen, refusal_headline
+from tracer.tui.text import plain, safe_line
 from tracer.tui.theme import HIGH_CONTRAST, MONO_ANSI, THEME_NAMES
 from tracer.tui.widgets.status_bar import StatusBar
 
@@ -47,9 +58,11 @@ class TracerApp(App[None]):
         Binding("q", "quit", "Quit", id="tracer.quit", tooltip="Close the vault and leave"),
     ]
 
-    def __init__(self, options: LaunchOptions):
+    def __init__(self, options: LaunchOptions, opening: Opening | None = None):
         super().__init__()
         self.options = options
+        #: the unlock already running (see `build_app`); started on mount when not given
+        self._opening = opening
         self._engine: Engine | None = None
         #: time.monotonic() of the last key or mouse action; background workers (the
         #: state counts) step aside for a moment after it so the response comes first
@@ -78,15 +91,56 @@ class TracerApp(App[None]):
         self.register_theme(HIGH_CONTRAST)
         self._ansi_default = self.ansi_theme_dark
         self._set_contrast(self.options.theme == "high-contrast")
-        self.push_screen(UnlockScreen(self.options))
+        o = self.options
+        if self._opening is None and o.key is not None and o.passphrase is not None:
+            self._opening = Opening(o)
+        if self._opening is None:
+            self.push_screen(UnlockScreen(o))
+            return
+        self.push_screen(AnswersScreen())
+        self.run_worker(self._await_opening(self._opening), group="unlock", exclusive=True)
+
+    async def _await_opening(self, opening: Opening) -> None:
+        try:
+            session = await asyncio.wrap_future(opening.future)
+        except (StoreError, OSError) as exc:
+            self._opening = None
+            self.switch_screen(UnlockScreen(self.options, refused=(refusal_headline(exc), str(exc))))
+            return
+        self._opening = None
+        self.opened(Engine(session))
 
     def opened(self, engine: Engine) -> None:
-        """Called by the unlock screen once the engine accepted us."""
+        """Called once the engine accepted us (unlock screen or the early opening)."""
         self._engine = engine
-        self.switch_screen(AnswersScreen())
+        if isinstance(self.screen, AnswersScreen):
+            self.screen.engine_ready()
+        else:
+            self.switch_screen(AnswersScreen())
+        self.refresh_bindings()
+        st = engine.session.status
+        if st.pin == "first use":
+            self.notify(
+                Text.assemble(
+                    plain("Custodian key pinned on first use: "),
+                    safe_line(st.custodian),
+                    plain(f" {st.custodian_key_id}. Confirm this fingerprint out of band."),
+                ).plain,
+                title="first use",
+                markup=False,
+                timeout=8,
+            )
+        for warning in st.warnings:
+            self.notify(inert(warning), severity="warning", markup=False)
+        if st.forensic:
+            self.notify(
+                inert(st.forensic_reason), title="FORENSIC", severity="error", markup=False, timeout=15
+            )
 
     def on_unmount(self) -> None:
         self.workers.cancel_all()
+        if self._opening is not None:
+            self._opening.discard()
         if self._engine is not None:
             self._engine.close()
 

@@ -12,8 +12,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from tracer.engine.session import Session
+if TYPE_CHECKING:
+    from tracer.engine.session import Session
 
 __all__ = ["Engine", "LaunchOptions"]
 

@@ -34,6 +34,7 @@ from tracer.tui.messages import Failed
 from tracer.tui.screens.base import TracerScreen
 from tracer.tui.screens.prompt import PromptScreen
 from tracer.tui.text import plain, safe_line, state_word
+from tracer.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     from tracer.engine.session import Session
@@ -141,6 +142,15 @@ class AnswersScreen(TracerScreen):
 
     def on_mount(self) -> None:
         self.table.focus()
+        if self.tracer_app.unlocked:
+            self.reload()
+        else:  # the early opening is still unlocking: nothing from the vault yet
+            self.query_one("#summary", Static).update(plain("unlocking…"))
+
+    def engine_ready(self) -> None:
+        """The unlock (and its access entry) completed after this screen was drawn."""
+        for bar in self.query_children(StatusBar):
+            bar.refresh(layout=True)  # the unlocked bar may wrap where "locked" did not
         self.reload()
 
     @property
@@ -343,7 +353,7 @@ class AnswersScreen(TracerScreen):
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         near_end = event.cursor_row >= self.table.row_count - 10
-        if near_end and not self.exhausted and not self.loading:
+        if near_end and not self.exhausted and not self.loading and self.tracer_app.unlocked:
             self.loading = True
             self._load_page(self.generation, self.list_filter, self.cursor, self.descending)
 
@@ -390,4 +400,6 @@ class AnswersScreen(TracerScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """The list is the bottom of the stack: there is nowhere further back."""
-        return action != "back"
+        if action == "back":
+            return False
+        return True if self.tracer_app.unlocked else None

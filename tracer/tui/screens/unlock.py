@@ -8,7 +8,6 @@ rollback or fork detected.  Key derivation and the unlock run in a worker.
 from __future__ import annotations
 
 import os
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, cast
@@ -22,22 +21,14 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Checkbox, Footer, Input, Static
 
-from store.crypto import load_identity
 from store.errors import AccessDeniedError, KeyFileError, StoreError, VaultInUseError
-from tracer.engine.session import (
-    RevokedInvestigatorError,
-    Session,
-    UnknownInvestigatorError,
-    VaultPeek,
-    peek,
-    unlock,
-)
 from tracer.engine.trust import CustodianChangedError, ForkError, RollbackError, TrustError
-from tracer.inert import inert
 from tracer.tui.context import Engine, LaunchOptions
+from tracer.tui.opening import OPEN_LOCK
 from tracer.tui.text import plain, safe, safe_line
 
 if TYPE_CHECKING:
+    from tracer.engine.session import Session, VaultPeek
     from tracer.tui.app import TracerApp
 
 __all__ = ["UnlockScreen", "refusal_headline"]
@@ -45,6 +36,8 @@ __all__ = ["UnlockScreen", "refusal_headline"]
 
 def refusal_headline(exc: BaseException) -> str:
     """A short name for the refusal; the engine's full message is shown beneath it."""
+    from tracer.engine.session import RevokedInvestigatorError, UnknownInvestigatorError
+
     named: list[tuple[type[BaseException], str]] = [
         (KeyFileError, "REFUSED: the key file could not be opened (wrong passphrase?)"),
         (RevokedInvestigatorError, "REFUSED: revoked investigator"),
@@ -80,11 +73,13 @@ class UnlockScreen(Screen[None]):
         headline: str
         detail: str
 
-    def __init__(self, options: LaunchOptions):
+    def __init__(self, options: LaunchOptions, refused: tuple[str, str] | None = None):
+        """`refused`: (headline, detail) of an unlock that already failed before this screen."""
         super().__init__()
         self.options = options
-        # one process may not hold a read-only and a read-write DuckDB handle at once
-        self._open_lock = threading.Lock()
+        self.refused = refused
+        self._peeked: Path | None = None
+        self._peek_later = False
 
     def compose(self) -> ComposeResult:
         o = self.options
@@ -107,10 +102,17 @@ class UnlockScreen(Screen[None]):
         peek: VaultPeek | None
         error: str
 
-    @work(thread=True, exclusive=True, group="peek")
     def _peek(self, vault: Path) -> None:
+        if vault != self._peeked:
+            self._peeked = vault
+            self._peek_worker(vault)
+
+    @work(thread=True, exclusive=True, group="peek")
+    def _peek_worker(self, vault: Path) -> None:
+        from tracer.engine.session import peek
+
         try:
-            with self._open_lock:
+            with OPEN_LOCK:
                 self.post_message(self.Peeked(peek(vault), ""))
         except (StoreError, OSError) as exc:
             self.post_message(self.Peeked(None, str(exc)))
@@ -142,10 +144,15 @@ class UnlockScreen(Screen[None]):
             self._peek(Path(event.value))
 
     def on_mount(self) -> None:
-        if self.options.key is None or self.options.passphrase is None:
-            self._peek(self.options.vault)
-        if self.options.key is not None and self.options.passphrase is not None:
+        if self.refused is not None:
+            self.post_message(self.Refused(*self.refused))
+        elif self.options.key is not None and self.options.passphrase is not None:
+            # peeked after a refusal only: while unlocking it would wait on the same lock
+            self._peeked = self.options.vault
+            self._peek_later = True
             self._start(self.options.passphrase)
+            return
+        self._peek(self.options.vault)
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -163,9 +170,12 @@ class UnlockScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="unlock")
     def _unlock(self, vault: Path, key: Path, passphrase: bytes, forensic: bool) -> None:
+        from store.crypto import load_identity
+        from tracer.engine.session import unlock
+
         try:
             identity = load_identity(key, passphrase)
-            with self._open_lock:
+            with OPEN_LOCK:
                 session = unlock(vault, identity, forensic=forensic)
         except (StoreError, OSError) as exc:
             self.post_message(self.Refused(refusal_headline(exc), str(exc)))
@@ -173,6 +183,9 @@ class UnlockScreen(Screen[None]):
         self.post_message(self.Opened(session))
 
     def on_unlock_screen_refused(self, message: Refused) -> None:
+        if self._peek_later:
+            self._peek_later, self._peeked = False, None
+            self._peek(Path(self.query_one("#vault", Input).value))
         self.query_one("#progress", Static).update("")
         self.query_one("#refusal", Static).update(
             Text.assemble(plain(message.headline, "bold reverse"), "\n", safe(message.detail))
@@ -183,23 +196,4 @@ class UnlockScreen(Screen[None]):
         pw.focus()
 
     def on_unlock_screen_opened(self, message: Opened) -> None:
-        st = message.session.status
-        app = cast("TracerApp", self.app)
-        app.opened(Engine(message.session))
-        if st.pin == "first use":
-            app.notify(
-                Text.assemble(
-                    plain("Custodian key pinned on first use: "),
-                    safe_line(st.custodian),
-                    plain(f" {st.custodian_key_id}. Confirm this fingerprint out of band."),
-                ).plain,
-                title="first use",
-                markup=False,
-                timeout=8,
-            )
-        for warning in st.warnings:
-            app.notify(inert(warning), severity="warning", markup=False)
-        if st.forensic:
-            app.notify(
-                inert(st.forensic_reason), title="FORENSIC", severity="error", markup=False, timeout=15
-            )
+        cast("TracerApp", self.app).opened(Engine(message.session))

@@ -1,0 +1,69 @@
+"""An unlock that starts before Textual does, for `tracer open` with key and passphrase.
+
+Loading Textual and drawing the first frame take about as long as importing the store
+and unlocking; DuckDB opens the file and runs queries without holding the GIL, so
+starting the unlock first lets the two overlap.  Nothing is shown from the vault
+before the unlock (and so its access entry) has completed: the answers screen asks
+for rows only once `Opening.result` has returned a session.
+
+This module must stay light: it is imported before Textual and before the store.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future
+from typing import TYPE_CHECKING
+
+from tracer.tui.context import LaunchOptions
+
+if TYPE_CHECKING:
+    from tracer.engine.session import Session
+    from tracer.tui.app import TracerApp
+
+__all__ = ["Opening", "build_app"]
+
+#: one process may not hold a read-only and a read-write DuckDB handle of a vault at once
+OPEN_LOCK = threading.Lock()
+
+
+class Opening:
+    """`unlock` running in its own thread; its outcome is a `Future`."""
+
+    def __init__(self, options: LaunchOptions):
+        if options.key is None or options.passphrase is None:
+            raise ValueError("an opening needs both the key file and the passphrase")
+        self.options = options
+        self.future: Future[Session] = Future()
+        self._thread = threading.Thread(target=self._run, name="tracer-unlock", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        o = self.options
+        try:
+            from store.crypto import load_identity
+            from tracer.engine.session import unlock
+
+            assert o.key is not None and o.passphrase is not None  # noqa: S101 - checked in __init__
+            identity = load_identity(o.key, o.passphrase)
+            with OPEN_LOCK:
+                session = unlock(o.vault, identity, forensic=o.forensic)
+        except BaseException as exc:  # handed to whoever waits on the future
+            self.future.set_exception(exc)
+            return
+        self.future.set_result(session)
+
+    def discard(self) -> None:
+        """Leaving before the unlock ended: let it finish its append, then close the vault."""
+        self._thread.join(timeout=30)
+        if self.future.done() and self.future.exception() is None:
+            self.future.result().close()
+
+
+def build_app(options: LaunchOptions) -> TracerApp:
+    """The app `tracer open` runs: with key and passphrase, the unlock starts first."""
+    auto = options.key is not None and options.passphrase is not None
+    opening = Opening(options) if auto else None
+    from tracer.tui.app import TracerApp  # Textual loads while the vault opens
+
+    return TracerApp(options, opening)
