@@ -57,8 +57,9 @@ def tv(case: Case) -> Iterator[Case]:
 
 
 def both_ways(vault: Vault, session: Session | None) -> VerifyReport:
-    """Verify in this process, then with worker processes taking one-entry runs:
-    every tampering below must be reported the same, in the same order, both ways."""
+    """Verify in this process, then with worker processes taking one-entry runs and
+    one-passage transform pages (so revisions verified on one page are reused, pinned,
+    on the next): every tampering below must be reported the same, in the same order."""
     inline = _with_workers(0, vault, session)
     pooled = _with_workers(2, vault, session)
     assert [f.to_json() for f in pooled.findings] == [f.to_json() for f in inline.findings]
@@ -69,9 +70,11 @@ def both_ways(vault: Vault, session: Session | None) -> VerifyReport:
 def _with_workers(n: int, vault: Vault, session: Session | None) -> VerifyReport:
     from tracer.engine import verify as verify_module
 
-    saved = (os.environ.get("TRACER_VERIFY_WORKERS"), verify_module._RUN)
+    saved = (os.environ.get("TRACER_VERIFY_WORKERS"), verify_module._RUN, verify_module._TRANSFORM_PAGE)
     os.environ["TRACER_VERIFY_WORKERS"] = str(n)
-    verify_module._RUN = 1
+    if n:
+        verify_module._RUN = 1
+        verify_module._TRANSFORM_PAGE = 1
     try:
         return verify(vault, session)
     finally:
@@ -79,7 +82,7 @@ def _with_workers(n: int, vault: Vault, session: Session | None) -> VerifyReport
             os.environ.pop("TRACER_VERIFY_WORKERS", None)
         else:
             os.environ["TRACER_VERIFY_WORKERS"] = saved[0]
-        verify_module._RUN = saved[1]
+        verify_module._RUN, verify_module._TRANSFORM_PAGE = saved[1], saved[2]
 
 
 def run_verify(case: Case, **kw: Any) -> VerifyReport:

@@ -6,16 +6,15 @@ the code that computes it in a trace.
 
 from __future__ import annotations
 
-import gc
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from store import queries
 from store.queries import AnswerFilter, AnswerRow
 from tracer.clock import now_iso
+from tracer.engine.gcpause import no_cycle_collection
 from tracer.engine.session import Session
 from tracer.engine.trace import Summary, Tracer
 
@@ -101,29 +100,11 @@ def answer_page(
     return [AnswerState(r, tracer.summary(r.answer_id)) for r in rows]
 
 
-@contextmanager
-def _no_cycle_collection() -> Iterator[None]:
-    """Pause the cyclic garbage collector for a batch run.
-
-    A revalidation allocates millions of small acyclic objects (rows, verdicts, states)
-    on top of large live caches, and each generation-2 collection walks all of them:
-    ~12 % of a 10k revalidation.  Reference counting still frees everything; the
-    collector is re-enabled (if it was on) as soon as the run ends.
-    """
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
 def revalidate(
     session: Session, progress: Progress | None = None, f: AnswerFilter | None = None
 ) -> Revalidation:
     """Currency and integrity of every answer (or those matching `f`), paged through the log."""
-    with _no_cycle_collection():
+    with no_cycle_collection(), session.vault.blob_index():
         return _revalidate(session, progress, f)
 
 

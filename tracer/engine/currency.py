@@ -130,6 +130,10 @@ class CurrencyEngine:
         self._texts: LRU[tuple[str, str], TextResult] = LRU(32768)
         self._verdicts: LRU[tuple[Any, ...], Relocation] = LRU(8192)
         self._tombstones: dict[str, TombstoneRow] | None = None
+        # page-scoped pins of verified, normalized revisions (verify's page by page pass)
+        self._pinning = False
+        self._pinned: dict[tuple[str, str], str] = {}
+        self._verified_norm: LRU[tuple[str, str], str] = LRU(4096)
 
     # -- cached reads ------------------------------------------------------------------
 
@@ -141,7 +145,28 @@ class CurrencyEngine:
     def _read(self, digest: str, collection: str) -> TextResult:
         return read_text(self.session, digest, collection, self._tombstone_map())
 
-    def prefetch(self, items: Iterable[tuple[str, str]]) -> None:
+    def next_page(self, revisions: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+        """Start a page of a long pass (verify): passage texts are dropped, and the page's
+        (revision digest, collection) pairs whose verified normalized text is still
+        cached are pinned for the whole page; the pairs returned must be read.
+
+        A pass moves on page by page through passages but keeps coming back to the same
+        popular revisions: pinned, they are neither decrypted nor normalized again, and a
+        pin cannot be evicted by the page's other revisions before it is used.
+        """
+        self._pinning = True
+        self._texts = LRU(self._texts.size)
+        self._pinned = {}
+        todo: list[tuple[str, str]] = []
+        for pair in dict.fromkeys(revisions):
+            norm = self._verified_norm.get(pair)
+            if norm is None:
+                todo.append(pair)
+            else:
+                self._pinned[pair] = norm
+        return todo
+
+    def prefetch(self, items: Iterable[tuple[str, str]], batch: int = _BATCH) -> None:
         """Read every (digest, collection) not yet cached in one batch (`read_texts`).
 
         `read_texts` gives each digest the verdict `read_text` would; the collection only
@@ -158,8 +183,8 @@ class CurrencyEngine:
                 wanted.setdefault(digest, collection)
         pairs = list(wanted.items())
         got: dict[str, TextResult] = {}
-        for i in range(0, len(pairs), _BATCH):
-            got.update(read_texts(s, pairs[i : i + _BATCH], self._tombstone_map()))
+        for i in range(0, len(pairs), batch):
+            got.update(read_texts(s, pairs[i : i + batch], self._tombstone_map()))
         for digest, collection in missing:
             found = got.get(digest) if s.can_read(collection) else None
             if found is None:
@@ -225,12 +250,19 @@ class CurrencyEngine:
         cited = self.cited_revision(ps)
         if cited is None:
             return Transform("revision_not_imported", "the cited revision was never imported")
-        text = self.revision_text(cited)
-        if not text.verified or text.text is None:
-            return Transform("revision_unreadable", f"cited revision text is {text.state}")
-        if not retrieved.verified or retrieved.text is None:
+        pair = (cited.content_sha256, cited.collection)
+        norm = self._pinned.get(pair)
+        if norm is None:
+            text = self.revision_text(cited)
+            if not text.verified or text.text is None:
+                return Transform("revision_unreadable", f"cited revision text is {text.state}")
+            if not retrieved.verified or retrieved.text is None:
+                return Transform("passage_unreadable", f"retrieved text is {retrieved.state}")
+            norm = self.normalized(cited, text)
+            if self._pinning:
+                self._pinned[pair] = self._verified_norm.put(pair, norm)
+        elif not retrieved.verified or retrieved.text is None:
             return Transform("passage_unreadable", f"retrieved text is {retrieved.state}")
-        norm = self.normalized(cited, text)
         loc = ps["locator"]
         quote = normalize_quote(retrieved.text)
         if norm[loc["char_start"] : loc["char_end"]] == quote:

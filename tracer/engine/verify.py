@@ -12,7 +12,6 @@ checksums run for what the viewer can decrypt, and the report says how much was 
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import os
 from collections import deque
@@ -29,6 +28,7 @@ from store.note import Checkpoint, open_note
 from store.vault import Vault
 from tracer.clock import now_iso
 from tracer.engine.currency import LRU, CurrencyEngine, Transform, derived_transform
+from tracer.engine.gcpause import no_cycle_collection
 from tracer.engine.logcheck import Finding, Keyring, RunInput, RunResult, Task, check_run, passage_of
 from tracer.engine.session import Session
 
@@ -134,6 +134,7 @@ class _Verifier:
         # verdicts by everything a non-derived passage's transform depends on: popular
         # chunks are retrieved by many answers and are checked once
         self._tmemo: LRU[tuple[Any, ...], Transform] = LRU(32768)
+        self._engine: CurrencyEngine | None = None
 
     def find(self, kind: str, seq: int | None, detail: str, /, **record: Any) -> None:
         self.findings.append(Finding(kind, seq, {k: v for k, v in record.items() if v is not None}, detail))
@@ -431,9 +432,11 @@ class _Verifier:
                 self._transform_verdict(task, known)
         if not pending:
             return
-        # A fresh engine per page: its text caches then hold one page's texts at most
-        # (revision lists and tombstones are re-read in one query each per page).
-        engine = CurrencyEngine(self.session)
+        # One engine for the whole pass: popular revisions stay normalized across pages,
+        # while passage texts are read afresh per page (they are held one page at most).
+        engine = self._engine
+        if engine is None:
+            engine = self._engine = CurrencyEngine(self.session)
         docs: set[str] = set()
         for task in pending:
             doc = passage_of(task).get("document")
@@ -448,7 +451,9 @@ class _Verifier:
                 if key is not None:
                     seen.add(key)
                 unique.append(task)
-        engine.prefetch(self._page_texts(engine, self._sources, unique))
+        passages, revisions = self._page_texts(engine, self._sources, unique)
+        # one blob scan per page: DuckDB reads texts by scanning, however few are asked
+        engine.prefetch(passages + engine.next_page(revisions), batch=_TRANSFORM_PAGE)
         for task in sorted(pending, key=lambda t: _revision_key(passage_of(t))):
             seq, pos, kind, _answer, _passage, _ps, key = task
             ps = passage_of(task)
@@ -489,11 +494,13 @@ class _Verifier:
         engine: CurrencyEngine,
         sources: LRU[str, tuple[str, str]],
         tasks: list[Task],
-    ) -> list[tuple[str, str]]:
-        """(digest, collection) of every readable text a page's passages will ask for."""
+    ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+        """(digest, collection) of every readable text a page's passages will ask for:
+        the passages' own texts and their sources', then the cited revisions'."""
         assert self.session is not None  # noqa: S101 - checked by the caller
         can_read = self.session.can_read
         items: list[tuple[str, str]] = []
+        revisions: list[tuple[str, str]] = []
         for task in tasks:
             ps = passage_of(task)
             try:
@@ -513,10 +520,10 @@ class _Verifier:
                     continue
                 cited = engine.cited_revision(ps)
                 if cited is not None:
-                    items.append((cited.content_sha256, cited.collection))
+                    revisions.append((cited.content_sha256, cited.collection))
             except (KeyError, TypeError, ValueError, AttributeError):
                 continue  # reported when the passage itself is checked
-        return [(d, c) for d, c in items if can_read(c)]
+        return [(d, c) for d, c in items if can_read(c)], [(d, c) for d, c in revisions if can_read(c)]
 
     def _transform(
         self, engine: CurrencyEngine, sources: LRU[str, tuple[str, str]], ps: dict[str, Any]
@@ -549,16 +556,8 @@ _VERIFY_MEMORY_LIMIT = "256MB"
 
 
 def verify(vault: Vault, session: Session | None = None, progress: Progress | None = None) -> VerifyReport:
-    # The pass keeps many small objects alive (pages of payloads, memo entries); the
-    # cyclic collector would walk them all over and over for nothing it could free.
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        with vault.memory_limit(_VERIFY_MEMORY_LIMIT), vault.blob_index():
-            return _verify(vault, session, progress)
-    finally:
-        if was:
-            gc.enable()
+    with no_cycle_collection(), vault.memory_limit(_VERIFY_MEMORY_LIMIT), vault.blob_index():
+        return _verify(vault, session, progress)
 
 
 def _verify(vault: Vault, session: Session | None, progress: Progress | None) -> VerifyReport:

@@ -1,0 +1,27 @@
+"""A pause of the cyclic garbage collector for one batch run (verify, revalidate)."""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+__all__ = ["no_cycle_collection"]
+
+
+@contextmanager
+def no_cycle_collection() -> Iterator[None]:
+    """Pause the cyclic garbage collector for a batch run.
+
+    A run over the whole log allocates millions of small acyclic objects (payloads,
+    rows, verdicts) on top of large live caches, and each generation-2 collection walks
+    all of them (~12 % of a 10k revalidation).  Reference counting still frees
+    everything; the collector is re-enabled (if it was on) as soon as the run ends.
+    """
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
