@@ -235,35 +235,53 @@ class ViewRebuild:
         self.vault = vault
         self._ranges = _Ranges(vault)
         self._rows: Rows = {t: [] for t in VIEW_COLUMNS}
+        self._tables: dict[tuple[str, bool], list[RowsTable]] = {}
         self._pending = 0
         self._current: int | None = None
 
     def add(self, seq: int, rows: Rows) -> None:
         """The rows of entries from `seq` on, all in the same compare range as `seq`."""
-        lo = _lo(seq)
-        if self._current is not None and lo != self._current:
-            self._ranges.close(self._current, self._rows)
-            self._pending = 0
-        self._current = lo
+        self._enter(seq)
         for table, items in rows.items():
             if items:
                 self._rows[table].extend(items)
                 self._pending += len(items)
         if self._pending >= _FLUSH:
-            _flush(self.vault, self._rows)
-            self._pending = 0
+            self._flush()
 
     def add_tables(self, seq: int, tables: Mapping[str, RowsTable]) -> None:
-        """`add` for rows already built as Arrow tables (by a worker process)."""
-        self.add(seq, {})
+        """`add` for rows already built as Arrow tables (by a worker process); they are
+        inserted together, one INSERT per view and flush rather than one per run."""
+        self._enter(seq)
         for table, rows in tables.items():
-            insert_table(self.vault.con, table, rows, target=f"temp.r_{table}")
+            self._tables.setdefault((table, rows.typed), []).append(rows)
+            self._pending += rows.num_rows
+        if self._pending >= _FLUSH:
+            self._flush()
 
     def finish(self) -> list[ViewDiff]:
         if self._current is not None:
+            self._flush()
             self._ranges.close(self._current, self._rows)
             self._current = None
         return self._ranges.finish()
+
+    def _enter(self, seq: int) -> None:
+        lo = _lo(seq)
+        if self._current is not None and lo != self._current:
+            self._flush()
+            self._ranges.close(self._current, self._rows)
+        self._current = lo
+
+    def _flush(self) -> None:
+        _flush(self.vault, self._rows)
+        for (table, typed), parts in self._tables.items():
+            if typed and len(parts) > 1:  # same schema: the view's own types
+                parts = [RowsTable(pa.concat_tables([p.table for p in parts]), True)]
+            for part in parts:  # inferred types may differ from part to part
+                insert_table(self.vault.con, table, part, target=f"temp.r_{table}")
+        self._tables = {}
+        self._pending = 0
 
 
 def compare_range(seq: int) -> int:

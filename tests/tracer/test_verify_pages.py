@@ -1,6 +1,7 @@
-"""The transform check pages through passages; revisions verified on one page are pinned
-and reused on later pages.  A page size of one passage must give exactly the verdicts of
-one page for everything, including passages that are not at their locator."""
+"""The transform check pages through passages and reads texts a chunk of revisions at a
+time; revisions verified in one chunk are pinned and reused in later ones.  One-revision
+chunks and one-passage pages must give exactly the verdicts of one page for everything,
+including passages that are not at their locator."""
 
 from __future__ import annotations
 
@@ -40,5 +41,7 @@ def test_pinned_revisions_give_the_same_verdicts(case: Case, monkeypatch: pytest
     whole = _findings(case)
     kinds = [k for k, _s, _d in whole[0]]
     assert "transform_found_elsewhere" in kinds and "transform_not_found" in kinds
+    monkeypatch.setattr(verify_module, "_TEXT_CHUNK", 1)
+    assert _findings(case) == whole
     monkeypatch.setattr(verify_module, "_TRANSFORM_PAGE", 1)
     assert _findings(case) == whole

@@ -45,8 +45,10 @@ _TRANSFORM_FINDINGS = frozenset(
 )
 
 _AUTH_FAILED = "stored ciphertext fails authentication (altered after it was written)"
-#: passages whose texts are read together in the transform pass
-_TRANSFORM_PAGE = 20_000
+#: passages held for the transform pass (checked grouped by cited revision), and the
+#: revisions whose texts are read together within it
+_TRANSFORM_PAGE = 200_000
+_TEXT_CHUNK = 2_000
 #: log rows per worker job, and jobs queued per worker
 _RUN = 250
 _QUEUED = 3
@@ -432,8 +434,7 @@ class _Verifier:
                 self._transform_verdict(task, known)
         if not pending:
             return
-        # One engine for the whole pass: popular revisions stay normalized across pages,
-        # while passage texts are read afresh per page (they are held one page at most).
+        # One engine for the whole pass: popular revisions stay normalized across pages.
         engine = self._engine
         if engine is None:
             engine = self._engine = CurrencyEngine(self.session)
@@ -443,24 +444,42 @@ class _Verifier:
             if isinstance(doc, dict) and isinstance(doc.get("document_id"), str):
                 docs.add(doc["document_id"])
         engine.prefetch_revisions(docs)
+        ranked = sorted(((_revision_key(passage_of(t)), i) for i, t in enumerate(pending)))
+        # Texts are read a chunk of revisions at a time, so a page can hold many passages
+        # (each revision normalized once per page) while few texts are held at once.
+        chunk: list[Task] = []
+        revisions = 0
+        last: tuple[str, str] | None = None
+        for rk, i in ranked:
+            if rk != last:
+                if revisions >= _TEXT_CHUNK:
+                    self._transform_chunk(engine, chunk)
+                    chunk, revisions = [], 0
+                revisions += 1
+                last = rk
+            chunk.append(pending[i])
+        if chunk:
+            self._transform_chunk(engine, chunk)
+
+    def _transform_chunk(self, engine: CurrencyEngine, chunk: list[Task]) -> None:
+        memo = self._tmemo
         seen: set[tuple[Any, ...]] = set()
         unique = []
-        for task in pending:
+        for task in chunk:
             key = task[6]
             if key is None or key not in seen:
                 if key is not None:
                     seen.add(key)
                 unique.append(task)
         passages, revisions = self._page_texts(engine, self._sources, unique)
-        # one blob scan per page: DuckDB reads texts by scanning, however few are asked
-        engine.prefetch(passages + engine.next_page(revisions), batch=_TRANSFORM_PAGE)
-        for task in sorted(pending, key=lambda t: _revision_key(passage_of(t))):
+        # one blob scan per chunk: DuckDB reads texts by scanning, however few are asked
+        engine.prefetch(passages + engine.next_page(revisions), batch=len(unique) * 2 + 1)
+        for task in chunk:
             seq, pos, kind, _answer, _passage, _ps, key = task
-            ps = passage_of(task)
             t = memo.get(key) if key is not None else None
             if t is None:
                 try:
-                    t = self._transform(engine, self._sources, ps)
+                    t = self._transform(engine, self._sources, passage_of(task))
                 except (KeyError, TypeError, ValueError) as exc:
                     self._tfind(seq, pos, "entry_malformed", f"passage unreadable: {exc!r}", kind=kind)
                     continue
