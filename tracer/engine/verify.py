@@ -47,7 +47,7 @@ _TRANSFORM_FINDINGS = frozenset(
 _AUTH_FAILED = "stored ciphertext fails authentication (altered after it was written)"
 #: passages held for the transform pass (checked grouped by cited revision), and the
 #: revisions whose texts are read together within it
-_TRANSFORM_PAGE = 200_000
+_TRANSFORM_PAGE = 100_000
 _TEXT_CHUNK = 2_000
 #: log rows per worker job, and jobs queued per worker
 _RUN = 250
