@@ -423,6 +423,17 @@ class Vault:
 
     # -- writing -----------------------------------------------------------------------
 
+    def adopt_accumulator(self, acc: merkle.RootAccumulator) -> None:
+        """Start appends from a tree the caller has just built from this vault's stored
+        leaf hashes (`leaf_hashes`), so the first append does not hash the log again
+        (120k leaves at a million passages).  Ignored unless it covers the whole log and
+        the log is dense, which is what `_accumulator` would check."""
+        if self._acc is not None or self.read_only:
+            return
+        row = self.con.execute("SELECT count(*), coalesce(max(seq), -1) FROM log").fetchall()[0]
+        if int(row[0]) == acc.size == int(row[1]) + 1:
+            self._acc = acc.copy()
+
     def _accumulator(self) -> merkle.RootAccumulator:
         if self._acc is None:
             leaves = self.leaf_hashes()

@@ -205,6 +205,7 @@ def _check_history(vault: Vault, cp: Checkpoint, prev: Seen | None) -> tuple[typ
             f"the log does not match its latest checkpoint (size {cp.size}, root "
             f"{cp.root.hex()[:16]}); run `tracer verify` to pin the damage"
         )
+    vault.adopt_accumulator(acc)
     if prev is None:
         return TrustError, ""
     if prev.size > cp.size:
