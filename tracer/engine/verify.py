@@ -47,7 +47,7 @@ _TRANSFORM_FINDINGS = frozenset(
 _AUTH_FAILED = "stored ciphertext fails authentication (altered after it was written)"
 #: passages held for the transform pass (checked grouped by cited revision), and the
 #: revisions whose texts are read together within it
-_TRANSFORM_PAGE = 100_000
+_TRANSFORM_PAGE = 200_000
 _TEXT_CHUNK = 2_000
 #: log rows per worker job, and jobs queued per worker
 _RUN = 250
@@ -131,6 +131,7 @@ class _Verifier:
         self._scopes: list[str] | None = list(session.scopes) if session is not None else None
         self._sources: LRU[str, tuple[str, str]] = LRU(4096)
         self._tpage: list[Task] = []
+        self._tkeys: dict[tuple[Any, ...], tuple[Any, ...]] = {}
         self._tdeferred: list[Task] = []
         self._tfindings: list[tuple[int, int, Finding]] = []
         # verdicts by everything a non-derived passage's transform depends on: popular
@@ -270,10 +271,20 @@ class _Verifier:
             self.rebuild.add(item.rows[0][0], result.rows)
             self.rebuild.add_tables(item.rows[0][0], result.tables)
         self._tdeferred.extend(result.deferred)
-        self._tpage.extend(result.tasks)
+        # one key object per distinct passage key on a page: each run's are separate
+        # copies after pickling, and a page holds many repeats of popular chunks
+        keys = self._tkeys
+        for task in result.tasks:
+            key = task[6]
+            if key is not None:
+                same = keys.setdefault(key, key)
+                if same is not key:
+                    task = (task[0], task[1], task[2], task[3], task[4], task[5], same)
+            self._tpage.append(task)
         if len(self._tpage) >= _TRANSFORM_PAGE:
             self._transform_tasks(self._tpage)
             self._tpage = []
+            self._tkeys = {}
         return pool
 
     def _check_checkpoints(self, cps: list[Any], root: bytes, size: int) -> None:
