@@ -376,3 +376,25 @@ async def test_rows_show_first_and_states_fill_in_from_the_engine(built: Built) 
             aid = rows[i].answer_id
             assert _PENDING not in cells
             assert cells[5:] == [want[aid].integrity, want[aid].currency]
+
+
+async def test_a_failed_verification_says_so_on_the_screen(
+    built: Built, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not only a passing toast: the result line says it failed, and the bar stops."""
+    from tracer.tui.screens import verify as verify_screen
+
+    def broken(*_a: object, **_k: object) -> None:
+        raise RuntimeError("disk \x1b[31mred\x1b[0m unreadable")
+
+    monkeypatch.setattr(verify_screen, "verify", broken)
+    app = built.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("v")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, VerifyScreen) and screen.report is None
+        phase = str(screen.query_one("#verify-phase", Static).render())
+        assert phase.startswith("failed: disk") and "\x1b" not in phase
+        assert screen.query_one(ProgressBar).progress == 0

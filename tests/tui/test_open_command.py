@@ -44,3 +44,32 @@ def test_environment_key_and_typed_passphrase(
     monkeypatch.setenv("TRACER_KEY", "env.key")
     assert main(["open", "v"]) == 0
     assert launched == [LaunchOptions(Path("v"), Path("env.key"), None, False, "default")]
+
+
+def test_open_starts_the_resource_tracker_while_stderr_is_real(tmp_path: Path) -> None:
+    """Verify's worker processes need multiprocessing's resource tracker, which can only
+    be started while stderr has a file descriptor: before the app replaces it."""
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\n"
+        "from pathlib import Path\n"
+        "from multiprocessing import resource_tracker\n"
+        "from tracer.tui.context import LaunchOptions\n"
+        "from tracer.tui.opening import build_app\n"
+        "assert resource_tracker._resource_tracker._fd is None\n"
+        f"build_app(LaunchOptions(Path({str(tmp_path)!r})))\n"
+        "class Captured:\n"
+        "    def write(self, s): return len(s)\n"
+        "    def flush(self): pass\n"
+        "    def fileno(self): return -1\n"
+        "sys.stderr = Captured()\n"
+        "from concurrent.futures import ProcessPoolExecutor\n"
+        "from multiprocessing import get_context\n"
+        "with ProcessPoolExecutor(1, mp_context=get_context('spawn')) as pool:\n"
+        "    assert pool.submit(abs, -3).result(timeout=60) == 3\n"
+        "print('ok')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr

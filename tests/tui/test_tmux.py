@@ -105,3 +105,37 @@ def test_tracer_open_in_tmux(built: Built, tmux: Tmux, tmp_path: Path) -> None:
     while tmux.alive() and time.monotonic() < tmux.deadline:
         time.sleep(0.1)
     assert not tmux.alive(), "tracer did not quit on q"
+
+
+def test_verify_with_worker_processes_in_a_real_terminal(built: Built, tmux: Tmux, tmp_path: Path) -> None:
+    """Inside the running app stderr is Textual's capture, which has no file descriptor;
+    worker processes must still start (and verify must finish) from a real terminal."""
+    tracer = Path(sys.executable).parent / "tracer"
+    env = {
+        "TRACER_HOME": str(tmp_path / "tracer-home"),
+        "TRACER_CLOCK": CLOCK,
+        "TERM": "xterm-256color",
+        "TRACER_PASSPHRASE": PASSPHRASE.decode(),
+        "TRACER_VERIFY_WORKERS": "2",
+    }
+    command = " ".join(
+        [
+            "env",
+            "-u",
+            "COLUMNS",
+            "-u",
+            "LINES",
+            *(f"{k}={shlex.quote(v)}" for k, v in env.items()),
+            shlex.quote(str(tracer)),
+            "open",
+            shlex.quote(str(built.vault)),
+            "--key",
+            shlex.quote(str(built.keys.ines)),
+        ]
+    )
+    tmux.run("new-session", "-d", "-s", "tracer", "-x", "160", "-y", "48", command)
+    tmux.wait_for("9 answer(s)", "ans-runbook")
+    tmux.run("send-keys", "-t", "tracer", "v")
+    result = tmux.wait_for("RESULT", "done at")
+    assert "finding(s)" in result and "failed:" not in result, result
+    tmux.run("send-keys", "-t", "tracer", "q")

@@ -101,6 +101,22 @@ def _worker_count(entries: int) -> int:
     return cores if cores > 1 and entries >= _POOL_MIN_ENTRIES else 0
 
 
+def _pool(workers: int) -> ProcessPoolExecutor | None:
+    """Worker processes, or None: without them the same checks run in this process.
+
+    Creating the pool can fail where processes cannot be started as usual (inside a
+    Textual app before `tracer.tui.opening` started the resource tracker, stderr has no
+    file descriptor to hand on; a sandbox may forbid semaphores): that is no reason to
+    fail verification.
+    """
+    if not workers:
+        return None
+    try:
+        return ProcessPoolExecutor(workers, mp_context=get_context("spawn"))
+    except (OSError, ValueError, RuntimeError):
+        return None
+
+
 @dataclass
 class _Pending:
     """A run of log rows, checked in a worker (`future`) or, when its turn comes, here."""
@@ -163,7 +179,7 @@ class _Verifier:
         if 0 in by_size:
             self._check_checkpoints(by_size.pop(0), acc.root(), 0)
         workers = _worker_count(count)
-        pool = ProcessPoolExecutor(workers, mp_context=get_context("spawn")) if workers else None
+        pool = _pool(workers)
         queue: deque[_Pending] = deque()
         run: list[tuple[int, str, bytes, bytes, bytes]] = []
         try:

@@ -62,8 +62,26 @@ class Opening:
 
 def build_app(options: LaunchOptions) -> TracerApp:
     """The app `tracer open` runs: with key and passphrase, the unlock starts first."""
+    _start_resource_tracker()
     auto = options.key is not None and options.passphrase is not None
     opening = Opening(options) if auto else None
     from tracer.tui.app import TracerApp  # Textual loads while the vault opens
 
     return TracerApp(options, opening)
+
+
+def _start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker while stderr is still the terminal's.
+
+    Verification of a large log uses worker processes; their first queue starts the
+    tracker, which passes on `sys.stderr.fileno()`, and inside the running app stderr is
+    Textual's capture, which has no file descriptor (`fork_exec` refuses it).  Started
+    here, before the app runs, the tracker is already there when verify needs it.
+    Should it fail, verify checks everything in this process instead.
+    """
+    try:
+        from multiprocessing import resource_tracker
+
+        resource_tracker.ensure_running()
+    except (OSError, ValueError):
+        pass

@@ -101,6 +101,14 @@ class VerifyScreen(TracerScreen):
             return
         self.post_message(self.Done(report))
 
+    def on_failed(self, message: Failed) -> None:
+        """Say so where the result would have been, not only in a passing toast."""
+        super().on_failed(message)
+        self.query_one("#verify-phase", Static).update(
+            Text.assemble(plain("failed: "), safe_line(message.error))
+        )
+        self.query_one("#verify-progress", ProgressBar).update(total=1, progress=0)
+
     def on_verify_screen_progress(self, message: Progress) -> None:
         self.query_one("#verify-phase", Static).update(
             plain(f"{message.phase}: {message.done}/{message.total}")
