@@ -58,17 +58,18 @@ def tmux(tmp_path: Path) -> Iterator[Tmux]:
     subprocess.run([*t.base, "kill-server"], capture_output=True)
 
 
-def test_tracer_open_in_tmux(built: Built, tmux: Tmux, tmp_path: Path) -> None:
+def _open_command(built: Built, tmp_path: Path, **extra: str) -> str:
+    """`tracer open` on the fixture vault as ines, in a clean environment plus `extra`."""
     tracer = Path(sys.executable).parent / "tracer"
     env = {"TRACER_HOME": str(tmp_path / "tracer-home"), "TRACER_CLOCK": CLOCK, "TERM": "xterm-256color"}
-    command = " ".join(
+    return " ".join(
         [
             "env",
             "-u",
             "COLUMNS",
             "-u",
             "LINES",
-            *(f"{k}={shlex.quote(v)}" for k, v in env.items()),
+            *(f"{k}={shlex.quote(v)}" for k, v in {**env, **extra}.items()),
             shlex.quote(str(tracer)),
             "open",
             shlex.quote(str(built.vault)),
@@ -76,7 +77,10 @@ def test_tracer_open_in_tmux(built: Built, tmux: Tmux, tmp_path: Path) -> None:
             shlex.quote(str(built.keys.ines)),
         ]
     )
-    tmux.run("new-session", "-d", "-s", "tracer", "-x", "160", "-y", "48", command)
+
+
+def test_tracer_open_in_tmux(built: Built, tmux: Tmux, tmp_path: Path) -> None:
+    tmux.run("new-session", "-d", "-s", "tracer", "-x", "160", "-y", "48", _open_command(built, tmp_path))
     # the footer is painted last: once it shows, the passphrase field has focus
     tmux.wait_for("Passphrase", "Unlock a tracer vault", "Unlock ")
     tmux.run("send-keys", "-t", "tracer", "-l", PASSPHRASE.decode())
@@ -110,29 +114,7 @@ def test_tracer_open_in_tmux(built: Built, tmux: Tmux, tmp_path: Path) -> None:
 def test_verify_with_worker_processes_in_a_real_terminal(built: Built, tmux: Tmux, tmp_path: Path) -> None:
     """Inside the running app stderr is Textual's capture, which has no file descriptor;
     worker processes must still start (and verify must finish) from a real terminal."""
-    tracer = Path(sys.executable).parent / "tracer"
-    env = {
-        "TRACER_HOME": str(tmp_path / "tracer-home"),
-        "TRACER_CLOCK": CLOCK,
-        "TERM": "xterm-256color",
-        "TRACER_PASSPHRASE": PASSPHRASE.decode(),
-        "TRACER_VERIFY_WORKERS": "2",
-    }
-    command = " ".join(
-        [
-            "env",
-            "-u",
-            "COLUMNS",
-            "-u",
-            "LINES",
-            *(f"{k}={shlex.quote(v)}" for k, v in env.items()),
-            shlex.quote(str(tracer)),
-            "open",
-            shlex.quote(str(built.vault)),
-            "--key",
-            shlex.quote(str(built.keys.ines)),
-        ]
-    )
+    command = _open_command(built, tmp_path, TRACER_PASSPHRASE=PASSPHRASE.decode(), TRACER_VERIFY_WORKERS="2")
     tmux.run("new-session", "-d", "-s", "tracer", "-x", "160", "-y", "48", command)
     tmux.wait_for("9 answer(s)", "ans-runbook")
     tmux.run("send-keys", "-t", "tracer", "v")
