@@ -8,7 +8,7 @@ Rebuilt views go to temporary tables, so a hand-edited view is never trusted her
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,22 +20,18 @@ from store.vault import Vault, insert_rows, insert_table
 from store.views import Rows
 
 __all__ = [
-    "DigestFact",
     "DigestVerdict",
     "ViewDiff",
     "ViewRebuild",
     "answer_text_ref",
     "blob_digests_unreferenced",
     "compare_range",
-    "digest_facts",
     "digest_verdicts",
     "log_shape",
 ]
 
-Progress = Callable[[int], None]
 #: rebuilt rows held before they go to the temp tables
 _FLUSH = 50_000
-_PAGE = 5_000
 #: seqs per range when comparing views, and the most differing rows reported per view
 _COMPARE = 5_000
 _DIFF_LIMIT = 200
@@ -48,20 +44,6 @@ class ViewDiff:
     seq: int
     row: str
     values: dict[str, Any] = field(default_factory=dict, compare=False)
-
-
-@dataclass(frozen=True)
-class DigestFact:
-    digest: str
-    role: str
-    collection: str
-    seq: int
-    answer_id: str | None
-    passage_id: str | None
-    present: bool
-    tombstone_seq: int | None
-    document_id: str | None = None
-    revision: str | None = None
 
 
 def log_shape(vault: Vault) -> tuple[int, list[int], int]:
@@ -294,36 +276,6 @@ def _flush(vault: Vault, rows: Rows) -> None:
         if items:
             insert_rows(vault.con, table, items, target=f"temp.r_{table}")
             items.clear()
-
-
-def digest_facts(vault: Vault) -> Iterator[DigestFact]:
-    """Every digest the (rebuilt) log references, with presence and tombstone facts."""
-    sql = """
-        SELECT d.digest, d.role, d.collection, d.seq, a.answer_id, d.passage_id,
-               EXISTS (SELECT 1 FROM blobs b WHERE b.digest = d.digest) AS present,
-               (SELECT min(t.seq) FROM temp.r_tombstone_refs t WHERE t.digest = d.digest) AS tomb,
-               r.document_id, r.revision
-        FROM temp.r_refs d
-        LEFT JOIN temp.r_answer_refs a ON a.seq = d.seq
-        LEFT JOIN temp.r_revision_refs r ON r.seq = d.seq
-        WHERE d.seq >= ? AND d.seq < ?
-        ORDER BY d.seq, d.digest, d.role
-    """
-    top = vault.query("SELECT coalesce(max(seq), -1) FROM temp.r_refs")[0][0]
-    for lo in range(0, int(top) + 1, _PAGE):
-        for digest, role, coll, seq, aid, pid, present, tomb, doc, rev in vault.query(sql, [lo, lo + _PAGE]):
-            yield DigestFact(
-                str(digest),
-                str(role),
-                str(coll),
-                int(seq),
-                aid,
-                pid,
-                bool(present),
-                int(tomb) if tomb is not None else None,
-                doc,
-                rev,
-            )
 
 
 _FACTS_CTE = """

@@ -26,7 +26,17 @@ from store.schema import VIEW_COLUMNS
 from store.timeutil import within
 from store.views import Rows, derive
 
-__all__ = ["Finding", "Keyring", "RunInput", "RunResult", "Task", "check_run", "passage_of", "transform_key"]
+__all__ = [
+    "Finding",
+    "Keyring",
+    "RunInput",
+    "RunResult",
+    "Task",
+    "check_run",
+    "finding",
+    "passage_of",
+    "transform_key",
+]
 
 #: a passage to trace: (seq, position in the manifest, entry kind, answer id, passage id,
 #: the passage itself, or None when its memo key says all a trace reads of it, the key)

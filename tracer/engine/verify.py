@@ -29,7 +29,16 @@ from store.vault import Vault
 from tracer.clock import now_iso
 from tracer.engine.currency import LRU, CurrencyEngine, Transform, derived_transform
 from tracer.engine.gcpause import no_cycle_collection
-from tracer.engine.logcheck import Finding, Keyring, RunInput, RunResult, Task, check_run, passage_of
+from tracer.engine.logcheck import (
+    Finding,
+    Keyring,
+    RunInput,
+    RunResult,
+    Task,
+    check_run,
+    finding,
+    passage_of,
+)
 from tracer.engine.session import Session
 
 __all__ = ["Finding", "Progress", "VerifyReport", "verify"]
@@ -156,7 +165,7 @@ class _Verifier:
         self._engine: CurrencyEngine | None = None
 
     def find(self, kind: str, seq: int | None, detail: str, /, **record: Any) -> None:
-        self.findings.append(Finding(kind, seq, {k: v for k, v in record.items() if v is not None}, detail))
+        self.findings.append(finding(kind, seq, detail, **record))
 
     def bump(self, key: str, n: int = 1) -> None:
         self.counts[key] = self.counts.get(key, 0) + n
@@ -532,8 +541,7 @@ class _Verifier:
             )
 
     def _tfind(self, seq: int, pos: int, kind: str, detail: str, /, **record: Any) -> None:
-        rec = {k: v for k, v in record.items() if v is not None}
-        self._tfindings.append((seq, pos, Finding(kind, seq, rec, detail)))
+        self._tfindings.append((seq, pos, finding(kind, seq, detail, **record)))
 
     def _page_texts(
         self,
