@@ -28,15 +28,19 @@ The callers decide ``unavailable`` and ``unchecked``; this module never returns 
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
-from collections import Counter
 from dataclasses import dataclass
-from difflib import SequenceMatcher
 from enum import IntEnum
 from typing import Final
 
-from tracer.engine.textnorm import Block, Structure, normalize_quote, parse_structure
+from rapidfuzz import fuzz
+from rapidfuzz.distance import LCSseq
+
+from tracer.engine.normalizers import NORM1, Normalizer
+from tracer.engine.textnorm import Block, Structure
+from tracer.engine.textnorm2 import words
 
 __all__ = [
     "AMBIGUOUS",
@@ -51,6 +55,8 @@ __all__ = [
     "check_same_revision",
     "headings_compatible",
     "relocate",
+    "renumbered",
+    "still_says",
 ]
 
 VERIFIED: Final = "verified"
@@ -68,6 +74,7 @@ REASONS: Final = frozenset(
         "relocated_same_section",
         "relocated_compatible_section",
         "relocated_heading_agrees",
+        "relocated_renumbered_section",
         "multiple_matches",
         "unique_match_incompatible_section",
         "quote_changed",
@@ -107,6 +114,15 @@ def _fold_path(path: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(_fold_heading(t) for t in path)
 
 
+# An enumeration label in front of a heading's words: "R.", "Q.", "9.", "10.", "2.3.",
+# "IV.", "A)", "(a)". Renumbering a legal text changes these and nothing else.
+_LABEL: Final = re.compile(r"\(?(?:\d{1,4}(?:\.\d{1,4})*|[a-z]|[ivxlcdm]{1,8})[.):]\)? +(?=\S)")
+
+
+def _unlabelled(path: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(_LABEL.sub("", t, count=1) if _LABEL.match(t) else t for t in _fold_path(path))
+
+
 def headings_compatible(recorded: tuple[str, ...], found: tuple[str, ...]) -> bool:
     """Whether ``found`` can be the recorded section after an edit of the outline.
 
@@ -115,7 +131,20 @@ def headings_compatible(recorded: tuple[str, ...], found: tuple[str, ...]) -> bo
     section was nested under a new parent) of the new one. An empty recorded path carries
     no structural claim and so is compatible with everything.
     """
-    rec, new = _fold_path(recorded), _fold_path(found)
+    return _compatible(_fold_path(recorded), _fold_path(found))
+
+
+def renumbered(recorded: tuple[str, ...], found: tuple[str, ...]) -> bool:
+    """Whether ``found`` is the recorded section with only its enumeration labels changed.
+
+    The paths are compared as `headings_compatible` does once every heading has lost its
+    label (``R. Changes to These Terms`` and ``Q. Changes to These Terms`` agree); a
+    heading whose words changed is not renumbering.
+    """
+    return not headings_compatible(recorded, found) and _compatible(_unlabelled(recorded), _unlabelled(found))
+
+
+def _compatible(rec: tuple[str, ...], new: tuple[str, ...]) -> bool:
     if rec == new:
         return True
     if rec and new and rec[-1] == new[-1]:
@@ -222,59 +251,55 @@ def _result(
     )
 
 
-def _tokens(text: str) -> list[str]:
-    return _TOKEN.findall(text)
+@functools.lru_cache(maxsize=65536)
+def _tokens(text: str) -> tuple[str, ...]:
+    """Words and punctuation of the rendered words (link targets and markup left out)."""
+    return tuple(_TOKEN.findall(words(text)))
 
 
-def _similarity(
-    matcher: SequenceMatcher[str], quote: list[str], window: list[str], shared: int | None = None
-) -> float:
-    """Ratio of quote tokens against window tokens, 0.0 when the threshold is out of reach.
+class _Interned:
+    """Tokens as one character each, so that the native matcher compares token sequences."""
+
+    def __init__(self) -> None:
+        self._ids: dict[str, str] = {}
+
+    def __call__(self, tokens: tuple[str, ...]) -> str:
+        ids = self._ids
+        out = []
+        for t in tokens:
+            ch = ids.get(t)
+            if ch is None:
+                n = len(ids) + 0x100
+                ch = ids[t] = chr(n if n < 0xD800 else n + 0x800)
+            out.append(ch)
+        return "".join(out)
+
+
+def _similarity(quote: str, window: str) -> float:
+    """Similarity of two token strings, 0.0 when the threshold is out of reach.
 
     Words and punctuation marks are compared rather than characters: on characters, the
     stray letters every English text shares let an unrelated neighbouring block lift a
-    shortened paragraph over the threshold.
+    shortened paragraph over the threshold. The ratio is the Indel similarity
+    ``2·LCS / (len(quote) + len(window))`` (rapidfuzz, in native code).
 
     A window longer than the quote (a sentence quoted out of a paragraph that has since
-    grown) is also scored on the stretch that aligns with the quote, since the plain
-    ratio of a short sequence against a long one cannot reach the threshold however
-    faithful it is. Every window holding that stretch then scores the same, and the
-    caller's preference for the smallest window picks the tightest excerpt.
-
-    `shared`, when given, is the size of the multiset intersection of the two token
-    lists; it lets a window that cannot reach the threshold be skipped without aligning.
+    grown) is also scored on its quote-length stretch that aligns best with the quote,
+    since the plain ratio of a short sequence against a long one cannot reach the
+    threshold however faithful it is. Every window holding that stretch then scores the
+    same, and the caller's preference for the smallest window picks the tightest excerpt.
+    No stretch can share more than the LCS of the whole window with the quote, so
+    ``2·LCS / (LCS + len(quote))`` bounds every stretch's ratio and lets a window that
+    cannot reach the threshold be skipped without aligning.
     """
-    if shared is not None and len(window) > len(quote) and quote:
-        # No stretch of the window can match more quote tokens than the two share as
-        # multisets, so 2·shared/(shared + len(quote)) bounds every ratio computed below
-        # (it is also what `quick_ratio` bounds the shorter windows with).
-        if 2.0 * shared / (shared + len(quote)) < SIMILARITY_THRESHOLD:
-            return 0.0
-    matcher.set_seq1(window)
+    cut = SIMILARITY_THRESHOLD * 100
     if len(window) <= len(quote):
-        if matcher.real_quick_ratio() < SIMILARITY_THRESHOLD:
-            return 0.0
-        if matcher.quick_ratio() < SIMILARITY_THRESHOLD:
-            return 0.0
-        return matcher.ratio()
-    matches = [m for m in matcher.get_matching_blocks() if m.size]
-    if not matches:
+        return fuzz.ratio(quote, window, score_cutoff=cut) / 100
+    lcs = LCSseq.similarity(quote, window)
+    if not quote or 2.0 * lcs / (lcs + len(quote)) < SIMILARITY_THRESHOLD:
         return 0.0
-    # Two guesses at the aligned stretch: from the first to the last matching run, and
-    # a quote-length span laid over the longest run, each padded by the quote's
-    # unmatched head and tail.
-    first, last = matches[0], matches[-1]
-    longest = max(matches, key=lambda m: (m.size, -m.a))
-    tail = len(quote) - (last.b + last.size)
-    spans = [
-        (first.a - first.b, last.a + last.size + tail),
-        (longest.a - longest.b, longest.a - longest.b + len(quote)),
-    ]
-    best = matcher.ratio()
-    for lo, hi in spans:
-        stretch = window[max(0, lo) : min(len(window), hi)]
-        best = max(best, SequenceMatcher(None, stretch, quote, autojunk=False).ratio())
-    return best
+    best = max(fuzz.ratio(quote, window), fuzz.partial_ratio(quote, window))
+    return best / 100 if best >= cut else 0.0
 
 
 @dataclass(frozen=True)
@@ -296,33 +321,28 @@ def _proposals(quote: str, locator: Locator, structure: Structure) -> list[_Prop
     # or merged since the cited revision can still be proposed.
     quote_blocks = quote.count("\n\n") + 1
     sizes = sorted({max(1, quote_blocks - 1), quote_blocks, quote_blocks + 1})
-    quote_tokens = _tokens(quote)
-    block_tokens = [_tokens(b.text) for b in blocks]
-    quote_counts = Counter(quote_tokens)
-    block_counts = [Counter(toks) for toks in block_tokens]
-    matcher: SequenceMatcher[str] = SequenceMatcher(None, autojunk=False)
-    matcher.set_seq2(quote_tokens)
+    intern = _Interned()
+    quote_tokens = intern(_tokens(quote))
+    block_tokens = [intern(_tokens(b.text)) for b in blocks]
+    quote_set = set(quote_tokens)
     found: list[_Proposal] = []
     for size in sizes:
         for i in range(len(blocks) - size + 1):
             window = blocks[i : i + size]
             if all(b.is_heading for b in window):
                 continue
-            start, end = window[0].start, window[-1].end
-            window_tokens = [t for toks in block_tokens[i : i + size] for t in toks]
-            shared = None
-            if len(window_tokens) > len(quote_tokens):
-                window_counts: Counter[str] = Counter()
-                for counts in block_counts[i : i + size]:
-                    window_counts.update(counts)
-                shared = sum((quote_counts & window_counts).values())
-            score = _similarity(matcher, quote_tokens, window_tokens, shared)
+            window_tokens = "".join(block_tokens[i : i + size])
+            # a window sharing no token with the quote cannot be its successor
+            if quote_set.isdisjoint(window_tokens):
+                continue
+            score = _similarity(quote_tokens, window_tokens)
             if score < SIMILARITY_THRESHOLD:
                 continue
+            start, end = window[0].start, window[-1].end
             path = window[0].heading_path
             if path == locator.heading_path:
                 tier = 0
-            elif headings_compatible(locator.heading_path, path):
+            elif headings_compatible(locator.heading_path, path) or renumbered(locator.heading_path, path):
                 tier = 1
             else:
                 tier = 2
@@ -352,8 +372,8 @@ def _not_found(quote: str, normalized_quote: str, locator: Locator, structure: S
             candidates=tuple(chosen),
             current_excerpt=structure.text[best.char_start : best.char_end],
         )
-    rec = _fold_path(locator.heading_path)
-    section = [b for b in structure.paragraphs() if _fold_path(b.heading_path) == rec]
+    rec = _unlabelled(locator.heading_path)
+    section = [b for b in structure.paragraphs() if _unlabelled(b.heading_path) == rec]
     if not section:
         return _result(STALE, "quote_removed", quote)
     nearest = min(section, key=lambda b: (abs(b.index - locator.paragraph), b.index))
@@ -387,30 +407,50 @@ def _same_revision(quote: str, normalized_quote: str, locator: Locator, structur
     return _not_found(quote, normalized_quote, locator, structure)
 
 
-def check_same_revision(quote: str, locator: Locator, text: str) -> Relocation:
+def check_same_revision(quote: str, locator: Locator, text: str, norm: Normalizer = NORM1) -> Relocation:
     """Check a quote against the revision it cites, when that revision is still current.
 
     Only the recorded character range can verify. Finding the quote elsewhere in the same
     revision means the recorded locator is wrong, which is a fault in the transformation
     trace, not a move: ``stale`` with reason ``not_at_locator`` and the places found.
+    ``norm`` is the normalizer the quote, the locator and the text are compared under.
     """
-    return _same_revision(quote, normalize_quote(quote), locator, parse_structure(text))
+    return _same_revision(quote, norm.quote(quote), locator, norm.structure(text))
 
 
-def relocate(quote: str, locator: Locator, cited_text: str, later_text: str) -> Relocation:
+def still_says(
+    quote: str, locator: Locator, cited_text: str, later_text: str, norm: Normalizer = NORM1
+) -> bool:
+    """Whether a later revision still holds the quote, anchored as firmly (no verdict, no proposal).
+
+    The cheap question behind "when did the source stop saying this?": at least one
+    anchored occurrence of the normalized quote, as `relocate` would count it.
+    """
+    q = norm.quote(quote)
+    if not q:
+        return False
+    later = norm.structure(later_text)
+    return bool(_occurrences(q, later, _anchor_from(q, locator, norm.structure(cited_text))))
+
+
+def relocate(
+    quote: str, locator: Locator, cited_text: str, later_text: str, norm: Normalizer = NORM1
+) -> Relocation:
     """Decide whether a later revision still says what the cited revision said.
 
     ``quote`` is the historical passage, ``locator`` its place in the normalized cited
-    revision. In order: identical normalized revisions are checked as one revision
-    (``normalized_identical``); then exact, anchored occurrences in the later revision
-    decide between ``verified``, ``moved`` and ``ambiguous`` by heading path alone; only
-    when there is no occurrence does similarity come in, to show the likeliest successor
-    beside a ``stale`` verdict (``quote_changed``) or, failing that, what the recorded
-    section says now (``quote_removed``).
+    revision, ``norm`` the normalizer both are expressed in. In order: identical
+    normalized revisions are checked as one revision (``normalized_identical``); then
+    exact, anchored occurrences in the later revision decide between ``verified``,
+    ``moved`` and ``ambiguous`` by heading path alone (labels such as ``R.`` or ``9.``
+    aside: ``relocated_renumbered_section``); only when there is no occurrence does
+    similarity come in, to show the likeliest successor beside a ``stale`` verdict
+    (``quote_changed``) or, failing that, what the recorded section says now
+    (``quote_removed``).
     """
-    q = normalize_quote(quote)
-    cited = parse_structure(cited_text)
-    later = parse_structure(later_text)
+    q = norm.quote(quote)
+    cited = norm.structure(cited_text)
+    later = norm.structure(later_text)
     if cited.text == later.text:
         same = _same_revision(quote, q, locator, later)
         if same.state == VERIFIED:
@@ -434,6 +474,7 @@ def relocate(quote: str, locator: Locator, cited_text: str, later_text: str) -> 
     candidates = tuple(found)
     same_section = [loc for loc in found if loc.heading_path == locator.heading_path]
     agreeing = [loc for loc in found if headings_compatible(locator.heading_path, loc.heading_path)]
+    relabelled = [loc for loc in found if renumbered(locator.heading_path, loc.heading_path)]
 
     def placed(state: str, reason: str, loc: Locator) -> Relocation:
         return _result(
@@ -457,7 +498,11 @@ def relocate(quote: str, locator: Locator, cited_text: str, later_text: str) -> 
     if len(found) == 1:
         if agreeing:
             return placed(MOVED, "relocated_compatible_section", found[0])
+        if relabelled:
+            return placed(MOVED, "relocated_renumbered_section", found[0])
         return _result(AMBIGUOUS, "unique_match_incompatible_section", quote, candidates=candidates)
     if len(agreeing) == 1:
         return placed(MOVED, "relocated_heading_agrees", agreeing[0])
+    if not agreeing and len(relabelled) == 1:
+        return placed(MOVED, "relocated_renumbered_section", relabelled[0])
     return _result(AMBIGUOUS, "multiple_matches", quote, candidates=candidates)

@@ -1,0 +1,355 @@
+"""``tracer-norm/2``: compare what a person reads, not how the Markdown spelled it.
+
+The complete specification, with test vectors, is ``docs/normalizer.md``; this module is
+its reference implementation and the test suite checks the vectors against it.
+
+In short, ``tracer-norm/2`` is ``tracer-norm/1`` (NFC, blocks at blank lines, whitespace
+folded, ATX headings and fenced code blocks as blocks of their own) plus:
+
+* a list item line (a bullet ``-``, ``*``, ``+`` or an ordered ``1.``/``1)`` marker, where
+  CommonMark would start a list item) starts a block of its own, and its marker is dropped;
+* emphasis and strong delimiters (``*``, ``_``), backslash escapes and hard line breaks
+  are dropped; ATX heading markers are written canonically (``#`` × level, one space,
+  no closing sequence);
+* a block that is only a thematic break is written ``---``.
+
+Code spans, link destinations, autolinks, inline HTML and bare URLs are kept exactly as
+written, and so are all words, numbers, link texts and link targets: changing any of
+them changes the normalized text. The result is idempotent (normalizing normalized text
+gives it back), which lets a producer's chunk text be normalized again by the checker.
+
+The structure (heading paths, paragraph indices, blocks) is computed from the source
+text; every ``tracer-norm/2`` block lies inside exactly one ``tracer-norm/1`` block
+(``Structure2.parent``), which is how a locator recorded under ``/1`` is carried over.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Final
+
+from tracer.engine.textnorm import (
+    BLOCK_SEPARATOR,
+    Block,
+    Structure,
+    _atx_heading,
+    _closes_fence,
+    _fence_opening,
+    fold_whitespace,
+)
+
+__all__ = [
+    "NORMALIZER_V2",
+    "Structure2",
+    "normalize2",
+    "normalize_quote2",
+    "parse_structure2",
+    "render_inline",
+    "render_title",
+    "words",
+]
+
+NORMALIZER_V2: Final = "tracer-norm/2"
+
+_BULLET: Final = re.compile(r"[-+*] (?=\S)")
+_ORDERED: Final = re.compile(r"(\d{1,9})[.)] (?=\S)")
+_THEMATIC: Final = re.compile(r"(?:([-*_]) ?)(?:\1 ?){2,}")
+# What a rendered paragraph must not start with: it would be read back as another kind
+# of block (a heading, a fence, a list item or a thematic break).
+_BLOCK_SYNTAX: Final = re.compile(r"#{1,6}(?: |$)|`{3,}|~{3,}|[-+*] |\d{1,9}[.)] ")
+
+# Verbatim spans, in order of precedence: code spans (a backtick run closed by a run of
+# the same length), link destinations with their optional title, autolinks and inline
+# HTML tags, bare URLs.
+_ATOM: Final = re.compile(
+    r"(?P<code>(?P<ticks>`+).+?(?<!`)(?P=ticks)(?!`))"
+    r"|(?P<dest>\]\((?:<[^<>]*>|[^\s()]*(?:\([^\s()]*\)[^\s()]*)*)"
+    r"(?: (?:\"[^\"]*\"|'[^']*'|\([^()]*\)))? ?\))"
+    r"|(?P<tag><(?:[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*|[^\s<>@]+@[^\s<>@]+|/?[A-Za-z][^<>]*)>)"
+    r"|(?P<url>(?:https?|ftp)://[^\s<>]*[^\s<>.,;:!?)\]'\"])"
+    r"|\ufffc"  # a literal hole character of the source is held like any other span
+)
+_ESCAPE: Final = re.compile(r"\\([!-/:-@\[-`{-~])|\\(?= |$)")
+_RUN: Final = re.compile(r"\*+|_+")
+_HOLE: Final = "\ufffc"
+
+
+def _is_space(ch: str) -> bool:
+    return ch == "" or ch.isspace()
+
+
+def _is_punct(ch: str) -> bool:
+    return ch != "" and ch != _HOLE and unicodedata.category(ch)[0] in "PS"
+
+
+@dataclass
+class _Delim:
+    char: str
+    start: int
+    length: int
+    can_open: bool
+    can_close: bool
+
+
+def _flanking(text: str, start: int, end: int) -> tuple[bool, bool]:
+    before = text[start - 1] if start > 0 else ""
+    after = text[end] if end < len(text) else ""
+    left = not _is_space(after) and (not _is_punct(after) or _is_space(before) or _is_punct(before))
+    right = not _is_space(before) and (not _is_punct(before) or _is_space(after) or _is_punct(after))
+    return left, right
+
+
+def _emphasis_pass(text: str) -> str:
+    """Drop every matched pair of ``*``/``_`` delimiter runs (CommonMark's flanking rules)."""
+    delims: list[_Delim] = []
+    for m in _RUN.finditer(text):
+        left, right = _flanking(text, m.start(), m.end())
+        char = m.group()[0]
+        if char == "_":
+            before = text[m.start() - 1] if m.start() > 0 else ""
+            after = text[m.end()] if m.end() < len(text) else ""
+            opens = left and (not right or _is_punct(before))
+            closes = right and (not left or _is_punct(after))
+        else:
+            opens, closes = left, right
+        if opens or closes:
+            delims.append(_Delim(char, m.start(), len(m.group()), opens, closes))
+    drop = [False] * len(text)
+    stack: list[_Delim] = []
+    for d in delims:
+        while d.can_close and d.length:
+            at = next((k for k in range(len(stack) - 1, -1, -1) if stack[k].char == d.char), -1)
+            if at < 0:
+                break
+            opener = stack[at]
+            n = min(opener.length, d.length, 2)
+            for k in range(opener.start + opener.length - n, opener.start + opener.length):
+                drop[k] = True
+            for k in range(d.start, d.start + n):
+                drop[k] = True
+            opener.length -= n
+            d.start += n
+            d.length -= n
+            del stack[at + 1 :]  # openers between the pair stay literal
+            if opener.length == 0:
+                stack.pop()
+        if d.can_open and d.length:
+            stack.append(d)
+    return "".join(ch for ch, gone in zip(text, drop, strict=True) if not gone)
+
+
+def _inline_pass(text: str) -> str:
+    atoms: list[str] = []
+
+    def hold(m: re.Match[str]) -> str:
+        atoms.append(m.group())
+        return _HOLE
+
+    held = _ATOM.sub(hold, text)
+    plain = fold_whitespace(_emphasis_pass(_ESCAPE.sub(lambda m: m.group(1) or "", held)))
+    pieces = plain.split(_HOLE)
+    out = [pieces[0]]
+    for atom, piece in zip(atoms, pieces[1:], strict=True):
+        out += [atom, piece]
+    return "".join(out)
+
+
+@functools.lru_cache(maxsize=65536)
+def render_inline(text: str) -> str:
+    """Inline Markdown syntax dropped, repeatedly until nothing changes (so idempotent)."""
+    current = fold_whitespace(text)
+    while True:
+        nxt = _inline_pass(current)
+        if nxt == current:
+            return current
+        current = nxt
+
+
+def render_title(title: str) -> str:
+    """A heading title as ``tracer-norm/2`` writes it (inline syntax and closing ``#`` dropped)."""
+    current = title
+    while True:
+        nxt = re.sub(r"(?:^| )#+$", "", render_inline(current)).strip()
+        if nxt == current:
+            return current
+        current = nxt
+
+
+def _render_paragraph(folded: str, is_item: bool) -> str:
+    if _THEMATIC.fullmatch(folded):
+        return "---"
+    body = folded
+    if is_item:
+        m = _BULLET.match(folded) or _ORDERED.match(folded)
+        if m is not None:
+            body = folded[m.end() :]
+    rendered = render_inline(body)
+    if not rendered or _BLOCK_SYNTAX.match(rendered) or _THEMATIC.fullmatch(rendered):
+        return folded  # rendering would change what kind of block this is: keep it as written
+    return rendered
+
+
+def _heading_text(level: int, title: str) -> str:
+    return "#" * level + (" " + title if title else "")
+
+
+# -- blocks --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _RawBlock2:
+    text: str
+    heading: tuple[int, str] | None
+    parent: int  # index of the tracer-norm/1 block this one lies in
+
+
+def _item_start(folded: str, pending_is_item: bool, pending: bool) -> bool:
+    if _THEMATIC.fullmatch(folded):
+        return False
+    if _BULLET.match(folded):
+        return True
+    m = _ORDERED.match(folded)
+    if m is None:
+        return False
+    # CommonMark: an ordered item interrupts a paragraph only when it starts at 1; inside
+    # a list (or after a blank line) any number starts an item.
+    return not pending or pending_is_item or int(m.group(1)) == 1
+
+
+def _split_blocks2(text: str) -> list[_RawBlock2]:
+    blocks: list[_RawBlock2] = []
+    pending: list[str] = []
+    pending_item = False
+    parent = -1  # tracer-norm/1 block counter
+    fence: tuple[str, int] | None = None
+    v1_open = False  # whether the current tracer-norm/1 block has started
+
+    def flush(end_v1: bool) -> None:
+        nonlocal pending_item, v1_open
+        if pending:
+            folded = " ".join(pending)
+            blocks.append(_RawBlock2(_render_paragraph(folded, pending_item), None, parent))
+            pending.clear()
+        pending_item = False
+        if end_v1:
+            v1_open = False
+
+    def open_v1() -> None:
+        nonlocal parent, v1_open
+        if not v1_open:
+            parent += 1
+            v1_open = True
+
+    for line in unicodedata.normalize("NFC", text).splitlines():
+        folded = fold_whitespace(line)
+        if fence is not None:
+            if folded:
+                pending.append(folded)
+            if _closes_fence(folded, fence):
+                fence = None
+                blocks.append(_RawBlock2(" ".join(pending), None, parent))
+                pending.clear()
+                v1_open = False
+            continue
+        if not folded:
+            flush(True)
+            continue
+        opening = _fence_opening(folded)
+        if opening is not None:
+            flush(True)
+            open_v1()
+            pending.append(folded)
+            fence = opening
+            continue
+        heading = _atx_heading(folded)
+        if heading is not None:
+            flush(True)
+            open_v1()
+            level, title = heading
+            rendered = render_title(title)
+            blocks.append(_RawBlock2(_heading_text(level, rendered), (level, rendered), parent))
+            v1_open = False
+            continue
+        if _item_start(folded, pending_item, bool(pending)):
+            flush(False)
+            open_v1()
+            pending_item = True
+        else:
+            open_v1()
+        pending.append(folded)
+    if fence is not None and pending:
+        blocks.append(_RawBlock2(" ".join(pending), None, parent))
+        pending.clear()
+        fence = None
+    flush(True)
+    return blocks
+
+
+@dataclass(frozen=True)
+class Structure2(Structure):
+    """A ``tracer-norm/2`` structure; ``parent[i]`` is the ``/1`` block that block ``i`` lies in."""
+
+    parent: tuple[int, ...] = ()
+
+
+@functools.lru_cache(maxsize=2048)
+def parse_structure2(text: str) -> Structure2:
+    """Normalize under ``tracer-norm/2`` and give every block its heading path and index."""
+    stack: list[tuple[int, str]] = []
+    blocks: list[Block] = []
+    parents: list[int] = []
+    pieces: list[str] = []
+    offset = 0
+    paragraph = 0
+    for raw in _split_blocks2(text):
+        if blocks:
+            offset += len(BLOCK_SEPARATOR)
+        if raw.heading is not None:
+            level, title = raw.heading
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, title))
+        end = offset + len(raw.text)
+        blocks.append(
+            Block(
+                index=paragraph,
+                heading_path=tuple(t for _, t in stack),
+                is_heading=raw.heading is not None,
+                start=offset,
+                end=end,
+                text=raw.text,
+            )
+        )
+        parents.append(raw.parent)
+        pieces.append(raw.text)
+        if raw.heading is None:
+            paragraph += 1
+        offset = end
+    return Structure2(text=BLOCK_SEPARATOR.join(pieces), blocks=tuple(blocks), parent=tuple(parents))
+
+
+def normalize2(text: str) -> str:
+    """The ``tracer-norm/2`` form of a text (see ``docs/normalizer.md``)."""
+    return parse_structure2(text).text
+
+
+@functools.lru_cache(maxsize=16384)
+def normalize_quote2(text: str) -> str:
+    """A quote under ``tracer-norm/2``: the document normalizer, memoized."""
+    return normalize2(text)
+
+
+_DEST_ONLY: Final = re.compile(r"\]\([^)]*\)|<[^<>]*>|(?:https?|ftp)://\S+|[\[\]]")
+
+
+def words(text: str) -> str:
+    """The rendered words of a normalized text, for proposing successors only.
+
+    Link destinations, tags and URLs are dropped, so a link wrapped around unchanged
+    words does not push a successor below the similarity cut-off. Never used to decide
+    ``verified`` or ``moved``.
+    """
+    return render_inline(_DEST_ONLY.sub(" ", text))
