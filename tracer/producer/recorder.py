@@ -1,0 +1,539 @@
+"""The recorder a pipeline calls as it runs; on close it signs and writes one ingest file.
+
+    recorder = Recorder(Signer.from_key_file("producer.key"), "outbox", producer, runtime)
+    with recorder.start(question, authorization, "support") as rec:
+        p = rec.retrieved(chunk_text, revision, rank=1, score=0.82, query=question)
+        rec.sent(prompt)                      # each passage's text, as found in the prompt
+        rec.answer(answer_text)
+        rec.cite_text("within thirty days", p)
+    # -> outbox/answer-<id>.json, signed, ready for `tracer ingest`
+
+The SDK never signs what it did not see: every digest in the manifest is computed here
+from the text passed in (there is no parameter that takes a digest), every locator is
+computed from the revision text by the engine's own chunker, and a model-input text is
+accepted only as an exact substring of the prompt it was sent in. A mistake raises at
+the call that made it; nothing is written until `close`, and a record left by an
+exception is discarded, never written half-done.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Literal
+
+from tracer.engine.textnorm import CHUNKER_VERSION, NORMALIZER_VERSION, normalize_quote
+from tracer.producer import model as m
+from tracer.producer.errors import CitationError, ModelInputError, RecordError
+from tracer.producer.locate import Locator, chunks, locate
+from tracer.producer.model import Authorization, Chunker, Producer, Runtime, SourceRevision
+from tracer.producer.outbox import Outbox, file_stem
+from tracer.producer.signer import Signer
+
+__all__ = ["AnswerRecord", "Note", "Passage", "Recorder", "Written"]
+
+Kind = Literal["answer", "note"]
+Clock = Callable[[], datetime]
+#: the manifest schema's limit on passages per manifest
+MAX_PASSAGES = 10_000
+NOTE_CHUNKER = "tracer-note/1"
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A note (or answer) already written, as a later answer retrieves it.
+
+    Its passage points at a pseudo-document `memory-note/<answer_id>` revision `1` in the
+    memory store `system`, with `derived_from` naming the note: the vault then follows
+    the note's own lineage to the source passages it was built from.
+    """
+
+    answer_id: str
+    text: str
+    collection: str
+    system: str
+    backend: str = "assistant-memory"
+
+    def __post_init__(self) -> None:
+        m.name(self.answer_id, "note.answer_id")
+        m.text(self.text, "note.text")
+        m.name(self.collection, "note.collection")
+        m.name(self.system, "note.system")
+        m.name(self.backend, "note.backend")
+
+
+@dataclass(frozen=True, slots=True)
+class Passage:
+    """One retrieved passage of a record, with every fact the manifest states about it."""
+
+    passage_id: str
+    text: str
+    collection: str
+    source: tuple[str, str, str]
+    document: tuple[str, str, str, str]
+    chunk_id: str
+    chunker: Chunker
+    locator: Locator
+    rank: int
+    score: float | int
+    retrieved_at: str
+    query: str = field(repr=False)
+    derived_from: str | None
+    owner: int = field(repr=False, compare=False)
+    sha256: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sha256", m.text_sha256(self.text))
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """What `close` wrote: the ingest file and the facts a later note citation needs."""
+
+    answer_id: str
+    kind: Kind
+    path: Path
+    collection: str
+    answer: str = field(repr=False)
+    answer_sha256: str
+
+    def as_note(self, system: str, backend: str = "assistant-memory") -> Note:
+        return Note(self.answer_id, self.answer, self.collection, system, backend)
+
+
+class Recorder:
+    """Holds the signer, the outbox and the producer's fixed facts; starts records.
+
+    One recorder serves a whole process and may be shared between threads; each record
+    belongs to the one run that started it.
+    """
+
+    def __init__(
+        self,
+        signer: Signer,
+        outbox: Outbox | str | os.PathLike[str],
+        producer: Producer,
+        runtime: Runtime,
+        *,
+        clock: Clock = _utc_now,
+    ) -> None:
+        if not isinstance(signer, Signer):
+            raise TypeError("Recorder needs a tracer.producer.Signer")
+        self.signer = signer
+        self.outbox = outbox if isinstance(outbox, Outbox) else Outbox(outbox)
+        self.producer = producer
+        self.runtime = runtime
+        self.clock = clock
+
+    def __repr__(self) -> str:
+        return f"Recorder({self.signer!r}, {self.outbox!r}, {self.producer.system!r})"
+
+    def start(
+        self,
+        question: str,
+        authorization: Authorization,
+        collection: str,
+        *,
+        answer_id: str | None = None,
+        run_id: str | None = None,
+        kind: Kind = "answer",
+        runtime: Runtime | None = None,
+    ) -> AnswerRecord:
+        """Begin the record of one answer (or, with `kind="note"`, of a derived note)."""
+        return AnswerRecord(
+            self,
+            question=question,
+            authorization=authorization,
+            collection=collection,
+            answer_id=answer_id,
+            run_id=run_id,
+            kind=kind,
+            runtime=runtime or self.runtime,
+        )
+
+    def write_revision(self, revision: SourceRevision) -> Path:
+        """The revision's `tracer.source_revision/v1` file in the outbox (idempotent)."""
+        stem = file_stem(revision.document_id, revision.revision)
+        return self.outbox.write_once(f"revision-{stem}", revision.to_input())
+
+    def now(self) -> str:
+        return m.timestamp(self.clock(), "clock")
+
+
+def _prompt_parts(prompt: str | Sequence[str]) -> tuple[str, ...]:
+    parts = (prompt,) if isinstance(prompt, str) else tuple(prompt)
+    for n, part in enumerate(parts):
+        if not isinstance(part, str):
+            raise ModelInputError(f"prompt part {n}: expected a string, got {type(part).__name__}")
+    return parts
+
+
+class AnswerRecord:
+    """The facts of one answer, collected as the pipeline runs (see the module docstring)."""
+
+    def __init__(
+        self,
+        recorder: Recorder,
+        *,
+        question: str,
+        authorization: Authorization,
+        collection: str,
+        answer_id: str | None,
+        run_id: str | None,
+        kind: Kind,
+        runtime: Runtime,
+    ) -> None:
+        if kind not in ("answer", "note"):
+            raise RecordError(f"kind: expected 'answer' or 'note', got {kind!r}")
+        if not isinstance(authorization, Authorization):
+            raise RecordError("authorization: expected a tracer.producer.Authorization")
+        self._recorder = recorder
+        self.question = m.text(question, "question")
+        self.authorization = authorization
+        self.collection = m.name(collection, "collection")
+        self.answer_id = m.name(answer_id or f"ans-{uuid.uuid4().hex}", "answer_id")
+        self.run_id = m.name(run_id or f"run-{self.answer_id}", "run_id")
+        self.kind: Kind = kind
+        self.runtime = runtime
+        self._passages: list[Passage] = []
+        self._model_inputs: dict[str, str] = {}
+        self._answer: str | None = None
+        self._citations: list[tuple[int, int, tuple[str, ...]]] = []
+        self._lineage: list[str] = []
+        self._closed = False
+
+    # -- context manager: close on success, discard on error ----------------------------
+
+    def __enter__(self) -> AnswerRecord:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if exc_type is None:
+            if not self._closed:
+                self.close()
+        else:
+            self.discard()
+
+    def _open(self) -> None:
+        if self._closed:
+            raise RecordError(f"record {self.answer_id!r} is already closed")
+
+    @property
+    def passages(self) -> tuple[Passage, ...]:
+        return tuple(self._passages)
+
+    @property
+    def answer_text(self) -> str | None:
+        return self._answer
+
+    def has_model_input(self, passage: Passage) -> bool:
+        return passage.passage_id in self._model_inputs
+
+    # -- passages -----------------------------------------------------------------------
+
+    def _next_id(self, passage_id: str | None) -> str:
+        pid = m.name(passage_id or f"p{len(self._passages) + 1}", "passage_id")
+        if any(p.passage_id == pid for p in self._passages):
+            raise RecordError(f"passage_id {pid!r} is already used in this record")
+        if len(self._passages) >= MAX_PASSAGES:
+            raise RecordError(f"a manifest holds at most {MAX_PASSAGES} passages")
+        return pid
+
+    def _time(self, value: datetime | str | None, what: str) -> str:
+        return self._recorder.now() if value is None else m.timestamp(value, what)
+
+    def retrieved(
+        self,
+        text: str,
+        revision: SourceRevision | None,
+        *,
+        rank: int,
+        score: float | int,
+        query: str,
+        chunk_id: str | None = None,
+        chunker: Chunker | None = None,
+        retrieved_at: datetime | str | None = None,
+        passage_id: str | None = None,
+        collection: str | None = None,
+        occurrence: int | None = None,
+        near: int | None = None,
+    ) -> Passage:
+        """A passage exactly as the retriever returned it, cut from `revision`.
+
+        The locator is computed from `revision.content`; `occurrence`/`near` choose
+        between repeated occurrences (see `locate`). `chunk_id` may be left out only for
+        a chunk of the reference chunker, which is then named `<document_id>#<n>`.
+        """
+        self._open()
+        m.text(text, "retrieved text")
+        if revision is None:
+            raise RecordError(
+                "a passage needs the source revision it was cut from (revision=None): without "
+                "it no locator can be computed and the vault cannot check the passage"
+            )
+        if not isinstance(revision, SourceRevision):
+            raise RecordError(f"revision: expected a SourceRevision, got {type(revision).__name__}")
+        pid = self._next_id(passage_id)
+        what = f"passage {pid} ({revision.document_id} revision {revision.revision})"
+        loc = locate(revision.content, text, occurrence=occurrence, near=near, what=what)
+        chunker = chunker or Chunker()
+        if chunk_id is None:
+            chunk_id = self._reference_chunk_id(revision, text, chunker, what)
+        passage = Passage(
+            passage_id=pid,
+            text=text,
+            collection=m.name(collection or revision.collection, "passage collection"),
+            source=(revision.source_system, revision.path, revision.source_revision),
+            document=(revision.document_id, revision.uri, revision.revision, revision.backend),
+            chunk_id=m.name(chunk_id, "chunk_id"),
+            chunker=chunker,
+            locator=loc,
+            rank=m.non_negative(rank, "rank"),
+            score=m.score(score, "score"),
+            retrieved_at=self._time(retrieved_at, "retrieved_at"),
+            query=m.text(query, "query"),
+            derived_from=None,
+            owner=id(self),
+        )
+        self._passages.append(passage)
+        return passage
+
+    @staticmethod
+    def _reference_chunk_id(revision: SourceRevision, text: str, chunker: Chunker, what: str) -> str:
+        if chunker.version == CHUNKER_VERSION:
+            quote = normalize_quote(text)
+            for c in chunks(revision.content):
+                if c.text == quote:
+                    return f"{revision.document_id}#{c.chunk_index}"
+        raise RecordError(f"{what}: chunk_id is required (the text is not one {CHUNKER_VERSION} chunk)")
+
+    def retrieved_note(
+        self,
+        note: Note,
+        *,
+        rank: int,
+        score: float | int,
+        query: str,
+        text: str | None = None,
+        retrieved_at: datetime | str | None = None,
+        passage_id: str | None = None,
+    ) -> Passage:
+        """A passage whose text is a recorded note's text (or part of it); adds the lineage."""
+        self._open()
+        if not isinstance(note, Note):
+            raise RecordError(f"note: expected a Note, got {type(note).__name__}")
+        body = note.text if text is None else m.text(text, "note passage text")
+        pid = self._next_id(passage_id)
+        loc = locate(note.text, body, what=f"passage {pid} (note {note.answer_id})")
+        passage = Passage(
+            passage_id=pid,
+            text=body,
+            collection=note.collection,
+            source=(note.system, f"notes/{note.answer_id}", "1"),
+            document=(
+                f"memory-note/{note.answer_id}",
+                f"{note.backend}://{note.system}/notes/{note.answer_id}",
+                "1",
+                note.backend,
+            ),
+            chunk_id=f"{note.answer_id}:0",
+            chunker=Chunker(NOTE_CHUNKER),
+            locator=loc,
+            rank=m.non_negative(rank, "rank"),
+            score=m.score(score, "score"),
+            retrieved_at=self._time(retrieved_at, "retrieved_at"),
+            query=m.text(query, "query"),
+            derived_from=note.answer_id,
+            owner=id(self),
+        )
+        self._passages.append(passage)
+        self.derived_from(note.answer_id)
+        return passage
+
+    def _own(self, passage: object) -> Passage:
+        if not isinstance(passage, Passage) or passage.owner != id(self) or passage not in self._passages:
+            raise CitationError(f"{passage!r} is not a passage of record {self.answer_id!r}")
+        return passage
+
+    # -- what the model saw -------------------------------------------------------------
+
+    def model_input(self, passage: Passage, text: str, *, prompt: str | Sequence[str]) -> None:
+        """The exact text of `passage` as it went into the model, inside `prompt`.
+
+        `prompt` is what was sent (a string, or the contents of the chat messages);
+        `text` must occur in it exactly, character for character.
+        """
+        self._open()
+        self._own(passage)
+        m.text(text, f"model input of passage {passage.passage_id}")
+        if passage.passage_id in self._model_inputs:
+            raise ModelInputError(f"passage {passage.passage_id}: model input already recorded")
+        if not any(text in part for part in _prompt_parts(prompt)):
+            raise ModelInputError(
+                f"passage {passage.passage_id}: the model-input text is not an exact substring of the "
+                f"prompt sent ({len(text)} characters, starting {text[:40]!r})"
+            )
+        self._model_inputs[passage.passage_id] = text
+
+    def sent(self, prompt: str | Sequence[str], passages: Iterable[Passage] | None = None) -> None:
+        """Record, for each passage still without one, its retrieved text as its model input.
+
+        Every such passage's text must occur exactly in `prompt`; if one does not (the
+        pipeline rewrote it), nothing is recorded and the error names it: use
+        `model_input` with the text as sent.
+        """
+        self._open()
+        parts = _prompt_parts(prompt)
+        todo = [
+            self._own(p)
+            for p in (self._passages if passages is None else passages)
+            if p.passage_id not in self._model_inputs
+        ]
+        missing = [p.passage_id for p in todo if not any(p.text in part for part in parts)]
+        if missing:
+            raise ModelInputError(
+                f"passage(s) {', '.join(missing)}: the retrieved text is not an exact substring of the "
+                "prompt sent; record what was sent with model_input(passage, text, prompt=...)"
+            )
+        for p in todo:
+            self._model_inputs[p.passage_id] = p.text
+
+    # -- the answer and its citations ---------------------------------------------------
+
+    def answer(self, text: str) -> None:
+        """The answer (or note) text exactly as stored and shown to the user."""
+        self._open()
+        if self._answer is not None:
+            raise RecordError(f"record {self.answer_id!r}: the answer is already set")
+        self._answer = m.string(text, "answer")
+
+    def cite(self, start: int, end: int, *passages: Passage) -> None:
+        """Answer characters `[start, end)` (code points, as Python counts) rest on `passages`."""
+        self._open()
+        if self._answer is None:
+            raise CitationError("cite before answer(): the citation range has nothing to refer to")
+        for value, what in ((start, "answer_start"), (end, "answer_end")):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise CitationError(f"{what}: expected an integer, got {value!r}")
+        if not 0 <= start < end <= len(self._answer):
+            raise CitationError(
+                f"citation [{start}, {end}) is outside the answer's {len(self._answer)} characters (or empty)"
+            )
+        if not passages:
+            raise CitationError("a citation needs at least one passage")
+        ids = tuple(self._own(p).passage_id for p in passages)
+        self._citations.append((start, end, ids))
+
+    def cite_text(self, quoted: str, *passages: Passage, occurrence: int | None = None) -> tuple[int, int]:
+        """Cite the part of the answer that reads exactly `quoted`; returns its range."""
+        self._open()
+        if self._answer is None:
+            raise CitationError("cite_text before answer()")
+        m.text(quoted, "cited text")
+        starts: list[int] = []
+        i = self._answer.find(quoted)
+        while i >= 0:
+            starts.append(i)
+            i = self._answer.find(quoted, i + 1)
+        if not starts:
+            raise CitationError(f"the answer does not contain {quoted[:60]!r}")
+        if occurrence is None and len(starts) > 1:
+            raise CitationError(f"{quoted[:60]!r} occurs {len(starts)} times in the answer: pass occurrence=")
+        n = 0 if occurrence is None else occurrence
+        if not 0 <= n < len(starts):
+            raise CitationError(f"occurrence {n} asked for, {quoted[:60]!r} occurs {len(starts)} time(s)")
+        start = starts[n]
+        self.cite(start, start + len(quoted), *passages)
+        return start, start + len(quoted)
+
+    def derived_from(self, *answer_ids: str) -> None:
+        """Lineage: earlier answers or notes this text was derived from."""
+        self._open()
+        for aid in answer_ids:
+            m.name(aid, "lineage")
+            if aid not in self._lineage:
+                self._lineage.append(aid)
+
+    # -- close --------------------------------------------------------------------------
+
+    def discard(self) -> None:
+        """Drop the record: nothing is written."""
+        self._closed = True
+
+    def close(self, *, generated_at: datetime | str | None = None) -> Written:
+        """Compute the digests, sign the manifest and write it to the outbox, atomically."""
+        self._open()
+        if self._answer is None:
+            raise RecordError(f"record {self.answer_id!r}: close before answer()")
+        missing = [p.passage_id for p in self._passages if p.passage_id not in self._model_inputs]
+        if missing:
+            raise ModelInputError(
+                f"passage(s) {', '.join(missing)}: no model input recorded; call sent(prompt) or "
+                "model_input(...) with what the model was given"
+            )
+        draft = self._draft(self._time(generated_at, "generated_at"))
+        signed = self._recorder.signer.sign_draft(draft)
+        path = self._recorder.outbox.write(f"{self.kind}-{file_stem(self.answer_id)}", signed)
+        self._closed = True
+        return Written(
+            self.answer_id, self.kind, path, self.collection, self._answer, m.text_sha256(self._answer)
+        )
+
+    def _draft(self, generated_at: str) -> dict[str, Any]:
+        answer = self._answer if self._answer is not None else ""
+        return {
+            "schema": "tracer.manifest/v1",
+            "kind": self.kind,
+            "run_id": self.run_id,
+            "answer_id": self.answer_id,
+            "generated_at": generated_at,
+            "producer": self._recorder.producer.to_json(),
+            "runtime": self.runtime.to_json(),
+            "authorization": self.authorization.to_json(),
+            "collection": self.collection,
+            "question": self.question,
+            "answer": answer,
+            "passages": [self._passage_json(p) for p in self._passages],
+            "citations": [
+                {"answer_start": s, "answer_end": e, "passage_ids": list(ids)}
+                for s, e, ids in self._citations
+            ],
+            "lineage": list(self._lineage),
+        }
+
+    def _passage_json(self, p: Passage) -> dict[str, Any]:
+        system, path, source_revision = p.source
+        document_id, uri, revision, backend = p.document
+        out: dict[str, Any] = {
+            "passage_id": p.passage_id,
+            "collection": p.collection,
+            "source": {"system": system, "path": path, "revision": source_revision},
+            "document": {"document_id": document_id, "uri": uri, "revision": revision, "backend": backend},
+            "chunk": {
+                "chunk_id": p.chunk_id,
+                "pipeline_version": p.chunker.version,
+                "parameters": dict(p.chunker.parameters),
+            },
+            "locator": p.locator.to_json(),
+            "retrieved_text": p.text,
+            "model_input_text": self._model_inputs[p.passage_id],
+            "normalizer_version": NORMALIZER_VERSION,
+            "retrieved_at": p.retrieved_at,
+            "rank": p.rank,
+            "score": p.score,
+            "query": p.query,
+        }
+        if p.derived_from is not None:
+            out["derived_from"] = p.derived_from
+        return out
