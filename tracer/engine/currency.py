@@ -12,6 +12,7 @@ answers over few documents does not re-read or re-normalize a revision per passa
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
@@ -20,10 +21,12 @@ from typing import Any, Generic, TypeVar
 
 from store import queries
 from store.queries import RevisionRow, TombstoneRow
+from tracer.engine.answertime import AnswerTime, answer_time_unknown
 from tracer.engine.evidence import TextResult, read_text, read_texts
-from tracer.engine.relocate import Locator, Relocation, check_same_revision, relocate
+from tracer.engine.normalizers import NORM1, RECORDED, Normalizer, by_version, carry_to_v2
+from tracer.engine.relocate import Locator, Relocation, check_same_revision, relocate, still_says
 from tracer.engine.session import Session
-from tracer.engine.textnorm import CHUNKER_VERSION, NORMALIZER_VERSION, normalize, normalize_quote
+from tracer.engine.textnorm import CHUNKER_VERSION, normalize, normalize_quote
 
 __all__ = ["LRU", "Currency", "CurrencyEngine", "Transform", "derived_transform", "locator_of"]
 
@@ -71,6 +74,10 @@ class Currency:
     current: RevisionRow | None = None
     relocation: Relocation | None = None
     cited_text: TextResult | None = None
+    #: the normalizer version the verdict was computed under ("" when none applied)
+    normalizer: str = ""
+    #: was the cited revision already superseded when the answer was generated?
+    answer_time: AnswerTime | None = None
 
     @property
     def current_excerpt(self) -> str | None:
@@ -109,6 +116,11 @@ def _not_before(a: str, b: str) -> bool:
     return a >= b
 
 
+def _aware(value: str) -> datetime | None:
+    x = _instant(value)
+    return x if isinstance(x, datetime) and x.tzinfo is not None else None
+
+
 def _ordered(revs: list[RevisionRow]) -> list[RevisionRow]:
     """Oldest first by commit instant (any UTC offset), when every instant parses."""
     instants = [_instant(r.committed_at) for r in revs]
@@ -119,10 +131,19 @@ def _ordered(revs: list[RevisionRow]) -> list[RevisionRow]:
 
 
 class CurrencyEngine:
-    """Caches revision lists, texts and verdicts for one run (trace, revalidate or verify)."""
+    """Caches revision lists, texts and verdicts for one run (trace, revalidate or verify).
 
-    def __init__(self, session: Session):
+    `normalizer` is ``"recorded"`` (every passage checked under the version it names) or
+    a version every passage recorded under ``tracer-norm/1`` is carried over to.
+    """
+
+    def __init__(self, session: Session, normalizer: str = RECORDED):
         self.session = session
+        self.requested: Normalizer | None = None if normalizer == RECORDED else by_version(normalizer)
+        if normalizer != RECORDED and self.requested is None:
+            raise ValueError(f"unknown normalizer {normalizer!r}")
+        self._instants: dict[str, list[datetime] | None] = {}
+        self._holds: LRU[tuple[Any, ...], bool] = LRU(16384)
         self._revs: dict[str, list[RevisionRow]] = {}
         self._deleted: dict[str, tuple[int, str, str] | None] = {}
         self._rev_texts: LRU[tuple[str, str], TextResult] = LRU(2048)
@@ -226,11 +247,12 @@ class CurrencyEngine:
             self._rev_texts.put(key, found)
         return found
 
-    def normalized(self, rev: RevisionRow, text: TextResult) -> str:
-        """The tracer-norm/1 form of a verified revision text, computed once per run."""
-        found = self._normalized.get(rev.content_sha256)
+    def normalized(self, rev: RevisionRow, text: TextResult, norm: Normalizer = NORM1) -> str:
+        """The normalized form of a verified revision text, computed once per run."""
+        key = rev.content_sha256 if norm is NORM1 else f"{norm.version}:{rev.content_sha256}"
+        found = self._normalized.get(key)
         if found is None:
-            found = self._normalized.put(rev.content_sha256, normalize(text.text or ""))
+            found = self._normalized.put(key, norm.structure(text.text or "").text)
         return found
 
     def cited_revision(self, ps: dict[str, Any]) -> RevisionRow | None:
@@ -243,10 +265,13 @@ class CurrencyEngine:
     # -- verdicts ----------------------------------------------------------------------
 
     def transform(self, ps: dict[str, Any], retrieved: TextResult) -> Transform:
-        if ps["normalizer_version"] != NORMALIZER_VERSION:
+        recorded = by_version(ps["normalizer_version"])
+        if recorded is None:
             return Transform(
                 "unknown_normalizer", f"normalizer {ps['normalizer_version']!r} is not known here"
             )
+        if recorded is not NORM1:
+            return self._transform_under(ps, retrieved, recorded)
         cited = self.cited_revision(ps)
         if cited is None:
             return Transform("revision_not_imported", "the cited revision was never imported")
@@ -272,6 +297,26 @@ class CurrencyEngine:
             return Transform("found_elsewhere", f"found at characters {where}..{where + len(quote)}")
         return Transform("not_found", "the retrieved text does not occur in the cited revision")
 
+    def _transform_under(self, ps: dict[str, Any], retrieved: TextResult, norm: Normalizer) -> Transform:
+        """The transformation trace of a passage recorded under another version than ``/1``."""
+        cited = self.cited_revision(ps)
+        if cited is None:
+            return Transform("revision_not_imported", "the cited revision was never imported")
+        text = self.revision_text(cited)
+        if not text.verified or text.text is None:
+            return Transform("revision_unreadable", f"cited revision text is {text.state}")
+        if not retrieved.verified or retrieved.text is None:
+            return Transform("passage_unreadable", f"retrieved text is {retrieved.state}")
+        norm_text = self.normalized(cited, text, norm)
+        loc = ps["locator"]
+        quote = norm.quote(retrieved.text)
+        if norm_text[loc["char_start"] : loc["char_end"]] == quote:
+            return Transform("found_at_locator")
+        where = norm_text.find(quote) if quote else -1
+        if where >= 0:
+            return Transform("found_elsewhere", f"found at characters {where}..{where + len(quote)}")
+        return Transform("not_found", "the retrieved text does not occur in the cited revision")
+
     def _deleted_now(self, document_id: str, latest: RevisionRow) -> tuple[int, str, str] | None:
         """The deletion in force: one not followed by a revision committed after it."""
         deleted = self.deletion(document_id)
@@ -279,16 +324,45 @@ class CurrencyEngine:
             return None
         return deleted
 
-    def currency(self, ps: dict[str, Any], retrieved: TextResult) -> Currency:
+    def currency(
+        self, ps: dict[str, Any], retrieved: TextResult, generated_at: str | None = None
+    ) -> Currency:
+        """The passage's currency today and, given the answer's `generated_at`, at answer time."""
+        cur = self._currency(ps, retrieved)
+        if generated_at is None:
+            return cur
+        return _with_answer_time(cur, self._answer_time(ps, retrieved, cur, generated_at))
+
+    def _norms(self, ps: dict[str, Any]) -> tuple[Normalizer, Normalizer] | None:
+        """(recorded, compared-under) normalizers of a passage; None for an unknown version."""
+        recorded = by_version(str(ps["normalizer_version"]))
+        if recorded is None:
+            return None
+        if self.requested is not None and recorded is NORM1:
+            return recorded, self.requested
+        return recorded, recorded
+
+    def _currency(self, ps: dict[str, Any], retrieved: TextResult) -> Currency:
         s = self.session
         if not s.can_read(ps["collection"]):
             return Currency("unavailable", "out_of_scope")
         if ps.get("derived_from"):
             return Currency("unchecked", "derived_text", "state comes from its lineage")
+        norms = self._norms(ps)
+        if norms is None:
+            return Currency(
+                "unchecked",
+                "unknown_normalizer",
+                f"normalizer {ps['normalizer_version']!r} is not known here",
+            )
+        recorded, norm = norms
+        version = norm.version
         doc = ps["document"]["document_id"]
         revs = self.revisions(doc)
         if not revs:
-            return Currency("unchecked", "no_revisions_imported", f"no revision of {doc} was imported")
+            return Currency(
+                "unchecked", "no_revisions_imported", f"no revision of {doc} was imported", normalizer=version
+            )
         latest = revs[-1]
         if not s.can_read(latest.collection):
             return Currency("unavailable", "out_of_scope")
@@ -303,6 +377,7 @@ class CurrencyEngine:
                 cited,
                 None,
                 cited_text=cited_text,
+                normalizer=version,
             )
         if cited is None:
             return Currency(
@@ -310,6 +385,7 @@ class CurrencyEngine:
                 "cited_revision_not_imported",
                 f"revision {ps['document']['revision']!r} of {doc} was never imported",
                 current=latest,
+                normalizer=version,
             )
         latest_text = self.revision_text(latest)
         if latest_text.state == "purged":
@@ -321,6 +397,7 @@ class CurrencyEngine:
                 latest,
                 None,
                 cited_text,
+                version,
             )
         if not latest_text.verified or latest_text.text is None:
             return Currency(
@@ -331,8 +408,9 @@ class CurrencyEngine:
                 latest,
                 None,
                 cited_text,
+                version,
             )
-        quote = self._quote(ps, retrieved, cited, cited_text)
+        quote = self._quote(ps, retrieved, cited, cited_text, recorded)
         if quote is None:
             return Currency(
                 "unchecked",
@@ -344,9 +422,10 @@ class CurrencyEngine:
                 latest,
                 None,
                 cited_text,
+                version,
             )
-        rel = self._verdict(ps, quote, cited, cited_text, latest, latest_text)
-        return Currency(rel.state, rel.reason, "", cited, latest, rel, cited_text)
+        rel = self._verdict(ps, quote, cited, cited_text, latest, latest_text, recorded, norm)
+        return Currency(rel.state, rel.reason, "", cited, latest, rel, cited_text, version)
 
     def _verdict(
         self,
@@ -356,36 +435,167 @@ class CurrencyEngine:
         cited_text: TextResult | None,
         latest: RevisionRow,
         latest_text: TextResult,
+        recorded: Normalizer = NORM1,
+        norm: Normalizer = NORM1,
     ) -> Relocation:
         """relocate.py's verdict, memoized: many answers cite the same chunk of a revision."""
         loc = locator_of(ps)
-        key = (quote, loc, cited.content_sha256, latest.content_sha256)
+        key = (norm.version, quote, loc, cited.content_sha256, latest.content_sha256)
         found = self._verdicts.get(key)
         if found is not None:
             return found
         later = latest_text.text or ""
+        old = cited_text.text if cited_text is not None and cited_text.verified else None
+        quote, loc = self._carried(quote, loc, old, recorded, norm)
         if cited.revision == latest.revision:
-            rel = check_same_revision(quote, loc, later)
+            rel = check_same_revision(quote, loc, later, norm)
         else:
-            old = cited_text.text if cited_text is not None and cited_text.verified else None
             if old is None:
-                old = _stand_in(ps, quote, loc)
-            rel = relocate(quote, loc, old, later)
+                old = _stand_in(ps, quote, loc, norm)
+            rel = relocate(quote, loc, old, later, norm)
         return self._verdicts.put(key, rel)
 
+    @staticmethod
+    def _carried(
+        quote: str, loc: Locator, old: str | None, recorded: Normalizer, norm: Normalizer
+    ) -> tuple[str, Locator]:
+        """The quote and locator in the coordinates of the normalizer compared under."""
+        if recorded is norm:
+            return quote, loc
+        c = carry_to_v2(quote, loc.heading_path, loc.paragraph, loc.char_start, loc.char_end, old)
+        return c.quote, Locator(c.heading_path, c.paragraph, c.char_start, c.char_end)
+
     def _quote(
-        self, ps: dict[str, Any], retrieved: TextResult, cited: RevisionRow, cited_text: TextResult | None
+        self,
+        ps: dict[str, Any],
+        retrieved: TextResult,
+        cited: RevisionRow,
+        cited_text: TextResult | None,
+        recorded: Normalizer = NORM1,
     ) -> str | None:
         """The historical quote: the retained passage, else the cited revision at its locator."""
         if retrieved.verified and retrieved.text is not None:
-            return normalize_quote(retrieved.text)
+            return recorded.quote(retrieved.text)
         if cited_text is not None and cited_text.verified and cited_text.text is not None:
             loc = ps["locator"]
-            return self.normalized(cited, cited_text)[loc["char_start"] : loc["char_end"]] or None
+            return self.normalized(cited, cited_text, recorded)[loc["char_start"] : loc["char_end"]] or None
         return None
 
+    # -- answer time -------------------------------------------------------------------
 
-def _stand_in(ps: dict[str, Any], quote: str, loc: Locator) -> str:
+    def _instants_of(self, document_id: str) -> list[datetime] | None:
+        if document_id not in self._instants:
+            found = [_aware(r.committed_at) for r in self.revisions(document_id)]
+            dated = [x for x in found if x is not None]
+            self._instants[document_id] = dated if len(dated) == len(found) else None
+        return self._instants[document_id]
+
+    def _holds_quote(
+        self,
+        ps: dict[str, Any],
+        quote: str,
+        cited: RevisionRow,
+        cited_text: TextResult | None,
+        rev: RevisionRow,
+        rev_text: str,
+        recorded: Normalizer,
+        norm: Normalizer,
+    ) -> bool:
+        loc = locator_of(ps)
+        key = (norm.version, quote, loc, cited.content_sha256, rev.content_sha256)
+        found = self._holds.get(key)
+        if found is None:
+            old = cited_text.text if cited_text is not None and cited_text.verified else None
+            q, carried = self._carried(quote, loc, old, recorded, norm)
+            if old is None:
+                old = _stand_in(ps, q, carried, norm)
+            found = self._holds.put(key, still_says(q, carried, old, rev_text, norm))
+        return found
+
+    def _answer_time(
+        self, ps: dict[str, Any], retrieved: TextResult, cur: Currency, generated_at: str
+    ) -> AnswerTime:
+        """Was the cited revision already superseded when the answer was generated?
+
+        From the revisions' own commit instants: the revision in force at answer time is
+        the last one committed at or before `generated_at` (commit instant, any offset,
+        then log order). If it is a later one than the cited revision, the answer was
+        given from a superseded revision; whether the quote still stood in it, and since
+        which revision it had not, is decided by the same anchored search as `moved`.
+        """
+        s = self.session
+        unknown = answer_time_unknown
+        if cur.reason == "out_of_scope":
+            return unknown("out_of_scope", generated_at)
+        if ps.get("derived_from"):
+            return unknown("derived_text", generated_at)
+        norms = self._norms(ps)
+        if norms is None:
+            return unknown("unknown_normalizer", generated_at)
+        recorded, norm = norms
+        doc = ps["document"]["document_id"]
+        revs = self.revisions(doc)
+        if not revs:
+            return unknown("no_revisions_imported", generated_at)
+        cited = self.cited_revision(ps)
+        if cited is None:
+            return unknown("cited_revision_not_imported", generated_at)
+        instants = self._instants_of(doc)
+        when = _aware(generated_at)
+        if instants is None or when is None:
+            return unknown("undated", generated_at, cited=cited)
+        ci = revs.index(cited)
+        if instants[ci] > when:
+            return unknown("cited_after_answer", generated_at, cited=cited)
+        k = bisect_right(instants, when) - 1
+        if k <= ci:
+            return AnswerTime("current", "latest_at_answer", generated_at, cited=cited, in_force=cited)
+        in_force = revs[k]
+        is_current = k == len(revs) - 1
+        if not s.can_read(in_force.collection):
+            return unknown("out_of_scope", generated_at, cited=cited)
+        cited_text = self.revision_text(cited)
+        quote = self._quote(ps, retrieved, cited, cited_text, recorded)
+        base = AnswerTime(
+            "superseded", "", generated_at, cited=cited, in_force=in_force, in_force_is_current=is_current
+        )
+        if quote is None:
+            return base.but("in_force_unreadable", "the historical quote cannot be read")
+        text = self.revision_text(in_force)
+        if not text.verified or text.text is None:
+            return base.but("in_force_unreadable", f"the revision in force at answer time is {text.state}")
+        if self._holds_quote(ps, quote, cited, cited_text, in_force, text.text, recorded, norm):
+            return base.but("unchanged_before_answer")
+        rel = self._verdict(ps, quote, cited, cited_text, in_force, text, recorded, norm)
+        # The earliest revision since which, up to the answer, the quote had not stood.
+        first = k
+        for j in range(k - 1, ci, -1):
+            t = self.revision_text(revs[j])
+            if not t.verified or t.text is None or not s.can_read(revs[j].collection):
+                break
+            if self._holds_quote(ps, quote, cited, cited_text, revs[j], t.text, recorded, norm):
+                break
+            first = j
+        return base.but(
+            "changed_before_answer", relocation=rel, changed_in=revs[first], changed_at=instants[first]
+        )
+
+
+def _with_answer_time(cur: Currency, at: AnswerTime) -> Currency:
+    return Currency(
+        cur.state,
+        cur.reason,
+        cur.detail,
+        cur.cited,
+        cur.current,
+        cur.relocation,
+        cur.cited_text,
+        cur.normalizer,
+        at,
+    )
+
+
+def _stand_in(ps: dict[str, Any], quote: str, loc: Locator, norm: Normalizer = NORM1) -> str:
     """What relocation may assume about a cited revision whose text is gone (purged).
 
     relocate.py anchors an occurrence as firmly as the quote was anchored in the cited
@@ -400,7 +610,8 @@ def _stand_in(ps: dict[str, Any], quote: str, loc: Locator) -> str:
     if ps["chunk"].get("pipeline_version") != CHUNKER_VERSION or loc.char_start < 3:
         return ""
     stand_in = "x" * (loc.char_start - 2) + "\n\n" + quote
-    return stand_in if normalize(stand_in)[loc.char_start : loc.char_start + len(quote)] == quote else ""
+    normalized = norm.structure(stand_in).text
+    return stand_in if normalized[loc.char_start : loc.char_start + len(quote)] == quote else ""
 
 
 def derived_transform(ps: dict[str, Any], retrieved: TextResult, source: TextResult | None) -> Transform:

@@ -23,8 +23,10 @@ from store.errors import InputError, SignatureError, StoreError, VaultError
 from store.queries import AnswerRow
 from store.roster import producer_keys
 from tracer.clock import now_iso
+from tracer.engine.answertime import strictest_answer_time
 from tracer.engine.currency import LRU, Currency, CurrencyEngine, Transform, derived_transform
 from tracer.engine.evidence import TextResult
+from tracer.engine.normalizers import RECORDED
 from tracer.engine.session import Session
 from tracer.engine.states import strictest_currency, strictest_integrity
 
@@ -65,6 +67,8 @@ class Summary:
     visible: bool
     reasons: tuple[str, ...] = ()
     pending: frozenset[str] = frozenset()
+    #: answer-time currency of its own citations: current, unknown or superseded
+    answer_time: str = "unknown"
 
 
 @dataclass
@@ -87,6 +91,11 @@ class PassageTrace:
         value = self.meta.get("derived_from")
         return str(value) if value else None
 
+    @property
+    def answer_time(self) -> str:
+        at = self.currency.answer_time
+        return at.state if at is not None and self.visible else "unknown"
+
 
 @dataclass
 class CitationTrace:
@@ -99,6 +108,7 @@ class CitationTrace:
     unknown_passages: list[str]
     integrity: str
     currency: str
+    answer_time: str = "unknown"
 
 
 @dataclass
@@ -141,6 +151,7 @@ class AnswerTrace:
     checkpoint_root: str
     reasons: tuple[str, ...] = ()
     pending: frozenset[str] = frozenset()
+    answer_time: str = "unknown"
 
 
 @dataclass(frozen=True)
@@ -187,9 +198,10 @@ _OUT_OF_SCOPE = Currency("unavailable", "out_of_scope")
 class Tracer:
     """Engine entry point for one session; caches per run, so make one per job."""
 
-    def __init__(self, session: Session):
+    def __init__(self, session: Session, normalizer: str = RECORDED):
+        """`normalizer`: "recorded", or the version to check ``/1`` citations under."""
         self.session = session
-        self.currency = CurrencyEngine(session)
+        self.currency = CurrencyEngine(session, normalizer)
         self._keys = producer_keys(session.vault)
         self._summaries: dict[str, Summary] = {}
         self._manifests: LRU[str, _Manifest] = LRU(4096)
@@ -317,10 +329,22 @@ class Tracer:
         except DamagedEntryError:
             out = Summary(answer_id, "signature_invalid", "unchecked", True, ("entry_damaged",))
         else:
-            out = Summary(answer_id, t.integrity, t.currency, t.visible, t.reasons, t.pending)
+            out = Summary(answer_id, t.integrity, t.currency, t.visible, t.reasons, t.pending, t.answer_time)
         if not out.pending:
             self._summaries[answer_id] = out
         return out
+
+    def question(self, answer_id: str) -> TextResult:
+        """The recorded question of an answer, released exactly as `trace` releases it.
+
+        Only to a viewer who may see the whole answer (its lineage included); otherwise
+        "outside your scope".  A page primed with `prime` has its questions read already.
+        """
+        m = self._manifest(answer_id)
+        digest = str(m.payload["question_sha256"])
+        if not self.summary(answer_id).visible:
+            return _hidden(digest)
+        return self.currency.text(digest, str(m.payload["collection"]))
 
     def trace(self, answer_id: str, record: bool = True, stack: tuple[str, ...] = ()) -> AnswerTrace:
         """The full trace of one answer; `record` appends the look to the access log."""
@@ -331,7 +355,9 @@ class Tracer:
 
     # -- building -------------------------------------------------------------------------
 
-    def _passage(self, ps: dict[str, Any], idx: int, stack: tuple[str, ...], walk: _Walk) -> PassageTrace:
+    def _passage(
+        self, ps: dict[str, Any], idx: int, stack: tuple[str, ...], walk: _Walk, generated_at: str
+    ) -> PassageTrace:
         s = self.session
         derived = ps.get("derived_from")
         visible = s.can_read(ps["collection"])
@@ -357,7 +383,7 @@ class Tracer:
         retrieved = self.currency.text(ps["retrieved_sha256"], ps["collection"])
         model_input = self.currency.text(ps["model_input_sha256"], ps["collection"])
         integrity = strictest_integrity([retrieved.state, model_input.state])
-        currency = self.currency.currency(ps, retrieved)
+        currency = self.currency.currency(ps, retrieved, generated_at)
         eff_i, eff_c = integrity, currency.state
         if sub is not None:
             transform = derived_transform(ps, retrieved, self._source_text(str(derived)))
@@ -432,7 +458,8 @@ class Tracer:
         stack = (*stack, answer_id)
         walk = _Walk()
         kind = str(p.get("kind", "answer"))
-        passages = [self._passage(ps, i, stack, walk) for i, ps in enumerate(p["passages"])]
+        generated_at = str(p["generated_at"])
+        passages = [self._passage(ps, i, stack, walk, generated_at) for i, ps in enumerate(p["passages"])]
         by_id: dict[str, PassageTrace] = {}
         for pt in passages:
             by_id.setdefault(pt.passage_id, pt)
@@ -486,6 +513,7 @@ class Tracer:
                     unknown,
                     ci,
                     cc,
+                    strictest_answer_time(pt.answer_time for pt in cited),
                 )
             )
         own_i = [question.state, answer.state] + [pt.effective_integrity for pt in passages]
@@ -497,9 +525,15 @@ class Tracer:
             if citations
             else strictest_currency([pt.effective_currency for pt in passages] + lin_c)
         )
+        answer_time = (
+            strictest_answer_time(c.answer_time for c in citations)
+            if citations
+            else strictest_answer_time(pt.answer_time for pt in passages)
+        )
         if not visible:
             # Nothing about a record the viewer may not see, not even whether it is intact.
             integrity = currency = "unavailable"
+            answer_time = "unknown"
         lineage = self._lineage(m.sources, stack, set()) if full else []
         findings = queries.finding_rows(s.vault, answer_id) if full and visible else []
         return AnswerTrace(
@@ -529,4 +563,5 @@ class Tracer:
             checkpoint_root=s.status.checkpoint_root,
             reasons=tuple(sorted(reasons)),
             pending=frozenset(walk.pending - {answer_id}),
+            answer_time=answer_time,
         )

@@ -1,0 +1,144 @@
+"""Answer-time currency: had the cited revision already been superseded when the answer was given?
+
+A fact about the moment of the answer, from the revisions' own commit instants, and a
+separate question from today's currency: an assistant whose index lagged quoted a
+revision that was already out of date ("r2, published 21 days before this answer,
+already said fourteen days"). States and reasons are explained in ``docs/states.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from datetime import datetime
+from enum import StrEnum
+from typing import Final
+
+from store.queries import RevisionRow
+from tracer.engine.relocate import Relocation
+
+__all__ = [
+    "ANSWER_TIME",
+    "ANSWER_TIME_REASONS",
+    "AnswerTime",
+    "AnswerTimeState",
+    "answer_time_unknown",
+    "lag_words",
+    "strictest_answer_time",
+]
+
+
+class AnswerTimeState(StrEnum):
+    """Least strict first."""
+
+    CURRENT = "current"
+    UNKNOWN = "unknown"
+    SUPERSEDED = "superseded"
+
+
+ANSWER_TIME: Final = tuple(s.value for s in AnswerTimeState)
+
+ANSWER_TIME_REASONS: Final = {
+    "latest_at_answer": "current: the cited revision was the latest committed when the answer was generated",
+    "changed_before_answer": "superseded: a revision committed before the answer no longer said the quote",
+    "unchanged_before_answer": "superseded: revisions committed before the answer still said it",
+    "in_force_unreadable": "superseded: a later revision was in force; its text or the quote is unreadable",
+    "cited_after_answer": "unknown: the cited revision is dated after the answer (a clock or record fault)",
+    "undated": "unknown: the answer's or a revision's time has no UTC offset or cannot be read",
+    "cited_revision_not_imported": "unknown: the cited revision was never imported",
+    "no_revisions_imported": "unknown: no revision of the document was imported",
+    "derived_text": "unknown: derived text; its sources carry their own answer-time facts",
+    "unknown_normalizer": "unknown: the passage names a normalizer this build does not know",
+    "out_of_scope": "unknown: outside your scope",
+}
+
+
+@dataclass(frozen=True)
+class AnswerTime:
+    """One passage's answer-time fact.
+
+    `in_force` is the last revision committed at or before `generated_at`. When the quote
+    no longer stood in it (`changed_before_answer`), `relocation` is the quote checked
+    against it (its `current_excerpt` is what that revision said, for the labelled
+    answer-time pane only), and `changed_in` is the earliest revision since which, up to
+    the answer, the quote had not stood.
+    """
+
+    state: str
+    reason: str
+    generated_at: str
+    detail: str = ""
+    cited: RevisionRow | None = None
+    in_force: RevisionRow | None = None
+    in_force_is_current: bool = False
+    relocation: Relocation | None = None
+    changed_in: RevisionRow | None = None
+    changed_at: datetime | None = None
+
+    def but(
+        self,
+        reason: str,
+        detail: str = "",
+        *,
+        relocation: Relocation | None = None,
+        changed_in: RevisionRow | None = None,
+        changed_at: datetime | None = None,
+    ) -> AnswerTime:
+        return replace(
+            self,
+            reason=reason,
+            detail=detail,
+            relocation=relocation,
+            changed_in=changed_in,
+            changed_at=changed_at,
+        )
+
+    @property
+    def seconds_before_answer(self) -> int | None:
+        """How long before the answer the quote had stopped standing (the index lag)."""
+        when = _aware(self.generated_at)
+        if self.changed_at is None or when is None:
+            return None
+        return int((when - self.changed_at).total_seconds())
+
+    @property
+    def excerpt(self) -> str | None:
+        """What the revision in force said instead; None when it is the current revision
+        (then the current-revision pane shows it, and it is not repeated)."""
+        if self.relocation is None or self.in_force_is_current:
+            return None
+        return self.relocation.current_excerpt
+
+
+def _aware(value: str) -> datetime | None:
+    try:
+        x = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return x if x.tzinfo is not None else None
+
+
+def answer_time_unknown(reason: str, generated_at: str, *, cited: RevisionRow | None = None) -> AnswerTime:
+    return AnswerTime(AnswerTimeState.UNKNOWN.value, reason, generated_at, cited=cited)
+
+
+def strictest_answer_time(states: Iterable[str]) -> str:
+    """superseded > unknown > current; "unknown" when there is nothing to combine."""
+    rank = {s: i for i, s in enumerate(ANSWER_TIME)}
+    best = -1
+    for s in states:
+        best = max(best, rank[s])
+    return ANSWER_TIME[best] if best >= 0 else AnswerTimeState.UNKNOWN.value
+
+
+def lag_words(seconds: int) -> str:
+    """ "21 days", "5 hours", "40 minutes": the lag as a person says it."""
+    if seconds >= 2 * 86400:
+        return f"{seconds // 86400} days"
+    if seconds >= 86400:
+        return "1 day"
+    if seconds >= 7200:
+        return f"{seconds // 3600} hours"
+    if seconds >= 3600:
+        return "1 hour"
+    return f"{max(seconds, 0) // 60} minutes"
