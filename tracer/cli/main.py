@@ -21,7 +21,15 @@ Handler = Callable[[argparse.Namespace], int]
 
 
 #: modules under tracer.cli that register subcommands, in the order `--help` lists them
-COMMAND_MODULES = ("store_cmds", "engine_cmds", "access_cmds", "ui_cmds", "export_cmds")
+COMMAND_MODULES = (
+    "store_cmds",
+    "outbox_cmds",
+    "chunk_cmds",
+    "engine_cmds",
+    "access_cmds",
+    "ui_cmds",
+    "export_cmds",
+)
 
 
 def build_parser(modules: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentParser:

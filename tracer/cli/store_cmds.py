@@ -20,6 +20,7 @@ from store.producer import draft_to_input
 from store.roster import producer_keys
 from store.vault import Vault
 from tracer.cli.common import Sub, add_custodian, emit_json, open_vault, vault_arg
+from tracer.cli.outbox_cmds import pack_into
 from tracer.clock import now_iso, valid_iso
 from tracer.inert import inert
 from tracer.secrets import load_key, read_passphrase
@@ -67,11 +68,12 @@ def register(sub: Sub) -> None:
     p.add_argument("--payload-type", default="application/vnd.tracer.manifest.v1+json")
     p.set_defaults(handler=cmd_sign)
 
-    p = sub.add_parser("pack", help="turn a draft manifest with inline texts into a signed input file")
-    p.add_argument("draft", type=Path)
+    p = sub.add_parser("pack", help="turn draft manifests with inline texts into signed input files")
+    p.add_argument("drafts", type=Path, nargs="+", metavar="DRAFT")
     p.add_argument("--key", type=Path, required=True)
     p.add_argument("--passphrase-file", type=Path)
-    p.add_argument("--out", type=Path)
+    p.add_argument("--out", type=Path, help="output file (one draft; default stdout)")
+    p.add_argument("--out-dir", type=Path, help="one input file per draft, named like the draft")
     p.set_defaults(handler=cmd_pack)
 
     p = sub.add_parser("ingest", help="append manifests, source revisions and deletions")
@@ -240,11 +242,22 @@ def cmd_sign(args: argparse.Namespace) -> int:
 
 
 def cmd_pack(args: argparse.Namespace) -> int:
+    """Many drafts, one key unlock; every draft is read and checked before any is signed."""
+    if args.out_dir is None and len(args.drafts) > 1:
+        raise InputError("pack", "$", "several drafts need --out-dir DIR (one input file per draft)")
+    if args.out_dir is not None and args.out is not None:
+        raise InputError("pack", "$", "give --out or --out-dir, not both")
+    drafts = []
+    for path in args.drafts:
+        draft = parse_strict(_read(path), str(path))
+        if not isinstance(draft, dict):
+            raise InputError(str(path), "$", "expected a JSON object")
+        drafts.append(draft)
     ident = load_key(args.key, args.passphrase_file)
-    draft = parse_strict(_read(args.draft), str(args.draft))
-    if not isinstance(draft, dict):
-        raise InputError(str(args.draft), "$", "expected a JSON object")
-    _write_json(draft_to_input(draft, ident), args.out)
+    if args.out_dir is None:
+        _write_json(draft_to_input(drafts[0], ident), args.out)
+        return 0
+    pack_into(args.out_dir, list(zip(args.drafts, drafts, strict=True)), ident)
     return 0
 
 

@@ -1,0 +1,272 @@
+"""The recorder: what it signs is what it was given, and wrong use fails at the call."""
+
+from __future__ import annotations
+
+import base64
+import json
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from store.crypto import sha256_hex
+from store.dsse import Envelope, verify_envelope
+from store.entries import MANIFEST_TYPE
+from tests.helpers import Case
+from tests.producer.conftest import RETURNS, SHIPPING, ingest_files, source_revision, trace_of
+from tracer.producer import (
+    Authorization,
+    Chunker,
+    CitationError,
+    LocateError,
+    ModelInputError,
+    Recorder,
+    RecordError,
+    Runtime,
+    chunks,
+)
+
+AUTH = Authorization("agent:helpdesk", "acl-7", "allow")
+QUESTION = "How long do I have to return something?"
+ANSWER = "You can ask for a refund within thirty days of delivery; gift cards are never refunded."
+
+
+def _payload(path: Path) -> tuple[dict[str, object], dict[str, str]]:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    return json.loads(base64.b64decode(doc["envelope"]["payload"])), doc["contents"]
+
+
+def _record_two(recorder: Recorder) -> Path:
+    returns = source_revision("returns", RETURNS)
+    c0, c1 = chunks(RETURNS)
+    prompt = f"Answer from the context.\n\n[1] {c0.text}\n[2] {c1.text}\n\nQ: {QUESTION}"
+    with recorder.start(QUESTION, AUTH, "support", answer_id="ans-1") as rec:
+        p1 = rec.retrieved(c0.text, returns, rank=1, score=0.82, query=QUESTION)
+        p2 = rec.retrieved(c1.text, returns, rank=2, score=0.61, query=QUESTION)
+        rec.sent(prompt)
+        rec.answer(ANSWER)
+        rec.cite_text("within thirty days of delivery", p1)
+        rec.cite_text("gift cards are never refunded", p2)
+    return recorder.outbox.directory / next(p.name for p in recorder.outbox.directory.glob("answer-*.json"))
+
+
+def test_a_record_ingests_and_its_citations_verify(case: Case, recorder: Recorder) -> None:
+    path = _record_two(recorder)
+    rev = recorder.write_revision(source_revision("returns", RETURNS))
+    report = ingest_files(case, rev, path)
+    assert report.ok and not report.faults, report.to_json()
+    t = trace_of(case, "ans-1")
+    assert t.integrity == "intact" and t.currency == "verified"
+    assert [(p.transform.state, p.currency.state) for p in t.passages] == [
+        ("found_at_locator", "verified"),
+        ("found_at_locator", "verified"),
+    ]
+    assert [c.span for c in t.citations] == [
+        "within thirty days of delivery",
+        "gift cards are never refunded",
+    ]
+
+
+def test_every_digest_is_computed_from_the_texts_given(case: Case, recorder: Recorder) -> None:
+    path = _record_two(recorder)
+    payload, contents = _payload(path)
+    env = Envelope.from_json(json.loads(path.read_text())["envelope"], str(path), "$.envelope")
+    assert env.payload_type == MANIFEST_TYPE
+    verify_envelope(env, {case.producer.key_id: case.producer.public.ed25519})
+
+    def digest(text: str) -> str:
+        return sha256_hex(text.encode("utf-8"))
+
+    c0, c1 = chunks(RETURNS)
+    assert payload["question_sha256"] == digest(QUESTION) and payload["answer_sha256"] == digest(ANSWER)
+    passages = payload["passages"]
+    assert isinstance(passages, list)
+    assert [p["retrieved_sha256"] for p in passages] == [digest(c0.text), digest(c1.text)]
+    assert [p["query_sha256"] for p in passages] == [digest(QUESTION)] * 2
+    assert [p["locator"] for p in passages] == [c0.locator.to_json(), c1.locator.to_json()]
+    assert [p["chunk"]["chunk_id"] for p in passages] == ["returns#0", "returns#1"]
+    assert contents == {digest(t): t for t in (QUESTION, ANSWER, c0.text, c1.text)}
+    assert QUESTION not in json.dumps(payload)  # texts travel beside the signature, not in it
+
+
+def test_a_model_input_must_be_an_exact_substring_of_the_prompt(recorder: Recorder) -> None:
+    returns = source_revision("returns", RETURNS)
+    text = chunks(RETURNS)[0].text
+    rec = recorder.start(QUESTION, AUTH, "support")
+    p = rec.retrieved(text, returns, rank=1, score=0.5, query=QUESTION)
+    rewrapped = text.replace("refund within", "refund\nwithin")
+    with pytest.raises(ModelInputError, match="not an exact substring"):
+        rec.sent(f"context: {rewrapped}")
+    with pytest.raises(ModelInputError, match="not an exact substring"):
+        rec.model_input(p, "[doc 1] " + text, prompt=f"context: {text}")
+    rec.model_input(p, "[doc 1] " + text, prompt=["system: be brief", f"context: [doc 1] {text}"])
+    with pytest.raises(ModelInputError, match="already recorded"):
+        rec.model_input(p, text, prompt=text)
+
+
+def test_close_refuses_a_passage_the_model_input_of_which_is_unknown(recorder: Recorder) -> None:
+    rec = recorder.start(QUESTION, AUTH, "support")
+    rec.retrieved(chunks(RETURNS)[0].text, source_revision("returns", RETURNS), rank=1, score=0.5, query="q")
+    rec.answer(ANSWER)
+    with pytest.raises(ModelInputError, match="p1: no model input"):
+        rec.close()
+    assert list(recorder.outbox.directory.iterdir()) == []
+
+
+def test_citations_must_lie_inside_the_answer(recorder: Recorder) -> None:
+    rec = recorder.start(QUESTION, AUTH, "support")
+    p = rec.retrieved(
+        chunks(RETURNS)[0].text, source_revision("returns", RETURNS), rank=1, score=0.5, query="q"
+    )
+    with pytest.raises(CitationError, match="before answer"):
+        rec.cite(0, 3, p)
+    rec.answer(ANSWER)
+    for start, end in ((0, len(ANSWER) + 1), (-1, 4), (5, 5), (6, 2)):
+        with pytest.raises(CitationError, match="outside the answer"):
+            rec.cite(start, end, p)
+    with pytest.raises(CitationError, match="does not contain"):
+        rec.cite_text("sixty days", p)
+    with pytest.raises(CitationError, match="at least one passage"):
+        rec.cite(0, 3)
+    other = recorder.start(QUESTION, AUTH, "support")
+    q = other.retrieved(
+        chunks(RETURNS)[0].text, source_revision("returns", RETURNS), rank=1, score=0.5, query="q"
+    )
+    with pytest.raises(CitationError, match="not a passage of record"):
+        rec.cite(0, 3, q)
+    rec.cite(0, len(ANSWER), p)
+
+
+def test_a_passage_needs_its_revision_and_must_occur_in_it(recorder: Recorder) -> None:
+    rec = recorder.start(QUESTION, AUTH, "support")
+    with pytest.raises(RecordError, match="needs the source revision"):
+        rec.retrieved("Gift cards are never refunded.", None, rank=1, score=0.5, query="q")
+    with pytest.raises(LocateError, match="does not occur in the revision"):
+        rec.retrieved(
+            "Gift cards are refunded.", source_revision("returns", RETURNS), rank=1, score=0.5, query="q"
+        )
+    with pytest.raises(RecordError, match="chunk_id is required"):
+        rec.retrieved("within thirty days", source_revision("returns", RETURNS), rank=1, score=0.5, query="q")
+    assert rec.passages == ()
+    p = rec.retrieved(
+        "within thirty days",
+        source_revision("returns", RETURNS),
+        rank=1,
+        score=0.5,
+        query="q",
+        chunk_id="returns@120",
+        chunker=Chunker("fixed-window/2", {"size": 20}),
+    )
+    assert (p.locator.paragraph, p.locator.heading_path) == (0, ("Returns policy", "Refund window"))
+
+
+def test_a_repeated_text_needs_saying_which_occurrence(recorder: Recorder) -> None:
+    doc = "# A\n\nSame sentence.\n\n# B\n\nSame sentence.\n"
+    rev = source_revision("dup", doc)
+    rec = recorder.start(QUESTION, AUTH, "support")
+    with pytest.raises(LocateError, match="occurs 2 times"):
+        rec.retrieved("Same sentence.", rev, rank=1, score=0.5, query="q")
+    second = rec.retrieved("Same sentence.", rev, rank=1, score=0.5, query="q", occurrence=1)
+    near = rec.retrieved("Same sentence.", rev, rank=2, score=0.4, query="q", near=doc.index("# B"))
+    first = rec.retrieved("Same sentence.", rev, rank=3, score=0.3, query="q", near=0)
+    assert second.locator == near.locator and second.locator.heading_path == ("B",)
+    assert first.locator.heading_path == ("A",)
+    assert [p.chunk_id for p in rec.passages] == ["dup#0", "dup#0", "dup#0"]  # text equal to chunk 0
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"rank": -1}, "rank"),
+        ({"rank": True}, "rank"),
+        ({"score": float("nan")}, "score"),
+        ({"score": "0.5"}, "score"),
+        ({"query": ""}, "query"),
+        ({"retrieved_at": "2026-02-30T10:00:00Z"}, "not a real date"),
+        ({"retrieved_at": "2026-02-01 10:00:00"}, "RFC 3339"),
+        ({"retrieved_at": datetime(2026, 2, 1, 10, 0)}, "time zone"),
+        ({"passage_id": "x" * 513}, "at most 512"),
+    ],
+)
+def test_malformed_fields_fail_at_the_call(
+    recorder: Recorder, kwargs: dict[str, object], message: str
+) -> None:
+    rec = recorder.start(QUESTION, AUTH, "support")
+    args: dict[str, object] = {"rank": 1, "score": 0.5, "query": "q", **kwargs}
+    text = chunks(RETURNS)[0].text
+    with pytest.raises(RecordError, match=message):
+        rec.retrieved(text, source_revision("returns", RETURNS), **args)  # type: ignore[arg-type]
+
+
+def test_parameters_must_be_interoperable_json() -> None:
+    for bad in ({"big": 2**60}, {"x": float("inf")}, {"s": "\ud800"}, {"o": object()}):
+        with pytest.raises(RecordError, match=r"not interoperable|UTF-8"):
+            Chunker("c/1", bad)
+        with pytest.raises(RecordError):
+            Runtime("m", "t", "p", bad)
+    assert dict(Runtime("m", "t", "p", {"temperature": 0.2}).parameters) == {"temperature": 0.2}
+
+
+def test_a_record_closes_once_and_an_error_inside_with_writes_nothing(recorder: Recorder) -> None:
+    rev = source_revision("returns", RETURNS)
+    text = chunks(RETURNS)[0].text
+    with pytest.raises(RuntimeError), recorder.start(QUESTION, AUTH, "support") as rec:
+        rec.retrieved(text, rev, rank=1, score=0.5, query="q")
+        raise RuntimeError("the model call failed")
+    assert list(recorder.outbox.directory.iterdir()) == []
+    with pytest.raises(RecordError, match="already closed"):
+        rec.answer("late")
+    done = recorder.start(QUESTION, AUTH, "support", answer_id="ans-x")
+    done.answer("no passages needed")
+    done.close()
+    with pytest.raises(RecordError, match="already closed"):
+        done.close()
+    again = recorder.start(QUESTION, AUTH, "support", answer_id="ans-x")
+    again.answer("no passages needed")
+    with pytest.raises(RecordError, match="already in the outbox"):
+        again.close()
+
+
+def test_a_note_and_an_answer_citing_it_ingest_with_their_lineage(case: Case, recorder: Recorder) -> None:
+    returns, shipping = source_revision("returns", RETURNS), source_revision("shipping", SHIPPING)
+    a, b = chunks(RETURNS)[0], chunks(SHIPPING)[0]
+    note_text = "Refunds: thirty days. Lost parcels: refunded after ten days."
+    with recorder.start("summarize refunds", AUTH, "support", kind="note", answer_id="note-1") as rec:
+        pa = rec.retrieved(a.text, returns, rank=1, score=0.9, query="refunds")
+        pb = rec.retrieved(b.text, shipping, rank=2, score=0.8, query="refunds")
+        rec.sent([a.text, b.text])
+        rec.answer(note_text)
+        rec.cite_text("Refunds: thirty days.", pa)
+        rec.cite_text("Lost parcels: refunded after ten days.", pb)
+    written = next(recorder.outbox.directory.glob("note-*.json"))
+    memory = recorder.start("and lost parcels?", AUTH, "support", answer_id="ans-2")
+    n = memory.retrieved_note(_as_note(written, note_text), rank=1, score=0.7, query="lost parcels")
+    memory.model_input(n, f"[memory note-1]\n{note_text}", prompt=f"Notes:\n[memory note-1]\n{note_text}")
+    memory.answer("Lost parcels are refunded after ten days.")
+    memory.cite(0, 41, n)
+    out = memory.close()
+    revs = [recorder.write_revision(returns), recorder.write_revision(shipping)]
+    report = ingest_files(case, *revs, written, out.path)
+    assert report.ok and not report.faults, report.to_json()
+    payload, _ = _payload(out.path)
+    assert payload["lineage"] == ["note-1"]
+    t = trace_of(case, "ans-2")
+    assert [node.answer_id for node in t.lineage] == ["note-1"]
+    assert t.passages[0].transform.state == "matches_source"
+    assert t.integrity == "intact" and t.currency == "verified"
+
+
+def _as_note(path: Path, text: str) -> object:
+    from tracer.producer import Note
+
+    assert path.name.startswith("note-note-1-")
+    return Note("note-1", text, "support", "northstar-support-assistant/memory")
+
+
+def test_nothing_secret_reaches_the_outbox(case: Case, recorder: Recorder) -> None:
+    path = _record_two(recorder)
+    raw = path.read_bytes()
+    secret = case.producer._signing.private_bytes_raw()
+    for form in (secret, secret.hex().encode(), base64.b64encode(secret)):
+        assert form not in raw
+    assert "key_id" in repr(recorder.signer) and secret.hex() not in repr(recorder)
