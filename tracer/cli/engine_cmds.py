@@ -12,6 +12,7 @@ from store.vault import Vault
 from tracer.cli.common import Sub, add_investigator, emit_json, vault_arg
 from tracer.cli.render import print_revalidation, print_trace, print_verify
 from tracer.engine.catalog import impact, revalidate
+from tracer.engine.normalizers import KNOWN, RECORDED
 from tracer.engine.serialize import trace_json
 from tracer.engine.session import Session, unlock
 from tracer.engine.trace import Tracer, UnknownAnswerError
@@ -36,12 +37,15 @@ def register(sub: Sub) -> None:
     p.add_argument("answer_id")
     add_investigator(p)
     p.add_argument("--json", action="store_true")
+    _normalizer_arg(p)
     p.set_defaults(handler=cmd_trace)
 
     p = sub.add_parser("revalidate", help="currency of every answer against later revisions")
     vault_arg(p)
     add_investigator(p)
     p.add_argument("--json", action="store_true")
+    _normalizer_arg(p)
+    _superseded_arg(p)
     p.set_defaults(handler=cmd_revalidate)
 
     p = sub.add_parser("impact", help="every answer that depends on a document, revision or digest")
@@ -52,7 +56,27 @@ def register(sub: Sub) -> None:
     p.add_argument("--revision")
     add_investigator(p)
     p.add_argument("--json", action="store_true")
+    _normalizer_arg(p)
+    _superseded_arg(p)
     p.set_defaults(handler=cmd_impact)
+
+
+def _normalizer_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--normalizer",
+        choices=[RECORDED, *sorted(v for v in KNOWN if v != "tracer-norm/1")],
+        default=RECORDED,
+        help="check each citation under the normalizer it was recorded with (default), or carry "
+        "tracer-norm/1 citations over to tracer-norm/2 (Markdown-only edits stop counting)",
+    )
+
+
+def _superseded_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--answered-from-superseded",
+        action="store_true",
+        help="only answers whose cited revision had already been superseded when they were generated",
+    )
 
 
 def open_session(args: argparse.Namespace) -> Session:
@@ -101,7 +125,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_trace(args: argparse.Namespace) -> int:
     with open_session(args) as session:
         try:
-            t = Tracer(session).trace(args.answer_id)
+            t = Tracer(session, args.normalizer).trace(args.answer_id)
         except UnknownAnswerError as exc:
             raise StoreError(f"{args.vault}: no answer {args.answer_id!r} in this vault") from exc
         if args.json:
@@ -114,7 +138,12 @@ def cmd_trace(args: argparse.Namespace) -> int:
 def cmd_revalidate(args: argparse.Namespace) -> int:
     with open_session(args) as session:
         session.record("revalidate", "")
-        result = revalidate(session, _progress(not args.json and sys.stderr.isatty()))
+        result = revalidate(
+            session,
+            _progress(not args.json and sys.stderr.isatty()),
+            normalizer=args.normalizer,
+            superseded_only=args.answered_from_superseded,
+        )
     if args.json:
         emit_json(result.to_json())
     else:
@@ -131,7 +160,14 @@ def cmd_impact(args: argparse.Namespace) -> int:
     target = f"digest:{args.digest}" if args.digest else f"document:{args.document}@{args.revision or '*'}"
     with open_session(args) as session:
         session.record("impact", target)
-        result = impact(session, document=args.document, revision=args.revision, digest=args.digest)
+        result = impact(
+            session,
+            document=args.document,
+            revision=args.revision,
+            digest=args.digest,
+            normalizer=args.normalizer,
+            superseded_only=args.answered_from_superseded,
+        )
     if args.json:
         emit_json(result.to_json())
     else:

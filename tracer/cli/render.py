@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import textwrap
 
+from tracer.engine.answertime import AnswerTime, answer_time_sentence
 from tracer.engine.catalog import Revalidation
 from tracer.engine.evidence import TextResult
 from tracer.engine.relocate import Locator
 from tracer.engine.session import Session
+from tracer.engine.times import utc
 from tracer.engine.trace import AnswerTrace, LineageNode, PassageTrace
 from tracer.engine.verify import VerifyReport
 from tracer.inert import inert
@@ -84,6 +86,7 @@ def _passage(p: PassageTrace) -> str:
         f"passage {inert(p.passage_id)}  integrity {p.integrity.upper()}  "
         f"currency {p.currency.state.upper()} ({p.currency.reason})"
         + (f": {inert(p.currency.detail)}" if p.currency.detail and p.visible else "")
+        + (f" under {p.currency.normalizer}" if p.currency.normalizer and p.visible else "")
     ]
     if p.effective_currency != p.currency.state or p.effective_integrity != p.integrity:
         out.append(
@@ -129,7 +132,24 @@ def _passage(p: PassageTrace) -> str:
             f"{len(cur.relocation.candidates)} places, none structurally preferred ---"
         )
         out += [f"    at {_where(c)}" for c in cur.relocation.candidates]
+    if cur.answer_time is not None:
+        out += _answer_time(cur.answer_time)
     return "\n".join(out)
+
+
+def _answer_time(at: AnswerTime) -> list[str]:
+    """At answer time: words first; what the revision in force said instead, labelled apart."""
+    out = [f"  at answer time: {at.state.upper()} ({at.reason})", _block(answer_time_sentence(at), "    ")]
+    excerpt = at.excerpt
+    if excerpt is not None and at.in_force is not None:
+        out.append(
+            f"  --- revision {inert(at.in_force.revision)} in force when the answer was generated "
+            f"({utc(at.in_force.committed_at)}) ---"
+        )
+        out.append(_block(excerpt))
+    elif at.reason == "changed_before_answer" and at.in_force_is_current:
+        out.append("    (that revision is the current one: its text is in the current revision pane above)")
+    return out
 
 
 def _where(loc: Locator) -> str:
@@ -155,7 +175,10 @@ def print_trace(t: AnswerTrace, session: Session) -> None:
         print("  UNAVAILABLE: this answer, or something it was derived from, is outside your scope")
         return
     print(f"answer {inert(t.answer_id)}  run {inert(t.run_id)}  ({t.kind})  log entry {t.seq}")
-    print(f"  integrity {t.integrity.upper()}   currency {t.currency.upper()}")
+    print(
+        f"  integrity {t.integrity.upper()}   currency {t.currency.upper()}   "
+        f"at answer time {t.answer_time.upper()}"
+    )
     if t.reasons:
         print(f"  because: {', '.join(t.reasons)}")
     print(
@@ -183,7 +206,10 @@ def print_trace(t: AnswerTrace, session: Session) -> None:
     for c in t.citations:
         span = f'"{inert(c.span)}"' if c.span is not None else "(span not available)"
         print(f"\ncitation [{c.index + 1}] chars {c.answer_start}..{c.answer_end} {span}")
-        print(f"  integrity {c.integrity.upper()}   currency {c.currency.upper()}")
+        print(
+            f"  integrity {c.integrity.upper()}   currency {c.currency.upper()}   "
+            f"at answer time {c.answer_time.upper()}"
+        )
         if c.unknown_passages:
             print(
                 "  UNSUPPORTED: names passage(s) not in the manifest: "
@@ -211,11 +237,16 @@ def print_revalidation(r: Revalidation) -> None:
     if r.target:
         print(f"impact of {inert(r.target)}: {len(r.answers)} answer(s)")
     print(f"computed at {r.computed_at} against checkpoint size {r.checkpoint['size']}")
+    print(
+        f"normalizer: {r.normalizer}"
+        + ("; only answers given from a superseded revision" if r.superseded_only else "")
+    )
     counts = r.counts
     print("integrity: " + ", ".join(f"{k} {v}" for k, v in sorted(counts["integrity"].items())))
     print("currency:  " + ", ".join(f"{k} {v}" for k, v in sorted(counts["currency"].items())))
+    print("at answer time: " + ", ".join(f"{k} {v}" for k, v in sorted(counts["answer_time"].items())))
     for a in r.answers:
         print(
-            f"  {inert(a.row.answer_id):<28} {a.row.generated_at}  {inert(a.row.producer_system):<30} "
-            f"{a.summary.integrity:<18} {a.summary.currency}"
+            f"  {inert(a.row.answer_id):<28} {utc(a.row.generated_at)}  {inert(a.row.producer_system):<30} "
+            f"{a.summary.integrity:<18} {a.summary.currency:<12} {a.summary.answer_time}"
         )

@@ -16,12 +16,14 @@ from typing import Final
 
 from store.queries import RevisionRow
 from tracer.engine.relocate import Relocation
+from tracer.engine.times import utc
 
 __all__ = [
     "ANSWER_TIME",
     "ANSWER_TIME_REASONS",
     "AnswerTime",
     "AnswerTimeState",
+    "answer_time_sentence",
     "answer_time_unknown",
     "lag_words",
     "strictest_answer_time",
@@ -142,3 +144,52 @@ def lag_words(seconds: int) -> str:
     if seconds >= 3600:
         return "1 hour"
     return f"{max(seconds, 0) // 60} minutes"
+
+
+def _seconds_between(earlier: str, later: str) -> int | None:
+    a, b = _aware(earlier), _aware(later)
+    return int((b - a).total_seconds()) if a is not None and b is not None else None
+
+
+def _published(rev: RevisionRow, generated_at: str) -> str:
+    lag = _seconds_between(rev.committed_at, generated_at)
+    return (
+        f"published {lag_words(lag)} before this answer"
+        if lag is not None
+        else "published before this answer"
+    )
+
+
+def answer_time_sentence(at: AnswerTime) -> str:
+    """The fact in one sentence of words (no source text: excerpts are shown apart, labelled).
+
+    E.g. "superseded when answered: revision C, published 21 days before this answer,
+    already said otherwise".
+    """
+    if at.state == AnswerTimeState.CURRENT:
+        rev = at.cited.revision if at.cited is not None else "?"
+        return f"current when answered: revision {rev} was the latest committed at {utc(at.generated_at)}"
+    if at.state == AnswerTimeState.UNKNOWN:
+        return f"answer time unknown ({at.reason}): {ANSWER_TIME_REASONS.get(at.reason, at.reason)}"
+    f = at.in_force
+    cited = at.cited.revision if at.cited is not None else "?"
+    if f is None:
+        return f"superseded when answered ({at.reason})"
+    if at.reason == "changed_before_answer":
+        changed = at.changed_in or f
+        out = (
+            f"superseded when answered: the answer cites revision {cited}, but revision "
+            f"{changed.revision}, {_published(changed, at.generated_at)}, already said otherwise"
+        )
+        if changed.revision != f.revision:
+            out += f"; revision {f.revision} was in force ({_published(f, at.generated_at)})"
+        return out
+    if at.reason == "unchanged_before_answer":
+        return (
+            f"superseded when answered: revision {f.revision} ({_published(f, at.generated_at)}) "
+            f"was in force instead of {cited}, and still said this"
+        )
+    return (
+        f"superseded when answered: revision {f.revision} ({_published(f, at.generated_at)}) was "
+        f"in force instead of {cited}; whether it still said this cannot be read ({at.detail})"
+    )

@@ -15,8 +15,11 @@ from store import queries
 from store.queries import AnswerFilter, AnswerRow
 from tracer.clock import now_iso
 from tracer.engine.gcpause import no_cycle_collection
+from tracer.engine.normalizers import RECORDED
+from tracer.engine.relocate import Locator
+from tracer.engine.serialize import locator_json, utc
 from tracer.engine.session import Session
-from tracer.engine.trace import Summary, Tracer
+from tracer.engine.trace import CitationVerdict, Summary, Tracer
 
 __all__ = ["AnswerState", "Revalidation", "answer_page", "impact", "revalidate"]
 
@@ -41,17 +44,49 @@ class AnswerState:
                 "citations": None,
                 "integrity": "unavailable",
                 "currency": "unavailable",
+                "answer_time": "unknown",
+                "citation_verdicts": None,
             }
         return {
             "answer_id": r.answer_id,
             "run_id": r.run_id,
             "kind": r.answer_kind,
-            "generated_at": r.generated_at,
+            "generated_at": utc(r.generated_at),
             "producer": r.producer_system,
             "citations": r.n_citations,
             "integrity": s.integrity,
             "currency": s.currency,
+            "answer_time": s.answer_time,
+            "citation_verdicts": [_citation_json(c) for c in s.citations],
         }
+
+
+def _loc(loc: Locator | None) -> dict[str, Any] | None:
+    return locator_json(loc) if loc is not None else None
+
+
+def _citation_json(c: CitationVerdict) -> dict[str, Any]:
+    """Per citation: both states, and per passage why (reason, normalizer, both locators)."""
+    return {
+        "index": c.index,
+        "integrity": c.integrity,
+        "currency": c.currency,
+        "answer_time": c.answer_time,
+        "passages": [
+            {
+                "passage_id": p.passage_id,
+                "visible": p.visible,
+                "currency": {"state": p.state, "reason": p.reason},
+                "effective_currency": p.effective_currency,
+                "normalizer": p.normalizer or None,
+                "recorded_normalizer": p.recorded_normalizer or None,
+                "locator": _loc(p.locator),
+                "new_locator": _loc(p.new_locator),
+                "answer_time": {"state": p.answer_time, "reason": p.answer_time_reason},
+            }
+            for p in c.passages
+        ],
+    }
 
 
 @dataclass
@@ -62,12 +97,17 @@ class Revalidation:
     target: str = ""
     #: for impact: the answers that cite the target themselves (the rest depend on it through lineage)
     direct: frozenset[str] | None = None
+    #: the normalizer choice ("recorded" or a version /1 citations were carried over to)
+    normalizer: str = RECORDED
+    #: only answers given from a revision already superseded at answer time were kept
+    superseded_only: bool = False
 
     @property
     def counts(self) -> dict[str, dict[str, int]]:
         return {
             "integrity": dict(Counter(a.summary.integrity for a in self.answers)),
             "currency": dict(Counter(a.summary.currency for a in self.answers)),
+            "answer_time": dict(Counter(a.summary.answer_time for a in self.answers)),
         }
 
     def to_json(self) -> dict[str, Any]:
@@ -75,8 +115,11 @@ class Revalidation:
             "computed_at": self.computed_at,
             "checkpoint": self.checkpoint,
             "counts": self.counts,
+            "normalizer": self.normalizer,
             "answers": [self._answer_json(a) for a in self.answers],
         }
+        if self.superseded_only:
+            out["selection"] = "answered_from_superseded"
         if self.target:
             out["target"] = self.target
         return out
@@ -101,18 +144,32 @@ def answer_page(
 
 
 def revalidate(
-    session: Session, progress: Progress | None = None, f: AnswerFilter | None = None
+    session: Session,
+    progress: Progress | None = None,
+    f: AnswerFilter | None = None,
+    normalizer: str = RECORDED,
+    superseded_only: bool = False,
 ) -> Revalidation:
-    """Currency and integrity of every answer (or those matching `f`), paged through the log."""
+    """Currency and integrity of every answer (or those matching `f`), paged through the log.
+
+    `normalizer`: "recorded", or the version to check ``/1`` citations under.
+    `superseded_only`: keep only answers given from a revision already superseded then.
+    """
     with no_cycle_collection(), session.vault.blob_index():
-        return _revalidate(session, progress, f)
+        out = _revalidate(session, progress, f, normalizer)
+    if superseded_only:
+        out.answers = [a for a in out.answers if a.summary.answer_time == "superseded"]
+        out.superseded_only = True
+    return out
 
 
-def _revalidate(session: Session, progress: Progress | None, f: AnswerFilter | None) -> Revalidation:
+def _revalidate(
+    session: Session, progress: Progress | None, f: AnswerFilter | None, normalizer: str = RECORDED
+) -> Revalidation:
     f = f or AnswerFilter()
-    tracer = Tracer(session)
+    tracer = Tracer(session, normalizer)
     total = queries.answer_count(session.vault, f)
-    out = Revalidation(now_iso(), _checkpoint(session))
+    out = Revalidation(now_iso(), _checkpoint(session), normalizer=normalizer)
     cursor = -1
     while True:
         page = answer_page(session, tracer, f, 500, cursor)
@@ -130,6 +187,8 @@ def impact(
     document: str | None = None,
     revision: str | None = None,
     digest: str | None = None,
+    normalizer: str = RECORDED,
+    superseded_only: bool = False,
 ) -> Revalidation:
     """Every answer that depends on a document (or one revision of it) or on a digest.
 
@@ -151,7 +210,9 @@ def impact(
             if d not in found:
                 found.add(d)
                 todo.append(d)
-    result = revalidate(session, None, AnswerFilter(answer_ids=tuple(sorted(found))))
+    result = revalidate(
+        session, None, AnswerFilter(answer_ids=tuple(sorted(found))), normalizer, superseded_only
+    )
     result.target = target
     result.direct = frozenset(ids)
     return result

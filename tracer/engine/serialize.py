@@ -10,12 +10,24 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
+from store.queries import RevisionRow
+from tracer.engine.answertime import AnswerTime
 from tracer.engine.currency import Currency
 from tracer.engine.evidence import TextResult
 from tracer.engine.relocate import Locator
+from tracer.engine.times import utc
 from tracer.engine.trace import AnswerTrace, LineageNode, PassageTrace
 
-__all__ = ["content_json", "currency_json", "lineage_json", "passage_json", "text_json", "trace_json"]
+__all__ = [
+    "answer_time_json",
+    "content_json",
+    "currency_json",
+    "lineage_json",
+    "passage_json",
+    "text_json",
+    "trace_json",
+    "utc",
+]
 
 
 def text_json(t: TextResult) -> dict[str, Any]:
@@ -29,6 +41,7 @@ def text_json(t: TextResult) -> dict[str, Any]:
         out["detail"] = t.detail
     if t.tombstone is not None:
         out["tombstone"] = asdict(t.tombstone)
+        out["tombstone"]["effective_at"] = utc(out["tombstone"]["effective_at"])
     return out
 
 
@@ -49,19 +62,24 @@ def content_json(t: TextResult) -> dict[str, Any]:
     return out
 
 
+def _revision_json(r: RevisionRow) -> dict[str, Any]:
+    return {
+        "revision": r.revision,
+        "source_revision": r.source_revision,
+        "committed_at": utc(r.committed_at),
+        "content_sha256": r.content_sha256,
+    }
+
+
 def currency_json(c: Currency, visible: bool = True) -> dict[str, Any]:
     out: dict[str, Any] = {"state": c.state, "reason": c.reason}
     if c.detail:
         out["detail"] = c.detail
     if not visible:
         return out
+    out["normalizer"] = c.normalizer or None
     if c.cited is not None:
-        out["cited_revision"] = {
-            "revision": c.cited.revision,
-            "source_revision": c.cited.source_revision,
-            "committed_at": c.cited.committed_at,
-            "content_sha256": c.cited.content_sha256,
-        }
+        out["cited_revision"] = _revision_json(c.cited)
         if c.cited_text is not None:
             out["cited_revision"]["content"] = content_json(c.cited_text)
     rel = c.relocation
@@ -72,12 +90,37 @@ def currency_json(c: Currency, visible: bool = True) -> dict[str, Any]:
         out["candidates"] = [locator_json(x) for x in rel.candidates]
     if c.current is not None and c.state in ("moved", "stale", "ambiguous", "verified"):
         out["current_revision"] = {
-            "label": f"current revision {c.current.revision} ({c.current.committed_at})",
-            "revision": c.current.revision,
-            "source_revision": c.current.source_revision,
-            "committed_at": c.current.committed_at,
-            "content_sha256": c.current.content_sha256,
+            "label": f"current revision {c.current.revision} ({utc(c.current.committed_at)})",
+            **_revision_json(c.current),
             "excerpt": c.current_excerpt,
+        }
+    return out
+
+
+def answer_time_json(at: AnswerTime | None, visible: bool = True) -> dict[str, Any]:
+    """Answer-time currency of one passage (docs/json.md); ``state`` unknown when not computed."""
+    if at is None or not visible:
+        return {"state": "unknown", "reason": "out_of_scope" if not visible else "not_computed"}
+    out: dict[str, Any] = {"state": at.state, "reason": at.reason, "generated_at": utc(at.generated_at)}
+    if at.detail:
+        out["detail"] = at.detail
+    out["cited_revision"] = _revision_json(at.cited) if at.cited is not None else None
+    if at.in_force is not None and at.state == "superseded":
+        rel = at.relocation
+        out["in_force"] = {
+            "label": f"revision {at.in_force.revision} in force when the answer was generated "
+            f"({utc(at.in_force.committed_at)})",
+            **_revision_json(at.in_force),
+            "is_current": at.in_force_is_current,
+            "verdict": {"state": rel.state, "reason": rel.reason} if rel is not None else None,
+            "new_locator": locator_json(rel.locator) if rel is not None and rel.locator else None,
+            # what it said instead; null when it is the current revision (see current_revision)
+            "excerpt": at.excerpt,
+        }
+    if at.changed_in is not None:
+        out["changed_in"] = {
+            **_revision_json(at.changed_in),
+            "seconds_before_answer": at.seconds_before_answer,
         }
     return out
 
@@ -89,6 +132,7 @@ def passage_json(p: PassageTrace) -> dict[str, Any]:
         "visible": p.visible,
         "integrity": p.integrity,
         "currency": currency_json(p.currency, p.visible),
+        "answer_time": answer_time_json(p.currency.answer_time, p.visible),
         "effective": {"integrity": p.effective_integrity, "currency": p.effective_currency},
     }
     if not p.visible:
@@ -108,7 +152,7 @@ def passage_json(p: PassageTrace) -> dict[str, Any]:
                 "document": m["document"],
                 "source": m["source"],
             },
-            "retrieved_at": m["retrieved_at"],
+            "retrieved_at": utc(str(m["retrieved_at"])),
             "rank": m["rank"],
             "score": m["score"],
             "query_sha256": m["query_sha256"],
@@ -145,6 +189,7 @@ def _hidden_trace_json(t: AnswerTrace) -> dict[str, Any]:
         "visible": False,
         "integrity": "unavailable",
         "currency": "unavailable",
+        "answer_time": "unknown",
         "reasons": ["out_of_scope"],
         "signature": None,
         "producer": {},
@@ -170,10 +215,11 @@ def trace_json(t: AnswerTrace) -> dict[str, Any]:
         "run_id": t.run_id,
         "kind": t.kind,
         "seq": t.seq,
-        "generated_at": t.generated_at,
+        "generated_at": utc(t.generated_at),
         "visible": t.visible,
         "integrity": t.integrity,
         "currency": t.currency,
+        "answer_time": t.answer_time,
         "reasons": list(t.reasons),
         "signature": {"state": t.signature, "keyid": t.signer},
         "producer": t.producer,
@@ -191,6 +237,7 @@ def trace_json(t: AnswerTrace) -> dict[str, Any]:
                 "unknown_passages": c.unknown_passages,
                 "integrity": c.integrity,
                 "currency": c.currency,
+                "answer_time": c.answer_time,
             }
             for c in t.citations
         ],

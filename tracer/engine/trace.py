@@ -24,18 +24,21 @@ from store.queries import AnswerRow
 from store.roster import producer_keys
 from tracer.clock import now_iso
 from tracer.engine.answertime import strictest_answer_time
-from tracer.engine.currency import LRU, Currency, CurrencyEngine, Transform, derived_transform
+from tracer.engine.currency import LRU, Currency, CurrencyEngine, Transform, derived_transform, locator_of
 from tracer.engine.evidence import TextResult
 from tracer.engine.normalizers import RECORDED
+from tracer.engine.relocate import Locator
 from tracer.engine.session import Session
 from tracer.engine.states import strictest_currency, strictest_integrity
 
 __all__ = [
     "AnswerTrace",
     "CitationTrace",
+    "CitationVerdict",
     "DamagedEntryError",
     "LineageNode",
     "PassageTrace",
+    "PassageVerdict",
     "Summary",
     "Tracer",
     "UnknownAnswerError",
@@ -50,6 +53,37 @@ class DamagedEntryError(StoreError):
     """The log entry behind an answer cannot be read as a manifest at all."""
 
     hint = "run `tracer verify` to pin the damage"
+
+
+@dataclass(frozen=True)
+class PassageVerdict:
+    """One cited passage's verdicts, compact enough to keep for every answer of a revalidation.
+
+    `locator` is the recorded one (in `recorded_normalizer` coordinates); `new_locator` is
+    where the quote is now (moved, verified) or its proposed successor (stale), in
+    `normalizer` coordinates. Both are None for a passage outside the viewer's scope.
+    """
+
+    passage_id: str
+    visible: bool
+    state: str
+    reason: str
+    effective_currency: str
+    normalizer: str
+    recorded_normalizer: str
+    locator: Locator | None
+    new_locator: Locator | None
+    answer_time: str
+    answer_time_reason: str
+
+
+@dataclass(frozen=True)
+class CitationVerdict:
+    index: int
+    integrity: str
+    currency: str
+    answer_time: str
+    passages: tuple[PassageVerdict, ...]
 
 
 @dataclass(frozen=True)
@@ -69,6 +103,7 @@ class Summary:
     pending: frozenset[str] = frozenset()
     #: answer-time currency of its own citations: current, unknown or superseded
     answer_time: str = "unknown"
+    citations: tuple[CitationVerdict, ...] = ()
 
 
 @dataclass
@@ -95,6 +130,28 @@ class PassageTrace:
     def answer_time(self) -> str:
         at = self.currency.answer_time
         return at.state if at is not None and self.visible else "unknown"
+
+    def verdict(self) -> PassageVerdict:
+        if not self.visible:
+            return PassageVerdict(
+                self.passage_id, False, "unavailable", "out_of_scope", "unavailable", "", "", None, None,
+                "unknown", "out_of_scope",
+            )  # fmt: skip
+        c, at = self.currency, self.currency.answer_time
+        rel = c.relocation
+        return PassageVerdict(
+            self.passage_id,
+            True,
+            c.state,
+            c.reason,
+            self.effective_currency,
+            c.normalizer,
+            str(self.meta.get("normalizer_version", "")),
+            locator_of(self.meta) if "locator" in self.meta else None,
+            rel.locator if rel is not None else None,
+            at.state if at is not None else "unknown",
+            at.reason if at is not None else "not_computed",
+        )
 
 
 @dataclass
@@ -329,7 +386,22 @@ class Tracer:
         except DamagedEntryError:
             out = Summary(answer_id, "signature_invalid", "unchecked", True, ("entry_damaged",))
         else:
-            out = Summary(answer_id, t.integrity, t.currency, t.visible, t.reasons, t.pending, t.answer_time)
+            verdicts = tuple(
+                CitationVerdict(
+                    c.index, c.integrity, c.currency, c.answer_time, tuple(pt.verdict() for pt in c.passages)
+                )
+                for c in t.citations
+            )
+            out = Summary(
+                answer_id,
+                t.integrity,
+                t.currency,
+                t.visible,
+                t.reasons,
+                t.pending,
+                t.answer_time,
+                verdicts if t.visible else (),
+            )
         if not out.pending:
             self._summaries[answer_id] = out
         return out
