@@ -36,6 +36,10 @@ HOSTILE_CONTROLS = (
     "clear\x1b[2J osc52\x1b]52;c;ZXZpbA==\x07 link\x1b]8;;https://evil.test\x1b\\t\x1b]8;;\x1b\\ "
     "title\x1b]0;pwned\x07 csi\x9b31m cr\rover bidi\u202eevil\u2066iso\u2069 zw\u200bsp"
 )
+# identifiers may not hold control or invisible characters (ingest refuses them), but
+# markup in them must still show literally
+HOSTILE_RUN = "run-[bold]x[/bold]"
+HOSTILE_REVISION = "A[@click=app.quit]"
 HOSTILE_CONTENT = f"# Hostile {HOSTILE_MARKUP}\n\n## Section\n\nThe text says {HOSTILE_CONTROLS} and more.\n"
 
 ANSWER_IDS = (
@@ -83,7 +87,7 @@ def build(case: Case) -> None:
             "draft-secret", "B", DRAFT_SECRET_B, "2026-04-05T00:00:00Z", collection="restricted"
         ),
         "hostile": revision(
-            "hostile-doc", "A\x1b[2J", HOSTILE_CONTENT, "2026-01-05T00:00:00Z", title=HOSTILE_MARKUP
+            "hostile-doc", HOSTILE_REVISION, HOSTILE_CONTENT, "2026-01-05T00:00:00Z", title=HOSTILE_MARKUP
         ),
     }
 
@@ -129,7 +133,7 @@ def build(case: Case) -> None:
             [passage(rev["hostile"], "The text says")],
             citations=[(0, 6, ["p1"]), (7, 7 + len(HOSTILE_MARKUP), ["p1"])],
             generated_at=_at(7),
-            run_id="run-[bold]x\x1b[2J",
+            run_id=HOSTILE_RUN,
         ),
     )
     report = case.ingest(

@@ -16,10 +16,10 @@ from tracer.tui.screens.access_log import AccessLogScreen
 from tracer.tui.screens.answer import AnswerScreen
 from tracer.tui.screens.answers import AnswersScreen
 from tracer.tui.screens.evidence import EvidenceScreen
-from tracer.tui.screens.findings import FindingsScreen
 from tracer.tui.screens.help import HelpScreen
 from tracer.tui.screens.impact import ImpactScreen
 from tracer.tui.screens.lineage import LineageScreen
+from tracer.tui.screens.notes import NotesScreen
 from tracer.tui.screens.prompt import PromptScreen
 from tracer.tui.screens.verify import VerifyScreen
 from tracer.tui.widgets.alarm import MissingAlarm
@@ -225,36 +225,37 @@ async def test_impact_of_a_document_and_of_a_tombstone(built: Built) -> None:
         assert isinstance(app.screen, AnswerScreen) and app.screen.answer_id == "ans-purged"
 
 
-async def test_add_a_finding_to_a_claim_and_to_a_passage(built: Built) -> None:
+async def test_add_a_note_to_a_claim_and_to_a_passage(built: Built) -> None:
     app = built.app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await _open_answer(pilot, app, "ans-runbook")
         answer = app.screen
-        await pilot.press("f")
+        await pilot.press("n")
         await settle(pilot)
         assert isinstance(app.screen, PromptScreen)
         app.screen.query_one(Input).value = "production exception omitted from the answer"
         await pilot.press("enter")
         await settle(pilot)
         assert app.screen is answer
-        beside = str(answer.query_one("#claim-findings", Static).render())
+        beside = str(answer.query_one("#claim-notes", Static).render())
         assert "citation [1]" in beside and "production exception omitted" in beside
-        assert [str(c) for c in answer.query_one("#citations", DataTable).get_row_at(0)][-1] == "1"
+        assert "signed by ines" in beside
+        assert [str(c) for c in answer.query_one("#citations", DataTable).get_row_at(0)][3] == "1"
         await pilot.press("enter")
         await settle(pilot)
-        await pilot.press("f")
+        await pilot.press("n")
         await settle(pilot)
         app.screen.query_one(Input).value = "retrieved chunk had the exception"
         await pilot.press("enter")
         await settle(pilot)
         await pilot.press("escape")
         await settle(pilot)
-        assert "passage p1" in str(answer.query_one("#claim-findings", Static).render())
-        await pilot.press("F")
+        assert "passage p1" in str(answer.query_one("#claim-notes", Static).render())
+        await pilot.press("N")
         await settle(pilot)
         screen = app.screen
-        assert isinstance(screen, FindingsScreen)
+        assert isinstance(screen, NotesScreen)
         assert [r[3] for r in screen.rows] == ["citation [1]", "passage p1"]
         assert "production exception omitted" in screen_text(pilot)
 
@@ -271,7 +272,7 @@ async def test_filter_by_state_and_text_and_sort(built: Built) -> None:
         await pilot.press("enter")
         await settle(pilot)
         table = screen.query_one("#answers", DataTable)
-        ids = [str(table.get_row_at(i)[1]) for i in range(table.row_count)]
+        ids = [str(table.get_row_at(i)[0]) for i in range(table.row_count)]
         assert ids == ["ans-stale", "note-1 (note)", "ans-derived"]
         assert "3 answer(s)" in str(screen.query_one("#summary", Static).render())
         screen.list_filter = screen.list_filter.__class__()
@@ -280,10 +281,10 @@ async def test_filter_by_state_and_text_and_sort(built: Built) -> None:
         app.screen.query_one(Input).value = "document:returns"
         await pilot.press("enter")
         await settle(pilot)
-        assert [str(table.get_row_at(i)[1]) for i in range(table.row_count)] == ["ans-stale"]
+        assert [str(table.get_row_at(i)[0]) for i in range(table.row_count)] == ["ans-stale"]
         await pilot.press("c", "s")
         await settle(pilot)
-        assert str(table.get_row_at(0)[1]) == "ans-runbook"
+        assert str(table.get_row_at(0)[0]) == "ans-runbook"
 
 
 async def test_every_action_is_in_the_palette_footer_and_help(built: Built) -> None:
@@ -292,7 +293,7 @@ async def test_every_action_is_in_the_palette_footer_and_help(built: Built) -> N
         await settle(pilot)
         await _open_answer(pilot, app, "ans-stale")
         ids = {a.binding.id for a in screen_actions(app.screen)}
-        wanted = {"tracer.evidence", "tracer.lineage", "tracer.add_finding", "tracer.verify", "tracer.back"}
+        wanted = {"tracer.evidence", "tracer.lineage", "tracer.add_note", "tracer.verify", "tracer.back"}
         assert wanted | {"tracer.help", "tracer.quit", "tracer.contrast"} <= ids
         footer = screen_text(pilot).splitlines()[-1]
         assert "⏎ Evidence" in footer and "l Lineage" in footer
@@ -375,7 +376,7 @@ async def test_rows_show_first_and_states_fill_in_from_the_engine(built: Built) 
             cells = [str(c) for c in table.get_row_at(i)]
             aid = rows[i].answer_id
             assert _PENDING not in cells
-            assert cells[5:] == [want[aid].integrity, want[aid].currency]
+            assert cells[1:3] == [want[aid].integrity, want[aid].currency]
 
 
 async def test_a_failed_verification_says_so_on_the_screen(

@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.pilot import Pilot
 
 from tests.tui.conftest import SIZE, Built, screen_text, settle
+from tests.tui.fixture_vault import HOSTILE_REVISION, HOSTILE_RUN
 from tracer.tui.screens.answer import AnswerScreen
 from tracer.tui.screens.evidence import EvidenceScreen
 
@@ -27,11 +28,10 @@ async def test_hostile_answer_and_evidence_render_inert(built: Built) -> None:
     app = built.app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        listing = screen_text(pilot)
-        assert "run-[bold]x⟨ESC⟩[" in listing
         app.push_screen(AnswerScreen("ans-hostile"))
         await settle(pilot)
         text = screen_text(pilot)
+        assert f"run {HOSTILE_RUN}" in text
         for marker in (*MARKERS, "⟨CR⟩"):
             assert marker in text, marker
         for literal in LITERAL:
@@ -43,7 +43,7 @@ async def test_hostile_answer_and_evidence_render_inert(built: Built) -> None:
         await settle(pilot)
         assert isinstance(app.screen, EvidenceScreen)
         text = screen_text(pilot)
-        assert "revision A⟨ESC⟩[2J" in text
+        assert f"revision {HOSTILE_REVISION}" in text
         assert "Hostile [bold]loud[/bold] [@click=app.quit]quit[/]" in text
         for marker in MARKERS:
             assert marker in text, marker

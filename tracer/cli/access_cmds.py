@@ -1,4 +1,8 @@
-"""CLI for authorization: the investigator roster, the access log and findings."""
+"""CLI for authorization: the investigator roster, the access log and investigator notes.
+
+An investigator's signed note (log kind `finding`, command `tracer finding`) is called a
+note in what this prints, so it is never confused with what `tracer verify` raises.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from store.roster import investigators
 from tracer.cli.common import Sub, add_custodian, add_investigator, emit_json, open_vault, vault_arg
 from tracer.clock import now_iso
 from tracer.engine.journal import read_journal
+from tracer.engine.lookup import resolve_answer
 from tracer.inert import inert
 from tracer.secrets import load_key
 
@@ -42,9 +47,9 @@ def register(sub: Sub) -> None:
     p.add_argument("--limit", type=int, default=1000)
     p.set_defaults(handler=cmd_access)
 
-    p = sub.add_parser("finding", help="attach a signed finding to an answer or passage")
+    p = sub.add_parser("finding", help="sign and append an investigator note on an answer or passage")
     vault_arg(p)
-    p.add_argument("answer_id")
+    p.add_argument("answer_id", help="an answer id, or a prefix of exactly one")
     p.add_argument("note")
     p.add_argument("--target", default="", help="e.g. citation:1 or passage:ID (default: the answer)")
     add_investigator(p)
@@ -138,12 +143,9 @@ def cmd_finding(args: argparse.Namespace) -> int:
 
     session = open_session(args)
     try:
-        if queries.answer_entry(session.vault, args.answer_id) is None:
-            from store.errors import StoreError
-
-            raise StoreError(f"{args.vault}: no answer {args.answer_id!r}")
-        seq = session.add_finding(args.answer_id, args.target or f"answer:{args.answer_id}", args.note)
+        answer_id = resolve_answer(session.vault, args.answer_id)
+        seq = session.add_finding(answer_id, args.target or f"answer:{answer_id}", args.note)
     finally:
         session.close()
-    print(f"finding recorded at log entry {seq}")
+    print(f"investigator note on {inert(answer_id)} signed and recorded at log entry {seq}")
     return 0

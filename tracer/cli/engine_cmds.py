@@ -7,10 +7,12 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from store import queries
 from store.errors import StoreError
 from store.vault import Vault
 from tracer.cli.common import Sub, add_investigator, emit_json, vault_arg
 from tracer.cli.render import print_revalidation, print_trace, print_verify
+from tracer.engine import lookup
 from tracer.engine.catalog import impact, revalidate
 from tracer.engine.normalizers import KNOWN, RECORDED
 from tracer.engine.serialize import trace_json
@@ -34,7 +36,7 @@ def register(sub: Sub) -> None:
 
     p = sub.add_parser("trace", help="trace one answer to its passages and source revisions")
     vault_arg(p)
-    p.add_argument("answer_id")
+    p.add_argument("answer_id", help="an answer id, or a prefix of exactly one")
     add_investigator(p)
     p.add_argument("--json", action="store_true")
     _normalizer_arg(p)
@@ -51,9 +53,9 @@ def register(sub: Sub) -> None:
     p = sub.add_parser("impact", help="every answer that depends on a document, revision or digest")
     vault_arg(p)
     group = p.add_mutually_exclusive_group(required=True)
-    group.add_argument("--document")
-    group.add_argument("--digest")
-    p.add_argument("--revision")
+    group.add_argument("--document", help="a document id, or a prefix of exactly one")
+    group.add_argument("--digest", help="SHA-256 of a text or revision the vault references")
+    p.add_argument("--revision", help="narrows --document to one of its revisions")
     add_investigator(p)
     p.add_argument("--json", action="store_true")
     _normalizer_arg(p)
@@ -124,10 +126,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def cmd_trace(args: argparse.Namespace) -> int:
     with open_session(args) as session:
+        answer_id = lookup.resolve_answer(session.vault, args.answer_id)
         try:
-            t = Tracer(session, args.normalizer).trace(args.answer_id)
+            t = Tracer(session, args.normalizer).trace(answer_id)
         except UnknownAnswerError as exc:
-            raise StoreError(f"{args.vault}: no answer {args.answer_id!r} in this vault") from exc
+            raise StoreError(f"{args.vault}: no answer {answer_id!r} in this vault") from exc
         if args.json:
             emit_json(trace_json(t))
         else:
@@ -157,13 +160,22 @@ def cmd_impact(args: argparse.Namespace) -> int:
             "tracer: error: --revision narrows --document; it cannot be used with --digest", file=sys.stderr
         )
         return 2
-    target = f"digest:{args.digest}" if args.digest else f"document:{args.document}@{args.revision or '*'}"
     with open_session(args) as session:
+        # an unknown id is exit 2 naming the closest known ones, never "0 answer(s)"
+        document, revision = args.document, args.revision
+        if args.digest:
+            cited_by = queries.answers_citing_digest(session.vault, args.digest)
+            lookup.known_digest(session, args.digest, cited_by)
+        else:
+            document = lookup.resolve_document(session, document)
+            if revision:
+                revision = lookup.resolve_revision(session, document, revision)
+        target = f"digest:{args.digest}" if args.digest else f"document:{document}@{revision or '*'}"
         session.record("impact", target)
         result = impact(
             session,
-            document=args.document,
-            revision=args.revision,
+            document=document,
+            revision=revision,
             digest=args.digest,
             normalizer=args.normalizer,
             superseded_only=args.answered_from_superseded,

@@ -1,9 +1,14 @@
-"""Plain, readable terminal output.  Every untrusted string passes through `inert`."""
+"""Plain, readable terminal output.  Every untrusted string passes through `inert`.
+
+Words: what `verify` raises are *findings*; what an investigator signs and appends
+(`tracer finding`) is an *investigator note*.  The two are never printed under one name.
+"""
 
 from __future__ import annotations
 
 import textwrap
 
+from store.roster import investigators
 from tracer.engine.answertime import AnswerTime, answer_time_sentence
 from tracer.engine.catalog import Revalidation
 from tracer.engine.evidence import TextResult
@@ -229,8 +234,11 @@ def print_trace(t: AnswerTrace, session: Session) -> None:
             f"\nPRODUCER FAULT {inert(str(f.get('path')))}: {inert(str(f.get('code')))}: "
             f"{inert(str(f.get('message')))}"
         )
+    names = {k: v.name for k, v in investigators(session.vault).items()} if t.findings else {}
     for seq, who, _aid, target, note, at in t.findings:
-        print(f"\nfinding (entry {seq}, {who[:12]}, {at}) on {inert(target)}: {inert(note)}")
+        signer = f"{inert(names.get(who, 'unknown signer'))} {who[:12]}"
+        print(f"\ninvestigator note (log entry {seq}, signed by {signer}, {at}) on {inert(target)}:")
+        print(_block(note))
 
 
 def print_revalidation(r: Revalidation) -> None:

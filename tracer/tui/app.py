@@ -16,12 +16,14 @@ import asyncio
 import gc
 import sys
 import time
+from collections.abc import Callable
 from typing import ClassVar
 
 from rich.text import Text
 from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.command import Provider
 
 from store.errors import StoreError
 from tracer.inert import inert
@@ -30,7 +32,7 @@ from tracer.tui.context import Engine, LaunchOptions
 from tracer.tui.messages import Recorded
 from tracer.tui.opening import Opening
 from tracer.tui.screens.answers import AnswersScreen
-from tracer.tui.screens.unlock import UnlockScreen, refusal_headline
+from tracer.tui.screens.unlock import UnlockScreen, refusal
 from tracer.tui.text import plain, safe_line
 from tracer.tui.theme import HIGH_CONTRAST, MONO_ANSI, THEME_NAMES
 from tracer.tui.widgets.status_bar import StatusBar
@@ -41,20 +43,25 @@ _SWITCH_INTERVAL = 0.001
 _INPUT_EVENTS = (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)
 
 #: actions that need an unlocked vault (hidden from footer and palette before)
-_NEEDS_SESSION = {"verify", "impact", "access_log", "findings", "answers"}
+_NEEDS_SESSION = {"verify", "impact", "access_log", "notes", "answers"}
+#: keys the unlock screen's text fields take for themselves: not offered there
+_NOT_ON_UNLOCK = {"help", "contrast", "quit"}
 
 
 class TracerApp(App[None]):
     CSS_PATH = "tracer.tcss"
     TITLE = "tracer"
-    COMMANDS = App.COMMANDS | {ActionCommands}
+    #: tracer's actions only: no second "Quit", no "Keys" beside "Help"
+    COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {ActionCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", id="tracer.help", tooltip="Every key on every screen"),
         Binding("w", "answers", "Answers", id="tracer.answers", tooltip="Back to the list of answers"),
         Binding("v", "verify", "Verify", id="tracer.verify", tooltip="Full integrity verification"),
         Binding("i", "impact", "Impact", id="tracer.impact", tooltip="Answers depending on a source"),
         Binding("a", "access_log", "Access log", id="tracer.access", tooltip="Who opened what, when"),
-        Binding("F", "findings", "Findings", id="tracer.findings", tooltip="All findings in the vault"),
+        Binding(
+            "N", "notes", "Notes", id="tracer.notes", tooltip="Every investigator's signed notes in the vault"
+        ),
         Binding("t", "contrast", "Contrast", id="tracer.contrast", tooltip="Toggle high-contrast theme"),
         Binding("q", "quit", "Quit", id="tracer.quit", tooltip="Close the vault and leave"),
     ]
@@ -106,7 +113,7 @@ class TracerApp(App[None]):
             session = await asyncio.wrap_future(opening.future)
         except (StoreError, OSError) as exc:
             self._opening = None
-            self.switch_screen(UnlockScreen(self.options, refused=(refusal_headline(exc), str(exc))))
+            self.switch_screen(UnlockScreen(self.options, refused=refusal(exc)))
             return
         self._opening = None
         self.opened(Engine(session))
@@ -151,11 +158,15 @@ class TracerApp(App[None]):
         gc.unfreeze()  # an embedding process (the tests) gets its collector back whole
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in _NOT_ON_UNLOCK and isinstance(self.screen, UnlockScreen):
+            return False  # typed into the fields there; the unlock screen has its own quit
         return not (action in _NEEDS_SESSION and self._engine is None)
 
     def on_recorded(self, _message: Recorded) -> None:
-        for bar in self.screen.query_children(StatusBar):
-            bar.refresh()
+        """An append moved the checkpoint: every status bar (not only this screen's) says so."""
+        for screen in self.screen_stack:
+            for bar in screen.query(StatusBar):
+                bar.refresh(layout=True)
 
     def _set_contrast(self, high: bool) -> None:
         self.theme = THEME_NAMES["high-contrast" if high else "default"]
@@ -193,7 +204,7 @@ class TracerApp(App[None]):
 
         self.push_screen(AccessLogScreen())
 
-    def action_findings(self) -> None:
-        from tracer.tui.screens.findings import FindingsScreen
+    def action_notes(self) -> None:
+        from tracer.tui.screens.notes import NotesScreen
 
-        self.push_screen(FindingsScreen())
+        self.push_screen(NotesScreen())

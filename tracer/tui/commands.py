@@ -1,7 +1,10 @@
 """The command palette lists every action that has a key on the current screen.
 
 Bindings are the single source: each has an `id` (prefixed "tracer.") and a tooltip,
-so the footer, the help screen and the palette can never disagree.
+so the footer, the help screen and the palette can never disagree.  The palette shows
+an action by its words ("Verify"), with the key and the tooltip as its help line; it is
+the only provider (`TracerApp.COMMANDS`), so Textual's own "Quit", "Keys" and theme
+commands do not stand beside tracer's.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 
+from textual.app import App
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.dom import DOMNode
@@ -27,7 +31,10 @@ class Action:
 
     @property
     def title(self) -> str:
-        return f"{self.binding.description} ({self.binding.key_display or self.binding.key})"
+        return self.binding.description
+
+    def help(self, app: App[object]) -> str:
+        return f"key {app.get_key_display(self.binding)}: {self.binding.tooltip}"
 
 
 def screen_actions(screen: Screen[object]) -> Iterator[Action]:
@@ -50,7 +57,7 @@ def screen_actions(screen: Screen[object]) -> Iterator[Action]:
 class ActionCommands(Provider):
     async def discover(self) -> Hits:
         for action in screen_actions(self.screen):
-            yield DiscoveryHit(action.title, self._runner(action), help=action.binding.tooltip)
+            yield DiscoveryHit(action.title, self._runner(action), help=action.help(self.app))
 
     async def search(self, query: str) -> Hits:
         matcher = self.matcher(query)
@@ -61,7 +68,7 @@ class ActionCommands(Provider):
                     score,
                     matcher.highlight(action.title),
                     self._runner(action),
-                    help=action.binding.tooltip,
+                    help=action.help(self.app),
                 )
 
     def _runner(self, action: Action) -> Callable[[], object]:

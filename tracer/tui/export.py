@@ -1,18 +1,31 @@
-"""Report export, available only once `tracer.report.export` exists.
+"""Report export from any screen that has an answer in hand (list, answer, evidence).
 
-The report package is written separately; until it lands the export key is simply
-absent (not a stub that pretends to work).
+Available only once `tracer.report.export` exists; without it the export key is simply
+absent (not a stub that pretends to work).  The report records its own `export` access
+entry before it reads anything, so an export from the TUI is on the record like one
+from the CLI.
 """
 
 from __future__ import annotations
 
 import importlib
+from functools import partial
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
-from tracer.engine.session import Session
+from rich.text import Text
+from textual.binding import Binding
 
-__all__ = ["available", "export_answer"]
+from tracer.tui.messages import Failed, Recorded
+from tracer.tui.screens.prompt import PromptScreen
+from tracer.tui.text import plain, safe_line
+
+if TYPE_CHECKING:
+    from tracer.engine.session import Session
+    from tracer.tui.screens.base import TracerScreen
+
+__all__ = ["EXPORT_BINDINGS", "available", "export_answer", "start_export"]
 
 
 def _module() -> ModuleType | None:
@@ -33,9 +46,44 @@ def available() -> bool:
 
 FORMATS = frozenset({"md", "html", "json"})
 
+#: the `e` binding, on every screen that knows which answer is meant
+EXPORT_BINDINGS = (
+    [Binding("e", "export", "Export", id="tracer.export", tooltip="Export this answer's signed report pack")]
+    if available()
+    else []
+)
+
 
 def export_answer(session: Session, answer_id: str, out_dir: Path) -> Path:
     """The signed evidence pack for one answer; the report records its own access entry."""
     if _EXPORT is None:
         raise RuntimeError("tracer.report is not installed")
     return Path(_EXPORT.export_pack(session, [answer_id], out_dir, set(FORMATS)))
+
+
+def default_directory(answer_id: str) -> str:
+    return "tracer-report-" + "".join(c if c.isalnum() or c in "-_." else "_" for c in answer_id)
+
+
+def start_export(screen: TracerScreen, answer_id: str) -> None:
+    """Ask for a directory, then write the pack in a worker of `screen`."""
+    title = Text.assemble(plain("Export the report of "), safe_line(answer_id), plain(" into directory:"))
+
+    def chosen(out: str | None) -> None:
+        if out:
+            screen.run_worker(
+                partial(_export, screen, answer_id, Path(out)), thread=True, group="export", exclusive=True
+            )
+
+    screen.app.push_screen(PromptScreen(title, default_directory(answer_id)), chosen)
+
+
+def _export(screen: TracerScreen, answer_id: str, out: Path) -> None:
+    try:
+        with screen.engine.use() as s:
+            pack = export_answer(s, answer_id, out)
+    except Exception as exc:  # shown to the investigator instead of crashing the app
+        screen.post_message(Failed("export", str(exc)))
+        return
+    screen.app.post_message(Recorded())
+    screen.notify(f"report pack written to {pack} (export recorded in the access log)", markup=False)

@@ -1,7 +1,8 @@
-"""The `/` filter line: free text plus `producer:` `document:` `state:` `from:` `to:`.
+"""The `/` filter line: free text plus `producer:` `document:` `state:` `question:` `from:` `to:`.
 
 The SQL-side filters go to `AnswerFilter`; `state:` is matched against the words the
-engine computed for each answer (the TUI never computes a state itself).
+engine computed for each answer (the TUI never computes a state itself), and
+`question:` against the recorded question the engine released (verified, in scope).
 """
 
 from __future__ import annotations
@@ -18,8 +19,10 @@ if TYPE_CHECKING:
 
 __all__ = ["FILTER_HELP", "FilterError", "ListFilter", "parse_filter"]
 
-FILTER_HELP = "words  producer:NAME  document:ID  state:WORD  from:YYYY-MM-DD  to:YYYY-MM-DD"
-_KEYS = {"producer", "document", "doc", "state", "from", "to"}
+FILTER_HELP = (
+    "id or words  producer:NAME  document:ID  state:WORD  question:WORD  from:YYYY-MM-DD  to:YYYY-MM-DD"
+)
+_KEYS = {"producer", "document", "doc", "state", "question", "q", "from", "to"}
 
 
 class FilterError(ValueError):
@@ -31,9 +34,19 @@ class ListFilter:
     where: AnswerFilter = field(default_factory=AnswerFilter)
     states: tuple[str, ...] = ()
     source: str = ""
+    #: words the recorded question must contain (case-insensitive)
+    question: tuple[str, ...] = ()
 
-    def keeps(self, s: Summary) -> bool:
-        return all(w in (s.integrity, s.currency) for w in self.states)
+    @property
+    def computed(self) -> bool:
+        """True when rows can only be kept after the engine has looked at each answer."""
+        return bool(self.states or self.question)
+
+    def keeps(self, s: Summary, question: str | None = None) -> bool:
+        if not all(w in (s.integrity, s.currency) for w in self.states):
+            return False
+        text = (question or "").casefold()
+        return all(w.casefold() in text for w in self.question)
 
 
 def parse_filter(line: str) -> ListFilter:
@@ -44,13 +57,17 @@ def parse_filter(line: str) -> ListFilter:
     words: list[str] = []
     got: dict[str, str] = {}
     states: list[str] = []
+    question: list[str] = []
     for part in parts:
         key, sep, value = part.partition(":")
         if not sep or key.lower() not in _KEYS:
             words.append(part)
             continue
-        key = "document" if key.lower() == "doc" else key.lower()
-        if key == "state":
+        key = {"doc": "document", "q": "question"}.get(key.lower(), key.lower())
+        if key == "question":
+            if value:
+                question.append(value)
+        elif key == "state":
             if value not in INTEGRITY and value not in CURRENCY:
                 raise FilterError(f"unknown state {value!r}; states are {', '.join(INTEGRITY + CURRENCY)}")
             states.append(value)
@@ -63,4 +80,4 @@ def parse_filter(line: str) -> ListFilter:
         date_from=got.get("from", ""),
         date_to=got.get("to", ""),
     )
-    return ListFilter(where, tuple(states), line.strip())
+    return ListFilter(where, tuple(states), line.strip(), tuple(question))

@@ -19,4 +19,4 @@ class Failed(Message):
 
 @dataclass
 class Recorded(Message):
-    """Something was appended (access entry, finding): the checkpoint in the bar moved."""
+    """Something was appended (access entry, investigator note): the checkpoint in the bar moved."""

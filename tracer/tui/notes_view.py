@@ -1,14 +1,23 @@
-"""Findings shown beside what they are about: a claim ("citation [n]") or a passage."""
+"""Investigator notes shown beside what they are about: a claim ("citation [n]") or a passage.
+
+A note is what an investigator signs and appends (`Session.add_finding`, log kind
+`finding`).  It is never called a finding on screen: that word would collide with
+what verification raises, which the TUI calls an alarm.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from rich.text import Text
 
+from tracer.tui.signers import signer
 from tracer.tui.text import plain, safe, safe_line
 
-__all__ = ["FindingRow", "citation_target", "findings_text", "passage_target"]
+__all__ = ["NoteRow", "citation_target", "notes_text", "passage_target"]
 
-FindingRow = tuple[int, str, str, str, str, str]
+#: (log entry, investigator key id, answer id, target, note, time), as the store lists them
+NoteRow = tuple[int, str, str, str, str, str]
 
 
 def citation_target(index: int) -> str:
@@ -19,10 +28,12 @@ def passage_target(passage_id: str) -> str:
     return f"passage {passage_id}"
 
 
-def findings_text(rows: list[FindingRow], heading: str) -> Text:
+def notes_text(rows: list[NoteRow], heading: str, names: Mapping[str, str]) -> Text:
     out = Text(f"{heading}: {len(rows)}\n", style="bold")
     for seq, who, _aid, target, note, at in rows:
-        out.append_text(plain(f"  entry {seq}  {at}  {who[:12]}  on "))
+        out.append_text(plain(f"  log entry {seq}  {at}  signed by "))
+        out.append_text(signer(who, names))
+        out.append_text(plain("  on "))
         out.append_text(safe_line(target))
         out.append("\n    ")
         out.append_text(safe(note))

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from tracer.engine.states import CURRENCY, INTEGRITY
 from tracer.inert import has_hidden, inert
 
-__all__ = ["STATE_STYLES", "hidden_note", "plain", "safe", "safe_line", "short", "state_word"]
+__all__ = ["STATE_STYLES", "STATE_WIDTH", "hidden_note", "plain", "safe", "safe_line", "short", "state_word"]
 
 #: Colour only repeats the word; the monochrome theme maps all of these to white,
 #: and bold/reverse keep the alarms distinct without colour.
@@ -29,6 +30,13 @@ STATE_STYLES: dict[str, str] = {
     "checksum_mismatch": "bold reverse red",
     "signature_invalid": "bold reverse red",
     "missing": "bold reverse red",
+}
+
+
+#: a state column is as wide as the longest word of its axis, so no word is ever cut
+STATE_WIDTH: dict[str, int] = {
+    "integrity": max(len(w) for w in INTEGRITY),
+    "currency": max(len(w) for w in CURRENCY),
 }
 
 

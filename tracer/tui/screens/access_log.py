@@ -13,9 +13,9 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from store import queries
-from store.roster import investigators
 from tracer.tui.messages import Failed
 from tracer.tui.screens.base import BACK, TracerScreen
+from tracer.tui.signers import signer, signer_names
 from tracer.tui.text import plain, safe_line
 
 __all__ = ["AccessLogScreen"]
@@ -49,8 +49,7 @@ class AccessLogScreen(TracerScreen):
         try:
             with self.engine.use() as s:
                 rows = queries.access_rows(s.vault, LIMIT)
-                names = {k: v.name for k, v in investigators(s.vault).items()}
-                names[s.status.custodian_key_id] = s.status.custodian
+                names = signer_names(s)
         except Exception as exc:  # shown to the investigator instead of crashing the app
             self.post_message(Failed("access log", str(exc)))
             return
@@ -59,11 +58,10 @@ class AccessLogScreen(TracerScreen):
     def on_access_log_screen_loaded(self, message: Loaded) -> None:
         table = self.query_one("#access", DataTable)
         for seq, who, action, target, at, forensic in message.rows:
-            name = message.names.get(who, "?")
             table.add_row(
                 plain(str(seq)),
                 plain(at),
-                safe_line(f"{name} {who[:12]}"),
+                signer(who, message.names),
                 safe_line(action),
                 safe_line(target, limit=60),
                 plain("FORENSIC" if forensic else ""),

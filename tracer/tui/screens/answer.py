@@ -2,13 +2,13 @@
 
 Enter on a claim opens its evidence; Escape there pops back here, and Textual restores
 focus and cursor to the same claim, so the reader never loses their place.  Opening
-the answer writes the engine's `open_answer` access entry.
+the answer writes an `open_answer` access entry first, so the checkpoint the states are
+computed against is the one the status bar shows.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
@@ -21,24 +21,30 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Static
 
 from store import queries
-from tracer.engine.trace import AnswerTrace, PassageTrace, Tracer
+from tracer.engine.trace import AnswerTrace, PassageTrace, Tracer, UnknownAnswerError
 from tracer.tui import export
-from tracer.tui.findings_view import FindingRow, citation_target, findings_text
 from tracer.tui.messages import Failed, Recorded
+from tracer.tui.notes_view import NoteRow, citation_target, notes_text, passage_target
 from tracer.tui.screens.base import BACK, TracerScreen
 from tracer.tui.screens.evidence import EvidenceScreen
 from tracer.tui.screens.lineage import LineageScreen
 from tracer.tui.screens.prompt import PromptScreen
-from tracer.tui.text import hidden_note, plain, safe_line, state_word
-from tracer.tui.widgets.answer_head import answer_head
+from tracer.tui.signers import signer_names
+from tracer.tui.text import STATE_WIDTH, hidden_note, plain, safe_line, state_word
+from tracer.tui.widgets.answer_head import answer_head, state_meanings
 from tracer.tui.widgets.answer_text import answer_with_citations
 from tracer.tui.widgets.historical import HistoricalText, digest_line
 
-__all__ = ["AnswerScreen"]
+__all__ = ["OUT_OF_SCOPE", "AnswerScreen"]
 
-_EXPORT_BINDING = Binding(
-    "e", "export", "Export", id="tracer.export", tooltip="Export this answer's report pack"
+OUT_OF_SCOPE = (
+    "UNAVAILABLE: this answer, or something it was derived from, is in a collection "
+    "outside your scope (reason out_of_scope). Nothing about it is shown to you: not its "
+    "question, text, passages or sources, and not whether they are intact."
 )
+
+#: actions that need a visible, loaded answer (hidden from footer and palette otherwise)
+_NEEDS_TRACE = {"open_citation", "lineage", "add_note", "export"}
 
 
 class AnswerScreen(TracerScreen):
@@ -54,75 +60,107 @@ class AnswerScreen(TracerScreen):
         ),
         Binding("l", "lineage", "Lineage", id="tracer.lineage", tooltip="What this text was derived from"),
         Binding(
-            "f", "add_finding", "Add finding", id="tracer.add_finding", tooltip="Note a finding on this claim"
+            "n",
+            "add_note",
+            "Add note",
+            id="tracer.add_note",
+            tooltip="Sign and append an investigator note on this claim",
         ),
-        *([_EXPORT_BINDING] if export.available() else []),
+        *export.EXPORT_BINDINGS,
     ]
 
     @dataclass
     class Loaded(Message):
         trace: AnswerTrace
+        names: dict[str, str]
 
     @dataclass
-    class FindingsChanged(Message):
-        rows: list[FindingRow]
+    class NotesChanged(Message):
+        rows: list[NoteRow]
         announce: bool = True
 
     def __init__(self, answer_id: str):
         super().__init__()
         self.answer_id = answer_id
         self.trace: AnswerTrace | None = None
-        self.findings: list[FindingRow] = []
+        self.notes: list[NoteRow] = []
+        self.names: dict[str, str] = {}
 
     def compose(self) -> ComposeResult:
         yield from self.frame_top()
-        yield VerticalScroll(Static(plain("tracing…"), id="answer-loading"), id="answer-body")
+        yield Static(plain("tracing…"), id="answer-head")
+        yield VerticalScroll(id="answer-body")
         yield from self.frame_bottom()
 
     def on_mount(self) -> None:
         self._load()
 
-    def on_screen_resume(self) -> None:
-        """Findings may have been added on the evidence screen: show them here too."""
-        if self.trace is not None and self.trace.visible:
-            self._reload_findings()
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in _NEEDS_TRACE:
+            if self.trace is None:
+                return None  # still tracing: shown, dimmed
+            return self.trace.visible
+        return True
 
-    @work(thread=True, exclusive=True, group="findings-reload")
-    def _reload_findings(self) -> None:
+    def on_screen_resume(self) -> None:
+        """Notes may have been added on the evidence screen: show them here too."""
+        if self.trace is not None and self.trace.visible:
+            self._reload_notes()
+
+    @work(thread=True, exclusive=True, group="notes-reload")
+    def _reload_notes(self) -> None:
         try:
             with self.engine.use() as s:
                 rows = queries.finding_rows(s.vault, self.answer_id)
         except Exception as exc:  # shown to the investigator instead of crashing the app
-            self.post_message(Failed("findings", str(exc)))
+            self.post_message(Failed("notes", str(exc)))
             return
-        self.post_message(self.FindingsChanged(rows, announce=False))
+        self.post_message(self.NotesChanged(rows, announce=False))
 
     @work(thread=True, exclusive=True, group="trace")
     def _load(self) -> None:
         try:
             with self.engine.use() as s:
-                t = Tracer(s).trace(self.answer_id)
+                if queries.answer_entry(s.vault, self.answer_id) is None:
+                    raise UnknownAnswerError(self.answer_id)
+                # the look goes on the record before the states are computed, so they are
+                # computed against the checkpoint that includes it (the one the bar shows)
+                s.record("open_answer", self.answer_id)
+                t = Tracer(s).trace(self.answer_id, record=False)
+                names = signer_names(s)
+        except UnknownAnswerError:
+            self.post_message(Failed("trace", f"no answer {self.answer_id!r} in this vault"))
+            return
         except Exception as exc:  # shown to the investigator instead of crashing the app
             self.post_message(Failed("trace", str(exc)))
             return
         self.app.post_message(Recorded())
-        self.post_message(self.Loaded(t))
+        self.post_message(self.Loaded(t, names))
 
     async def on_answer_screen_loaded(self, message: Loaded) -> None:
         t = self.trace = message.trace
-        self.findings = list(t.findings)
+        self.names = message.names
+        self.notes = list(t.findings)
+        self.query_one("#answer-head", Static).update(answer_head(t))
         body = self.query_one("#answer-body", VerticalScroll)
         await body.remove_children()
         await body.mount_all(self._widgets(t))
+        self.refresh_bindings()
         if t.visible:
             self._fill_citations(t)
             self.query_one("#citations", DataTable).focus()
 
+    def on_failed(self, message: Failed) -> None:
+        super().on_failed(message)
+        if self.trace is None:
+            self.query_one("#answer-head", Static).update(
+                Text.assemble(plain(f"{message.what} failed: ", "bold"), safe_line(message.error))
+            )
+
     def _widgets(self, t: AnswerTrace) -> list[Widget]:
-        out: list[Widget] = [Static(answer_head(t), id="answer-head")]
         if not t.visible:
-            out.append(Static(plain("UNAVAILABLE: this answer is outside your scope", "bold reverse")))
-            return out
+            return [Static(plain(OUT_OF_SCOPE, "bold"), id="out-of-scope", classes="withheld")]
+        out: list[Widget] = [Static(state_meanings(t), id="answer-meanings")]
         out.append(HistoricalText(plain("Question (as recorded)"), t.question, id="question"))
         if t.answer.verified and t.answer.text is not None:
             out.append(Static(plain("Answer (as recorded; cited spans underlined and numbered)", "bold")))
@@ -134,11 +172,14 @@ class AnswerScreen(TracerScreen):
         else:
             out.append(HistoricalText(plain("Answer (as recorded)"), t.answer, id="answer-text"))
         table: DataTable[Text] = DataTable(id="citations", cursor_type="row")
-        for col in ("claim", "cited span", "integrity", "currency", "passages", "findings"):
+        table.add_column("claim", key="claim")
+        table.add_column("integrity", key="integrity", width=STATE_WIDTH["integrity"])
+        table.add_column("currency", key="currency", width=STATE_WIDTH["currency"])
+        for col in ("notes", "passages", "cited span"):
             table.add_column(col, key=col)
         out.append(Static(plain("Claims: Enter opens the evidence", "bold")))
         out.append(table)
-        out.append(Static(id="claim-findings"))
+        out.append(Static(id="claim-notes"))
         for f in t.faults:
             out.append(
                 Static(
@@ -159,37 +200,37 @@ class AnswerScreen(TracerScreen):
         table = self.query_one("#citations", DataTable)
         table.clear()
         for c in t.citations:
-            n = sum(1 for f in self.findings if f[3] == citation_target(c.index))
+            n = sum(1 for f in self.notes if f[3] == citation_target(c.index))
             span = safe_line(c.span, limit=60) if c.span is not None else plain("(span not available)")
             ids = ", ".join(c.passage_ids) + (" UNSUPPORTED" if c.unknown_passages else "")
             table.add_row(
                 plain(f"[{c.index + 1}]"),
-                span,
                 state_word(c.integrity),
                 state_word(c.currency),
-                safe_line(ids, limit=30),
                 plain(str(n) if n else ""),
+                safe_line(ids, limit=30),
+                span,
                 key=f"c{c.index}",
             )
         for p in self._uncited(t):
             table.add_row(
                 plain("—"),
-                plain("retrieved, not cited", "italic"),
                 state_word(p.effective_integrity),
                 state_word(p.effective_currency),
-                safe_line(p.passage_id, limit=30),
                 plain(""),
+                safe_line(p.passage_id, limit=30),
+                plain("retrieved, not cited", "italic"),
                 key=f"p{p.index}",
             )
-        self._show_findings()
+        self._show_notes()
 
-    def _show_findings(self) -> None:
-        self.query_one("#claim-findings", Static).update(
-            findings_text(self.findings, "Findings on this answer")
+    def _show_notes(self) -> None:
+        self.query_one("#claim-notes", Static).update(
+            notes_text(self.notes, "Investigator notes on this answer", self.names)
         )
 
     def _selected(self) -> tuple[str, list[PassageTrace], str] | None:
-        """(heading, passages, finding target) of the highlighted row."""
+        """(heading, passages, note target) of the highlighted row."""
         t = self.trace
         if t is None or not t.visible:
             return None
@@ -202,7 +243,7 @@ class AnswerScreen(TracerScreen):
             c = t.citations[idx]
             return f"claim [{idx + 1}]", c.passages, citation_target(idx)
         p = t.passages[idx]
-        return "retrieved, not cited", [p], f"passage {p.passage_id}"
+        return "retrieved, not cited", [p], passage_target(p.passage_id)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
@@ -215,64 +256,50 @@ class AnswerScreen(TracerScreen):
             self.app.push_screen(EvidenceScreen(self.trace, heading, passages))
 
     def action_lineage(self) -> None:
-        if self.trace is not None:
+        if self.trace is not None and self.trace.visible:
             self.app.push_screen(LineageScreen(self.trace))
 
-    def action_add_finding(self) -> None:
+    def action_add_note(self) -> None:
         sel = self._selected()
         if sel is None:
             return
         target = sel[2]
-        title = Text.assemble(plain("Finding on "), safe_line(target), plain(" (signed with your key)"))
+        title = Text.assemble(
+            plain("Investigator note on "), safe_line(target), plain(" (signed with your key, appended)")
+        )
         self.app.push_screen(
             PromptScreen(title, placeholder="e.g. production exception omitted from the answer"),
-            lambda note: self._add_finding(target, note),
+            lambda note: self._add_note(target, note),
         )
 
-    def _add_finding(self, target: str, note: str | None) -> None:
+    def _add_note(self, target: str, note: str | None) -> None:
         if note and note.strip():
-            self._append_finding(target, note.strip())
+            self._append_note(target, note.strip())
 
-    @work(thread=True, exclusive=True, group="finding")
-    def _append_finding(self, target: str, note: str) -> None:
+    @work(thread=True, exclusive=True, group="note")
+    def _append_note(self, target: str, note: str) -> None:
         try:
             with self.engine.use() as s:
                 s.add_finding(self.answer_id, target, note)
                 rows = queries.finding_rows(s.vault, self.answer_id)
         except Exception as exc:  # e.g. read-only vault: said plainly
-            self.post_message(Failed("finding", str(exc)))
+            self.post_message(Failed("note", str(exc)))
             return
         self.app.post_message(Recorded())
-        self.post_message(self.FindingsChanged(rows))
+        self.post_message(self.NotesChanged(rows))
 
-    def on_answer_screen_findings_changed(self, message: FindingsChanged) -> None:
-        if message.rows == self.findings and not message.announce:
+    def on_answer_screen_notes_changed(self, message: NotesChanged) -> None:
+        if message.rows == self.notes and not message.announce:
             return
-        self.findings = message.rows
+        self.notes = message.rows
         table = self.query_one("#citations", DataTable)
         row = table.cursor_row
         if self.trace is not None:
             self._fill_citations(self.trace)
         table.move_cursor(row=row, animate=False)
         if message.announce:
-            self.notify("finding appended to the log", markup=False)
+            self.notify("note signed and appended to the log", markup=False)
 
     def action_export(self) -> None:
-        title = plain("Export this answer's report into directory:")
-        default = "tracer-report-" + "".join(c if c.isalnum() or c in "-_." else "_" for c in self.answer_id)
-        self.app.push_screen(PromptScreen(title, default), self._export_to)
-
-    def _export_to(self, out: str | None) -> None:
-        if out:
-            self._export(Path(out))
-
-    @work(thread=True, exclusive=True, group="export")
-    def _export(self, out: Path) -> None:
-        try:
-            with self.engine.use() as s:
-                pack = export.export_answer(s, self.answer_id, out)
-        except Exception as exc:  # shown to the investigator instead of crashing the app
-            self.post_message(Failed("export", str(exc)))
-            return
-        self.app.post_message(Recorded())
-        self.notify(f"report pack written to {pack}", markup=False)
+        if self.trace is not None and self.trace.visible:
+            export.start_export(self, self.answer_id)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -29,30 +29,40 @@ from textual.worker import Worker, get_current_worker
 
 from store import queries
 from store.queries import AnswerRow
+from tracer.tui import export
 from tracer.tui.filtering import FILTER_HELP, FilterError, ListFilter, parse_filter
 from tracer.tui.messages import Failed
 from tracer.tui.screens.base import TracerScreen
 from tracer.tui.screens.prompt import PromptScreen
-from tracer.tui.text import plain, safe_line, state_word
+from tracer.tui.text import STATE_WIDTH, plain, safe_line, state_word
 from tracer.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
+    from tracer.engine.evidence import TextResult
     from tracer.engine.session import Session
     from tracer.engine.trace import Summary, Tracer
 
-__all__ = ["AnswersScreen"]
+__all__ = ["AnswersScreen", "Looked"]
 
 PAGE = 100
 #: answers whose states are computed per hold of the engine lock (page fill / counts)
 FILL_STEP = 5
 COUNT_STEP = 10
 COUNT_PAGE = 500
-COLUMNS = ("run id", "answer id", "generated at", "producer", "cites", "integrity", "currency")
+#: most important first: at 80 columns the id and both states are on screen, and what
+#: goes past the right edge is what matters least (the run id last)
+COLUMNS = ("answer id", "integrity", "currency", "generated at", "cites", "question", "producer", "run id")
 _PENDING = "…"
+QUESTION_WIDTH = 48
 #: seconds a state worker sleeps after each step, so key events never queue behind it
 _BREATHE = 0.002
 #: seconds the counts worker waits after a key or mouse action before its next step
 _QUIET = 0.15
+
+
+def _question_text(looked: Looked) -> str | None:
+    q = looked.question
+    return q.text if q is not None and q.verified else None
 
 
 def _counts_text(total: int, done: int, integ: Counter[str], curr: Counter[str]) -> Text:
@@ -79,6 +89,37 @@ def _pending_cell() -> Text:
     return Text(_PENDING, style="dim")
 
 
+@dataclass(frozen=True)
+class Looked:
+    """What the engine said about one answer of the list: its states and its question."""
+
+    summary: Summary
+    question: TextResult | None  # None: the manifest could not be read (its states say why)
+
+
+def _question_cell(q: TextResult | None) -> Text:
+    """The question's first line, inert; else why it is not shown (never other text)."""
+    if q is None:
+        return plain("(unreadable)", "italic")
+    if q.verified and q.text is not None:
+        first = q.text.strip().splitlines()[0] if q.text.strip() else ""
+        return safe_line(first, limit=QUESTION_WIDTH)
+    if q.state == "unavailable":
+        return plain("(outside your scope)", "italic")
+    return Text.assemble(plain("(question "), state_word(q.state), plain(")"))
+
+
+def _look(tracer: Tracer, answer_id: str) -> Looked:
+    from tracer.engine.trace import DamagedEntryError, UnknownAnswerError
+
+    summary = tracer.summary(answer_id)
+    try:
+        question: TextResult | None = tracer.question(answer_id)
+    except (UnknownAnswerError, DamagedEntryError):
+        question = None
+    return Looked(summary, question)
+
+
 class AnswersScreen(TracerScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "filter", "Filter", id="tracer.filter", tooltip=FILTER_HELP),
@@ -93,20 +134,23 @@ class AnswersScreen(TracerScreen):
             priority=True,
         ),
         Binding("r", "reload", "Reload", id="tracer.reload", tooltip="Recompute states now"),
+        *export.EXPORT_BINDINGS,
     ]
 
     @dataclass
     class Page(Message):
         generation: int
         rows: list[AnswerRow]
-        states: dict[str, Summary]
+        states: dict[str, Looked]
         cursor: int
         exhausted: bool
+        #: for an id or words that match nothing: the closest known answer ids
+        closest: list[str] = field(default_factory=list)
 
     @dataclass
     class States(Message):
         generation: int
-        states: dict[str, Summary]
+        states: dict[str, Looked]
 
     @dataclass
     class Counts(Message):
@@ -136,7 +180,9 @@ class AnswersScreen(TracerScreen):
         yield Static(id="filter-line")
         table: DataTable[Text] = DataTable(id="answers", cursor_type="row", zebra_stripes=True)
         for col in COLUMNS:
-            table.add_column(col, key=col)
+            # fixed widths where a later fill must never be cut (states) or run long (question)
+            width = STATE_WIDTH.get(col) or (QUESTION_WIDTH if col == "question" else None)
+            table.add_column(col, key=col, width=width)
         yield table
         yield from self.frame_bottom()
 
@@ -184,9 +230,9 @@ class AnswersScreen(TracerScreen):
                 self._tracers = {generation: tracer}
         return tracer
 
-    def _summaries(self, generation: int, rows: list[AnswerRow]) -> dict[str, Summary]:
-        """States of `rows`, FILL_STEP answers per hold of the engine lock."""
-        out: dict[str, Summary] = {}
+    def _summaries(self, generation: int, rows: list[AnswerRow]) -> dict[str, Looked]:
+        """States and questions of `rows`, FILL_STEP answers per hold of the engine lock."""
+        out: dict[str, Looked] = {}
         for i in range(0, len(rows), FILL_STEP):
             if generation != self.generation or get_current_worker().is_cancelled:
                 break
@@ -194,24 +240,26 @@ class AnswersScreen(TracerScreen):
             with self.engine.use() as s:
                 tracer = self._tracer(s, generation)
                 tracer.prime(step)
-                out.update((r.answer_id, tracer.summary(r.answer_id)) for r in step)
+                out.update((r.answer_id, _look(tracer, r.answer_id)) for r in step)
             time.sleep(_BREATHE)  # let the UI thread take the GIL between steps
         return out
 
     @work(thread=True, exclusive=True, group="answers-page")
     def _load_page(self, generation: int, f: ListFilter, cursor: int, desc: bool) -> None:
         kept: list[AnswerRow] = []
-        states: dict[str, Summary] = {}
+        states: dict[str, Looked] = {}
         exhausted = False
+        first = cursor < 0
         try:
-            if not f.states:
+            if not f.computed:
                 # rows first: pure SQL, shown at once; states follow from `_fill`
                 with self.engine.use() as s:
                     kept = queries.answer_rows(s.vault, f.where, PAGE, cursor, descending=desc)
+                    closest = self._closest(s, f) if first and not kept else []
                 exhausted = len(kept) < PAGE
                 if kept:
                     cursor = kept[-1].seq
-                self.post_message(self.Page(generation, kept, {}, cursor, exhausted))
+                self.post_message(self.Page(generation, kept, {}, cursor, exhausted, closest))
                 return
             self._begin_fill()
             try:
@@ -223,16 +271,24 @@ class AnswersScreen(TracerScreen):
                         cursor = page[-1].seq
                     got = self._summaries(generation, page)
                     for r in page:
-                        summary = got.get(r.answer_id)
-                        if summary is not None and f.keeps(summary):
+                        looked = got.get(r.answer_id)
+                        if looked is not None and f.keeps(looked.summary, _question_text(looked)):
                             kept.append(r)
-                            states[r.answer_id] = summary
+                            states[r.answer_id] = looked
             finally:
                 self._end_fill()
         except Exception as exc:  # shown to the investigator instead of crashing the app
             self.post_message(Failed("answers", str(exc)))
             return
         self.post_message(self.Page(generation, kept, states, cursor, exhausted))
+
+    @staticmethod
+    def _closest(s: Session, f: ListFilter) -> list[str]:
+        """Nothing matched an id or words: the closest known answer ids (lookup.py)."""
+        from tracer.engine.lookup import closest_answers
+
+        text = f.where.text.strip()
+        return closest_answers(s.vault, text) if text and " " not in text else []
 
     def _step_aside(self, worker: Worker[None]) -> None:
         """Between count steps: breathe, and wait while the investigator is typing."""
@@ -292,13 +348,16 @@ class AnswersScreen(TracerScreen):
                     with self.engine.use() as s:
                         tracer = self._tracer(s, generation)
                         tracer.prime(step)
-                        got = [tracer.summary(r.answer_id) for r in step]
+                        if f.question:
+                            got = [_look(tracer, r.answer_id) for r in step]
+                        else:
+                            got = [Looked(tracer.summary(r.answer_id), None) for r in step]
                     done += len(step)
                     self._step_aside(worker)
-                    for summary in got:
-                        if f.keeps(summary):
-                            integ[summary.integrity] += 1
-                            curr[summary.currency] += 1
+                    for looked in got:
+                        if f.keeps(looked.summary, _question_text(looked)):
+                            integ[looked.summary.integrity] += 1
+                            curr[looked.summary.currency] += 1
                     now = time.monotonic()
                     if now - last_post > 0.25:
                         last_post = now
@@ -317,17 +376,24 @@ class AnswersScreen(TracerScreen):
         self.cursor, self.exhausted, self.loading = message.cursor, message.exhausted, False
         table = self.table
         for r in message.rows:
-            s = message.states.get(r.answer_id)
             table.add_row(
-                safe_line(r.run_id, limit=18),
                 _answer_cell(r.answer_id, r.answer_kind),
+                _pending_cell(),
+                _pending_cell(),
                 plain(r.generated_at),
-                safe_line(r.producer_system, limit=16),
                 plain(str(r.n_citations)),
-                state_word(s.integrity) if s else _pending_cell(),
-                state_word(s.currency) if s else _pending_cell(),
+                _pending_cell(),
+                safe_line(r.producer_system, limit=28),
+                safe_line(r.run_id, limit=18),
                 key=r.answer_id,
             )
+        self._show_states(message.states)
+        if message.closest:
+            line = Text("no answer matches ")
+            line.append_text(safe_line(self.list_filter.source))
+            line.append("; closest known ids: ")
+            line.append_text(safe_line(", ".join(message.closest)))
+            self.query_one("#filter-line", Static).update(line)
         pending = [r for r in message.rows if r.answer_id not in message.states]
         if pending:
             self._begin_fill()  # here, not in the worker: the counts must see it at once
@@ -340,11 +406,21 @@ class AnswersScreen(TracerScreen):
     def on_answers_screen_states(self, message: States) -> None:
         if message.generation != self.generation:
             return
+        self._show_states(message.states)
+
+    def _show_states(self, states: dict[str, Looked]) -> None:
         table = self.table
-        for answer_id, s in message.states.items():
-            if answer_id in table.rows:
-                table.update_cell(answer_id, "integrity", state_word(s.integrity))
-                table.update_cell(answer_id, "currency", state_word(s.currency))
+        for answer_id, looked in states.items():
+            if answer_id not in table.rows:
+                continue
+            s = looked.summary
+            table.update_cell(answer_id, "integrity", state_word(s.integrity))
+            table.update_cell(answer_id, "currency", state_word(s.currency))
+            table.update_cell(answer_id, "question", _question_cell(looked.question))
+            if not s.visible:
+                # outside the viewer's scope: the id and the word, nothing else (as the CLI)
+                for col in ("generated at", "cites", "producer", "run id"):
+                    table.update_cell(answer_id, col, plain("—"))
 
     def on_answers_screen_counts(self, message: Counts) -> None:
         if message.generation == self.generation:
@@ -364,14 +440,24 @@ class AnswersScreen(TracerScreen):
 
             self.app.push_screen(AnswerScreen(event.row_key.value))
 
-    def action_open(self) -> None:
+    def _highlighted(self) -> str | None:
         table = self.table
-        if table.row_count:
-            key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-            if key is not None:
-                from tracer.tui.screens.answer import AnswerScreen
+        if not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+        return str(key) if key is not None else None
 
-                self.app.push_screen(AnswerScreen(key))
+    def action_open(self) -> None:
+        key = self._highlighted()
+        if key is not None:
+            from tracer.tui.screens.answer import AnswerScreen
+
+            self.app.push_screen(AnswerScreen(key))
+
+    def action_export(self) -> None:
+        key = self._highlighted()
+        if key is not None:
+            export.start_export(self, key)
 
     def action_filter(self) -> None:
         title = Text.assemble(plain("Filter answers  "), plain(FILTER_HELP, "dim"))

@@ -42,6 +42,11 @@ class TracerScreen(Screen[None]):
     def frame_bottom(self) -> ComposeResult:
         yield Footer()
 
+    def on_screen_resume(self) -> None:
+        """The session's checkpoint is the one source; redraw it whenever we come back."""
+        for bar in self.query_children(StatusBar):
+            bar.refresh(layout=True)
+
     def action_back(self) -> None:
         if len(self.app.screen_stack) > 2:
             self.app.pop_screen()

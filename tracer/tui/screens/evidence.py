@@ -2,12 +2,15 @@
 
 Historical text comes only through `HistoricalText` (verified text, tombstone, or
 alarm).  For moved/stale/ambiguous the current excerpt sits beside it in its own pane
-titled "Current revision R (date)", with the differences marked in both.  Opening this
-screen writes an `open_passage` access entry for each passage shown.
+titled "Current revision R (date)", with the differences marked in both; when the
+current revision's text is purged or unreadable, that pane holds its tombstone card or
+alarm instead.  Opening this screen writes an `open_passage` access entry for each
+passage shown.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
@@ -15,17 +18,20 @@ from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Static
 
 from store import queries
+from tracer.engine.evidence import TextResult
 from tracer.engine.trace import AnswerTrace, PassageTrace
-from tracer.tui.findings_view import passage_target
+from tracer.tui import export
 from tracer.tui.messages import Failed, Recorded
+from tracer.tui.notes_view import passage_target
 from tracer.tui.screens.base import BACK, TracerScreen
 from tracer.tui.screens.prompt import PromptScreen
 from tracer.tui.text import plain, safe_line
-from tracer.tui.widgets.passage import PassageView
+from tracer.tui.widgets.passage import PassageView, needs_current_content
 
 __all__ = ["EvidenceScreen"]
 
@@ -34,13 +40,20 @@ class EvidenceScreen(TracerScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         BACK,
         Binding(
-            "f",
-            "add_finding",
-            "Add finding",
-            id="tracer.add_passage_finding",
-            tooltip="Note a finding on this passage",
+            "n",
+            "add_note",
+            "Add note",
+            id="tracer.add_passage_note",
+            tooltip="Sign and append an investigator note on this passage",
         ),
+        *export.EXPORT_BINDINGS,
     ]
+
+    @dataclass
+    class CurrentContent(Message):
+        """Verdicts of current revisions whose text is gone, by passage index."""
+
+        results: dict[int, TextResult]
 
     def __init__(self, trace: AnswerTrace, heading: str, passages: list[PassageTrace]):
         super().__init__()
@@ -93,6 +106,30 @@ class EvidenceScreen(TracerScreen):
 
     def on_mount(self) -> None:
         self._record([p.passage_id for p in self.passages if p.visible])
+        wanted = [p for p in self.passages if needs_current_content(p)]
+        if wanted:
+            self._current_content(wanted)
+
+    @work(thread=True, exclusive=True, group="current-content")
+    def _current_content(self, passages: list[PassageTrace]) -> None:
+        """The engine's verdict on each current revision's content (a purge: its tombstone)."""
+        out: dict[int, TextResult] = {}
+        try:
+            with self.engine.use() as s:
+                for p in passages:
+                    cur = p.currency.current
+                    if cur is not None:
+                        out[p.index] = s.text(cur.content_sha256, cur.collection)
+        except Exception as exc:  # shown to the investigator instead of crashing the app
+            self.post_message(Failed("current revision", str(exc)))
+            return
+        self.post_message(self.CurrentContent(out))
+
+    def on_evidence_screen_current_content(self, message: CurrentContent) -> None:
+        for view in self.query(PassageView):
+            found = message.results.get(view.passage.index)
+            if found is not None:
+                view.show_current_content(found)
 
     @work(thread=True, exclusive=True, group="record")
     def _record(self, passage_ids: list[str]) -> None:
@@ -113,26 +150,36 @@ class EvidenceScreen(TracerScreen):
             node = node.parent if isinstance(node.parent, Widget) else None
         return next((p for p in self.passages if p.visible), None)
 
-    def action_add_finding(self) -> None:
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("add_note", "export"):
+            return self.trace.visible and any(p.visible for p in self.passages)
+        return True
+
+    def action_export(self) -> None:
+        export.start_export(self, self.trace.answer_id)
+
+    def action_add_note(self) -> None:
         p = self._focused_passage()
         if p is None:
             return
         target = passage_target(p.passage_id)
-        title = Text.assemble(plain("Finding on "), safe_line(target), plain(" (signed with your key)"))
+        title = Text.assemble(
+            plain("Investigator note on "), safe_line(target), plain(" (signed with your key, appended)")
+        )
         self.app.push_screen(PromptScreen(title), lambda note: self._add(target, note))
 
     def _add(self, target: str, note: str | None) -> None:
         if note and note.strip():
             self._append(target, note.strip())
 
-    @work(thread=True, exclusive=True, group="finding")
+    @work(thread=True, exclusive=True, group="note")
     def _append(self, target: str, note: str) -> None:
         try:
             with self.engine.use() as s:
                 s.add_finding(self.trace.answer_id, target, note)
                 n = len(queries.finding_rows(s.vault, self.trace.answer_id))
         except Exception as exc:  # e.g. read-only vault: said plainly
-            self.post_message(Failed("finding", str(exc)))
+            self.post_message(Failed("note", str(exc)))
             return
         self.app.post_message(Recorded())
-        self.notify(f"finding appended ({n} on this answer)", markup=False)
+        self.notify(f"note signed and appended ({n} on this answer)", markup=False)

@@ -16,9 +16,9 @@ from tracer.tui.screens.answer import AnswerScreen
 from tracer.tui.screens.answers import AnswersScreen
 from tracer.tui.screens.base import BACK, TracerScreen
 from tracer.tui.screens.evidence import EvidenceScreen
-from tracer.tui.screens.findings import FindingsScreen
 from tracer.tui.screens.impact import ImpactScreen
 from tracer.tui.screens.lineage import LineageScreen
+from tracer.tui.screens.notes import NotesScreen
 from tracer.tui.screens.prompt import PromptScreen
 from tracer.tui.screens.unlock import UnlockScreen
 from tracer.tui.screens.verify import VerifyScreen
@@ -35,7 +35,7 @@ SCREENS: tuple[tuple[str, type[Screen[Any]]], ...] = (
     ("Verify", VerifyScreen),
     ("Impact", ImpactScreen),
     ("Access log", AccessLogScreen),
-    ("Findings", FindingsScreen),
+    ("Notes", NotesScreen),
     ("Text prompt", PromptScreen),
 )
 

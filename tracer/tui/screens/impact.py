@@ -1,7 +1,11 @@
 """Impact: pick a document, one revision, or a tombstone; see every answer that depends on it.
 
 Targets and results come from the engine (`queries.documents`, `revisions_of`,
-`tombstones`, `catalog.impact`); Tab moves between the two tables, Enter selects.
+`deletions_of_many`, `tombstones`, `catalog.impact`); Tab moves between the two tables,
+Enter selects.  The highlighted target is shown whole under the list: a tombstone as
+its full card, a deleted document with when and why.  Documents outside the viewer's
+scope are not listed (not even their titles).  Each impact run is an access entry, as
+from the CLI.
 """
 
 from __future__ import annotations
@@ -13,16 +17,20 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from store import queries
+from store.queries import TombstoneRow
 from tracer.engine.catalog import Revalidation, impact
-from tracer.tui.messages import Failed
+from tracer.engine.session import Session
+from tracer.inert import inert
+from tracer.tui.messages import Failed, Recorded
 from tracer.tui.screens.answer import AnswerScreen
 from tracer.tui.screens.base import BACK, TracerScreen
-from tracer.tui.text import plain, safe_line, short, state_word
+from tracer.tui.text import STATE_WIDTH, plain, safe_line, short, state_word
+from tracer.tui.widgets.tombstone import TombstoneCard
 
 __all__ = ["ImpactScreen", "Target"]
 
@@ -33,7 +41,47 @@ class Target:
     document: str = ""
     revision: str | None = None
     digest: str = ""
-    label: str = ""
+    #: every fact about the target, shown whole under the list
+    facts: tuple[tuple[str, str], ...] = ()
+    tombstone: TombstoneRow | None = None
+    deleted: bool = False
+
+    @property
+    def name(self) -> str:
+        if self.kind == "document":
+            return self.document
+        if self.kind == "revision":
+            return f"{self.document} @ {self.revision}"
+        return short(self.digest)
+
+    @property
+    def access_target(self) -> str:
+        if self.kind == "tombstone":
+            return f"digest:{self.digest}"
+        return f"document:{self.document}@{self.revision or '*'}"
+
+
+def _targets(s: Session) -> list[Target]:
+    out: list[Target] = []
+    docs = [d for d in queries.documents(s.vault) if s.can_read(d[2])]
+    deletions = queries.deletions_of_many(s.vault, [d[0] for d in docs])
+    for doc_id, title, coll, n, latest in docs:
+        facts = [("title", title), ("collection", coll), ("revisions", str(n)), ("latest", latest)]
+        gone = deletions.get(doc_id)
+        if gone is not None:
+            facts.append(("DELETED", f"at {gone[1]} (log entry {gone[0]}): {gone[2]}"))
+        out.append(Target("document", doc_id, facts=tuple(facts), deleted=gone is not None))
+        for r in queries.revisions_of(s.vault, doc_id):
+            rfacts = (
+                ("committed", r.committed_at),
+                ("source", f"{r.source_system}:{r.path} revision {r.source_revision}"),
+                ("title", r.title),
+                ("content sha256", r.content_sha256),
+            )
+            out.append(Target("revision", doc_id, r.revision, r.content_sha256, rfacts))
+    for t in queries.tombstones(s.vault):
+        out.append(Target("tombstone", digest=t.digest, tombstone=t))
+    return out
 
 
 class ImpactScreen(TracerScreen):
@@ -66,15 +114,19 @@ class ImpactScreen(TracerScreen):
         yield from self.frame_top()
         with Horizontal(id="impact"):
             with Vertical(id="impact-left"):
-                yield Static(plain("Documents, revisions, tombstones (Enter: show dependants)", "bold"))
+                yield Static(plain("Documents, revisions, tombstones (Enter: dependants)", "bold"))
                 targets: DataTable[Text] = DataTable(id="impact-targets", cursor_type="row")
-                for col in ("kind", "target", "detail"):
+                for col in ("kind", "target"):
                     targets.add_column(col, key=col)
                 yield targets
+                yield VerticalScroll(id="impact-target")
             with Vertical(id="impact-right"):
                 yield Static(plain("Pick a target on the left"), id="impact-head")
                 answers: DataTable[Text] = DataTable(id="impact-answers", cursor_type="row")
-                for col in ("answer", "generated at", "integrity", "currency"):
+                answers.add_column("answer", key="answer")
+                answers.add_column("integrity", key="integrity", width=STATE_WIDTH["integrity"])
+                answers.add_column("currency", key="currency", width=STATE_WIDTH["currency"])
+                for col in ("depends", "generated at"):
                     answers.add_column(col, key=col)
                 yield answers
         yield from self.frame_bottom()
@@ -84,19 +136,9 @@ class ImpactScreen(TracerScreen):
 
     @work(thread=True, exclusive=True, group="impact-targets")
     def _load_targets(self) -> None:
-        out: list[Target] = []
         try:
             with self.engine.use() as s:
-                for doc_id, title, _coll, n, latest in queries.documents(s.vault):
-                    out.append(
-                        Target("document", doc_id, label=f"{title} · {n} revision(s), latest {latest}")
-                    )
-                    for r in queries.revisions_of(s.vault, doc_id):
-                        out.append(
-                            Target("revision", doc_id, r.revision, label=f"committed {r.committed_at}")
-                        )
-                for t in queries.tombstones(s.vault):
-                    out.append(Target("tombstone", digest=t.digest, label=f"{t.policy} · {t.effective_at}"))
+                out = _targets(s)
         except Exception as exc:  # shown to the investigator instead of crashing the app
             self.post_message(Failed("impact targets", str(exc)))
             return
@@ -106,11 +148,26 @@ class ImpactScreen(TracerScreen):
         self.targets = message.targets
         table = self.query_one("#impact-targets", DataTable)
         for i, t in enumerate(self.targets):
-            name = {"document": t.document, "revision": f"{t.document} @ {t.revision}"}.get(
-                t.kind, short(t.digest)
-            )
-            table.add_row(plain(t.kind), safe_line(name, limit=22), safe_line(t.label, limit=20), key=str(i))
+            kind = "document (deleted)" if t.deleted else t.kind
+            table.add_row(plain(kind), safe_line(t.name), key=str(i))
         table.focus()
+        if self.targets:
+            self._show_target(0)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if event.data_table.id == "impact-targets":
+            self._show_target(event.cursor_row)
+
+    def _show_target(self, row: int) -> None:
+        if not 0 <= row < len(self.targets):
+            return
+        t = self.targets[row]
+        pane = self.query_one("#impact-target", VerticalScroll)
+        pane.remove_children()
+        if t.tombstone is not None:
+            pane.mount(TombstoneCard(t.digest, t.tombstone))
+        else:
+            pane.mount(Static(target_text(t)))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
@@ -132,6 +189,7 @@ class ImpactScreen(TracerScreen):
     def _impact(self, t: Target) -> None:
         try:
             with self.engine.use() as s:
+                s.record("impact", t.access_target)
                 if t.kind == "tombstone":
                     result = impact(s, digest=t.digest)
                 else:
@@ -139,6 +197,7 @@ class ImpactScreen(TracerScreen):
         except Exception as exc:  # shown to the investigator instead of crashing the app
             self.post_message(Failed("impact", str(exc)))
             return
+        self.app.post_message(Recorded())
         self.post_message(self.Result(result))
 
     def on_impact_screen_result(self, message: Result) -> None:
@@ -152,12 +211,24 @@ class ImpactScreen(TracerScreen):
         table = self.query_one("#impact-answers", DataTable)
         table.clear()
         for i, a in enumerate(r.answers):
+            direct = r.direct is None or a.row.answer_id in r.direct
             table.add_row(
-                safe_line(a.row.answer_id, limit=24),
-                plain(a.row.generated_at),
+                safe_line(a.row.answer_id),
                 state_word(a.summary.integrity),
                 state_word(a.summary.currency),
+                plain("cites it" if direct else "lineage"),
+                plain(a.row.generated_at),
                 key=str(i),
             )
         if r.answers:
             table.focus()
+
+
+def target_text(t: Target) -> Text:
+    """Every fact of a target, each value whole (it wraps) and inert."""
+    out = Text.assemble(plain(f"{t.kind} ", "bold"), safe_line(t.name, "bold"), "\n")
+    for label, value in t.facts:
+        out.append_text(plain(f"{label:<15}", "bold reverse" if label == "DELETED" else "bold"))
+        out.append_text(Text(inert(value, keep_newlines=False)))
+        out.append("\n")
+    return out

@@ -1,4 +1,4 @@
-"""A one-line modal input (filter, finding note); Enter accepts, Escape cancels."""
+"""A one-line modal input (filter, investigator note, export directory); Enter accepts, Escape cancels."""
 
 from __future__ import annotations
 

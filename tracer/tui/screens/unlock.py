@@ -16,7 +16,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Checkbox, Footer, Input, Static
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from tracer.engine.session import Session, VaultPeek
     from tracer.tui.app import TracerApp
 
-__all__ = ["UnlockScreen", "refusal_headline"]
+__all__ = ["UnlockScreen", "refusal", "refusal_headline"]
 
 
 def refusal_headline(exc: BaseException) -> str:
@@ -56,12 +56,42 @@ def refusal_headline(exc: BaseException) -> str:
     return "REFUSED: the vault could not be opened"
 
 
+#: what to do after a rollback or fork refusal, shown under the engine's own message
+WAYS_FORWARD = (
+    "Ways forward: tick Forensic to open this copy for inspection only (every screen says "
+    "FORENSIC and nothing is appended to the vault), or, for a rebuilt demo vault, start "
+    "tracer with a scratch home: TRACER_HOME=$(mktemp -d) tracer open VAULT."
+)
+
+
+def refusal(exc: BaseException) -> tuple[str, str]:
+    """(headline, detail) for the refusal card; a rollback or fork says what to do next."""
+    detail = str(exc)
+    if isinstance(exc, (RollbackError, ForkError)):
+        detail += "\n\n" + WAYS_FORWARD
+    return refusal_headline(exc), detail
+
+
+class UnlockField(Input):
+    """An unlock field whose Enter is its own submit, shown in the footer as "Unlock".
+
+    Enter is never a screen binding here: a priority binding would run before the Input
+    has taken characters that arrived in the same terminal read (a password manager's
+    auto-type), and unlock with half a passphrase.  The Input's `Submitted` comes after
+    every character before it.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "submit", "Unlock", tooltip="Unlock with this key and passphrase"),
+    ]
+
+
 class UnlockScreen(Screen[None]):
     AUTO_FOCUS = "#passphrase"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "enter", "unlock", "Unlock", id="tracer.unlock", tooltip="Unlock with this key", priority=True
-        ),
+        # not priority (see UnlockField): listed for the palette and the help screen
+        Binding("enter", "unlock", "Unlock", id="tracer.unlock", tooltip="Unlock with this key"),
+        Binding("escape", "app.quit", "Quit", id="tracer.unlock_quit", tooltip="Leave without unlocking"),
     ]
 
     @dataclass
@@ -83,16 +113,22 @@ class UnlockScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         o = self.options
-        with Vertical(id="unlock-box"):
+        with VerticalScroll(id="unlock-scroll"), Vertical(id="unlock-box"):
             yield Static(plain("Unlock a tracer vault", "bold"))
-            yield Static(plain("Vault"))
-            yield Input(str(o.vault), id="vault")
+            yield Static(plain("Vault"), classes="field-label")
+            yield UnlockField(str(o.vault), id="vault", compact=True)
             yield Static(id="custodian")
-            yield Static(plain("Investigator key file"))
-            yield Input(str(o.key) if o.key else os.environ.get("TRACER_KEY", ""), id="key")
-            yield Static(plain("Passphrase"))
-            yield Input(password=True, id="passphrase")
-            yield Checkbox("Forensic: open a vault that failed the rollback check", o.forensic, id="forensic")
+            yield Static(plain("Investigator key file"), classes="field-label")
+            key = str(o.key) if o.key else os.environ.get("TRACER_KEY", "")
+            yield UnlockField(key, id="key", compact=True)
+            yield Static(plain("Passphrase"), classes="field-label")
+            yield UnlockField(password=True, id="passphrase", compact=True)
+            yield Checkbox(
+                "Forensic: open a vault that failed the rollback check, for inspection only",
+                o.forensic,
+                id="forensic",
+                compact=True,
+            )
             yield Static(id="refusal")
             yield Static(id="progress")
         yield Footer()
@@ -124,7 +160,9 @@ class UnlockScreen(Screen[None]):
             label.update(Text.assemble(plain("Custodian: "), safe_line(message.error)))
             return
         verdict = {
-            "pinned": "pinned (matches this machine's record)",
+            # only the custodian's key is compared here; signatures and the log's history
+            # are checked by the unlock itself, so this line claims no more than that
+            "pinned": "same key as pinned on this machine (signatures and history checked on unlock)",
             "first use": "FIRST USE: will be pinned; confirm the fingerprint out of band",
             "CHANGED": "CHANGED since this machine pinned it: unlocking will be refused",
         }[p.pin]
@@ -178,7 +216,7 @@ class UnlockScreen(Screen[None]):
             with OPEN_LOCK:
                 session = unlock(vault, identity, forensic=forensic)
         except (StoreError, OSError) as exc:
-            self.post_message(self.Refused(refusal_headline(exc), str(exc)))
+            self.post_message(self.Refused(*refusal(exc)))
             return
         self.post_message(self.Opened(session))
 

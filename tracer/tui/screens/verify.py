@@ -1,8 +1,14 @@
 """Full verification in a worker, with a progress bar; Enter jumps to a finding's answer.
 
-The engine calls back per log entry; progress is posted at most every 1% (and on each
-phase change) so a large vault does not flood the message queue.  Cancelling the
-worker (leaving the screen, quitting) stops the scan at the next callback.
+The run is an access entry (`verify`), written before the first record is read, as
+the CLI does.  The engine calls back per log entry; progress is posted at most every
+1% (and on each phase change) so a large vault does not flood the message queue.
+Cancelling the worker (leaving the screen, quitting) stops the scan at the next callback.
+
+What verification raises are *findings* (an investigator's signed statements are
+*notes*, elsewhere).  The table keeps the finding's kind, answer and passage whole; the
+pane under it shows the highlighted finding's whole record, digest included, and `c`
+copies it.
 """
 
 from __future__ import annotations
@@ -19,10 +25,11 @@ from textual.widgets import DataTable, ProgressBar, Static
 from textual.worker import get_current_worker
 
 from tracer.engine.verify import Finding, VerifyReport, verify
-from tracer.tui.messages import Failed
+from tracer.inert import inert
+from tracer.tui.messages import Failed, Recorded
 from tracer.tui.screens.answer import AnswerScreen
 from tracer.tui.screens.base import BACK, TracerScreen
-from tracer.tui.text import plain, safe_line
+from tracer.tui.text import plain, safe, safe_line
 
 __all__ = ["VerifyScreen"]
 
@@ -42,6 +49,7 @@ class VerifyScreen(TracerScreen):
             tooltip="Open the answer this finding is about",
             priority=True,
         ),
+        Binding("c", "copy", "Copy record", id="tracer.copy_record", tooltip="Copy the finding's record"),
         Binding("r", "run", "Run again", id="tracer.verify_again", tooltip="Verify the whole vault again"),
     ]
 
@@ -65,9 +73,10 @@ class VerifyScreen(TracerScreen):
         yield ProgressBar(total=None, show_eta=False, id="verify-progress")
         yield Static(id="verify-result")
         table: DataTable[Text] = DataTable(id="verify-findings", cursor_type="row")
-        for col in ("finding", "log entry", "record", "detail"):
+        for col in COLUMNS:
             table.add_column(col, key=col)
         yield table
+        yield Static(id="verify-detail")
         yield from self.frame_bottom()
 
     def on_mount(self) -> None:
@@ -93,6 +102,8 @@ class VerifyScreen(TracerScreen):
 
         try:
             with self.engine.use() as s:
+                s.record("verify", "")
+                self.app.post_message(Recorded())
                 report = verify(s.vault, s, progress)
         except _CancelledError:
             return
@@ -123,7 +134,7 @@ class VerifyScreen(TracerScreen):
         bar = self.query_one("#verify-progress", ProgressBar)
         bar.update(total=1, progress=1)
         counts = ", ".join(f"{k} {v}" for k, v in sorted(r.counts.items()))
-        verdict = "OK: no findings" if r.ok else f"{len(r.findings)} finding(s)"
+        verdict = "OK: no findings" if r.ok else f"{len(r.findings)} verification finding(s)"
         self.query_one("#verify-result", Static).update(
             Text.assemble(
                 plain(f"RESULT {verdict}", "bold reverse" if not r.ok else "bold"), plain(f"\n{counts}")
@@ -133,6 +144,29 @@ class VerifyScreen(TracerScreen):
         for i, f in enumerate(r.findings):
             table.add_row(*_row(f), key=str(i))
         table.focus()
+        self._show_detail(0)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail(event.cursor_row)
+
+    def _finding(self, row: int) -> Finding | None:
+        if self.report is None or not 0 <= row < len(self.report.findings):
+            return None
+        return self.report.findings[row]
+
+    def _show_detail(self, row: int) -> None:
+        f = self._finding(row)
+        pane = self.query_one("#verify-detail", Static)
+        pane.update(detail_text(f) if f is not None else "")
+        pane.set_class(f is not None, "-shown")
+
+    def action_copy(self) -> None:
+        table = self.query_one("#verify-findings", DataTable)
+        f = self._finding(table.cursor_row)
+        if f is None:
+            return
+        self.app.copy_to_clipboard(copy_text(f))
+        self.notify("finding record copied to the clipboard (if the terminal allows it)", markup=False)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
@@ -151,11 +185,39 @@ class VerifyScreen(TracerScreen):
             self.notify(f"this finding is about {where}, not an answer", markup=False)
 
 
-def _row(f: Finding) -> tuple[Text, Text, Text, Text]:
-    rec = " ".join(f"{k}={v}" for k, v in f.record.items())
+#: kind, answer and passage first and never cut; the rest of the record after them
+COLUMNS = ("finding", "answer", "passage", "log entry", "other record fields")
+_PINNED = ("answer_id", "passage_id")
+
+
+def _row(f: Finding) -> tuple[Text, Text, Text, Text, Text]:
+    rest = " ".join(f"{k}={v}" for k, v in f.record.items() if k not in _PINNED)
     return (
         plain(f.kind, "bold"),
+        safe_line(str(f.record.get("answer_id", "—"))),
+        safe_line(str(f.record.get("passage_id", "—"))),
         plain("vault" if f.seq is None else str(f.seq)),
-        safe_line(rec, limit=60),
-        safe_line(f.detail, limit=80),
+        safe_line(rest, limit=60),
     )
+
+
+def detail_text(f: Finding) -> Text:
+    """The whole finding: every record field on its own line (the digest whole), the detail."""
+    out = Text.assemble(
+        plain(f.kind, "bold reverse"),
+        plain(f"  log entry {'vault-wide' if f.seq is None else f.seq}  ·  c copies this record\n"),
+    )
+    for k, v in f.record.items():
+        out.append_text(plain(f"{k:<12}", "bold"))
+        out.append_text(Text(inert(str(v), keep_newlines=False)))
+        out.append("\n")
+    out.append_text(safe(f.detail))
+    return out
+
+
+def copy_text(f: Finding) -> str:
+    """Plain, inert text for the clipboard: what the pane shows."""
+    lines = [f"{f.kind} log entry {'vault' if f.seq is None else f.seq}"]
+    lines += [f"{k}: {inert(str(v), keep_newlines=False)}" for k, v in f.record.items()]
+    lines.append(inert(f.detail, keep_newlines=False))
+    return "\n".join(lines)

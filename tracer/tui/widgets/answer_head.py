@@ -1,4 +1,8 @@
-"""The header of an answer: ids, both states with their meanings, when and against what."""
+"""The header of an answer: ids, both states in words, when and against what.
+
+It stays above the scrolling body (so it never scrolls away at 80×24); the meanings of
+the two states are spelled out in the body below, where there is room to wrap.
+"""
 
 from __future__ import annotations
 
@@ -7,26 +11,42 @@ from rich.text import Text
 from tracer.engine.states import CURRENCY_MEANING, INTEGRITY_MEANING
 from tracer.engine.trace import AnswerTrace
 from tracer.tui.text import plain, safe_line, short, state_word
+from tracer.tui.words import reason
 
-__all__ = ["answer_head"]
+__all__ = ["answer_head", "state_meanings"]
 
 
 def answer_head(t: AnswerTrace) -> Text:
-    out = Text.assemble(
-        plain("answer "),
-        safe_line(t.answer_id, "bold"),
-        plain("  run "),
-        safe_line(t.run_id),
-        plain(f"  ({t.kind})  log entry {t.seq}  generated {t.generated_at}\n"),
-    )
+    out = Text.assemble(plain("answer "), safe_line(t.answer_id, "bold"))
+    if t.visible:
+        out.append_text(Text.assemble(plain("  run "), safe_line(t.run_id), plain(f"  ({t.kind})")))
+    out.append(f"  log entry {t.seq}\n")
     out.append_text(plain("integrity "))
     out.append_text(state_word(t.integrity))
-    out.append(f" ({INTEGRITY_MEANING.get(t.integrity, '')})\ncurrency  ")
+    out.append_text(plain("  ·  currency "))
     out.append_text(state_word(t.currency))
-    out.append(f" ({CURRENCY_MEANING.get(t.currency, '')})\n")
-    out.append(f"computed {t.computed_at} against checkpoint {t.checkpoint_size} {short(t.checkpoint_root)}")
+    for i, code in enumerate(t.reasons):
+        out.append_text(plain("  because " if i == 0 else ", "))
+        out.append_text(reason(code))
+    out.append_text(
+        plain(
+            f"\nstates computed {t.computed_at} against checkpoint {t.checkpoint_size} "
+            f"{short(t.checkpoint_root, 12)}"
+        )
+    )
+    return out
+
+
+def state_meanings(t: AnswerTrace) -> Text:
+    """Both states in plain words, then who produced the answer and its signature."""
+    out = Text.assemble(
+        state_word(t.integrity),
+        plain(f": {INTEGRITY_MEANING.get(t.integrity, '')}\n"),
+        state_word(t.currency),
+        plain(f": {CURRENCY_MEANING.get(t.currency, '')}"),
+    )
     if t.visible:
-        out.append("\nproducer ")
+        out.append_text(plain(f"\ngenerated {t.generated_at} by "))
         out.append_text(safe_line(f"{t.producer.get('system')} {t.producer.get('version')}"))
-        out.append(f"  signature {t.signature} ({short(t.signer)})")
+        out.append_text(plain(f"; producer signature {t.signature} (key {short(t.signer)})"))
     return out

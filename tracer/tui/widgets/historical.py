@@ -4,6 +4,9 @@ It is handed an engine `TextResult`, never a string: verified text is shown (wit
 differences against the current excerpt marked, when given); a purge shows the
 tombstone card; `missing` shows the alarm; anything else says why it is withheld.  No
 code path can put some other text in the historical place.
+
+`ContentVerdict` is the same verdict for a stored text that is never shown in full (a
+cited or current source revision): its digests and verdict, or what stands in its place.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.widget import Widget
 from textual.widgets import Static
 
 from tracer.engine.evidence import TextResult
@@ -19,7 +23,7 @@ from tracer.tui.widgets.alarm import MissingAlarm, WithheldNotice
 from tracer.tui.widgets.diff import mark_differences
 from tracer.tui.widgets.tombstone import TombstoneCard
 
-__all__ = ["HistoricalText", "digest_line"]
+__all__ = ["ContentVerdict", "HistoricalText", "digest_line", "in_place_of"]
 
 
 def digest_line(r: TextResult) -> Text:
@@ -28,6 +32,15 @@ def digest_line(r: TextResult) -> Text:
         plain(f"recorded sha256 {short(r.digest)}  recomputed {short(r.recomputed)}  verdict "),
         state_word(r.state),
     )
+
+
+def in_place_of(r: TextResult) -> Widget:
+    """What stands where an unreleased text would: tombstone, alarm, or the reason."""
+    if r.state == "purged" and r.tombstone is not None:
+        return TombstoneCard(r.digest, r.tombstone)
+    if r.state == "missing":
+        return MissingAlarm(r)
+    return WithheldNotice(r)
 
 
 class HistoricalText(Vertical):
@@ -58,9 +71,29 @@ class HistoricalText(Vertical):
             if note is not None:
                 yield Static(note, classes="hidden-note")
             yield Static(body, classes="historical-body")
-        elif r.state == "purged" and r.tombstone is not None:
-            yield TombstoneCard(r.digest, r.tombstone)
-        elif r.state == "missing":
-            yield MissingAlarm(r)
         else:
-            yield WithheldNotice(r)
+            yield in_place_of(r)
+
+
+class ContentVerdict(Vertical):
+    """A source revision's stored content: verdict only; a tombstone or alarm when gone."""
+
+    DEFAULT_CSS = "ContentVerdict { height: auto; }"
+
+    def __init__(
+        self,
+        title: Text,
+        result: TextResult,
+        id: str | None = None,  # noqa: A002 - Textual spells it `id`
+        classes: str | None = None,
+    ):
+        super().__init__(id=id, classes=classes)
+        self.title = title
+        self.result = result
+
+    def compose(self) -> ComposeResult:
+        r = self.result
+        yield Static(self.title, classes="pane-title")
+        yield Static(digest_line(r), classes="digests")
+        if not r.verified:
+            yield in_place_of(r)

@@ -1,7 +1,11 @@
 """One retained passage: states, historical vs current text, model input, chain, details.
 
 Historical text is handed to `HistoricalText` as the engine's `TextResult`; the current
-excerpt goes only to `CurrentRevisionPane`, beside it, for moved/stale/ambiguous.
+excerpt goes only to `CurrentRevisionPane`, beside it, for moved/stale/ambiguous.  Every
+stored text that stands behind the passage gets its verdict, and a tombstone card or
+alarm where it is gone: the retrieved text, the model input, the cited revision, and
+the current revision (whose verdict the evidence screen reads and hands to
+`show_current_content`).
 """
 
 from __future__ import annotations
@@ -11,15 +15,19 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Static, Tree
 
+from tracer.engine.evidence import TextResult
 from tracer.engine.states import CURRENCY_MEANING, INTEGRITY_MEANING
 from tracer.engine.trace import PassageTrace
 from tracer.tui.text import plain, safe_line, short, state_word
-from tracer.tui.widgets.current import CurrentRevisionPane
-from tracer.tui.widgets.historical import HistoricalText, digest_line
+from tracer.tui.widgets.current import CurrentRevisionPane, current_title
+from tracer.tui.widgets.historical import ContentVerdict, HistoricalText, digest_line
+from tracer.tui.words import reason, transform
 
-__all__ = ["PassageView", "chain_tree", "shows_current"]
+__all__ = ["PassageView", "chain_tree", "needs_current_content", "shows_current"]
 
 _SIDE_BY_SIDE = ("moved", "stale", "ambiguous")
+#: currency reasons that name a current revision whose text cannot be shown
+_CURRENT_GONE = ("latest_revision_purged", "latest_revision_unreadable")
 
 
 def shows_current(p: PassageTrace) -> bool:
@@ -27,12 +35,22 @@ def shows_current(p: PassageTrace) -> bool:
     return p.visible and c.state in _SIDE_BY_SIDE and c.current is not None and c.current_excerpt is not None
 
 
+def needs_current_content(p: PassageTrace) -> bool:
+    """The current revision is known but its text is gone: its verdict (card) belongs beside."""
+    c = p.currency
+    return p.visible and c.current is not None and not shows_current(p) and c.reason in _CURRENT_GONE
+
+
 def _states(p: PassageTrace) -> Text:
     out = Text.assemble(plain("passage "), safe_line(p.passage_id, "bold"), plain("  integrity "))
     out.append_text(state_word(p.integrity))
     out.append("  currency ")
     out.append_text(state_word(p.currency.state))
-    out.append(f" ({p.currency.reason})")
+    out.append(": ")
+    out.append_text(reason(p.currency.reason))
+    if p.visible and p.currency.detail:
+        out.append("\n")
+        out.append_text(safe_line(p.currency.detail))
     if (p.effective_integrity, p.effective_currency) != (p.integrity, p.currency.state):
         out.append("\nthrough lineage: integrity ")
         out.append_text(state_word(p.effective_integrity))
@@ -62,8 +80,8 @@ def chain_tree(p: PassageTrace) -> Tree[None]:
         Text.assemble(
             plain("locator "),
             safe_line(where),
-            plain(f" ¶{loc['paragraph']} chars {loc['char_start']}..{loc['char_end']}  transform "),
-            state_word(p.transform.state),
+            plain(f" ¶{loc['paragraph']} chars {loc['char_start']}..{loc['char_end']}  transform: "),
+            transform(p.transform.state),
         )
     )
     imported = chunk.add(
@@ -124,6 +142,17 @@ def _historical_title(p: PassageTrace) -> Text:
     )
 
 
+def _cited_title(p: PassageTrace) -> Text:
+    rev = p.currency.cited
+    if rev is None:
+        return plain("Cited revision: content")
+    return Text.assemble(
+        plain("Cited revision "),
+        safe_line(rev.revision),
+        plain(f" ({rev.committed_at}): stored content, verdict only"),
+    )
+
+
 class PassageView(Vertical):
     DEFAULT_CSS = "PassageView { height: auto; }"
 
@@ -138,7 +167,7 @@ class PassageView(Vertical):
             yield Static(plain("UNAVAILABLE: outside your scope", "bold reverse"))
             return
         current = p.currency.current_excerpt if shows_current(p) else None
-        with Horizontal(classes="side-by-side"):
+        with Horizontal(classes="side-by-side", id=f"side-{p.index}"):
             yield HistoricalText(_historical_title(p), p.retrieved, current, classes="historical")
             if current is not None and p.currency.current is not None:
                 old = p.retrieved.text if p.retrieved.verified else None
@@ -159,5 +188,15 @@ class PassageView(Vertical):
             )
         else:
             yield HistoricalText(plain("Model input as recorded"), p.model_input, classes="historical")
+        if p.currency.cited_text is not None:
+            yield ContentVerdict(_cited_title(p), p.currency.cited_text, classes="cited-content")
         yield chain_tree(p)
         yield Static(_details(p), classes="details")
+
+    def show_current_content(self, result: TextResult) -> None:
+        """Beside the historical text: the current revision's verdict, a tombstone when purged."""
+        cur = self.passage.currency.current
+        if cur is None:
+            return
+        side = self.query_one(f"#side-{self.passage.index}", Horizontal)
+        side.mount(ContentVerdict(current_title(cur), result, classes="current"))
