@@ -366,6 +366,20 @@ class AnswerRecord:
             raise CitationError(f"{passage!r} is not a passage of record {self.answer_id!r}")
         return passage
 
+    def drop(self, passage: Passage) -> None:
+        """Leave out a passage that was retrieved but never sent to the model.
+
+        Only a passage without a model input and not yet cited can be dropped: what the
+        manifest does not contain, it does not claim.
+        """
+        self._open()
+        self._own(passage)
+        if passage.passage_id in self._model_inputs:
+            raise RecordError(f"passage {passage.passage_id}: it was sent to the model; not dropped")
+        if any(passage.passage_id in ids for _, _, ids in self._citations):
+            raise RecordError(f"passage {passage.passage_id}: it is cited; not dropped")
+        self._passages.remove(passage)
+
     # -- what the model saw -------------------------------------------------------------
 
     def model_input(self, passage: Passage, text: str, *, prompt: str | Sequence[str]) -> None:

@@ -1,0 +1,124 @@
+"""What the LangChain and LlamaIndex adapters share; imports neither framework.
+
+No framework knows which source revision a chunk was cut from, so every adapter takes a
+`resolve` hook: given a retrieved document's metadata it returns a `Resolution` (the
+`SourceRevision`, and the chunk id and chunker when the pipeline has its own). The
+adapter records the document's text as retrieved, and as model input the first of its
+candidate forms (the text with the framework's metadata header, then the bare text)
+that occurs exactly in the prompt the model was sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from tracer.producer.errors import ModelInputError, RecordError
+from tracer.producer.model import Chunker, SourceRevision
+from tracer.producer.recorder import AnswerRecord, Written
+
+__all__ = ["Resolution", "Resolver", "Retrieved", "Run", "cite_all_sent"]
+
+Unsent = Literal["error", "omit"]
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """What the pipeline knows about a retrieved document that the framework does not."""
+
+    revision: SourceRevision
+    chunk_id: str | None = None
+    chunker: Chunker | None = None
+    score: float | int | None = None
+    occurrence: int | None = None
+    collection: str | None = None
+
+
+Resolver = Callable[[Mapping[str, Any]], Resolution]
+Citer = Callable[[AnswerRecord], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Retrieved:
+    """One document as a framework's retriever returned it."""
+
+    text: str
+    metadata: Mapping[str, Any]
+    score: float | int | None
+    #: the forms in which the framework may have put it into a prompt, preferred first
+    sent_forms: tuple[str, ...]
+    #: where the chunk starts in the raw revision text, if the splitter said
+    near: int | None = None
+
+
+def cite_all_sent(record: AnswerRecord) -> None:
+    """The default citation: the whole answer rests on every passage the model was sent.
+
+    A framework does not say which sentence came from which passage; a pipeline that
+    knows (citation markers, an attribution step) passes its own `cite` hook.
+    """
+    answer = record.answer_text
+    if answer and record.passages:
+        record.cite(0, len(answer), *record.passages)
+
+
+class Run:
+    """One answer being recorded from framework callbacks."""
+
+    def __init__(self, record: AnswerRecord, resolve: Resolver, unsent: Unsent) -> None:
+        if unsent not in ("error", "omit"):
+            raise RecordError(f"unsent: expected 'error' or 'omit', got {unsent!r}")
+        self.record = record
+        self.resolve = resolve
+        self.unsent = unsent
+        self.answer_candidate: str | None = None
+        self._forms: dict[str, tuple[str, ...]] = {}
+
+    def retrieved(self, docs: Sequence[Retrieved], query: str) -> None:
+        for rank, doc in enumerate(docs, start=1):
+            res = self.resolve(doc.metadata)
+            if not isinstance(res, Resolution):
+                raise RecordError(f"resolve() returned {type(res).__name__}, expected a Resolution")
+            score = res.score if res.score is not None else doc.score
+            if score is None:
+                raise RecordError(
+                    f"document {rank} of the retrieval has no score: return one from resolve() "
+                    "(Resolution.score) or put it in the document's metadata"
+                )
+            passage = self.record.retrieved(
+                doc.text,
+                res.revision,
+                rank=rank,
+                score=score,
+                query=query,
+                chunk_id=res.chunk_id,
+                chunker=res.chunker,
+                collection=res.collection,
+                occurrence=res.occurrence,
+                near=None if res.occurrence is not None else doc.near,
+            )
+            self._forms[passage.passage_id] = (*doc.sent_forms, doc.text)
+
+    def prompt(self, parts: Sequence[str]) -> None:
+        """A prompt went to the model: each passage found in it gets its model input."""
+        for p in self.record.passages:
+            if self.record.has_model_input(p):
+                continue
+            for form in self._forms.get(p.passage_id, (p.text,)):
+                if form and any(form in part for part in parts):
+                    self.record.model_input(p, form, prompt=parts)
+                    break
+
+    def finish(self, answer: str, cite: Citer) -> Written:
+        unsent = [p for p in self.record.passages if not self.record.has_model_input(p)]
+        if unsent and self.unsent == "error":
+            raise ModelInputError(
+                f"passage(s) {', '.join(p.passage_id for p in unsent)} were retrieved but do not occur "
+                "in any prompt sent to the model; pass unsent='omit' to leave such passages out"
+            )
+        for p in unsent:
+            self.record.drop(p)
+        self.record.answer(answer)
+        cite(self.record)
+        return self.record.close()
