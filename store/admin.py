@@ -1,7 +1,9 @@
 """Custodian and investigator statements: keyring, roster, purge, access, findings.
 
-Each operation is one append batch: a signed statement, whatever rows it implies, and
-a fresh checkpoint, committed together or not at all.
+Each operation is one append batch: a signed statement bound to its place in the log,
+whatever rows it implies, and a fresh checkpoint, committed together or not at all.
+Roster changes are refused here by the same rules (`Roster.refusal`) that `verify`
+applies to the log, so nothing the custodian signs can later read as a forgery.
 """
 
 from __future__ import annotations
@@ -9,10 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from store.crypto import Identity, PublicIdentity, b64e
-from store.entries import make_statement
+from store.entries import Statement
 from store.errors import AccessDeniedError, VaultError
 from store.keyring import ALL_SCOPES, DataKeys
-from store.roster import investigators, producer_keys
+from store.roster import Investigator, ProducerKey, Roster
 from store.vault import Vault
 
 __all__ = [
@@ -34,6 +36,19 @@ def _require_custodian(vault: Vault, custodian: Identity) -> None:
         )
 
 
+def _refuse(vault: Vault, roster: Roster, kind: str, stmt: dict[str, Any]) -> None:
+    problem = roster.refusal(kind, stmt)
+    if problem is not None:
+        raise VaultError(f"{vault.path}: {kind} refused: {problem}")
+
+
+def _one_match(vault: Vault, what: str, key_id: str, ids: list[str]) -> str:
+    matches = [k for k in ids if k.startswith(key_id)] if len(key_id) >= 8 else []
+    if len(matches) != 1:
+        raise VaultError(f"{vault.path}: no single {what} matches {key_id!r}")
+    return matches[0]
+
+
 def add_producer_key(
     vault: Vault,
     custodian: Identity,
@@ -43,8 +58,6 @@ def add_producer_key(
     valid_until: str | None = None,
 ) -> int:
     _require_custodian(vault, custodian)
-    if key.key_id in producer_keys(vault):
-        raise VaultError(f"{vault.path}: producer key {key.key_id[:16]} is already in the keyring")
     stmt: dict[str, Any] = {
         "key_id": key.key_id,
         "name": key.name,
@@ -56,50 +69,48 @@ def add_producer_key(
         stmt["valid_from"] = valid_from
     if valid_until:
         stmt["valid_until"] = valid_until
+    _refuse(vault, vault.roster(), "key_add", stmt)
     with vault.batch(custodian) as b:
-        return b.append(make_statement("key_add", stmt, custodian))
+        return b.append(Statement("key_add", stmt, custodian))
 
 
 def revoke_producer_key(vault: Vault, custodian: Identity, key_id: str, now: str, reason: str = "") -> int:
     _require_custodian(vault, custodian)
-    keys = producer_keys(vault)
-    matches = [k for k in keys if k.startswith(key_id)] if len(key_id) >= 8 else []
-    if len(matches) != 1:
-        raise VaultError(f"{vault.path}: no single producer key matches {key_id!r}")
-    k = keys[matches[0]]
-    if k.revoked_at:
-        raise VaultError(f"{vault.path}: producer key {k.key_id[:16]} was already revoked at {k.revoked_at}")
+    roster = vault.roster()
+    k: ProducerKey = roster.producers[_one_match(vault, "producer key", key_id, list(roster.producers))]
     stmt = {"key_id": k.key_id, "at": now, "reason": reason}
+    _refuse(vault, roster, "key_revoke", stmt)
     with vault.batch(custodian) as b:
-        return b.append(make_statement("key_revoke", stmt, custodian))
+        return b.append(Statement("key_revoke", stmt, custodian))
 
 
-def _scoped_collections(vault: Vault, scopes: list[str], keys: DataKeys) -> set[str]:
+def _scoped_collections(scopes: list[str], keys: DataKeys) -> set[str]:
     return keys.collections if ALL_SCOPES in scopes else set(scopes) & keys.collections
 
 
 def grant_investigator(
     vault: Vault, custodian: Identity, who: PublicIdentity, scopes: list[str], now: str
 ) -> int:
-    """Add an investigator and wrap every data key of their scopes to them."""
+    """Add an investigator and wrap every data key of their scopes to them.
+
+    Refused for a key that was ever revoked (a revocation is final), a name already in
+    use, a name that cannot sign a checkpoint note, or an empty scope.
+    """
     _require_custodian(vault, custodian)
-    current = investigators(vault).get(who.key_id)
-    if current is not None and current.revoked_at is None:
-        raise VaultError(f"{vault.path}: {who.name} ({who.key_id[:16]}) is already granted")
-    if not scopes:
-        raise VaultError("an investigator needs at least one scope (a collection name, or '*')")
-    keys = DataKeys(vault, custodian)
-    stmt = {
+    wanted = sorted(set(scopes))
+    stmt: dict[str, Any] = {
         "key_id": who.key_id,
         "name": who.name,
-        "scopes": sorted(set(scopes)),
+        "scopes": wanted,
         "ed25519": b64e(who.ed25519),
         "x25519": b64e(who.x25519),
         "at": now,
     }
+    _refuse(vault, vault.roster(), "investigator_grant", stmt)
+    keys = DataKeys(vault, custodian)
     with vault.batch(custodian) as b:
-        seq = b.append(make_statement("investigator_grant", stmt, custodian))
-        for collection in sorted(_scoped_collections(vault, scopes, keys)):
+        seq = b.append(Statement("investigator_grant", stmt, custodian))
+        for collection in sorted(_scoped_collections(wanted, keys)):
             keys.share(b, collection, who.key_id, who.x25519)
     return seq
 
@@ -111,25 +122,17 @@ def revoke_investigator(vault: Vault, custodian: Identity, key_id: str, now: str
     content ingested after this point.
     """
     _require_custodian(vault, custodian)
-    roster = investigators(vault)
-    matches = [k for k in roster if k.startswith(key_id)] if len(key_id) >= 8 else []
-    if len(matches) != 1:
-        raise VaultError(f"{vault.path}: no single investigator matches {key_id!r}")
-    inv = roster[matches[0]]
-    if inv.revoked_at:
-        raise VaultError(f"{vault.path}: {inv.name} was already revoked at {inv.revoked_at}")
-    keys = DataKeys(vault, custodian)
+    roster = vault.roster()
+    inv: Investigator = roster.investigators[
+        _one_match(vault, "investigator", key_id, list(roster.investigators))
+    ]
     stmt = {"key_id": inv.key_id, "name": inv.name, "at": now, "reason": reason}
+    _refuse(vault, roster, "investigator_revoke", stmt)
+    keys = DataKeys(vault, custodian)
     with vault.batch(custodian) as b:
-        seq = b.append(make_statement("investigator_revoke", stmt, custodian))
-        for collection in sorted(_scoped_collections(vault, list(inv.scopes), keys)):
-            recipients = {
-                i.key_id: i.x25519
-                for i in roster.values()
-                if i.key_id != inv.key_id
-                and i.revoked_at is None
-                and (ALL_SCOPES in i.scopes or collection in i.scopes)
-            }
+        seq = b.append(Statement("investigator_revoke", stmt, custodian))
+        for collection in sorted(_scoped_collections(list(inv.scopes), keys)):
+            recipients = {k: x for k, x in roster.recipients(collection).items() if k != inv.key_id}
             keys.rotate(b, collection, recipients)
     return seq
 
@@ -143,7 +146,11 @@ def purge(
     authorizer: str,
     effective_at: str,
 ) -> int:
-    """Append a tombstone, then delete the blob, in one transaction."""
+    """Append a tombstone, then delete the blob, in one transaction.
+
+    A purge is final: ingest never stores the text again (`store.ingest`), and a text
+    found stored under a tombstone is shown as purged and reported by `verify`.
+    """
     _require_custodian(vault, custodian)
     if not vault.query("SELECT 1 FROM v_digests WHERE digest = ? LIMIT 1", [digest]):
         raise VaultError(f"{vault.path}: digest {digest} is not referenced by any log entry")
@@ -157,7 +164,7 @@ def purge(
         "effective_at": effective_at,
     }
     with vault.batch(custodian) as b:
-        seq = b.append(make_statement("tombstone", stmt, custodian))
+        seq = b.append(Statement("tombstone", stmt, custodian))
         b.delete_blobs(digest)
     return seq
 
@@ -170,7 +177,7 @@ def record_access(
     if forensic:
         stmt["forensic"] = True
     with vault.batch(investigator) as b:
-        return b.append(make_statement("access", stmt, investigator))
+        return b.append(Statement("access", stmt, investigator))
 
 
 def record_finding(
@@ -178,4 +185,4 @@ def record_finding(
 ) -> int:
     stmt = {"answer_id": answer_id, "target": target, "note": note, "at": now}
     with vault.batch(investigator) as b:
-        return b.append(make_statement("finding", stmt, investigator))
+        return b.append(Statement("finding", stmt, investigator))

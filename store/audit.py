@@ -401,3 +401,13 @@ def blob_digests_unreferenced(vault: Vault) -> list[str]:
         "ORDER BY 1 LIMIT 1000"
     )
     return [str(r[0]) for r in rows]
+
+
+def duplicate_answers(vault: Vault) -> list[tuple[str, list[int]]]:
+    """(answer id, the seqs of its manifests) for every answer id logged more than once,
+    from the views rebuilt by `ViewRebuild` (a replayed manifest)."""
+    rows = vault.query(
+        "SELECT answer_id, list(seq ORDER BY seq) FROM temp.r_answer_refs "
+        "GROUP BY answer_id HAVING count(*) > 1 ORDER BY min(seq)"
+    )
+    return [(str(a), [int(q) for q in seqs]) for a, seqs in rows]

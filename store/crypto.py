@@ -173,23 +173,53 @@ def load_identity(path: Path, passphrase: bytes, name: str | None = None) -> Ide
     return Identity(name or path.stem, signing, agreement)
 
 
+_PUB_FIELDS = frozenset({"name", "key_id", "ed25519", "x25519"})
+_PUB_LIMIT = 64 * 1024
+
+
 def load_public(path: Path) -> PublicIdentity:
-    """Read NAME.pub; errors name the file and the field."""
+    """Read NAME.pub as strictly as a manifest: I-JSON (no duplicate members, no NaN),
+    exactly the known fields, a signer name (`store.textrules.NAME_RULE`), two 32-byte
+    keys, and a key_id (if present) that is the SHA-256 of the Ed25519 key.  Errors name
+    the file and the field."""
+    from store.canonical import parse_strict
+    from store.errors import InputError
+    from store.textrules import name_problem
+
+    file = str(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise KeyFileError(f"{path}: not a readable public key file ({exc})") from exc
+        if not path.is_file():
+            raise KeyFileError(f"{path}: not a regular file")
+        raw = path.read_bytes()[: _PUB_LIMIT + 1]
+    except OSError as exc:
+        raise KeyFileError(f"{path}: cannot read public key file ({exc.strerror})") from exc
+    if len(raw) > _PUB_LIMIT:
+        raise KeyFileError(f"{path}: larger than {_PUB_LIMIT} bytes: not a public key file")
+    try:
+        data = parse_strict(raw, file)
+    except InputError as exc:
+        raise KeyFileError(f"{path}: not a valid public key file: {exc.path}: {exc.message}") from exc
     if not isinstance(data, dict):
-        raise KeyFileError(f"{path}: expected a JSON object")
-    try:
-        ed = b64d(str(data["ed25519"]))
-        xx = b64d(str(data["x25519"]))
-        name = str(data["name"])
-    except (KeyError, ValueError) as exc:
-        raise KeyFileError(f"{path}: missing or invalid field {exc}") from exc
-    if len(ed) != 32 or len(xx) != 32:
-        raise KeyFileError(f"{path}: $.ed25519 and $.x25519 must be 32-byte keys")
-    return PublicIdentity(name=name, ed25519=ed, x25519=xx)
+        raise KeyFileError(f"{path}: $: expected a JSON object")
+    extra = sorted(set(data) - _PUB_FIELDS)
+    if extra:
+        raise KeyFileError(f"{path}: $.{extra[0]}: unknown field in a public key file")
+    keys: dict[str, bytes] = {}
+    for name in ("ed25519", "x25519"):
+        value = data.get(name)
+        try:
+            keys[name] = b64d(value) if isinstance(value, str) else b""
+        except ValueError:
+            keys[name] = b""
+        if len(keys[name]) != 32:
+            raise KeyFileError(f"{path}: $.{name}: must be a base64 32-byte key")
+    problem = name_problem(data.get("name"))
+    if problem:
+        raise KeyFileError(f"{path}: $.name: {problem}")
+    pub = PublicIdentity(name=data["name"], ed25519=keys["ed25519"], x25519=keys["x25519"])
+    if "key_id" in data and data["key_id"] != pub.key_id:
+        raise KeyFileError(f"{path}: $.key_id: is not the SHA-256 of $.ed25519 (expected {pub.key_id})")
+    return pub
 
 
 def new_data_key() -> bytes:

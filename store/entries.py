@@ -22,10 +22,13 @@ __all__ = [
     "CUSTODIAN_KINDS",
     "INVESTIGATOR_KINDS",
     "MANIFEST_TYPE",
+    "ROSTER_KINDS",
     "STATEMENT_TYPE",
     "LogEntry",
+    "Statement",
     "make_entry",
     "make_statement",
+    "place_of",
 ]
 
 MANIFEST_TYPE = "application/vnd.tracer.manifest.v1+json"
@@ -44,6 +47,8 @@ CUSTODIAN_KINDS = frozenset(
     }
 )
 INVESTIGATOR_KINDS = frozenset({"access", "finding"})
+#: statements that change who may sign or read: folded by `store.roster.Roster`
+ROSTER_KINDS = frozenset({"vault_init", "key_add", "key_revoke", "investigator_grant", "investigator_revoke"})
 
 
 @dataclass(frozen=True)
@@ -163,7 +168,28 @@ def make_entry(kind: str, envelope: Envelope, **annotations: Any) -> LogEntry:
     return LogEntry(data, json.loads(data), None, True)
 
 
-def make_statement(kind: str, statement: dict[str, Any], signer: Identity) -> LogEntry:
-    """A custodian or investigator statement, signed as a DSSE envelope over JCS bytes."""
-    payload = canonical({"type": kind, "statement": statement})
+def place_of(origin: str, seq: int, root_before: bytes) -> dict[str, Any]:
+    """Where a statement belongs: the vault, its seq, and the Merkle root of the log
+    before it (RFC 6962 over entries 0..seq-1).  Signed with the statement, so a copy of
+    it anywhere else, in this vault or another, or after a rewritten history, is caught."""
+    return {"origin": origin, "root": root_before.hex(), "seq": seq}
+
+
+@dataclass(frozen=True)
+class Statement:
+    """A statement to be signed once its place is known: `Batch.append` binds it to the
+    seq it lands at and the root before it, then signs."""
+
+    kind: str
+    body: dict[str, Any]
+    signer: Identity
+
+
+def make_statement(kind: str, statement: dict[str, Any], signer: Identity, place: dict[str, Any]) -> LogEntry:
+    """A custodian or investigator statement bound to `place`, as a DSSE envelope over JCS.
+
+    The payload is `{"type": kind, "statement": ..., "log": place}`; journal lines (not in
+    the log) name the checkpoint they were made against instead of a seq.
+    """
+    payload = canonical({"type": kind, "statement": statement, "log": place})
     return make_entry(kind, sign_envelope(payload, STATEMENT_TYPE, signer))

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import gc
 import json
+import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -24,22 +26,29 @@ import jsonschema
 from store.canonical import member_path, parse_strict
 from store.crypto import Identity, sha256_hex
 from store.dsse import Envelope, verify_envelope
-from store.entries import MANIFEST_TYPE, LogEntry, make_entry, make_statement
+from store.entries import MANIFEST_TYPE, LogEntry, Statement, make_entry
 from store.errors import InputError, SignatureError, StoreError
-from store.keyring import DataKeys, in_scope
-from store.roster import ProducerKey, investigators, producer_keys
+from store.keyring import DataKeys
+from store.textrules import id_problem
 from store.timeutil import instant
 from store.vault import Batch, Vault
 
 __all__ = [
+    "MAX_INPUT_BYTES",
     "Fault",
     "IngestReport",
     "Rejected",
     "ingest",
     "load_schema",
+    "read_input_file",
     "read_tombstone_request",
     "recipients_for",
 ]
+
+#: the largest input file ingest reads (a manifest with its texts, or a revision):
+#: DuckDB and the encryption hold a text whole, and a larger one is almost surely not
+#: one document; refusing it names the file instead of running out of memory
+MAX_INPUT_BYTES = 32 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -178,7 +187,7 @@ class _Gen:
             conds.append(f"({g}len({v}) <= {int(schema['maxLength'])})")
         if "pattern" in schema:
             pattern = schema["pattern"]
-            rx = self.name("P", re.compile(pattern))
+            rx = self.name("P", ecma_pattern(pattern))
             match = f"{rx}.search({v}) is not None"
             hex_len = _HEX_PATTERN.fullmatch(pattern)
             if hex_len:
@@ -267,10 +276,48 @@ def _compile(schema: Any) -> _Check:
     return check
 
 
+def ecma_pattern(pattern: str) -> re.Pattern[str]:
+    """`pattern` as JSON Schema (ECMA-262) means it: `$` is the end of the text.
+
+    In Python `$` also matches before a final newline, so "<64 hex>\\n" would pass
+    `^[0-9a-f]{64}$`; an unescaped `$` outside a class becomes `\\Z`.
+    """
+    out: list[str] = []
+    escaped = in_class = False
+    for ch in pattern:
+        if escaped:
+            out.append(ch)
+            escaped = False
+            continue
+        if ch == "\\":
+            escaped = True
+        elif ch == "[":
+            in_class = True
+        elif ch == "]":
+            in_class = False
+        elif ch == "$" and not in_class:
+            out.append("\\Z")
+            continue
+        out.append(ch)
+    return re.compile("".join(out))
+
+
+def _ecma_pattern_keyword(
+    validator: Any, pattern: str, instance: Any, schema: dict[str, Any]
+) -> Iterator[jsonschema.ValidationError]:
+    if isinstance(instance, str) and not ecma_pattern(pattern).search(instance):
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+_Validator = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
+    jsonschema.Draft202012Validator, {"pattern": _ecma_pattern_keyword}
+)
+
+
 @cache
-def _validators(schema: str) -> tuple[jsonschema.Draft202012Validator, _Check]:
+def _validators(schema: str) -> tuple[Any, _Check]:
     doc = load_schema(schema)
-    validator = jsonschema.Draft202012Validator(doc)
+    validator = _Validator(doc)
     try:
         fast = _compile(doc)
     except _UnsupportedError:
@@ -296,42 +343,10 @@ def _instant(value: str, file: str, path: str) -> datetime:
         raise InputError(file, path, f"not a valid RFC 3339 date-time with offset: {value!r}") from exc
 
 
-def _key_problem(key: ProducerKey, when: datetime) -> str | None:
-    """Why `key` could not sign at `when` (compared as instants, not as strings), or None.
-
-    A key is valid from `valid_from` (inclusive) to the earlier of `valid_until` and its
-    revocation (both exclusive), so a manifest signed before a revocation stays valid
-    after it.  A window bound that does not parse fails closed.
-    """
-    bounds: list[tuple[str, str | None]] = [
-        ("valid_from", key.valid_from),
-        ("valid_until", key.valid_until),
-        ("revoked_at", key.revoked_at),
-    ]
-    for name, text in bounds:
-        if text is None or text == "":
-            continue
-        try:
-            bound = _instant(text, "keyring", name)
-        except InputError:
-            return f"has an unreadable {name} {text!r}"
-        if name == "valid_from" and when < bound:
-            return f"not valid before {text}"
-        if name == "valid_until" and when >= bound:
-            return f"outside its validity window (valid until {text})"
-        if name == "revoked_at" and when >= bound:
-            return f"revoked at {text}"
-    return None
-
-
 def read_tombstone_request(path: Path) -> dict[str, str]:
     """A purge request file (schema tracer.tombstone_request/v1), strictly parsed and validated."""
     file = str(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(file, "$", f"cannot read file ({exc.strerror})") from exc
-    doc = parse_strict(raw, file)
+    doc = parse_strict(read_input_file(path), file)
     _validate(doc, "tombstone-request-v1", file)
     _instant(doc["effective_at"], file, "$.effective_at")
     return {k: str(v) for k, v in doc.items() if k != "schema"}
@@ -339,11 +354,89 @@ def read_tombstone_request(path: Path) -> dict[str, str]:
 
 def recipients_for(vault: Vault, collection: str) -> dict[str, bytes]:
     """Key ids and X25519 keys of current investigators allowed to read `collection`."""
-    return {
-        i.key_id: i.x25519
-        for i in investigators(vault).values()
-        if i.revoked_at is None and in_scope(i.scopes, collection)
-    }
+    return vault.roster().recipients(collection)
+
+
+def read_input_file(path: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """The bytes of an input file, refused at once unless it is a regular file of at most
+    `limit` bytes: a FIFO or device would block (holding the vault lock) or never end."""
+    file = str(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise InputError(file, "$", f"cannot read file ({exc.strerror})") from exc
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(
+                file, "$", "not a regular file (a FIFO, device or directory); refusing to read it"
+            )
+        if st.st_size > limit:
+            raise InputError(
+                file, "$", f"file is {st.st_size} bytes; the limit for one input file is {limit} bytes"
+            )
+        chunks: list[bytes] = []
+        total = 0
+        while chunk := os.read(fd, 1 << 20):
+            total += len(chunk)
+            if total > limit:
+                raise InputError(file, "$", f"file grew past the {limit}-byte limit while being read")
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError as exc:
+        raise InputError(file, "$", f"cannot read file ({exc.strerror})") from exc
+    finally:
+        os.close(fd)
+
+
+#: JSON paths of the manifest's identifiers: shown verbatim everywhere, so no hidden characters
+_ID_FIELDS: tuple[tuple[str, ...], ...] = (
+    ("run_id",),
+    ("answer_id",),
+    ("collection",),
+    ("producer", "system"),
+    ("producer", "version"),
+)
+_PASSAGE_ID_FIELDS: tuple[tuple[str, ...], ...] = (
+    ("passage_id",),
+    ("collection",),
+    ("source", "system"),
+    ("source", "revision"),
+    ("document", "document_id"),
+    ("document", "revision"),
+    ("document", "backend"),
+    ("chunk", "chunk_id"),
+    ("chunk", "pipeline_version"),
+    ("normalizer_version",),
+    ("derived_from",),
+)
+
+
+def _check_ids(file: str, prefix: str, doc: dict[str, Any], fields: tuple[tuple[str, ...], ...]) -> None:
+    for path in fields:
+        value: Any = doc
+        for part in path:
+            value = value.get(part) if isinstance(value, dict) else None
+        if isinstance(value, str):
+            problem = id_problem(value)
+            if problem:
+                raise InputError(file, prefix + "." + ".".join(path), f"identifier {problem}")
+
+
+def _check_manifest_ids(file: str, p: dict[str, Any]) -> None:
+    base = "$.envelope.payload"
+    _check_ids(file, base, p, _ID_FIELDS)
+    for i, ps in enumerate(p["passages"]):
+        _check_ids(file, f"{base}.passages[{i}]", ps, _PASSAGE_ID_FIELDS)
+    for i, c in enumerate(p["citations"]):
+        for j, pid in enumerate(c["passage_ids"]):
+            if id_problem(pid):
+                raise InputError(
+                    file, f"{base}.citations[{i}].passage_ids[{j}]", f"identifier {id_problem(pid)}"
+                )
+    for i, lid in enumerate(p.get("lineage", [])):
+        if id_problem(lid):
+            raise InputError(file, f"{base}.lineage[{i}]", f"identifier {id_problem(lid)}")
 
 
 @dataclass
@@ -351,18 +444,14 @@ class _Prepared:
     file: str
     kind: str
     ident: str
-    entry: LogEntry
+    entry: LogEntry | Statement
     texts: list[tuple[str, bytes]]
     faults: list[Fault]
 
 
 def _load(path: Path) -> tuple[str, dict[str, Any]]:
     file = str(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(file, "$", f"cannot read file ({exc.strerror})") from exc
-    doc = parse_strict(raw, file)
+    doc = parse_strict(read_input_file(path), file)
     if not isinstance(doc, dict):
         raise InputError(file, "$", "expected a JSON object")
     return file, doc
@@ -373,10 +462,16 @@ class _Ingest:
         self.vault = vault
         self.custodian = custodian
         self.now = now
-        self.keys = producer_keys(vault)
+        self.roster = vault.roster()
+        self.keys = self.roster.producers
         self.seen_answers: set[str] = set()
         self.seen_revisions: set[tuple[str, str]] = set()
         self.known_docs: set[str] = set()
+        #: digest -> seq of its tombstone: a purge is final, so these texts are never stored again
+        self.tombstoned: dict[str, int] = {
+            str(d): int(q)
+            for d, q in vault.query("SELECT digest, min(seq) FROM v_tombstones GROUP BY digest")
+        }
         self._stored_revisions: set[tuple[str, str]] | None = None
         self._stored_documents: set[str] | None = None
 
@@ -412,7 +507,9 @@ class _Ingest:
         _validate(payload, "manifest-v1", file, "$.envelope.payload")
         key = self.keys[key_id]
         when = payload["generated_at"]
-        problem = _key_problem(key, _instant(when, file, "$.envelope.payload.generated_at"))
+        _instant(when, file, "$.envelope.payload.generated_at")
+        _check_manifest_ids(file, payload)
+        problem = key.problem_at(when)
         if problem is not None:
             raise InputError(
                 file,
@@ -507,9 +604,18 @@ class _Ingest:
             if actual != digest:
                 fault(path, "text_digest_mismatch", f"text under {digest} hashes to {actual}")
                 continue
-            texts.extend((collection, data) for collection in collections)
             if digest == p["answer_sha256"]:
                 answer_text = text
+            tomb = self.tombstoned.get(digest)
+            if tomb is not None:
+                fault(
+                    path,
+                    "text_purged",
+                    f"{digest} was purged under a retention policy (tombstone at log entry {tomb}); "
+                    "a purge is final, so the text is not stored again and this reference reads as purged",
+                )
+                continue
+            texts.extend((collection, data) for collection in collections)
         for digest in contents:
             if digest not in wanted:
                 path = member_path("$.contents", digest)
@@ -535,6 +641,7 @@ class _Ingest:
     def prepare_revision(self, file: str, doc: dict[str, Any]) -> _Prepared:
         _validate(doc, "source-revision-v1", file)
         _instant(doc["committed_at"], file, "$.committed_at")
+        _check_ids(file, "$", doc, (("document_id",), ("revision",), ("collection",)))
         key = (doc["document_id"], doc["revision"])
         if key in self.stored_revisions() or key in self.seen_revisions:
             raise InputError(file, "$.revision", f"revision {key[1]!r} of {key[0]!r} already ingested")
@@ -542,12 +649,21 @@ class _Ingest:
         data = doc["content"].encode("utf-8")
         stmt = {k: v for k, v in doc.items() if k not in ("content", "schema")}
         stmt["content_sha256"] = sha256_hex(data)
-        entry = make_statement("revision", stmt, self.custodian)
+        tomb = self.tombstoned.get(stmt["content_sha256"])
+        if tomb is not None:
+            raise InputError(
+                file,
+                "$.content",
+                f"this text ({stmt['content_sha256']}) was purged under a retention policy (tombstone at "
+                f"log entry {tomb}); a purge is final and the text is not stored again",
+            )
+        entry = Statement("revision", stmt, self.custodian)
         return _Prepared(file, "revision", f"{key[0]}@{key[1]}", entry, [(doc["collection"], data)], [])
 
     def prepare_deletion(self, file: str, doc: dict[str, Any]) -> _Prepared:
         _validate(doc, "document-deletion-v1", file)
         _instant(doc["deleted_at"], file, "$.deleted_at")
+        _check_ids(file, "$", doc, (("document_id",),))
         did = doc["document_id"]
         if did not in self.stored_documents() and not any(k[0] == did for k in self.seen_revisions):
             raise InputError(file, "$.document_id", f"no revision of {did!r} was ever ingested")
@@ -556,7 +672,7 @@ class _Ingest:
             file,
             "document_deletion",
             did,
-            make_statement("document_deletion", stmt, self.custodian),
+            Statement("document_deletion", stmt, self.custodian),
             [],
             [],
         )

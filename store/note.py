@@ -11,7 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 from store.crypto import Identity, b64d, b64e, ed25519_verify
@@ -203,24 +203,33 @@ def add_signature(note: str, name: str, public: bytes, sign: Callable[[bytes], b
     return text + "\n" + "".join(kept) + _signature_line(text, name, public, sign)
 
 
-def open_note(note: str, verifiers: Mapping[str, bytes], *, file: str = "note") -> tuple[str, list[str]]:
+Verifiers = Mapping[str, bytes] | Iterable[tuple[str, bytes]]
+
+
+def open_note(note: str, verifiers: Verifiers, *, file: str = "note") -> tuple[str, list[str]]:
     """Return (text, names that signed it validly), per signed-note.md "Signatures".
 
-    Signatures whose name and key id do not both match a verifier are ignored (that
-    is how cosignatures and key rotation coexist).  A signature that does match a
-    verifier must verify, else the whole note is rejected, and at least one must.
-    Verifier keys must be 32 bytes (ValueError otherwise): they come from trusted
-    configuration, normally via `parse_verifier_key`.
+    Verifiers are (name, Ed25519 key) pairs (or a name -> key mapping); a signature is
+    routed to a verifier by name AND key id together, as Go's note.VerifierList does, so
+    one name may have several keys and two keys may share a name without shadowing each
+    other.  Signatures matching no verifier are ignored (that is how cosignatures and key
+    rotation coexist).  A signature that does match must verify, else the whole note is
+    rejected, and at least one must.  Verifier keys must be 32 bytes (ValueError
+    otherwise): they come from trusted configuration, normally via `parse_verifier_key`.
     """
     text, sigs = _parse_note(note, file)
     message = text.encode("utf-8")
-    known = {name: note_key_id(name, pub) for name, pub in verifiers.items()}
+    pairs = verifiers.items() if isinstance(verifiers, Mapping) else verifiers
+    known: dict[tuple[str, bytes], bytes] = {}
+    for name, pub in pairs:
+        known[(name, note_key_id(name, pub))] = pub
     verified: list[str] = []
     for s in sigs:
-        if known.get(s.name) != s.key_id:
+        pub = known.get((s.name, s.key_id))
+        if pub is None:
             continue
         try:
-            ed25519_verify(verifiers[s.name], s.sig, message)
+            ed25519_verify(pub, s.sig, message)
         except SignatureError as exc:
             raise SignatureError(
                 f"{file}: line {s.lineno}: invalid signature for key {s.name}+{s.key_id.hex()}"
@@ -229,7 +238,7 @@ def open_note(note: str, verifiers: Mapping[str, bytes], *, file: str = "note") 
             verified.append(s.name)
     if not verified:
         signers = ", ".join(f"{s.name}+{s.key_id.hex()}" for s in sigs)
-        trusted = ", ".join(f"{n}+{k.hex()}" for n, k in sorted(known.items())) or "(none)"
+        trusted = ", ".join(f"{n}+{k.hex()}" for n, k in sorted(known)) or "(none)"
         raise SignatureError(f"{file}: no signature by a known key: signed by {signers}; trusted: {trusted}")
     return text, verified
 
@@ -296,7 +305,11 @@ class Checkpoint:
 
     def sign(self, identity: Identity) -> str:
         """A signed note of `body()` by `identity` (key name = identity.name)."""
-        return sign_note(self.body(), identity.name, identity.public.ed25519, identity.sign)
+        return self.sign_as(identity, identity.name)
+
+    def sign_as(self, identity: Identity, name: str) -> str:
+        """A signed note of `body()` by `identity` under key name `name` (the roster's)."""
+        return sign_note(self.body(), name, identity.public.ed25519, identity.sign)
 
 
 def verify_checkpoint(note: str, name: str, public: bytes, *, origin: str | None = None) -> Checkpoint:

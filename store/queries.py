@@ -348,3 +348,11 @@ def finding_rows(vault: Vault, answer_id: str | None = None) -> list[tuple[int, 
             [answer_id],
         )
     return [(int(a), str(b), str(c), str(d), str(e), str(f)) for a, b, c, d, e, f in rows]
+
+
+def blob_data_keys(vault: Vault) -> list[tuple[str, str, int]]:
+    """(collection, dk_id, texts stored under it) for every data key that encrypts a text."""
+    rows = vault.query(
+        "SELECT collection, dk_id, count(*) FROM blobs GROUP BY collection, dk_id ORDER BY 1, 2"
+    )
+    return [(str(c), str(k), int(n)) for c, k, n in rows]

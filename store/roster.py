@@ -1,22 +1,79 @@
-"""Who may sign and who may read, as the log says today.
+"""Who may sign what, and who may read, folded once from the log.
 
-Producer keys and investigators are only ever added or revoked by custodian-signed log
-entries; this module folds those entries into current state.
+One value, `Roster`, answers every question about keys: which producer keys could sign
+a manifest generated at a given instant, which investigators may open the vault and
+read which collections, and which (name, key) pairs may sign a checkpoint.  Ingest,
+unlock, the append path and `verify` all fold the same custodian-signed statements
+through `Roster.fold`, so there is one rule for each question.
+
+The roster is read from the log's entry bytes, never from the derived views (which
+anyone holding the file can edit), and each statement it folds must carry a valid
+custodian signature, hash to its stored leaf, and be bound to its own place in the
+log (`store.entries.place_of`).  A revocation is final: a revoked key id is never
+added or granted again; a returning person gets a new key.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
-from store.crypto import b64d
-from store.timeutil import within
-from store.vault import Vault
+from store import merkle
+from store.crypto import PublicIdentity, b64d, key_id_of
+from store.dsse import verify_envelope
+from store.entries import CUSTODIAN_KINDS, INVESTIGATOR_KINDS, STATEMENT_TYPE, LogEntry, place_of
+from store.errors import InputError, SignatureError
+from store.textrules import NAME_RULE, name_problem, scope_problem
+from store.timeutil import instant
 
-__all__ = ["Investigator", "ProducerKey", "investigators", "producer_keys"]
+if TYPE_CHECKING:
+    from store.vault import Vault
+
+__all__ = [
+    "ALL_SCOPES",
+    "NAME_RULE",
+    "Investigator",
+    "ProducerKey",
+    "Roster",
+    "RosterProblem",
+    "investigators",
+    "load_roster",
+    "name_problem",
+    "producer_keys",
+    "scope_problem",
+]
+
+ALL_SCOPES = "*"
 
 
-@dataclass(frozen=True)
+def _problem_at(when: str, bounds: Sequence[tuple[str, str | None]]) -> str | None:
+    """Why an instant falls outside [valid_from, min(valid_until, revoked_at)), or None.
+
+    Times compare as instants; an unreadable time (the instant or a bound) fails closed.
+    """
+    try:
+        t = instant(when)
+    except ValueError:
+        return f"has no readable time to check against ({when!r})"
+    for name, text in bounds:
+        if not text:
+            continue
+        try:
+            bound = instant(text)
+        except ValueError:
+            return f"has an unreadable {name} {text!r}"
+        if name == "valid_from" and t < bound:
+            return f"not valid before {text}"
+        if name == "valid_until" and t >= bound:
+            return f"outside its validity window (valid until {text})"
+        if name == "revoked_at" and t >= bound:
+            return f"revoked at {text}"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
 class ProducerKey:
     key_id: str
     name: str
@@ -25,13 +82,25 @@ class ProducerKey:
     valid_until: str | None
     revoked_at: str | None
     added_seq: int
+    revoked_seq: int | None = None
+
+    def problem_at(self, when: str) -> str | None:
+        """Why this key could not sign at `when`, or None.  A manifest signed before a
+        revocation stays valid after it; one claiming a later time does not."""
+        return _problem_at(
+            when,
+            (
+                ("valid_from", self.valid_from),
+                ("valid_until", self.valid_until),
+                ("revoked_at", self.revoked_at),
+            ),
+        )
 
     def valid_at(self, when: str) -> bool:
-        """Signed inside its window and before any revocation, compared as instants."""
-        return within(when, self.valid_from, self.valid_until, self.revoked_at)
+        return self.problem_at(when) is None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Investigator:
     key_id: str
     name: str
@@ -40,34 +109,350 @@ class Investigator:
     x25519: bytes
     granted_at: str
     revoked_at: str | None
+    granted_seq: int = -1
+    revoked_seq: int | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.revoked_at is None
+
+
+@dataclass(frozen=True, slots=True)
+class RosterProblem:
+    """A roster statement that was not folded in, and why (a `verify` finding)."""
+
+    seq: int
+    kind: str
+    code: str
+    detail: str
+
+
+@dataclass
+class Roster:
+    """Keys and people as the log says at one point of it; `fold` moves that point on.
+
+    `version` counts the folds that changed it, so a verification run checked in a
+    worker against an older roster is checked again.
+    """
+
+    custodian: PublicIdentity | None = None
+    producers: dict[str, ProducerKey] = field(default_factory=dict)
+    investigators: dict[str, Investigator] = field(default_factory=dict)
+    version: int = 0
+
+    def copy(self) -> Roster:
+        return Roster(self.custodian, dict(self.producers), dict(self.investigators), self.version)
+
+    # -- folding -----------------------------------------------------------------------
+
+    def refusal(self, kind: str, stmt: dict[str, Any]) -> str | None:
+        """Why the statement may not change the roster now (None: it may).
+
+        The same rules refuse a command before it is signed (`store.admin`) and a
+        statement in the log that breaks them (`verify`, unlock).
+        """
+        if kind == "vault_init":
+            return "the vault is already initialised" if self.custodian is not None else None
+        if self.custodian is None:
+            return "no vault_init statement precedes it"
+        key_id = stmt.get("key_id")
+        if not isinstance(key_id, str):
+            return "key_id is not a string"
+        if kind == "key_add":
+            return self._key_add_refusal(key_id, stmt)
+        if kind == "key_revoke":
+            k = self.producers.get(key_id)
+            if k is None:
+                return f"no producer key {key_id[:16]} in the keyring"
+            if k.revoked_at is not None:
+                return f"producer key {key_id[:16]} was already revoked at {k.revoked_at}"
+            return _time_problem(stmt, "at")
+        if kind == "investigator_grant":
+            return self._grant_refusal(key_id, stmt)
+        if kind == "investigator_revoke":
+            inv = self.investigators.get(key_id)
+            if inv is None:
+                return f"no investigator {key_id[:16]} was granted"
+            if inv.revoked_at is not None:
+                return f"{inv.name} ({key_id[:16]}) was already revoked at {inv.revoked_at}"
+            return _time_problem(stmt, "at")
+        return f"{kind!r} does not change the roster"
+
+    def _key_add_refusal(self, key_id: str, stmt: dict[str, Any]) -> str | None:
+        old = self.producers.get(key_id)
+        if old is not None:
+            if old.revoked_at is not None:
+                return (
+                    f"producer key {key_id[:16]} was revoked at {old.revoked_at}: a revocation is "
+                    "final, add a new key instead"
+                )
+            return f"producer key {key_id[:16]} is already in the keyring"
+        problem = _key_problem(key_id, stmt) or name_problem(stmt.get("name"))
+        if problem:
+            return problem
+        if stmt.get("role") != "producer":
+            return f"role {stmt.get('role')!r} is not 'producer'"
+        if self.custodian is not None and key_id == self.custodian.key_id:
+            return "the custodian's own key cannot be a producer key"
+        for name in ("valid_from", "valid_until"):
+            if stmt.get(name) is not None and _time_problem(stmt, name):
+                return _time_problem(stmt, name)
+        return _time_problem(stmt, "at")
+
+    def _grant_refusal(self, key_id: str, stmt: dict[str, Any]) -> str | None:
+        old = self.investigators.get(key_id)
+        if old is not None:
+            if old.revoked_at is not None:
+                return (
+                    f"{old.name} ({key_id[:16]}) was revoked at {old.revoked_at}: a revocation is "
+                    "final, grant a new key instead"
+                )
+            return f"{old.name} ({key_id[:16]}) is already granted"
+        problem = _key_problem(key_id, stmt) or name_problem(stmt.get("name"))
+        if problem:
+            return problem
+        if not isinstance(stmt.get("x25519"), str) or _b64_len(stmt["x25519"]) != 32:
+            return "x25519 is not a base64 32-byte key"
+        if self.custodian is not None and key_id == self.custodian.key_id:
+            return "the custodian's own key cannot also be granted as an investigator"
+        name = stmt["name"]
+        if self.custodian is not None and name == self.custodian.name:
+            return f"name {name!r} is the custodian's"
+        for inv in self.investigators.values():
+            if inv.active and inv.name == name:
+                return f"name {name!r} is already taken by investigator {inv.key_id[:16]}"
+        scopes = stmt.get("scopes")
+        if not isinstance(scopes, list) or not scopes:
+            return "an investigator needs at least one scope (a collection name, or '*')"
+        for scope in scopes:
+            if scope_problem(scope):
+                return scope_problem(scope)
+        return _time_problem(stmt, "at")
+
+    def fold(self, seq: int, kind: str, stmt: dict[str, Any]) -> RosterProblem | None:
+        """Apply one custodian statement of `ROSTER_KINDS` (already signature-checked)."""
+        refused = self.refusal(kind, stmt)
+        if refused is not None:
+            return RosterProblem(seq, kind, "roster_change_refused", refused)
+        if kind == "vault_init":
+            c = stmt["custodian"]
+            self.custodian = PublicIdentity(str(c["name"]), b64d(c["ed25519"]), b64d(c["x25519"]))
+        elif kind == "key_add":
+            self.producers[stmt["key_id"]] = ProducerKey(
+                stmt["key_id"],
+                stmt["name"],
+                b64d(stmt["ed25519"]),
+                stmt.get("valid_from"),
+                stmt.get("valid_until"),
+                None,
+                seq,
+            )
+        elif kind == "key_revoke":
+            k = self.producers[stmt["key_id"]]
+            self.producers[k.key_id] = replace(k, revoked_at=stmt["at"], revoked_seq=seq)
+        elif kind == "investigator_grant":
+            self.investigators[stmt["key_id"]] = Investigator(
+                stmt["key_id"],
+                stmt["name"],
+                tuple(stmt["scopes"]),
+                b64d(stmt["ed25519"]),
+                b64d(stmt["x25519"]),
+                stmt["at"],
+                None,
+                seq,
+            )
+        elif kind == "investigator_revoke":
+            i = self.investigators[stmt["key_id"]]
+            self.investigators[i.key_id] = replace(i, revoked_at=stmt["at"], revoked_seq=seq)
+        self.version += 1
+        return None
+
+    # -- questions ---------------------------------------------------------------------
+
+    def producer_keys_at(self, when: str) -> dict[str, bytes]:
+        return {k.key_id: k.ed25519 for k in self.producers.values() if k.valid_at(when)}
+
+    def statement_signers(self, kind: str) -> dict[str, bytes]:
+        """Key id -> Ed25519 key of who may sign a statement of `kind` now."""
+        out: dict[str, bytes] = {}
+        if self.custodian is not None and (kind in CUSTODIAN_KINDS or kind in INVESTIGATOR_KINDS):
+            out[self.custodian.key_id] = self.custodian.ed25519
+        if kind in INVESTIGATOR_KINDS:
+            out.update({i.key_id: i.ed25519 for i in self.investigators.values() if i.active})
+        return out
+
+    def note_verifiers(self) -> list[tuple[str, bytes]]:
+        """(name, Ed25519 key) pairs that may sign a checkpoint now: the custodian and
+        every active investigator.  A signature is routed by name AND key id, so two
+        people with one name, or one name with two keys, can never shadow each other."""
+        out = [(self.custodian.name, self.custodian.ed25519)] if self.custodian else []
+        out.extend((i.name, i.ed25519) for i in self.investigators.values() if i.active)
+        return out
+
+    def signer_name(self, key_id: str) -> str | None:
+        """The name a key signs checkpoints under: the roster's, never a key file's name."""
+        if self.custodian is not None and key_id == self.custodian.key_id:
+            return self.custodian.name
+        inv = self.investigators.get(key_id)
+        return inv.name if inv is not None and inv.active else None
+
+    def recipients(self, collection: str) -> dict[str, bytes]:
+        """Key ids and X25519 keys of active investigators allowed to read `collection`."""
+        return {
+            i.key_id: i.x25519
+            for i in self.investigators.values()
+            if i.active and (ALL_SCOPES in i.scopes or collection in i.scopes)
+        }
+
+
+def _b64_len(text: str) -> int:
+    try:
+        return len(b64d(text))
+    except ValueError:
+        return -1
+
+
+def _key_problem(key_id: str, stmt: dict[str, Any]) -> str | None:
+    ed = stmt.get("ed25519")
+    if not isinstance(ed, str) or _b64_len(ed) != 32:
+        return "ed25519 is not a base64 32-byte key"
+    if key_id_of(b64d(ed)) != key_id:
+        return f"key_id {key_id[:16]} is not the SHA-256 of the ed25519 key"
+    return None
+
+
+def _time_problem(stmt: dict[str, Any], name: str) -> str | None:
+    value = stmt.get(name)
+    try:
+        instant(value if isinstance(value, str) else "")
+    except ValueError:
+        return f"{name} {value!r} is not an RFC 3339 date-time with offset"
+    return None
+
+
+# -- reading the roster from the log ------------------------------------------------------
+
+
+def statement_problem(
+    entry: LogEntry, seq: int, origin: str, root_before: bytes | None, signers: dict[str, bytes]
+) -> tuple[str, str] | None:
+    """(finding kind, detail) when a statement entry is not validly signed for its place.
+
+    Shared by the roster reader here and `verify`'s log pass: a statement must be a
+    DSSE envelope of `STATEMENT_TYPE` whose declared type is the entry's kind, signed
+    by a key in `signers`, and bound to `origin`, `seq` and the root of the log before
+    it (`root_before`; None when unknown, which fails).
+    """
+    try:
+        env = entry.envelope
+        if env is None:
+            raise InputError("log", "$.envelope", "missing")
+        payload = entry.payload_json()  # the statement, unwrapped
+        full = entry.parsed_payload
+        if full is None:
+            full = json.loads(env.payload)
+    except (InputError, ValueError, AttributeError, TypeError) as exc:
+        return "entry_malformed", f"envelope unreadable: {exc}"
+    if env.payload_type != STATEMENT_TYPE or not isinstance(full, dict) or full.get("type") != entry.kind:
+        declared = full.get("type") if isinstance(full, dict) else None
+        return (
+            "entry_kind_mismatch",
+            f"entry kind {entry.kind!r} carries a signed {env.payload_type!r} payload of type {declared!r}: "
+            "a signed statement reused under another kind",
+        )
+    if not isinstance(payload, dict):
+        return "entry_malformed", "the signed statement is not a JSON object"
+    try:
+        verify_envelope(env, signers)
+    except SignatureError as exc:
+        return "signature_invalid", str(exc)
+    expected = None if root_before is None else place_of(origin, seq, root_before)
+    if expected is None or full.get("log") != expected:
+        return "statement_out_of_place", _out_of_place(full.get("log"), seq, origin)
+    return None
+
+
+def _out_of_place(claimed: object, seq: int, origin: str) -> str:
+    if not isinstance(claimed, dict):
+        return (
+            f"the statement at entry {seq} names no place in the log: a signed statement must say "
+            "where it belongs"
+        )
+    where = f"entry {claimed.get('seq')!r} of {claimed.get('origin')!r}"
+    if claimed.get("origin") == origin and claimed.get("seq") == seq:
+        where += " with a different history before it"
+    return (
+        f"the statement stored at entry {seq} was signed for {where}: "
+        "a copy of a statement made elsewhere (replayed)"
+    )
+
+
+def load_roster(vault: Vault, leaves: Sequence[bytes] | None = None) -> tuple[Roster, list[RosterProblem]]:
+    """The roster as of the whole log, and the roster entries that could not be folded.
+
+    Only entries whose bytes hash to their stored leaf, whose custodian signature
+    verifies and whose place binding matches are folded; every other roster entry is a
+    problem the caller must refuse on (unlock, append) or report (verify).
+    """
+    rows = vault.roster_rows()
+    if leaves is None:
+        leaves = vault.leaf_hashes(rows[-1][0] if rows else 0)
+    roster = Roster()
+    problems: list[RosterProblem] = []
+    acc = merkle.RootAccumulator()
+    origin = vault.origin
+    for seq, row_kind, data, stored_leaf in rows:
+        while acc.size < seq and acc.size < len(leaves):
+            acc.append(leaves[acc.size])
+        problem = _roster_entry(roster, seq, row_kind, data, stored_leaf, origin, acc)
+        if problem is not None:
+            problems.append(problem)
+    return roster, problems
+
+
+def _roster_entry(
+    roster: Roster,
+    seq: int,
+    row_kind: str,
+    data: bytes,
+    stored_leaf: bytes,
+    origin: str,
+    acc: merkle.RootAccumulator,
+) -> RosterProblem | None:
+    if merkle.leaf_hash(data) != stored_leaf:
+        return RosterProblem(seq, row_kind, "leaf_hash_mismatch", "the entry's bytes were changed")
+    try:
+        entry = LogEntry.from_bytes(data)
+    except ValueError as exc:
+        return RosterProblem(seq, row_kind, "entry_malformed", str(exc))
+    if entry.kind != row_kind or entry.seq != seq:
+        return RosterProblem(seq, row_kind, "entry_out_of_place", "entry kind or seq disagrees with its row")
+    if seq == 0 and entry.kind == "vault_init":
+        stmt = entry.payload_json()
+        if isinstance(stmt, dict) and isinstance(stmt.get("custodian"), dict):
+            cust = stmt["custodian"]
+            try:
+                signers = {key_id_of(b64d(str(cust["ed25519"]))): b64d(str(cust["ed25519"]))}
+            except (KeyError, ValueError):
+                signers = {}
+        else:
+            signers = {}
+    else:
+        signers = roster.statement_signers(entry.kind)
+    root_before = acc.root() if acc.size == seq else None
+    bad = statement_problem(entry, seq, origin, root_before, signers)
+    if bad is not None:
+        return RosterProblem(seq, entry.kind, bad[0], bad[1])
+    stmt = entry.payload_json()
+    assert isinstance(stmt, dict)  # noqa: S101 - statement_problem checked it
+    return roster.fold(seq, entry.kind, stmt)
 
 
 def producer_keys(vault: Vault) -> dict[str, ProducerKey]:
-    keys: dict[str, ProducerKey] = {}
-    rows = vault.query(
-        "SELECT seq, action, key_id, name, ed25519, valid_from, valid_until, at_time "
-        "FROM v_keys WHERE role = 'producer' OR action = 'revoke' ORDER BY seq"
-    )
-    for seq, action, key_id, name, ed, vf, vu, at in rows:
-        if action == "add":
-            keys[key_id] = ProducerKey(key_id, name, b64d(ed), vf, vu, None, int(seq))
-        elif key_id in keys:
-            k = keys[key_id]
-            keys[key_id] = ProducerKey(
-                k.key_id, k.name, k.ed25519, k.valid_from, k.valid_until, at, k.added_seq
-            )
-    return keys
+    """The producer keyring as the (checked) log says."""
+    return load_roster(vault)[0].producers
 
 
 def investigators(vault: Vault) -> dict[str, Investigator]:
-    out: dict[str, Investigator] = {}
-    rows = vault.query(
-        "SELECT action, key_id, name, scopes, ed25519, x25519, at_time FROM v_investigators ORDER BY seq"
-    )
-    for action, key_id, name, scopes, ed, xx, at in rows:
-        if action == "grant":
-            out[key_id] = Investigator(key_id, name, tuple(json.loads(scopes)), b64d(ed), b64d(xx), at, None)
-        elif key_id in out:
-            i = out[key_id]
-            out[key_id] = Investigator(i.key_id, i.name, i.scopes, i.ed25519, i.x25519, i.granted_at, at)
-    return out
+    """Every investigator ever granted, as the (checked) log says."""
+    return load_roster(vault)[0].investigators

@@ -25,9 +25,17 @@ import pyarrow as pa
 from store import merkle
 from store.canonical import canonical
 from store.crypto import Identity, PublicIdentity, b64d, b64e, sha256_hex
-from store.entries import LogEntry, make_statement
-from store.errors import VaultDamagedError, VaultError, VaultInUseError
-from store.note import Checkpoint
+from store.entries import ROSTER_KINDS, LogEntry, Statement, make_statement, place_of
+from store.errors import (
+    AccessDeniedError,
+    InputError,
+    SignatureError,
+    VaultDamagedError,
+    VaultError,
+    VaultInUseError,
+)
+from store.note import Checkpoint, open_note
+from store.roster import Roster, load_roster, name_problem
 from store.rowtables import RowsTable, rows_table
 from store.schema import DB_FILE, FORMAT, RAW_DDL, VIEW_COLUMNS, VIEW_INDEXES, view_ddl
 from store.views import Rows, derive
@@ -107,6 +115,10 @@ class Vault:
         self.read_only = read_only
         self._blob_index: _BlobIndex | None = None
         self._acc: merkle.RootAccumulator | None = None
+        #: the roster and the (size, root) a valid checkpoint covers, as this process last
+        #: checked or wrote them; DuckDB's lock keeps other writers out meanwhile
+        self._roster: Roster | None = None
+        self._covered: tuple[int, bytes] | None = None
         self._meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
 
     # -- lifecycle -----------------------------------------------------------------
@@ -117,6 +129,9 @@ class Vault:
         if db.exists():
             raise VaultError(f"{path}: a vault already exists here")
         origin = origin or f"tracer.vault/{sha256_hex(custodian.public.ed25519 + now.encode())[:16]}"
+        problem = name_problem(custodian.name)
+        if problem:
+            raise VaultError(f"{path}: the custodian's key name cannot sign checkpoints: {problem}")
         try:
             # Refuse what cannot be signed before anything is written.
             Checkpoint(origin, 0, bytes(32)).sign(custodian)
@@ -147,7 +162,7 @@ class Vault:
             vault = cls(path, con, read_only=False)
             with vault.batch(custodian, _in_transaction=True) as b:
                 b.append(
-                    make_statement(
+                    Statement(
                         "vault_init",
                         {
                             "origin": origin,
@@ -434,6 +449,17 @@ class Vault:
         if int(row[0]) == acc.size == int(row[1]) + 1:
             self._acc = acc.copy()
 
+    def adopt_roster(self, roster: Roster) -> None:
+        """Use a roster the caller just folded from this vault's log without problems
+        (unlock), so the first append does not read the roster entries again."""
+        if self._roster is None:
+            self._roster = roster.copy()
+
+    def covered_head(self) -> tuple[int, bytes] | None:
+        """(size, root) of the log as a valid checkpoint covers it, once this process has
+        checked that (before its first append) or signed it (after each append)."""
+        return self._covered
+
     def _accumulator(self) -> merkle.RootAccumulator:
         if self._acc is None:
             leaves = self.leaf_hashes()
@@ -449,41 +475,111 @@ class Vault:
             self._acc = acc
         return self._acc
 
+    def roster_rows(self) -> list[tuple[int, str, bytes, bytes]]:
+        """(seq, kind, entry bytes, stored leaf) of the entries that change the roster."""
+        rows = self.con.execute(
+            "SELECT seq, kind, entry, leaf_hash FROM log WHERE kind IN (SELECT unnest(?::VARCHAR[])) "
+            "ORDER BY seq",
+            [sorted(ROSTER_KINDS)],
+        ).fetchall()
+        return [(int(a), str(b), bytes(c), bytes(d)) for a, b, c, d in rows]
+
+    def roster(self) -> Roster:
+        """The roster folded from the log (`store.roster.load_roster`); refuses a damaged one.
+
+        Cached for this open vault: only this process can append while it holds the file.
+        """
+        if self._roster is None:
+            roster, problems = load_roster(self)
+            if problems:
+                p = problems[0]
+                raise VaultDamagedError(
+                    f"{self.path}: log entry {p.seq} ({p.kind}) does not hold: {p.code}: {p.detail}; "
+                    "the roster of keys and investigators cannot be trusted (run `tracer verify`)"
+                )
+            self._roster = roster
+        return self._roster
+
+    def covering_checkpoint(self, size: int, root: bytes) -> Checkpoint | None:
+        """A checkpoint row of exactly `size` entries, signed by a (name, key) pair the
+        roster allows, whose origin and root are this log's; None when there is none."""
+        verifiers = self.roster().note_verifiers()
+        rows = self.con.execute("SELECT note FROM checkpoints WHERE size = ? ORDER BY id DESC", [size])
+        for (note,) in rows.fetchall():
+            try:
+                cp = Checkpoint.parse(open_note(str(note), verifiers)[0])
+            except (SignatureError, InputError, ValueError):
+                continue
+            if cp.origin == self.origin and cp.size == size and cp.root == root:
+                return cp
+        return None
+
+    def _require_covered(self, acc: merkle.RootAccumulator) -> None:
+        """Never sign a checkpoint over entries no valid checkpoint covers.
+
+        The entries an honest writer appends are covered by the checkpoint it signs in
+        the same transaction, so an uncovered tail was written by someone without a key.
+        """
+        here = (acc.size, acc.root())
+        if self._covered == here:
+            return
+        if self.covering_checkpoint(*here) is None:
+            raise VaultDamagedError(
+                f"{self.path}: entry_not_checkpointed: no valid signed checkpoint covers the log's "
+                f"{acc.size} entries, so they were not all appended by a key holder; refusing to sign "
+                "over them (run `tracer verify` to pin the uncovered entries)"
+            )
+        self._covered = here
+
     @contextmanager
     def batch(self, signer: Identity, *, _in_transaction: bool = False) -> Iterator[Batch]:
         """One all-or-nothing append: entries, view rows, blobs and a signed checkpoint.
 
+        The checkpoint is signed under the name the roster gives `signer`'s key, and only
+        after checking that a valid checkpoint covers every entry already in the log.
         `_in_transaction` is for `create` only, which has already begun the transaction.
         """
         if self.read_only:
             raise VaultError(f"{self.path}: vault is open read-only")
         self._blob_index = None
         acc = self._accumulator()
-        start = acc.size
-        b = Batch(self, start)
+        if _in_transaction:
+            name = signer.name
+        else:
+            self._require_covered(acc)
+            roster_name = self.roster().signer_name(signer.key_id)
+            if roster_name is None:
+                raise AccessDeniedError(
+                    f"{self.path}: key {signer.key_id[:16]} is neither the custodian's nor an active "
+                    "investigator's: it cannot sign this vault's checkpoints"
+                )
+            name = roster_name
+        b = Batch(self, acc.copy())
         if not _in_transaction:
             self.con.execute("BEGIN TRANSACTION")
         try:
             yield b
             if b.entries:
                 b.flush()
-                new_acc = acc.copy()
-                for e in b.entries:
-                    new_acc.append(e.leaf)
-                cp = Checkpoint(self.origin, new_acc.size, new_acc.root())
-                note = cp.sign(signer)
+                cp = Checkpoint(self.origin, b.acc.size, b.acc.root())
+                note = cp.sign_as(signer, name)
                 cid = _one(self.con.execute("SELECT coalesce(max(id), -1) + 1 FROM checkpoints"))
                 self.con.execute(
                     "INSERT INTO checkpoints VALUES (?, ?, ?, ?)",
-                    [int(cid[0]) if cid else 0, new_acc.size, signer.key_id, note],
+                    [int(cid[0]) if cid else 0, b.acc.size, signer.key_id, note],
                 )
             self.con.execute("COMMIT")
         except BaseException:
             self.con.execute("ROLLBACK")
             self._acc = None
+            self._roster = None
+            self._covered = None
             raise
         if b.entries:
-            self._acc = new_acc
+            self._acc = b.acc
+            self._covered = (b.acc.size, b.acc.root())
+            if any(e.kind in ROSTER_KINDS for e in b.entries):
+                self._roster = None
 
 
 class _BlobIndex:
@@ -532,9 +628,11 @@ def _prefix(digest: str) -> int:
 class Batch:
     """Collects one append's rows; `Vault.batch` flushes and checkpoints it."""
 
-    def __init__(self, vault: Vault, start: int):
+    def __init__(self, vault: Vault, acc: merkle.RootAccumulator):
         self.vault = vault
-        self.start = start
+        self.start = acc.size
+        #: the tree including every entry appended so far: statements are bound to it
+        self.acc = acc
         self.entries: list[LogEntry] = []
         self.rows: Rows = {t: [] for t in VIEW_COLUMNS}
         self.blobs: list[tuple[str, str, str, bytes, bytes]] = []
@@ -544,11 +642,18 @@ class Batch:
     def next_seq(self) -> int:
         return self.start + len(self.entries)
 
-    def append(self, entry: LogEntry) -> int:
-        """Stamp the entry with its position, so a moved or swapped entry names itself."""
+    def append(self, item: LogEntry | Statement) -> int:
+        """Stamp the entry with its position, so a moved or swapped entry names itself.
+
+        A `Statement` is signed here, bound to its seq and the root of the log before it.
+        """
         seq = self.next_seq
-        entry = entry.at(seq)
+        if isinstance(item, Statement):
+            place = place_of(self.vault.origin, seq, self.acc.root())
+            item = make_statement(item.kind, item.body, item.signer, place)
+        entry = item.at(seq)
         self.entries.append(entry)
+        self.acc.append(entry.leaf)
         derive(seq, entry, self.rows)
         return seq
 

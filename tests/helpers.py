@@ -9,9 +9,14 @@ from typing import Any
 
 from store import admin
 from store.crypto import Identity
+from store.entries import LogEntry, Statement, make_statement, place_of
 from store.ingest import IngestReport, ingest
+from store.merkle import root
+from store.note import Checkpoint
 from store.producer import draft_to_input
-from store.vault import Vault
+from store.schema import VIEW_COLUMNS
+from store.vault import Vault, insert_rows
+from store.views import Rows, derive
 from tracer.engine.session import Session, unlock
 from tracer.engine.textnorm import CHUNKER_VERSION, NORMALIZER_VERSION, chunk_document
 from tracer.engine.trust import TrustStore
@@ -185,3 +190,46 @@ def manifest(
 
 def signed(case: Case, draft: dict[str, Any], producer: Identity | None = None) -> dict[str, Any]:
     return draft_to_input(draft, producer or case.producer)
+
+
+def append_by_hand(
+    case: Case,
+    item: LogEntry | Statement | bytes,
+    checkpoint_signer: Identity | None = None,
+    checkpoint_name: str | None = None,
+) -> int:
+    """What an attacker with write access to the file does: append a row the way the store
+    would (right seq, leaf hash and view rows), without the store's checks.
+
+    `item` is an entry (re-stamped with the next seq), a statement (signed now by its
+    signer, bound to this place), or raw entry bytes kept verbatim (a replayed copy).
+    With `checkpoint_signer`, a checkpoint over the new size is signed with that key too
+    (under `checkpoint_name`, default the key's name): the attacker holds that key.
+    """
+    con = case.vault.con
+    leaves = case.vault.leaf_hashes()
+    seq = len(leaves)
+    if isinstance(item, Statement):
+        item = make_statement(
+            item.kind, item.body, item.signer, place_of(case.vault.origin, seq, root(leaves))
+        )
+    if isinstance(item, LogEntry):
+        entry = item.at(seq)
+    else:
+        entry = LogEntry.from_bytes(item)
+    rows: Rows = {t: [] for t in VIEW_COLUMNS}
+    derive(seq, entry, rows)
+    con.execute("INSERT INTO log VALUES (?, ?, ?, ?)", [seq, entry.kind, entry.data, entry.leaf])
+    for table, items in rows.items():
+        if items:
+            insert_rows(con, table, items)
+    if checkpoint_signer is not None:
+        note = Checkpoint(case.vault.origin, seq + 1, root([*leaves, entry.leaf])).sign_as(
+            checkpoint_signer, checkpoint_name or checkpoint_signer.name
+        )
+        cid = con.execute("SELECT max(id) + 1 FROM checkpoints").fetchall()[0][0]
+        con.execute(
+            "INSERT INTO checkpoints VALUES (?, ?, ?, ?)", [cid, seq + 1, checkpoint_signer.key_id, note]
+        )
+    case.reopen()
+    return seq

@@ -10,9 +10,14 @@ never parses untrusted text as markup (it uses Text/Content objects).
 
 from __future__ import annotations
 
-import unicodedata
+import json
+from typing import Any
 
-__all__ = ["MARK_CLOSE", "MARK_OPEN", "has_hidden", "inert"]
+from store.textrules import BIDI as _BIDI_SET
+from store.textrules import ZERO_WIDTH as _ZERO_WIDTH_SET
+from store.textrules import hidden_pattern, is_hidden
+
+__all__ = ["MARK_CLOSE", "MARK_OPEN", "has_hidden", "inert", "json_inert"]
 
 MARK_OPEN = "⟨"
 MARK_CLOSE = "⟩"
@@ -27,20 +32,9 @@ _NAMED = {
     0x9B: "CSI",
     0x9D: "OSC",
 }
-_BIDI = set(range(0x202A, 0x202F)) | set(range(0x2066, 0x206A)) | {0x200E, 0x200F, 0x061C}
-_ZERO_WIDTH = {0x200B, 0x200C, 0x200D, 0x2060, 0xFEFF, 0x180E, 0x00AD}
-
-
-def _is_hidden(cp: int, keep_newlines: bool) -> bool:
-    if cp == 0x0A:
-        return not keep_newlines
-    if cp == 0x09:
-        return False
-    if cp < 0x20 or 0x7F <= cp <= 0x9F:
-        return True
-    if cp in _BIDI or cp in _ZERO_WIDTH:
-        return True
-    return unicodedata.category(chr(cp)) in ("Cc", "Cf", "Cs", "Co", "Zl", "Zp")
+_BIDI = _BIDI_SET
+_ZERO_WIDTH = _ZERO_WIDTH_SET
+_is_hidden = is_hidden
 
 
 def _marker(cp: int) -> str:
@@ -61,3 +55,22 @@ def inert(text: str, keep_newlines: bool = True) -> str:
 def has_hidden(text: str) -> bool:
     """True when `inert` would change the text: show a warning beside it."""
     return inert(text) != text
+
+
+def _escape(match: Any) -> str:
+    cp = ord(match.group(0))
+    if cp < 0x10000:
+        return f"\\u{cp:04x}"
+    cp -= 0x10000
+    return f"\\u{0xD800 + (cp >> 10):04x}\\u{0xDC00 + (cp & 0x3FF):04x}"
+
+
+def json_inert(value: Any, indent: int | None = 2) -> str:
+    """JSON text for untrusted values: UTF-8 kept readable, but every hidden character
+    (C1 controls, bidi controls, zero-width, U+2028/2029, format and private-use
+    characters) written as a `\\uXXXX` escape, so a terminal or a log viewer reading
+    the output cannot be steered by it.  `json.loads` gives back the exact values."""
+    text = json.dumps(value, indent=indent, ensure_ascii=False)
+    if text.isascii():
+        return text
+    return hidden_pattern().sub(_escape, text)

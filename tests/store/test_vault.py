@@ -198,10 +198,10 @@ def test_empty_batch_writes_no_checkpoint(case: Case) -> None:
 def test_failed_batch_appends_nothing(case: Case, monkeypatch: pytest.MonkeyPatch) -> None:
     size, cps = case.vault.size(), case.vault.checkpoints()
 
-    def boom(self: Checkpoint, identity: Identity) -> str:
+    def boom(self: Checkpoint, identity: Identity, name: str) -> str:
         raise RuntimeError("signer unplugged")
 
-    monkeypatch.setattr(Checkpoint, "sign", boom)
+    monkeypatch.setattr(Checkpoint, "sign_as", boom)
     with pytest.raises(RuntimeError):
         _ingest_secret(case)
     monkeypatch.undo()
@@ -251,10 +251,10 @@ def test_purge_is_one_transaction(case: Case, monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.undo()
 
     # a failure after the delete (while signing the checkpoint) restores the blob too
-    def late(self: Checkpoint, identity: Identity) -> str:
+    def late(self: Checkpoint, identity: Identity, name: str) -> str:
         raise RuntimeError("late failure")
 
-    monkeypatch.setattr(Checkpoint, "sign", late)
+    monkeypatch.setattr(Checkpoint, "sign_as", late)
     with pytest.raises(RuntimeError, match="late"):
         admin.purge(case.vault, case.custodian, digest, "p", "r", "a", T0)
     monkeypatch.undo()

@@ -25,11 +25,12 @@ import pytest
 from store import admin
 from store.canonical import canonical
 from store.crypto import aead_encrypt, sha256_hex
-from store.entries import make_statement
+from store.entries import Statement
+from store.errors import AccessDeniedError
 from store.keyring import DataKeys
 from store.merkle import leaf_hash
 from store.vault import Vault
-from tests.helpers import T0, Case, manifest, new_case, passage, revision, signed
+from tests.helpers import T0, Case, append_by_hand, manifest, new_case, passage, revision, signed
 from tracer.engine.catalog import revalidate
 from tracer.engine.session import Session, unlock
 from tracer.engine.trace import DamagedEntryError, Tracer, UnknownAnswerError
@@ -248,7 +249,7 @@ def test_one_byte_in_an_entry_with_its_leaf_hash_recomputed(tv: Case) -> None:
     data = entry_bytes(tv, REV_SEQ)
     forged = flip_one(data, b'"kind":"revision"', 1)  # "kind" -> "lind": now not a revision at all
     set_entry(tv, REV_SEQ, forged, fix_leaf=True)
-    with pytest.raises(TrustError, match="does not match its latest checkpoint"):
+    with pytest.raises(TrustError, match="does not match its latest checkpoint|entries were removed"):
         tv.session("ines")
     report = run_verify(tv, forensic=True)
     assert "checkpoint_root_mismatch" in kinds(report)
@@ -300,7 +301,7 @@ def test_one_byte_in_the_latest_checkpoint_note(tv: Case) -> None:
 
 def test_entry_removed(tv: Case) -> None:
     tv.vault.con.execute("DELETE FROM log WHERE seq = ?", [ANS1_SEQ])
-    with pytest.raises(TrustError, match="does not match its latest checkpoint"):
+    with pytest.raises(TrustError, match="does not match its latest checkpoint|entries were removed"):
         tv.session("ines")
     report = run_verify(tv, forensic=True)
     missing = only(report, "entry_missing")
@@ -320,7 +321,7 @@ def test_two_entries_swapped(tv: Case) -> None:
     b = row(tv, "SELECT entry, leaf_hash FROM log WHERE seq = ?", ANS2_SEQ)
     con.execute("UPDATE log SET entry = ?, leaf_hash = ? WHERE seq = ?", [b[0], b[1], ANS1_SEQ])
     con.execute("UPDATE log SET entry = ?, leaf_hash = ? WHERE seq = ?", [a[0], a[1], ANS2_SEQ])
-    with pytest.raises(TrustError, match="does not match its latest checkpoint"):
+    with pytest.raises(TrustError, match="does not match its latest checkpoint|entries were removed"):
         tv.session("ines")
     report = run_verify(tv, forensic=True)
     assert [(f.seq, f.record) for f in only(report, "entry_out_of_place")] == [
@@ -336,7 +337,11 @@ def test_two_entries_swapped(tv: Case) -> None:
 def test_entry_appended_without_a_checkpoint(tv: Case) -> None:
     data = entry_bytes(tv, ANS2_SEQ)
     tv.vault.con.execute("INSERT INTO log VALUES (6, 'manifest', ?, ?)", [data, leaf_hash(data)])
-    report = run_verify(tv)  # the prefix still matches the checkpoint, so unlock opens
+    # An uncovered tail is never signed over: unlock refuses, and says why ...
+    with pytest.raises(TrustError, match="past the latest signed checkpoint"):
+        tv.session("ines", read_only=True)
+    # ... and forensic inspection pins it.
+    report = run_verify(tv, forensic=True)
     assert [(f.kind, f.seq) for f in report.findings if f.kind.startswith("entry_")] == [
         ("entry_out_of_place", 6),
         ("entry_not_checkpointed", 6),
@@ -469,12 +474,16 @@ def test_signed_statement_reused_under_another_kind(tv: Case) -> None:
 def test_revoked_investigator_cannot_sign_later_entries(tv: Case) -> None:
     ines = tv.investigators["ines"]
     seq = admin.revoke_investigator(tv.vault, tv.custodian, ines.key_id, "2026-06-02T00:00:00Z")
-    # The attacker still holds ines's key and write access to the file: the store appends.
-    with tv.vault.batch(ines) as b:
-        forged = b.append(
-            make_statement("access", {"action": "open", "target": "", "at": "2026-06-03T00:00:00Z"}, ines)
-        )
-    assert forged == seq + 1
+    # The store refuses to let a revoked key sign anything ...
+    with pytest.raises(AccessDeniedError, match="neither the custodian's nor an active"):
+        with tv.vault.batch(ines) as b:
+            b.append(
+                Statement("access", {"action": "open", "target": "", "at": "2026-06-03T00:00:00Z"}, ines)
+            )
+    # ... so the attacker, who still holds ines's key and the file, writes rows by hand.
+    forged = seq + 1
+    stmt = Statement("access", {"action": "open", "target": "", "at": "2026-06-03T00:00:00Z"}, ines)
+    assert append_by_hand(tv, stmt, checkpoint_signer=ines) == forged
     report = structural(tv)
     assert [(f.kind, f.seq) for f in report.findings] == [
         ("signature_invalid", forged),

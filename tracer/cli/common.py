@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from store.vault import Vault
+from tracer.inert import json_inert
 
 if TYPE_CHECKING:
     Sub = argparse._SubParsersAction[argparse.ArgumentParser]
@@ -40,4 +40,5 @@ def open_vault(path: Path, read_only: bool | None = None) -> Vault:
 
 
 def emit_json(value: Any) -> None:
-    sys.stdout.write(json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False) + "\n")
+    """`--json` output: readable UTF-8, every hidden character escaped (`json_inert`)."""
+    sys.stdout.write(json_inert(value) + "\n")

@@ -15,9 +15,9 @@ from store.crypto import Identity, b64e, load_public
 from store.dsse import sign_envelope
 from store.errors import InputError, KeyFileError
 from store.ingest import ingest, read_tombstone_request
-from store.note import verifier_key
 from store.producer import draft_to_input
 from store.roster import producer_keys
+from store.textrules import name_problem
 from store.vault import Vault
 from tracer.cli.common import Sub, add_custodian, emit_json, open_vault, vault_arg
 from tracer.cli.outbox_cmds import pack_into
@@ -141,19 +141,8 @@ def _time(value: str | None, flag: str) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%S") + fraction + "Z"
 
 
-def _key_name_problem(name: str) -> str | None:
-    """Key names become C2SP signed-note key names and file names: no spaces, '+', '/'."""
-    try:
-        verifier_key(name, bytes(32))
-    except ValueError as exc:
-        return f"{exc} (C2SP signed-note key names must be non-empty, with no spaces or '+')"
-    if "/" in name or "\\" in name or name.startswith("."):
-        return f"key name {name!r} must be a plain file name (no '/', '\\' or leading '.')"
-    return None
-
-
 def cmd_keygen(args: argparse.Namespace) -> int:
-    problem = _key_name_problem(args.name)
+    problem = name_problem(args.name)
     if problem:
         raise KeyFileError(f"invalid key name: {problem}")
     key_path = args.out / f"{args.name}.key"

@@ -108,6 +108,10 @@ def text_result(
     present: Callable[[], bool],
 ) -> TextResult:
     """The verdict on one digest given what decryption found (the shared core of read_text)."""
+    if tomb is not None:
+        # A purge is final: a text stored again under a tombstone (re-ingested, or put
+        # back by someone with the file) is never shown as evidence; `verify` reports it.
+        return TextResult(digest, "purged", tombstone=tomb, detail=f"purged under {tomb.policy}")
     if isinstance(found, UnwrapError):
         return TextResult(
             digest,
@@ -115,8 +119,6 @@ def text_result(
             detail="stored ciphertext fails authentication (altered after it was written)",
         )
     if found is None:
-        if tomb is not None:
-            return TextResult(digest, "purged", tombstone=tomb, detail=f"purged under {tomb.policy}")
         if present():
             return TextResult(digest, "unavailable", detail="no data key for this collection")
         return TextResult(digest, "missing", detail="absent and no tombstone explains it: evidence lost")
@@ -129,4 +131,4 @@ def text_result(
             recomputed=actual,
             detail=f"recorded {digest[:16]}…, recomputed {actual[:16]}…",
         )
-    return TextResult(digest, "intact", text=data.decode("utf-8"), recomputed=actual, tombstone=tomb)
+    return TextResult(digest, "intact", text=data.decode("utf-8"), recomputed=actual)

@@ -16,19 +16,18 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from store.crypto import PublicIdentity, b64d
+from store.crypto import b64d, key_id_of
 from store.dsse import Envelope, verify_envelope
-from store.entries import CUSTODIAN_KINDS, INVESTIGATOR_KINDS, MANIFEST_TYPE, STATEMENT_TYPE, LogEntry
+from store.entries import CUSTODIAN_KINDS, INVESTIGATOR_KINDS, MANIFEST_TYPE, ROSTER_KINDS, LogEntry
 from store.errors import InputError, SignatureError
 from store.keyring import in_scope
+from store.roster import Roster, statement_problem
 from store.rowtables import RowsTable, rows_table
 from store.schema import VIEW_COLUMNS
-from store.timeutil import within
 from store.views import Rows, derive
 
 __all__ = [
     "Finding",
-    "Keyring",
     "RunInput",
     "RunResult",
     "Task",
@@ -59,62 +58,11 @@ def finding(kind: str, seq: int | None, detail: str, /, **record: Any) -> Findin
 
 
 @dataclass
-class Keyring:
-    """Who could sign what, folded from the log as the scan goes (so order matters).
-
-    `version` counts the folds that changed it: a run checked against an older
-    version than the one its predecessors left behind is checked again.
-    """
-
-    custodian: PublicIdentity | None = None
-    producers: dict[str, tuple[bytes, str | None, str | None, str | None]] = field(default_factory=dict)
-    investigators: dict[str, tuple[str, bytes, str | None]] = field(default_factory=dict)
-    version: int = 0
-
-    def fold(self, kind: str, payload: dict[str, Any]) -> None:
-        if kind == "vault_init":
-            c = payload["custodian"]
-            self.custodian = PublicIdentity(str(c["name"]), b64d(c["ed25519"]), b64d(c["x25519"]))
-        elif kind == "key_add":
-            self.producers[payload["key_id"]] = (
-                b64d(payload["ed25519"]),
-                payload.get("valid_from"),
-                payload.get("valid_until"),
-                None,
-            )
-        elif kind == "key_revoke" and payload["key_id"] in self.producers:
-            ed, vf, vu, _r = self.producers[payload["key_id"]]
-            self.producers[payload["key_id"]] = (ed, vf, vu, payload["at"])
-        elif kind == "investigator_grant":
-            self.investigators[payload["key_id"]] = (payload["name"], b64d(payload["ed25519"]), None)
-        elif kind == "investigator_revoke" and payload["key_id"] in self.investigators:
-            name, ed, _r = self.investigators[payload["key_id"]]
-            self.investigators[payload["key_id"]] = (name, ed, payload["at"])
-        else:
-            return
-        self.version += 1
-
-    def producer_keys_at(self, when: str) -> dict[str, bytes]:
-        return {kid: ed for kid, (ed, vf, vu, rv) in self.producers.items() if within(when, vf, vu, rv)}
-
-    def note_verifiers(self) -> dict[str, bytes]:
-        """Who may sign a checkpoint at this point of the log: the custodian and current investigators."""
-        out = {self.custodian.name: self.custodian.ed25519} if self.custodian else {}
-        for name, ed, revoked in self.investigators.values():
-            if revoked is None:
-                out.setdefault(name, ed)
-        return out
-
-    def copy(self) -> Keyring:
-        return Keyring(self.custodian, dict(self.producers), dict(self.investigators), self.version)
-
-
-@dataclass
 class RunInput:
     """A run of consecutive log rows: (seq, row kind, entry bytes, leaf stored, leaf recomputed)."""
 
     rows: list[tuple[int, str, bytes, bytes, bytes]]
-    keyring: Keyring
+    keyring: Roster
     #: the custodian key the vault's metadata names (entry 0 must agree), and its id
     custodian_ed25519: bytes
     custodian_key_id: str
@@ -122,6 +70,10 @@ class RunInput:
     scopes: list[str] | None
     #: hand view rows back as Arrow tables (from a worker) rather than tuples
     arrow: bool = False
+    #: the vault's origin, and the Merkle root of the log before each statement row
+    #: (what its signed place must name)
+    origin: str = ""
+    roots: dict[int, bytes] = field(default_factory=dict)
 
 
 @dataclass
@@ -134,7 +86,7 @@ class RunResult:
     tasks: list[Task]
     #: passages derived from an answer or note: traced once the whole log is read
     deferred: list[Task]
-    keyring: Keyring
+    keyring: Roster
     #: the keyring version the run started from
     started: int
     #: one object per distinct memo key, so pickling the result sends each once
@@ -160,7 +112,7 @@ def check_run(run: RunInput) -> RunResult:
 
 def _check_entry(
     run: RunInput,
-    keyring: Keyring,
+    keyring: Roster,
     out: RunResult,
     found: list[Finding],
     seq: int,
@@ -260,7 +212,7 @@ def _record(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
 
 def _signature(
     run: RunInput,
-    keyring: Keyring,
+    keyring: Roster,
     found: list[Finding],
     seq: int,
     entry: LogEntry,
@@ -280,54 +232,62 @@ def _signature(
         found.append(finding("entry_malformed", seq, f"envelope unreadable: {exc}", **rec))
         return False
     kind = entry.kind
-    expected = MANIFEST_TYPE if kind == "manifest" else STATEMENT_TYPE
-    declared = kind if kind == "manifest" else payload.get("type")
-    if env.payload_type != expected or declared != kind:
-        found.append(
-            finding(
-                "entry_kind_mismatch",
-                seq,
-                f"entry kind {kind!r} carries a signed {env.payload_type!r} payload of type {declared!r}: "
-                "a signed statement reused under another kind",
-                **rec,
-            )
-        )
-        return False
-    if kind == "vault_init" and seq == 0:
-        keyring.fold(kind, body)
-        cust = keyring.custodian
-        if cust is not None and cust.ed25519 != run.custodian_ed25519:
+    if kind == "manifest":
+        if env.payload_type != MANIFEST_TYPE:
             found.append(
                 finding(
-                    "custodian_mismatch",
+                    "entry_kind_mismatch",
                     seq,
-                    f"entry 0 names custodian {cust.key_id[:16]}, the vault's metadata "
-                    f"{run.custodian_key_id[:16]}",
+                    f"entry kind 'manifest' carries a signed {env.payload_type!r} payload: "
+                    "a signed statement reused under another kind",
                     **rec,
                 )
             )
-    manifest = False
-    try:
-        if kind == "manifest":
-            manifest = True
+            return False
+        try:
             verify_envelope(env, keyring.producer_keys_at(str(body.get("generated_at", ""))))
-            _faults(found, seq, entry, body)
-        elif kind in CUSTODIAN_KINDS:
+        except SignatureError as exc:
+            found.append(finding("signature_invalid", seq, str(exc), **rec))
+        _faults(found, seq, entry, body)
+        return True
+    if kind not in CUSTODIAN_KINDS and kind not in INVESTIGATOR_KINDS:
+        found.append(finding("entry_unknown_kind", seq, f"unknown entry kind {kind!r}"))
+        return False
+    if kind == "vault_init" and seq == 0:
+        signers = _self_signer(body)
+    else:
+        signers = keyring.statement_signers(kind)
+    bad = statement_problem(entry, seq, run.origin, run.roots.get(seq), signers)
+    if bad is not None:
+        found.append(finding(bad[0], seq, bad[1], **rec))
+        return False
+    if kind in ROSTER_KINDS:
+        refused = keyring.fold(seq, kind, body)
+        if refused is not None:
+            found.append(finding(refused.code, seq, refused.detail, **rec))
+        elif kind == "vault_init":
             cust = keyring.custodian
-            verify_envelope(env, {cust.key_id: cust.ed25519} if cust else {})
-        elif kind in INVESTIGATOR_KINDS:
-            inv = {k: v[1] for k, v in keyring.investigators.items() if v[2] is None}
-            cust = keyring.custodian
-            if cust:
-                inv[cust.key_id] = cust.ed25519
-            verify_envelope(env, inv)
-        else:
-            found.append(finding("entry_unknown_kind", seq, f"unknown entry kind {kind!r}"))
-    except SignatureError as exc:
-        found.append(finding("signature_invalid", seq, str(exc), **rec))
-    if kind != "vault_init":
-        keyring.fold(kind, body)
-    return manifest
+            if cust is not None and cust.ed25519 != run.custodian_ed25519:
+                found.append(
+                    finding(
+                        "custodian_mismatch",
+                        seq,
+                        f"entry 0 names custodian {cust.key_id[:16]}, the vault's metadata "
+                        f"{run.custodian_key_id[:16]}",
+                        **rec,
+                    )
+                )
+    return False
+
+
+def _self_signer(body: dict[str, Any]) -> dict[str, bytes]:
+    """vault_init is signed by the custodian it names (checked against the metadata)."""
+    cust = body.get("custodian")
+    try:
+        ed = b64d(str(cust["ed25519"])) if isinstance(cust, dict) else b""
+    except (KeyError, ValueError):
+        return {}
+    return {key_id_of(ed): ed} if len(ed) == 32 else {}
 
 
 def _faults(found: list[Finding], seq: int, entry: LogEntry, body: dict[str, Any]) -> None:

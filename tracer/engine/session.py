@@ -16,10 +16,10 @@ from pathlib import Path
 from store import admin, merkle
 from store.crypto import Identity, PublicIdentity, b64d
 from store.entries import make_statement
-from store.errors import AccessDeniedError, SignatureError
+from store.errors import AccessDeniedError, InputError, SignatureError
 from store.keyring import ALL_SCOPES, DataKeys, in_scope
 from store.note import Checkpoint, open_note
-from store.roster import investigators
+from store.roster import Roster, load_roster
 from store.vault import Vault
 from tracer.clock import now_iso
 from tracer.engine.evidence import TextResult, read_text, read_texts
@@ -31,9 +31,9 @@ __all__ = [
     "Session",
     "UnknownInvestigatorError",
     "VaultPeek",
+    "head_checkpoint",
     "peek",
     "unlock",
-    "verify_latest_checkpoint",
 ]
 
 
@@ -85,22 +85,71 @@ def _custodian_from_log(vault: Vault) -> PublicIdentity:
     return pub
 
 
-def verify_latest_checkpoint(vault: Vault, custodian: PublicIdentity) -> Checkpoint:
-    """Signature by the custodian or a current investigator, origin and root.
+def _valid_checkpoints(vault: Vault, roster: Roster) -> tuple[list[Checkpoint], set[int]]:
+    """Every stored checkpoint whose note a (name, key) pair of the roster signed for this
+    origin, largest first, and the sizes of all stored rows.  Rows nobody could have
+    signed do not decide what the vault's head is (verify reports each of them)."""
+    verifiers = roster.note_verifiers()
+    out: list[Checkpoint] = []
+    sizes: set[int] = set()
+    for row in vault.checkpoints():
+        sizes.add(row.size)
+        try:
+            cp = Checkpoint.parse(open_note(row.note, verifiers)[0])
+        except (SignatureError, InputError, ValueError):
+            continue
+        if cp.origin == vault.origin and cp.size == row.size:
+            out.append(cp)
+    out.sort(key=lambda c: c.size, reverse=True)
+    return out, sizes
 
-    A revoked investigator's checkpoint is never the latest in an honest vault: the
-    revocation itself is followed by a custodian checkpoint.
+
+def head_checkpoint(
+    vault: Vault, roster: Roster, size: int, root: bytes
+) -> tuple[Checkpoint | None, str, str]:
+    """(the signed checkpoint covering all `size` entries, '', '') or (None, code, why).
+
+    Codes: `entry_not_checkpointed` (entries past the latest signed checkpoint: appended
+    by someone without a key, never to be signed over), `log_truncated`,
+    `checkpoint_root_mismatch` and `checkpoint_signature_invalid`.
     """
-    row = vault.latest_checkpoint()
-    verifiers = {custodian.name: custodian.ed25519}
-    for inv in investigators(vault).values():
-        if inv.revoked_at is None:
-            verifiers.setdefault(inv.name, inv.ed25519)
-    _text, _names = open_note(row.note, verifiers)
-    cp = Checkpoint.parse(_text)
-    if cp.origin != vault.origin:
-        raise TrustError(f"{vault.path}: checkpoint origin {cp.origin!r} is not {vault.origin!r}")
-    return cp
+    valid, sizes = _valid_checkpoints(vault, roster)
+    for cp in valid:
+        if cp.size == size and cp.root == root:
+            return cp, "", ""
+    top = valid[0] if valid else None
+    if top is not None and top.size > size:
+        return (
+            None,
+            "log_truncated",
+            (f"a signed checkpoint covers {top.size} entries but the log holds {size}: entries were removed"),
+        )
+    if top is not None and top.size == size:
+        return (
+            None,
+            "checkpoint_root_mismatch",
+            (
+                f"the log does not match its latest checkpoint (size {size}, root {top.root.hex()[:16]}): "
+                "an entry was changed, removed or reordered"
+            ),
+        )
+    if size in sizes or top is None:
+        return (
+            None,
+            "checkpoint_signature_invalid",
+            (
+                f"latest checkpoint signature: the checkpoint over the log's {size} entries carries no valid "
+                "signature by the custodian or an active investigator"
+            ),
+        )
+    return (
+        None,
+        "entry_not_checkpointed",
+        (
+            f"entries {top.size}..{size - 1} are past the latest signed checkpoint (size {top.size}): "
+            "they were appended without a key and will not be signed over"
+        ),
+    )
 
 
 class Session:
@@ -114,9 +163,12 @@ class Session:
         scopes: tuple[str, ...],
         status: OpenStatus,
         trust: TrustStore,
+        name: str | None = None,
     ):
         self.vault = vault
         self.identity = identity
+        #: the name the roster gives this key (a key file's name is only a file name)
+        self.name = name or identity.name
         self.role = role
         self.scopes = scopes
         self.status = status
@@ -125,7 +177,7 @@ class Session:
 
     @property
     def who(self) -> str:
-        return f"{self.identity.name} ({self.role}, {self.identity.key_id[:12]})"
+        return f"{self.name} ({self.role}, {self.identity.key_id[:12]})"
 
     def can_read(self, collection: str) -> bool:
         return in_scope(self.scopes, collection)
@@ -141,10 +193,17 @@ class Session:
         """Every look at evidence goes on the record, in the log or the local journal."""
         now = now_iso()
         if self.status.journal is not None:
+            place = {
+                "origin": self.vault.origin,
+                "journal": True,
+                "size": self.status.checkpoint_size,
+                "root": self.status.checkpoint_root,
+            }
             entry = make_statement(
                 "access",
                 {"action": action, "target": target, "at": now, "journal": True},
                 self.identity,
+                place,
             )
             self.status.journal.parent.mkdir(parents=True, exist_ok=True)
             with self.status.journal.open("a", encoding="utf-8") as fh:
@@ -161,18 +220,15 @@ class Session:
         return seq
 
     def _remember(self) -> None:
-        if self.status.forensic:
+        """The checkpoint this session just signed becomes the one shown and remembered."""
+        head = self.vault.covered_head()
+        if head is None:
             return
-        cp = Checkpoint.parse(open_note(self.vault.latest_checkpoint().note, self._verifiers())[0])
-        self.status.checkpoint_size = cp.size
-        self.status.checkpoint_root = cp.root.hex()
-        self.trust.remember(self.vault.origin, self.identity.key_id, Seen(cp.size, cp.root.hex(), now_iso()))
-
-    def _verifiers(self) -> dict[str, bytes]:
-        out = {self.status.custodian: _custodian_from_log(self.vault).ed25519}
-        for inv in investigators(self.vault).values():
-            out.setdefault(inv.name, inv.ed25519)
-        return out
+        size, root = head
+        self.status.checkpoint_size = size
+        self.status.checkpoint_root = root.hex()
+        if not self.status.forensic:
+            self.trust.remember(self.vault.origin, self.identity.key_id, Seen(size, root.hex(), now_iso()))
 
     def close(self) -> None:
         self.vault.close()
@@ -184,41 +240,41 @@ class Session:
         self.close()
 
 
-def _check_history(vault: Vault, cp: Checkpoint, prev: Seen | None) -> tuple[type[TrustError], str]:
-    """(TrustError, '') when the log extends what we saw; otherwise the error and reason.
+def _check_history(
+    leaves: list[bytes], root: bytes, seen: list[tuple[str, Seen]]
+) -> tuple[type[TrustError], str]:
+    """(TrustError, '') when the log extends every checkpoint this machine saw of it;
+    otherwise the error and reason.
 
-    One pass over the stored leaves: the root at `prev.size` on the way to `cp.size`
-    decides rollback/fork exactly as a consistency proof built from the same leaves
-    would, without hashing the tree a second time (120k leaves at a million passages).
+    Every investigator's record on this machine counts, not only the one opening now:
+    a vault one of them caught rolled back stays caught for the next.  The roots at the
+    remembered sizes are read off one pass over the stored leaves.
     """
-    leaves = vault.leaf_hashes(cp.size)
+    sizes = sorted({s.size for _who, s in seen if 0 <= s.size <= len(leaves)})
+    roots: dict[int, bytes] = {}
     acc = merkle.RootAccumulator()
-    mid = min(max(prev.size, 0), cp.size) if prev is not None else 0
-    append = acc.append
-    for leaf in leaves[:mid]:
-        append(leaf)
-    at_prev = acc.root()
-    for leaf in leaves[mid:]:
-        append(leaf)
-    if len(leaves) < cp.size or acc.root() != cp.root:
-        return TrustError, (
-            f"the log does not match its latest checkpoint (size {cp.size}, root "
-            f"{cp.root.hex()[:16]}); run `tracer verify` to pin the damage"
-        )
-    vault.adopt_accumulator(acc)
-    if prev is None:
-        return TrustError, ""
-    if prev.size > cp.size:
-        return RollbackError, (
-            f"ROLLBACK: this machine last saw size {prev.size} root {prev.root[:16]}, the vault is "
-            f"at size {cp.size} root {cp.root.hex()[:16]} (an older copy?)"
-        )
-    if prev.size < 0 or at_prev != bytes.fromhex(prev.root):
-        return ForkError, (
-            f"FORK: the vault at size {cp.size} root {cp.root.hex()[:16]} does not extend the "
-            f"checkpoint this machine saw at size {prev.size} root {prev.root[:16]}"
-        )
+    for size in sizes:
+        while acc.size < size:
+            acc.append(leaves[acc.size])
+        roots[size] = acc.root()
+    for _who, prev in sorted(seen, key=lambda item: -item[1].size):
+        if prev.size > len(leaves):
+            return RollbackError, (
+                f"ROLLBACK: this machine last saw size {prev.size} root {prev.root[:16]}, the vault is "
+                f"at size {len(leaves)} root {root.hex()[:16]} (an older copy?)"
+            )
+        if prev.size < 0 or roots.get(prev.size) != bytes.fromhex(prev.root):
+            return ForkError, (
+                f"FORK: the vault at size {len(leaves)} root {root.hex()[:16]} does not extend the "
+                f"checkpoint this machine saw at size {prev.size} root {prev.root[:16]}"
+            )
     return TrustError, ""
+
+
+_WAYS_FORWARD = (
+    "Refusing to open. To inspect it anyway (nothing is signed or remembered), use --forensic; "
+    "for a rebuilt demo vault, use a fresh TRACER_HOME (see sample_vault/README.md)."
+)
 
 
 def unlock(
@@ -229,21 +285,41 @@ def unlock(
     read_only: bool | None = None,
     trust: TrustStore | None = None,
 ) -> Session:
-    """Open `path` as `identity`; raises AccessDeniedError or TrustError with a clear reason."""
+    """Open `path` as `identity`; raises AccessDeniedError or TrustError with a clear reason.
+
+    Nothing is decrypted and nothing appended before every check has passed: the
+    custodian pin, the roster read from the log, a signed checkpoint covering every
+    entry, and the history this machine remembers.
+    """
     trust = trust or TrustStore()
     vault = Vault.open(path, read_only=read_only)
     try:
         custodian = _custodian_from_log(vault)
-        pin = trust.check_custodian(vault.origin, custodian.key_id, custodian.name)
-        try:
-            cp = verify_latest_checkpoint(vault, custodian)
-        except SignatureError as exc:
-            raise TrustError(f"{vault.path}: latest checkpoint signature: {exc}") from exc
+        pin = trust.check_custodian(vault.origin, custodian.key_id, custodian.name, path)
+        leaves = vault.leaf_hashes()
+        roster, problems = load_roster(vault, leaves)
+        acc = merkle.RootAccumulator()
+        for leaf in leaves:
+            acc.append(leaf)
+        root = acc.root()
+        damage = ""
+        error: type[TrustError] = TrustError
+        if problems:
+            p = problems[0]
+            damage = (
+                f"log entry {p.seq} ({p.kind}) does not hold: {p.code}: {p.detail}; the roster of keys "
+                "and investigators cannot be trusted"
+            )
+        cp, _code, why = head_checkpoint(vault, roster, len(leaves), root)
+        if cp is None and not damage:
+            damage = why
+        if damage and not forensic:
+            raise TrustError(f"{vault.path}: {damage}. {_WAYS_FORWARD}")
         scopes: tuple[str, ...]
         if identity.key_id == custodian.key_id:
-            role, scopes = "custodian", (ALL_SCOPES,)
+            role, scopes, name = "custodian", (ALL_SCOPES,), custodian.name
         else:
-            inv = investigators(vault).get(identity.key_id)
+            inv = roster.investigators.get(identity.key_id)
             if inv is None:
                 raise UnknownInvestigatorError(
                     f"{vault.path}: {identity.name} ({identity.key_id[:16]}) is not an investigator "
@@ -253,33 +329,39 @@ def unlock(
                 raise RevokedInvestigatorError(
                     f"{vault.path}: {inv.name} ({identity.key_id[:16]}) was revoked at {inv.revoked_at}"
                 )
-            role, scopes = "investigator", inv.scopes
+            role, scopes, name = "investigator", inv.scopes, inv.name
         prev = trust.last_seen(vault.origin, identity.key_id)
-        error, problem = _check_history(vault, cp, prev)
+        if not damage:
+            error, damage = _check_history(leaves, root, trust.all_seen(vault.origin))
         status = OpenStatus(
             custodian=custodian.name,
             custodian_key_id=custodian.key_id,
-            pin=pin,
-            checkpoint_size=cp.size,
-            checkpoint_root=cp.root.hex(),
+            pin=pin.state,
+            checkpoint_size=cp.size if cp is not None else len(leaves),
+            checkpoint_root=(cp.root if cp is not None else root).hex(),
             previous=prev,
         )
-        if problem:
+        status.warnings.extend(pin.warnings)
+        if damage:
             if not forensic:
-                raise error(
-                    f"{vault.path}: {problem}. Refusing to open; --forensic opens it for inspection only."
-                )
+                raise error(f"{vault.path}: {damage}. {_WAYS_FORWARD}")
             status.forensic = True
-            status.forensic_reason = problem
+            status.forensic_reason = damage
         if vault.read_only or status.forensic:
             # never extend (and so bless) a tree that failed its checks
             status.journal = trust.journal(vault.origin)
-            why = "vault is read-only" if vault.read_only else "forensic inspection"
-            status.warnings.append(f"{why}: access is recorded in the local journal {status.journal}")
-        session = Session(vault, identity, role, tuple(scopes), status, trust)
+            why_journal = "vault is read-only" if vault.read_only else "forensic inspection"
+            status.warnings.append(f"{why_journal}: access is recorded in the local journal {status.journal}")
+        else:
+            vault.adopt_accumulator(acc)
+            if not problems:
+                vault.adopt_roster(roster)
+        session = Session(vault, identity, role, tuple(scopes), status, trust, name)
         session.record("unlock", "forensic" if status.forensic else "")
         if status.journal is not None and not status.forensic:
-            trust.remember(vault.origin, identity.key_id, Seen(cp.size, cp.root.hex(), now_iso()))
+            trust.remember(
+                vault.origin, identity.key_id, Seen(status.checkpoint_size, status.checkpoint_root, now_iso())
+            )
         return session
     except BaseException:
         vault.close()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ from store.errors import StoreError
 __all__ = [
     "CustodianChangedError",
     "ForkError",
+    "Pin",
     "RollbackError",
     "Seen",
     "TrustError",
@@ -45,6 +47,10 @@ class ForkError(TrustError):
     """The vault's history does not extend the checkpoint this machine last saw."""
 
 
+#: the member of the trust store that maps vault paths to the origin last opened there
+_PATHS = "_paths"
+
+
 def tracer_home() -> Path:
     env = os.environ.get("TRACER_HOME")
     return Path(env) if env else Path(platformdirs.user_data_dir("tracer", appauthor=False))
@@ -55,6 +61,31 @@ class Seen:
     size: int
     root: str
     at: str
+
+
+@dataclass(frozen=True)
+class Pin:
+    """The custodian pin's state for this opening, and anything the user must be told."""
+
+    state: str
+    warnings: tuple[str, ...] = ()
+
+
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+def _seen_of(path: Path, origin: str, viewer: str, rec: Any) -> Seen:
+    """A remembered checkpoint, checked: a hand-edited or damaged record is an error that
+    names the file, never a traceback and never silently ignored."""
+    where = f"{path}: vault {origin!r}, viewer {viewer[:16]}"
+    if not isinstance(rec, dict):
+        raise TrustError(f"{where}: the remembered checkpoint is not an object")
+    size, root, at = rec.get("size"), rec.get("root"), rec.get("at", "")
+    if type(size) is not int or size < 0:
+        raise TrustError(f"{where}: remembered size {size!r} is not a whole number")
+    if not isinstance(root, str) or not _HEX64.fullmatch(root):
+        raise TrustError(f"{where}: remembered root {root!r} is not 64 hex digits")
+    return Seen(size, root, str(at))
 
 
 class TrustStore:
@@ -71,7 +102,21 @@ class TrustStore:
             return {}
         except (OSError, ValueError) as exc:
             raise TrustError(f"{self.path}: unreadable trust store ({exc}); not overwriting it") from exc
-        return data if isinstance(data, dict) else {}
+        if not isinstance(data, dict):
+            raise TrustError(
+                f"{self.path}: the trust store is not a JSON object; not overwriting it "
+                "(move it aside to start over, after checking why it changed)"
+            )
+        for origin, rec in data.items():
+            if origin == _PATHS:
+                if not isinstance(rec, dict) or not all(isinstance(v, str) for v in rec.values()):
+                    raise TrustError(f"{self.path}: {_PATHS!r} is not an object of vault origins")
+                continue
+            if not isinstance(rec, dict) or not isinstance(rec.get("seen", {}), dict):
+                raise TrustError(f"{self.path}: the record of vault {origin!r} is not an object")
+            if "custodian" in rec and not isinstance(rec["custodian"], str):
+                raise TrustError(f"{self.path}: the pinned custodian of vault {origin!r} is not a key id")
+        return data
 
     def _save(self, data: dict[str, Any]) -> None:
         self.home.mkdir(parents=True, exist_ok=True)
@@ -79,14 +124,29 @@ class TrustStore:
         tmp.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
         os.replace(tmp, self.path)
 
-    def check_custodian(self, origin: str, key_id: str, name: str) -> str:
-        """'pinned' or 'first use' (and pins it); raises TrustError if it changed."""
+    def check_custodian(self, origin: str, key_id: str, name: str, path: Path | None = None) -> Pin:
+        """The pin state ('pinned' or 'first use', pinning it); raises TrustError if it changed.
+
+        This machine also remembers which origin it last opened at each path: a known
+        path that now holds a different vault says so loudly instead of "first use".
+        """
         data = self._load()
         rec = data.get(origin)
+        warnings: list[str] = []
+        if path is not None:
+            where = str(path.resolve())
+            paths = data.setdefault(_PATHS, {})
+            before = paths.get(where)
+            if before is not None and before != origin:
+                warnings.append(
+                    f"ORIGIN CHANGED at {where}: this machine last opened vault {before} here; the "
+                    f"vault here now is {origin}, a different vault (a rebuilt or replaced copy)"
+                )
+            paths[where] = origin
         if rec is None:
             data[origin] = {"custodian": key_id, "custodian_name": name, "seen": {}}
             self._save(data)
-            return "first use"
+            return Pin("first use", tuple(warnings))
         if rec.get("custodian") != key_id:
             raise CustodianChangedError(
                 f"CUSTODIAN KEY CHANGED for vault {origin}: this machine pinned "
@@ -94,11 +154,19 @@ class TrustStore:
                 f"{name} {key_id[:16]}. Refusing to open. If the change is legitimate, remove the "
                 f"entry for {origin} from {self.path} after confirming out of band."
             )
-        return "pinned"
+        if path is not None:
+            self._save(data)
+        return Pin("pinned", tuple(warnings))
 
     def pinned(self, origin: str) -> str | None:
         rec = self._load().get(origin)
         return str(rec["custodian"]) if rec and rec.get("custodian") else None
+
+    def origin_at(self, path: Path) -> str | None:
+        """The origin this machine last opened at `path`, if any."""
+        paths = self._load().get(_PATHS, {})
+        value = paths.get(str(path.resolve()))
+        return str(value) if value is not None else None
 
     def pin_state(self, origin: str, key_id: str) -> str:
         """'pinned', 'first use' or 'CHANGED', without pinning anything."""
@@ -109,9 +177,14 @@ class TrustStore:
 
     def last_seen(self, origin: str, viewer: str) -> Seen | None:
         rec = self._load().get(origin, {}).get("seen", {}).get(viewer)
-        if not rec:
+        if rec is None:
             return None
-        return Seen(int(rec["size"]), str(rec["root"]), str(rec["at"]))
+        return _seen_of(self.path, origin, viewer, rec)
+
+    def all_seen(self, origin: str) -> list[tuple[str, Seen]]:
+        """Every checkpoint any investigator on this machine saw of `origin`."""
+        seen = self._load().get(origin, {}).get("seen", {})
+        return [(viewer, _seen_of(self.path, origin, viewer, rec)) for viewer, rec in sorted(seen.items())]
 
     def remember(self, origin: str, viewer: str, seen: Seen) -> None:
         data = self._load()

@@ -22,16 +22,16 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from typing import Any
 
-from store import audit, merkle
+from store import audit, merkle, queries
 from store.errors import InputError, SignatureError, UnwrapError
 from store.note import Checkpoint, open_note
+from store.roster import Roster
 from store.vault import Vault
 from tracer.clock import now_iso
 from tracer.engine.currency import LRU, CurrencyEngine, Transform, derived_transform
 from tracer.engine.gcpause import no_cycle_collection
 from tracer.engine.logcheck import (
     Finding,
-    Keyring,
     RunInput,
     RunResult,
     Task,
@@ -67,6 +67,8 @@ _POOL_MIN_ENTRIES = 4_000
 _KEYRING_KINDS = frozenset(
     {"vault_init", "key_add", "key_revoke", "investigator_grant", "investigator_revoke"}
 )
+#: bytes every statement entry holds (its envelope's payloadType), whatever its row says
+_STATEMENT_MARK = b"application/vnd.tracer.statement.v1+json"
 _GAP_HINTS = ("answer_id", "run_id", "document_id", "revision", "digest")
 #: views with one row per log entry: what they say about a missing entry names it
 _ENTRY_TABLES = frozenset({"v_answers", "v_revisions", "v_deletions", "v_tombstones", "v_findings"})
@@ -141,7 +143,9 @@ class _Verifier:
         self.progress = progress or (lambda _phase, _done, _total: None)
         self.findings: list[Finding] = []
         self.counts: dict[str, int] = {}
-        self.keyring = Keyring()
+        self.keyring = Roster()
+        #: the root of the log before each statement row: what its signed place must name
+        self._roots: dict[int, bytes] = {}
         self.gaps: list[int] = []
         self.last_good = 0
         self.root_broken = False
@@ -194,11 +198,16 @@ class _Verifier:
         try:
             for seq, kind, data, stored_leaf in self.vault.raw_entries():
                 leaf = merkle.leaf_hash(data)
+                # a statement row (or one relabelled as a manifest) is checked here, in
+                # order, against the root before it: what its signed place must name
+                statement = kind != "manifest" or _STATEMENT_MARK in data
+                if statement:
+                    self._roots[seq] = acc.root()
                 acc.append(leaf)
                 if acc.size in by_size:
                     self._checkpoints_after[seq] = (by_size.pop(acc.size), acc.root())
                 row = (seq, kind, data, stored_leaf, leaf)
-                if pool is not None and kind == "manifest":
+                if pool is not None and not statement:
                     if run and (
                         len(run) >= _RUN or audit.compare_range(run[0][0]) != audit.compare_range(seq)
                     ):
@@ -210,7 +219,7 @@ class _Verifier:
                         pool = self._submit(pool, queue, run)
                         run = []
                     queue.append(_Pending([row]))
-                    if kind in _KEYRING_KINDS:
+                    if kind in _KEYRING_KINDS or kind == "manifest":
                         while queue:
                             pool = self._take(pool, queue.popleft())
                 while queue and (queue[0].future is None or queue[0].future.done()):
@@ -246,7 +255,10 @@ class _Verifier:
 
     def _input(self, rows: list[tuple[int, str, bytes, bytes, bytes]], arrow: bool = False) -> RunInput:
         cust = self.vault.custodian
-        return RunInput(rows, self.keyring, cust.ed25519, cust.key_id, self._scopes, arrow)
+        roots = {r[0]: self._roots[r[0]] for r in rows if r[0] in self._roots}
+        return RunInput(
+            rows, self.keyring, cust.ed25519, cust.key_id, self._scopes, arrow, self.vault.origin, roots
+        )
 
     def _submit(
         self,
@@ -364,6 +376,15 @@ class _Verifier:
                 hints.setdefault(d.seq, {}).update(rec)
             detail = f"{d.table} row does not match the log: {d.row}"
             self.find(d.problem, d.seq, detail, table=d.table, **rec)
+        for answer_id, seqs in audit.duplicate_answers(self.vault):
+            for seq in seqs[1:]:
+                self.find(
+                    "answer_duplicated",
+                    seq,
+                    f"answer {answer_id!r} was already logged at entry {seqs[0]}: a replayed manifest",
+                    answer_id=answer_id,
+                    first_seq=seqs[0],
+                )
         for seq in self.gaps:
             # What the (untrusted) stored views still say the entry was, to pin the loss.
             hint = {k: v for k, v in hints.get(seq, {}).items() if k in _GAP_HINTS}
@@ -430,8 +451,40 @@ class _Verifier:
             else:
                 self.find(f.verdict, f.seq, f.detail or "", **rec)
         self.progress("texts", 1, 1)
+        self.check_data_keys()
         for digest in audit.blob_digests_unreferenced(self.vault):
             self.find("blob_unreferenced", None, "stored text no log entry refers to", digest=digest)
+
+    def check_data_keys(self) -> None:
+        """Texts of a collection the viewer is granted but holds no data key for.
+
+        Deleting the wrapped keys (which live outside the log) cannot forge a text, but it
+        would make every text of the collection read as "outside your scope" and verify
+        look clean; here it is a finding that names the collection and how much is hidden.
+        """
+        if self.session is None:
+            return
+        s = self.session
+        held = set(s.keys.keys)
+        missing: dict[str, int] = {}
+        for collection, dk_id, texts in queries.blob_data_keys(self.vault):
+            if s.can_read(collection) and dk_id not in held:
+                missing[collection] = missing.get(collection, 0) + texts
+        for collection, texts in sorted(missing.items()):
+            self.find(
+                "data_key_missing",
+                None,
+                f"you are granted {collection!r} but no data key for {texts} of its stored texts is "
+                "wrapped to you (the wrapped keys were deleted or never shared): they cannot be read or checked",
+                collection=collection,
+            )
+        for dk_id in s.keys.failed:
+            self.find(
+                "data_key_unreadable",
+                None,
+                f"the data key {dk_id} wrapped to you does not unwrap with your key (altered)",
+                collection=dk_id.split("#", 1)[0],
+            )
 
     def check_transforms(self) -> None:
         """Each retained passage at its locator in the revision it names.

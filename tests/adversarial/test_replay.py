@@ -1,0 +1,156 @@
+"""Replay: an attacker with write access to the vault file and no key re-appends an old
+custodian-signed statement (a grant for a revoked investigator, a key_add for a revoked
+producer key) with the right seq, leaf hash and view rows.  Each test first reproduces
+what the attack achieved before signed statements were bound to their place, then shows
+it caught: nobody opens such a vault, nothing signs over it, verify pins the entry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from store import admin
+from store.crypto import Identity
+from store.entries import LogEntry, Statement
+from store.errors import StoreError, VaultDamagedError, VaultError
+from store.vault import Vault
+from tests.helpers import T0, Case, append_by_hand, manifest, passage, revision, signed
+from tracer.engine.session import RevokedInvestigatorError
+from tracer.engine.trust import TrustError
+from tracer.engine.verify import verify
+
+LATER = "2026-06-01T00:00:00Z"
+
+
+def _entry_of(case: Case, seq: int) -> bytes:
+    return bytes(case.vault.con.execute("SELECT entry FROM log WHERE seq = ?", [seq]).fetchall()[0][0])
+
+
+def _grant_seq(case: Case, name: str) -> int:
+    return int(case.vault.roster().investigators[case.investigators[name].key_id].granted_seq)
+
+
+def _forensic_findings(case: Case, who: str = "ines") -> list[tuple[str, int | None]]:
+    s = case.session(who, read_only=True, forensic=True)
+    try:
+        return [(f.kind, f.seq) for f in verify(s.vault, s).findings]
+    finally:
+        s.close()
+
+
+def _checkpoints(case: Case) -> int:
+    return len(case.reopen().checkpoints())
+
+
+def test_grant_replayed_verbatim_after_revocation(case: Case) -> None:
+    omar = case.grant("omar", ["support"])
+    grant = _grant_seq(case, "omar")
+    admin.revoke_investigator(case.vault, case.custodian, omar.key_id, LATER)
+    cps = _checkpoints(case)
+    # the attacker's copy, re-stamped with the next seq (as the store would stamp it)
+    seq = append_by_hand(case, LogEntry.from_bytes(_entry_of(case, grant)))
+    with pytest.raises(TrustError, match="past the latest signed checkpoint|statement_out_of_place"):
+        case.session("omar")
+    with pytest.raises(TrustError, match="past the latest signed checkpoint|statement_out_of_place"):
+        case.session("ines")  # the next honest open refuses too: it never signs over the copy
+    assert _checkpoints(case) == cps
+    found = _forensic_findings(case)
+    assert ("statement_out_of_place", seq) in found
+    assert ("entry_not_checkpointed", seq) in found
+
+
+def test_grant_replay_covered_by_a_checkpoint_still_leaves_the_revocation_final(case: Case) -> None:
+    """Even a key holder (here: the custodian's own key, misused) who appends the copy and
+    signs a checkpoint over it cannot undo the revocation: the copy names another place,
+    so it is never folded into the roster, and unlock refuses the damaged roster."""
+    omar = case.grant("omar", ["support"])
+    grant = _grant_seq(case, "omar")
+    admin.revoke_investigator(case.vault, case.custodian, omar.key_id, LATER)
+    seq = append_by_hand(case, LogEntry.from_bytes(_entry_of(case, grant)), checkpoint_signer=case.custodian)
+    with pytest.raises(TrustError, match="statement_out_of_place"):
+        case.session("omar")
+    assert ("statement_out_of_place", seq) in _forensic_findings(case)
+
+
+def test_a_new_grant_for_a_revoked_key_is_refused_a_revocation_is_final(case: Case) -> None:
+    omar = case.grant("omar", ["support"])
+    admin.revoke_investigator(case.vault, case.custodian, omar.key_id, LATER)
+    with pytest.raises(VaultError, match="revocation is final"):
+        admin.grant_investigator(case.vault, case.custodian, omar.public, ["support"], LATER)
+    # A freshly signed (correctly placed) grant written by a custodian who bypasses the API:
+    stmt = Statement(
+        "investigator_grant",
+        {
+            "key_id": omar.key_id,
+            "name": "omar",
+            "scopes": ["support"],
+            "ed25519": omar.public.to_json()["ed25519"],
+            "x25519": omar.public.to_json()["x25519"],
+            "at": LATER,
+        },
+        case.custodian,
+    )
+    seq = append_by_hand(case, stmt, checkpoint_signer=case.custodian)
+    with pytest.raises(TrustError, match="revocation is final"):
+        case.session("omar")
+    assert ("roster_change_refused", seq) in _forensic_findings(case)
+
+
+def test_key_add_replayed_after_revocation_lets_no_manifest_in(case: Case) -> None:
+    key_add = 1  # new_case adds the producer key right after vault_init
+    admin.revoke_producer_key(case.vault, case.custodian, case.producer.key_id, "2026-03-01T00:00:00Z")
+    append_by_hand(case, LogEntry.from_bytes(_entry_of(case, key_add)))
+    rev = revision("refund", "A", "Refunds within thirty days.\n", "2026-01-05T00:00:00Z")
+    late = manifest("ans-late", "Thirty days.", [passage(rev, "thirty")], generated_at="2026-04-01T00:00:00Z")
+    with pytest.raises(VaultDamagedError):
+        case.ingest(rev, signed(case, late))
+    assert case.reopen().query("SELECT count(*) FROM v_answers WHERE answer_id = 'ans-late'") == [(0,)]
+
+
+def test_statement_copied_from_another_vault_is_out_of_place(case: Case, tmp_path: Path) -> None:
+    # the same custodian key runs a second vault: its signature verifies here too
+    other = Vault.create(tmp_path / "other", case.custodian, T0, origin="tracer.test/other")
+    admin.add_producer_key(other, case.custodian, case.producer.public, T0)
+    mallory = Identity.from_seed("mallory", b"mallory")
+    grant = admin.grant_investigator(other, case.custodian, mallory.public, ["*"], T0)
+    copied = bytes(other.con.execute("SELECT entry FROM log WHERE seq = ?", [grant]).fetchall()[0][0])
+    other.close()
+    seq = append_by_hand(case, LogEntry.from_bytes(copied), checkpoint_signer=case.custodian)
+    found = _forensic_findings(case)
+    assert ("statement_out_of_place", seq) in found
+
+
+def test_revoked_investigator_stays_out(case: Case) -> None:
+    omar = case.grant("omar", ["support"])
+    admin.revoke_investigator(case.vault, case.custodian, omar.key_id, LATER)
+    with pytest.raises(RevokedInvestigatorError):
+        case.session("omar")
+
+
+def test_manifest_replayed_is_pinned(case: Case) -> None:
+    rev = revision("refund", "A", "Refunds within thirty days.\n", "2026-01-05T00:00:00Z")
+    assert case.ingest(rev, signed(case, manifest("ans-1", "Thirty days.", [passage(rev, "thirty")]))).ok
+    first = int(case.vault.query("SELECT seq FROM v_answers WHERE answer_id = 'ans-1'")[0][0])
+    seq = append_by_hand(case, LogEntry.from_bytes(_entry_of(case, first)), checkpoint_signer=case.custodian)
+    found = _forensic_findings(case)
+    assert ("answer_duplicated", seq) in found
+
+
+def test_grant_refusals_name_the_rule(case: Case) -> None:
+    with pytest.raises(VaultError, match="already taken"):
+        admin.grant_investigator(
+            case.vault, case.custodian, Identity.from_seed("ines", b"other-ines").public, ["*"], T0
+        )
+    with pytest.raises(VaultError, match="custodian's own key"):
+        admin.grant_investigator(case.vault, case.custodian, case.custodian.public, ["*"], T0)
+    with pytest.raises(VaultError, match="scope"):
+        admin.grant_investigator(case.vault, case.custodian, Identity.from_seed("z", b"z").public, [""], T0)
+    with pytest.raises(VaultError, match="not 1-64 characters"):
+        admin.grant_investigator(
+            case.vault, case.custodian, Identity.from_seed("ivan laptop", b"iv").public, ["*"], T0
+        )
+    with pytest.raises(StoreError):
+        admin.grant_investigator(
+            case.vault, case.custodian, Identity.from_seed("a+b", b"ab").public, ["*"], T0
+        )
