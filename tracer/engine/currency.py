@@ -28,7 +28,7 @@ from tracer.engine.relocate import Locator, Relocation, check_same_revision, rel
 from tracer.engine.session import Session
 from tracer.engine.textnorm import CHUNKER_VERSION, normalize, normalize_quote
 
-__all__ = ["LRU", "Currency", "CurrencyEngine", "Transform", "derived_transform", "locator_of"]
+__all__ = ["LRU", "Currency", "CurrencyEngine", "Transform", "carry", "derived_transform", "locator_of"]
 
 #: (digest, collection) pairs per `read_texts` call
 _BATCH = 512
@@ -446,7 +446,7 @@ class CurrencyEngine:
             return found
         later = latest_text.text or ""
         old = cited_text.text if cited_text is not None and cited_text.verified else None
-        quote, loc = self._carried(quote, loc, old, recorded, norm)
+        quote, loc = carry(quote, loc, old, recorded, norm)
         if cited.revision == latest.revision:
             rel = check_same_revision(quote, loc, later, norm)
         else:
@@ -454,16 +454,6 @@ class CurrencyEngine:
                 old = _stand_in(ps, quote, loc, norm)
             rel = relocate(quote, loc, old, later, norm)
         return self._verdicts.put(key, rel)
-
-    @staticmethod
-    def _carried(
-        quote: str, loc: Locator, old: str | None, recorded: Normalizer, norm: Normalizer
-    ) -> tuple[str, Locator]:
-        """The quote and locator in the coordinates of the normalizer compared under."""
-        if recorded is norm:
-            return quote, loc
-        c = carry_to_v2(quote, loc.heading_path, loc.paragraph, loc.char_start, loc.char_end, old)
-        return c.quote, Locator(c.heading_path, c.paragraph, c.char_start, c.char_end)
 
     def _quote(
         self,
@@ -506,7 +496,7 @@ class CurrencyEngine:
         found = self._holds.get(key)
         if found is None:
             old = cited_text.text if cited_text is not None and cited_text.verified else None
-            q, carried = self._carried(quote, loc, old, recorded, norm)
+            q, carried = carry(quote, loc, old, recorded, norm)
             if old is None:
                 old = _stand_in(ps, q, carried, norm)
             found = self._holds.put(key, still_says(q, carried, old, rev_text, norm))
@@ -579,6 +569,20 @@ class CurrencyEngine:
         return base.but(
             "changed_before_answer", relocation=rel, changed_in=revs[first], changed_at=instants[first]
         )
+
+
+def carry(
+    quote: str, loc: Locator, old: str | None, recorded: Normalizer, norm: Normalizer
+) -> tuple[str, Locator]:
+    """A recorded quote and locator in the coordinates of the normalizer compared under.
+
+    `old` is the cited revision's text when it can be read. Only ``/1`` → ``/2`` is a
+    carry; a passage recorded under the version compared under is returned as it is.
+    """
+    if recorded is norm:
+        return quote, loc
+    c = carry_to_v2(quote, loc.heading_path, loc.paragraph, loc.char_start, loc.char_end, old)
+    return c.quote, Locator(c.heading_path, c.paragraph, c.char_start, c.char_end)
 
 
 def _with_answer_time(cur: Currency, at: AnswerTime) -> Currency:

@@ -82,7 +82,9 @@ def _is_space(ch: str) -> bool:
 
 
 def _is_punct(ch: str) -> bool:
-    return ch != "" and ch != _HOLE and unicodedata.category(ch)[0] in "PS"
+    # A held span counts as punctuation: link destinations, code spans and tags begin
+    # with one (``]``, a backtick, ``<``), and a bare URL beside a delimiter behaves alike.
+    return ch == _HOLE or (ch != "" and unicodedata.category(ch)[0] in "PS")
 
 
 @dataclass
@@ -178,14 +180,15 @@ def render_title(title: str) -> str:
         current = nxt
 
 
-def _render_paragraph(folded: str, is_item: bool) -> str:
+def _render_paragraph(folded: str) -> str:
     if _THEMATIC.fullmatch(folded):
         return "---"
+    # Like headings under /1, a list item is recognised on the folded block, so that the
+    # normalized text reads back as the same blocks (idempotence).
     body = folded
-    if is_item:
-        m = _BULLET.match(folded) or _ORDERED.match(folded)
-        if m is not None:
-            body = folded[m.end() :]
+    m = _BULLET.match(folded) or _ORDERED.match(folded)
+    if m is not None:
+        body = folded[m.end() :]
     rendered = render_inline(body)
     if not rendered or _BLOCK_SYNTAX.match(rendered) or _THEMATIC.fullmatch(rendered):
         return folded  # rendering would change what kind of block this is: keep it as written
@@ -231,7 +234,7 @@ def _split_blocks2(text: str) -> list[_RawBlock2]:
         nonlocal pending_item, v1_open
         if pending:
             folded = " ".join(pending)
-            blocks.append(_RawBlock2(_render_paragraph(folded, pending_item), None, parent))
+            blocks.append(_RawBlock2(_render_paragraph(folded), None, parent))
             pending.clear()
         pending_item = False
         if end_v1:
