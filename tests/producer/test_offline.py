@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.conftest import World, draft
 from tests.cli.test_no_network import GUARD
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,3 +76,22 @@ def test_both_pipelines_record_with_the_network_disabled(tmp_path: Path) -> None
     )
     assert p.returncode == 0, p.stderr[-3000:]
     assert p.stdout.split() == ["1", "1", "2"]
+
+
+def test_chunk_pack_and_ingest_outbox_work_without_network(vault_world: World, tmp_path: Path) -> None:
+    w = vault_world
+    guard = tmp_path / "guard"
+    guard.mkdir()
+    (guard / "sitecustomize.py").write_text(GUARD, encoding="utf-8")
+    env = {"PYTHONPATH": str(guard)}
+    doc = w.write("doc.md", "unused")
+    doc.write_text("# T\n\nText.\n", encoding="utf-8")
+    r = w.spawn("chunk", doc, "--json", env=env)
+    assert r.code == 0 and r.json()["blocks"][1]["text"] == "Text.", r.err
+    outbox = w.root / "outbox"
+    drafts = [w.write(f"d{n}.json", draft(f"ans-net-{n}")) for n in range(2)]
+    r = w.spawn("pack", *drafts, "--key", w.key("producer"), "--out-dir", outbox, env=env)
+    assert r.code == 0, r.err
+    r = w.spawn("ingest-outbox", w.vault, outbox, *w.cust(), env=env)
+    assert r.code == 0 and "appended 2 file(s)" in r.out, (r.out, r.err)
+    assert "network disabled" not in r.err
