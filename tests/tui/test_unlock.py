@@ -94,3 +94,29 @@ async def test_custodian_fingerprint_and_pin_state_shown_before_unlock(built: Bu
         # only the key was compared: the card must not claim the history checked out
         assert "same key as pinned on this machine" in label and "checked on unlock" in label
         assert "matches this machine's record" not in label
+
+
+async def test_passphrase_and_enter_in_one_burst_unlocks(built: Built) -> None:
+    """A password manager's auto-type: every character and Enter arrive in one read.
+
+    All the key events are queued before any is handled; Enter must wait for the
+    characters before it (the Input's own Submitted), never unlock with half of them.
+    """
+    from textual import events
+
+    app = built.app(passphrase=None)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, UnlockScreen)
+        for ch in PASSPHRASE.decode():
+            app.post_message(events.Key(ch, ch))
+        app.post_message(events.Key("enter", "\r"))
+        await settle(pilot)
+        assert isinstance(app.screen, AnswersScreen), str(app.screen.query_one("#refusal", Static).render())
+
+
+async def test_rollback_refusal_names_the_ways_forward(built: Built) -> None:
+    _remember_future(built)
+    text = await _refusal(built)
+    assert "--forensic" in text or "Forensic" in text
+    assert "TRACER_HOME" in text

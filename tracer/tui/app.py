@@ -43,7 +43,15 @@ _SWITCH_INTERVAL = 0.001
 _INPUT_EVENTS = (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)
 
 #: actions that need an unlocked vault (hidden from footer and palette before)
-_NEEDS_SESSION = {"verify", "impact", "access_log", "notes", "answers"}
+_NEEDS_SESSION = {"verify", "impact", "access_log", "notes", "answers", "markdown_normalizer"}
+#: action -> the screen it opens (by class name, so the screens load only when asked for)
+_SCREEN_OF = {
+    "answers": "AnswersScreen",
+    "help": "HelpScreen",
+    "impact": "ImpactScreen",
+    "access_log": "AccessLogScreen",
+    "notes": "NotesScreen",
+}
 #: keys the unlock screen's text fields take for themselves: not offered there
 _NOT_ON_UNLOCK = {"help", "contrast", "quit"}
 
@@ -53,17 +61,29 @@ class TracerApp(App[None]):
     TITLE = "tracer"
     #: tracer's actions only: no second "Quit", no "Keys" beside "Help"
     COMMANDS: ClassVar[set[type[Provider] | Callable[[], type[Provider]]]] = {ActionCommands}
+    #: in footer order: at 80 columns the footer keeps ?, v and q right after the screen's
+    #: own keys; what follows may scroll off (every key is also in ? and the palette)
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("question_mark", "help", "Help", id="tracer.help", tooltip="Every key on every screen"),
-        Binding("w", "answers", "Answers", id="tracer.answers", tooltip="Back to the list of answers"),
         Binding("v", "verify", "Verify", id="tracer.verify", tooltip="Full integrity verification"),
+        Binding("q", "quit", "Quit", id="tracer.quit", tooltip="Close the vault and leave"),
+        Binding("w", "answers", "Answers", id="tracer.answers", tooltip="Back to the list of answers"),
         Binding("i", "impact", "Impact", id="tracer.impact", tooltip="Answers depending on a source"),
-        Binding("a", "access_log", "Access log", id="tracer.access", tooltip="Who opened what, when"),
+        Binding(
+            "a", "access_log", "Access", id="tracer.access", tooltip="The access log: who opened what, when"
+        ),
         Binding(
             "N", "notes", "Notes", id="tracer.notes", tooltip="Every investigator's signed notes in the vault"
         ),
         Binding("t", "contrast", "Contrast", id="tracer.contrast", tooltip="Toggle high-contrast theme"),
-        Binding("q", "quit", "Quit", id="tracer.quit", tooltip="Close the vault and leave"),
+        Binding(
+            "M",
+            "markdown_normalizer",
+            "Markdown-aware",
+            id="tracer.normalizer",
+            tooltip="Check tracer-norm/1 citations under tracer-norm/2 (Markdown-only edits stop "
+            "counting); again: as recorded",
+        ),
     ]
 
     def __init__(self, options: LaunchOptions, opening: Opening | None = None):
@@ -160,13 +180,20 @@ class TracerApp(App[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in _NOT_ON_UNLOCK and isinstance(self.screen, UnlockScreen):
             return False  # typed into the fields there; the unlock screen has its own quit
-        return not (action in _NEEDS_SESSION and self._engine is None)
+        if action in _NEEDS_SESSION and self._engine is None:
+            return False
+        # not offered where it would do nothing: "Answers" on the answers list, "Help" on help
+        return _SCREEN_OF.get(action) != type(self.screen).__name__
 
     def on_recorded(self, _message: Recorded) -> None:
         """An append moved the checkpoint: every status bar (not only this screen's) says so."""
+        from tracer.tui.screens.answer import AnswerScreen
+
         for screen in self.screen_stack:
             for bar in screen.query(StatusBar):
                 bar.refresh(layout=True)
+            if isinstance(screen, AnswerScreen):
+                screen.show_head()
 
     def _set_contrast(self, high: bool) -> None:
         self.theme = THEME_NAMES["high-contrast" if high else "default"]
@@ -178,6 +205,18 @@ class TracerApp(App[None]):
 
     def action_contrast(self) -> None:
         self._set_contrast(not self.high_contrast)
+
+    def action_markdown_normalizer(self) -> None:
+        """Switch the normalizer /1 citations are checked under; the lists are recomputed."""
+        engine = self.engine
+        engine.normalizer = "tracer-norm/2" if engine.normalizer == "recorded" else "recorded"
+        shown = (
+            "tracer-norm/2 for tracer-norm/1 citations" if engine.normalizer != "recorded" else "as recorded"
+        )
+        self.notify(f"currency now checked {shown}; screens opened from now on use it", markup=False)
+        for screen in self.screen_stack:
+            if isinstance(screen, AnswersScreen):
+                screen.reload()
 
     def action_help(self) -> None:
         from tracer.tui.screens.help import HelpScreen

@@ -35,6 +35,8 @@ class Engine:
     def __init__(self, session: Session):
         self.session = session
         self._lock = threading.RLock()
+        #: "recorded", or the normalizer tracer-norm/1 citations are carried over to
+        self.normalizer = "recorded"
 
     @contextmanager
     def use(self) -> Iterator[Session]:

@@ -1,7 +1,9 @@
-"""The `/` filter line: free text plus `producer:` `document:` `state:` `question:` `from:` `to:`.
+"""The `/` filter line: free text plus `producer:` `document:` `state:` `answer-time:` `question:`
+`from:` `to:`.
 
 The SQL-side filters go to `AnswerFilter`; `state:` is matched against the words the
-engine computed for each answer (the TUI never computes a state itself), and
+engine computed for each answer (the TUI never computes a state itself), so is
+`answer-time:` (`superseded`: answered from a revision already superseded then), and
 `question:` against the recorded question the engine released (verified, in scope).
 """
 
@@ -12,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from store.queries import AnswerFilter
+from tracer.engine.answertime import ANSWER_TIME
 from tracer.engine.states import CURRENCY, INTEGRITY
 
 if TYPE_CHECKING:
@@ -20,9 +23,10 @@ if TYPE_CHECKING:
 __all__ = ["FILTER_HELP", "FilterError", "ListFilter", "parse_filter"]
 
 FILTER_HELP = (
-    "id or words  producer:NAME  document:ID  state:WORD  question:WORD  from:YYYY-MM-DD  to:YYYY-MM-DD"
+    "id or words  producer:NAME  document:ID  state:WORD  answer-time:superseded  question:WORD  "
+    "from:YYYY-MM-DD  to:YYYY-MM-DD"
 )
-_KEYS = {"producer", "document", "doc", "state", "question", "q", "from", "to"}
+_KEYS = {"producer", "document", "doc", "state", "answer-time", "at", "question", "q", "from", "to"}
 
 
 class FilterError(ValueError):
@@ -36,14 +40,18 @@ class ListFilter:
     source: str = ""
     #: words the recorded question must contain (case-insensitive)
     question: tuple[str, ...] = ()
+    #: answer-time states the answer must have (current, unknown, superseded)
+    answer_time: tuple[str, ...] = ()
 
     @property
     def computed(self) -> bool:
         """True when rows can only be kept after the engine has looked at each answer."""
-        return bool(self.states or self.question)
+        return bool(self.states or self.question or self.answer_time)
 
     def keeps(self, s: Summary, question: str | None = None) -> bool:
         if not all(w in (s.integrity, s.currency) for w in self.states):
+            return False
+        if not all(w == s.answer_time for w in self.answer_time):
             return False
         text = (question or "").casefold()
         return all(w.casefold() in text for w in self.question)
@@ -58,12 +66,13 @@ def parse_filter(line: str) -> ListFilter:
     got: dict[str, str] = {}
     states: list[str] = []
     question: list[str] = []
+    answer_time: list[str] = []
     for part in parts:
         key, sep, value = part.partition(":")
         if not sep or key.lower() not in _KEYS:
             words.append(part)
             continue
-        key = {"doc": "document", "q": "question"}.get(key.lower(), key.lower())
+        key = {"doc": "document", "q": "question", "at": "answer-time"}.get(key.lower(), key.lower())
         if key == "question":
             if value:
                 question.append(value)
@@ -71,6 +80,10 @@ def parse_filter(line: str) -> ListFilter:
             if value not in INTEGRITY and value not in CURRENCY:
                 raise FilterError(f"unknown state {value!r}; states are {', '.join(INTEGRITY + CURRENCY)}")
             states.append(value)
+        elif key == "answer-time":
+            if value not in ANSWER_TIME:
+                raise FilterError(f"unknown answer-time state {value!r}; they are {', '.join(ANSWER_TIME)}")
+            answer_time.append(value)
         else:
             got[key] = value
     where = AnswerFilter(
@@ -80,4 +93,4 @@ def parse_filter(line: str) -> ListFilter:
         date_from=got.get("from", ""),
         date_to=got.get("to", ""),
     )
-    return ListFilter(where, tuple(states), line.strip(), tuple(question))
+    return ListFilter(where, tuple(states), line.strip(), tuple(question), tuple(answer_time))

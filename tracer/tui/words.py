@@ -22,6 +22,7 @@ REASON_WORDS: dict[str, str] = {
     "latest_revision_unreadable": "latest revision's text unreadable",
     "historical_text_unavailable": "no readable historical quote",
     "derived_text": "derived text: state comes from its lineage",
+    "unknown_normalizer": "normalizer unknown to this build",
     # decided by the relocation rules (relocate.py)
     "at_locator": "current revision, quote at its place",
     "normalized_identical": "later revision identical apart from whitespace",
@@ -29,6 +30,7 @@ REASON_WORDS: dict[str, str] = {
     "relocated_same_section": "same section, shifted",
     "relocated_compatible_section": "moved to a compatible section",
     "relocated_heading_agrees": "several places, one with a matching heading",
+    "relocated_renumbered_section": "same section, renumbered heading",
     "multiple_matches": "several places, none preferred",
     "unique_match_incompatible_section": "one place, under an incompatible heading",
     "not_at_locator": "not at the recorded place in the same revision",

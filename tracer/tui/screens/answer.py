@@ -33,6 +33,7 @@ from tracer.tui.signers import signer_names
 from tracer.tui.text import STATE_WIDTH, hidden_note, plain, safe_line, state_word
 from tracer.tui.widgets.answer_head import answer_head, state_meanings
 from tracer.tui.widgets.answer_text import answer_with_citations
+from tracer.tui.widgets.answer_time import answer_time_summary
 from tracer.tui.widgets.historical import HistoricalText, digest_line
 
 __all__ = ["OUT_OF_SCOPE", "AnswerScreen"]
@@ -59,6 +60,13 @@ class AnswerScreen(TracerScreen):
             priority=True,
         ),
         Binding("l", "lineage", "Lineage", id="tracer.lineage", tooltip="What this text was derived from"),
+        Binding(
+            "T",
+            "timeline",
+            "Timeline",
+            id="tracer.answer_timeline",
+            tooltip="The cited document's revisions in commit order, with the answers citing it",
+        ),
         Binding(
             "n",
             "add_note",
@@ -126,7 +134,7 @@ class AnswerScreen(TracerScreen):
                 # the look goes on the record before the states are computed, so they are
                 # computed against the checkpoint that includes it (the one the bar shows)
                 s.record("open_answer", self.answer_id)
-                t = Tracer(s).trace(self.answer_id, record=False)
+                t = Tracer(s, self.engine.normalizer).trace(self.answer_id, record=False)
                 names = signer_names(s)
         except UnknownAnswerError:
             self.post_message(Failed("trace", f"no answer {self.answer_id!r} in this vault"))
@@ -141,7 +149,7 @@ class AnswerScreen(TracerScreen):
         t = self.trace = message.trace
         self.names = message.names
         self.notes = list(t.findings)
-        self.query_one("#answer-head", Static).update(answer_head(t))
+        self.show_head()
         body = self.query_one("#answer-body", VerticalScroll)
         await body.remove_children()
         await body.mount_all(self._widgets(t))
@@ -149,6 +157,12 @@ class AnswerScreen(TracerScreen):
         if t.visible:
             self._fill_citations(t)
             self.query_one("#citations", DataTable).focus()
+
+    def show_head(self) -> None:
+        """The header, with the checkpoint the bar shows now if appends came since."""
+        if self.trace is not None:
+            now = self.engine.session.status.checkpoint_size
+            self.query_one("#answer-head", Static).update(answer_head(self.trace, now))
 
     def on_failed(self, message: Failed) -> None:
         super().on_failed(message)
@@ -161,6 +175,7 @@ class AnswerScreen(TracerScreen):
         if not t.visible:
             return [Static(plain(OUT_OF_SCOPE, "bold"), id="out-of-scope", classes="withheld")]
         out: list[Widget] = [Static(state_meanings(t), id="answer-meanings")]
+        out.append(Static(answer_time_summary(t), id="answer-time"))
         out.append(HistoricalText(plain("Question (as recorded)"), t.question, id="question"))
         if t.answer.verified and t.answer.text is not None:
             out.append(Static(plain("Answer (as recorded; cited spans underlined and numbered)", "bold")))
@@ -254,6 +269,16 @@ class AnswerScreen(TracerScreen):
         if sel is not None and self.trace is not None:
             heading, passages, _target = sel
             self.app.push_screen(EvidenceScreen(self.trace, heading, passages))
+
+    def action_timeline(self) -> None:
+        t = self.trace
+        chosen = self._selected()
+        passages = chosen[1] if chosen is not None else (t.passages if t is not None else [])
+        docs = [p.meta["document"]["document_id"] for p in passages if p.visible]
+        if docs:
+            from tracer.tui.screens.timeline import TimelineScreen
+
+            self.app.push_screen(TimelineScreen(str(docs[0])))
 
     def action_lineage(self) -> None:
         if self.trace is not None and self.trace.visible:

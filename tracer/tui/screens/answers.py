@@ -123,7 +123,7 @@ def _look(tracer: Tracer, answer_id: str) -> Looked:
 class AnswersScreen(TracerScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "filter", "Filter", id="tracer.filter", tooltip=FILTER_HELP),
-        Binding("c", "clear_filter", "Clear filter", id="tracer.clear_filter", tooltip="Show every answer"),
+        Binding("c", "clear_filter", "Clear", id="tracer.clear_filter", tooltip="Show every answer"),
         Binding("s", "sort", "Sort", id="tracer.sort", tooltip="Oldest first / newest first (log order)"),
         Binding(
             "enter",
@@ -224,7 +224,7 @@ class AnswersScreen(TracerScreen):
 
         tracer = self._tracers.get(generation)
         if tracer is None:
-            tracer = Tracer(s)
+            tracer = Tracer(s, self.engine.normalizer)
             if generation == self.generation:
                 # replaces (never adds to) the map: an older listing's caches are let go
                 self._tracers = {generation: tracer}

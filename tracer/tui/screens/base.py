@@ -40,7 +40,9 @@ class TracerScreen(Screen[None]):
         yield StatusBar()
 
     def frame_bottom(self) -> ComposeResult:
-        yield Footer()
+        # compact, and no "^p palette" at the right: at 80 columns ?, v and q stay visible
+        # (the palette, ctrl+p, is named on the help screen and in docs/tui.md)
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_screen_resume(self) -> None:
         """The session's checkpoint is the one source; redraw it whenever we come back."""

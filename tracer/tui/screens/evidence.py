@@ -31,6 +31,7 @@ from tracer.tui.notes_view import passage_target
 from tracer.tui.screens.base import BACK, TracerScreen
 from tracer.tui.screens.prompt import PromptScreen
 from tracer.tui.text import plain, safe_line
+from tracer.tui.widgets.answer_time import AnswerTimePane
 from tracer.tui.widgets.passage import PassageView, needs_current_content
 
 __all__ = ["EvidenceScreen"]
@@ -45,6 +46,13 @@ class EvidenceScreen(TracerScreen):
             "Add note",
             id="tracer.add_passage_note",
             tooltip="Sign and append an investigator note on this passage",
+        ),
+        Binding(
+            "T",
+            "timeline",
+            "Timeline",
+            id="tracer.evidence_timeline",
+            tooltip="This passage's document: revisions in commit order, with the answers citing it",
         ),
         *export.EXPORT_BINDINGS,
     ]
@@ -73,6 +81,7 @@ class EvidenceScreen(TracerScreen):
             )
             for p in self.passages:
                 yield PassageView(p)
+                yield AnswerTimePane(p)
             if not self.passages:
                 yield Static(
                     plain("UNSUPPORTED: this claim names no passage in the manifest", "bold reverse")
@@ -103,6 +112,13 @@ class EvidenceScreen(TracerScreen):
             plain("  decision "),
             safe_line(str(az.get("decision"))),
         )
+
+    def action_timeline(self) -> None:
+        docs = [p.meta["document"]["document_id"] for p in self.passages if p.visible]
+        if docs:
+            from tracer.tui.screens.timeline import TimelineScreen
+
+            self.app.push_screen(TimelineScreen(str(docs[0])))
 
     def on_mount(self) -> None:
         self._record([p.passage_id for p in self.passages if p.visible])

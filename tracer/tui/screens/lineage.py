@@ -3,6 +3,9 @@
 The engine gives the answer's effective states (the strictest found anywhere in its
 lineage); this screen walks the same lineage with `Tracer.trace(record=False)` only to
 show where that strictest state comes from, highlights those nodes and explains them.
+For a viewer in scope every node names its document title and collection; the pane
+under the tree shows the highlighted node whole, and for a strictest node why it
+decides the answer's state.  Out of scope, a node keeps its id and "outside your scope".
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from textual.widgets.tree import TreeNode
 
 from tracer.engine.states import CURRENCY_MEANING, INTEGRITY_MEANING
 from tracer.engine.trace import AnswerTrace, PassageTrace, Tracer, UnknownAnswerError
+from tracer.inert import inert
 from tracer.tui.messages import Failed
 from tracer.tui.screens.base import BACK, TracerScreen
 from tracer.tui.text import plain, safe_line, state_word
@@ -40,6 +44,9 @@ class LNode:
     visible: bool = True
     note: str = ""
     children: list[LNode] = field(default_factory=list)
+    title: str = ""
+    collection: str = ""
+    document: str = ""
 
 
 def _passage(p: PassageTrace) -> LNode:
@@ -47,7 +54,14 @@ def _passage(p: PassageTrace) -> LNode:
     note = "" if p.visible else "outside your scope"
     if p.derived_from:
         note = f"derived from {p.derived_from}"
-    return LNode("passage", p.passage_id, p.integrity if p.visible else "unavailable", cur, p.visible, note)
+    node = LNode("passage", p.passage_id, p.integrity if p.visible else "unavailable", cur, p.visible, note)
+    if p.visible:
+        doc = p.meta.get("document", {})
+        node.document = str(doc.get("document_id", ""))
+        cited = p.currency.cited
+        node.title = cited.title if cited is not None else str(p.meta.get("source", {}).get("path", ""))
+        node.collection = p.collection
+    return node
 
 
 def _expand(tracer: Tracer, t: AnswerTrace, seen: frozenset[str], depth: int) -> list[LNode]:
@@ -76,12 +90,13 @@ def _walk(tracer: Tracer, answer_id: str, seen: frozenset[str], depth: int) -> L
     if not t.visible:
         node.note = "outside your scope"
         return node
+    node.collection = t.collection
     node.children = _expand(tracer, t, seen | {answer_id}, depth)
     return node
 
 
 def build_lineage(tracer: Tracer, t: AnswerTrace) -> LNode:
-    root = LNode(t.kind, t.answer_id, t.integrity, t.currency, t.visible)
+    root = LNode(t.kind, t.answer_id, t.integrity, t.currency, t.visible, collection=t.collection)
     root.children = _expand(tracer, t, frozenset({t.answer_id}), 0)
     return root
 
@@ -105,19 +120,63 @@ def strictest_paths(root: LNode, axis: str) -> list[list[LNode]]:
     return found
 
 
-def _label(n: LNode, marked: bool) -> Text:
-    out = Text("▶ strictest  " if marked else "", style="bold reverse" if marked else "")
+def _label(n: LNode, axes: tuple[str, ...]) -> Text:
+    mark = f"▶ strictest {' and '.join(axes)}  " if axes else ""
+    out = Text(mark, style="bold reverse" if axes else "")
     out.append(f"{n.what} ")
     out.append_text(safe_line(n.ident, "bold"))
     out.append("  integrity ")
     out.append_text(state_word(n.integrity))
     out.append("  currency ")
     out.append_text(state_word(n.currency))
+    if n.title or n.document:
+        out.append("  ")
+        out.append_text(safe_line(n.title or n.document, limit=40))
+    if n.collection:
+        out.append("  [")
+        out.append_text(safe_line(n.collection))
+        out.append("]")
     if n.note:
         out.append("  (")
         out.append_text(safe_line(n.note))
         out.append(")")
     return out
+
+
+def node_text(n: LNode, root: LNode, axes: tuple[str, ...]) -> Text:
+    """The highlighted node whole: what it is, where from, its scope, and why it decides."""
+    out = Text.assemble(plain(f"{n.what} ", "bold"), safe_line(n.ident, "bold"), "\n")
+    facts = (("title", n.title), ("document", n.document), ("collection", n.collection))
+    for label, value in facts:
+        if value:
+            out.append_text(plain(f"{label:<11}", "bold"))
+            out.append_text(Text(inert(value, keep_newlines=False)))
+            out.append("\n")
+    out.append_text(plain(f"{'scope':<11}", "bold"))
+    out.append_text(plain("in your scope" if n.visible else "outside your scope: ids only"))
+    out.append("\n")
+    out.append_text(Text.assemble(plain("states     integrity "), state_word(n.integrity)))
+    out.append_text(Text.assemble(plain("  currency "), state_word(n.currency), "\n"))
+    for axis in axes:
+        word = getattr(n, axis)
+        out.append_text(
+            Text.assemble(
+                plain("decides    ", "bold"),
+                plain(f"its {axis} "),
+                state_word(word),
+                plain(f" is the strictest in the lineage, so the {root.what}'s effective {axis} is "),
+                state_word(word),
+                plain(f" too: {_meaning(axis, word)}"),
+                "\n",
+            )
+        )
+    if n.note:
+        out.append_text(Text.assemble(plain(f"{'note':<11}", "bold"), safe_line(n.note)))
+    return out
+
+
+def _meaning(axis: str, word: str) -> str:
+    return (INTEGRITY_MEANING if axis == "integrity" else CURRENCY_MEANING).get(word, "")
 
 
 def _explain(root: LNode, axis: str, paths: list[list[LNode]]) -> Text:
@@ -146,6 +205,7 @@ class LineageScreen(TracerScreen):
         super().__init__()
         self.trace = trace
         self.root: LNode | None = None
+        self._axes: dict[int, list[str]] = {}
 
     def compose(self) -> ComposeResult:
         yield from self.frame_top()
@@ -153,6 +213,7 @@ class LineageScreen(TracerScreen):
             yield Static(plain("walking the lineage…"), id="lineage-explain")
             tree: Tree[LNode] = Tree(plain("lineage"), id="lineage-tree")
             yield tree
+        yield Static(id="lineage-node")
         yield from self.frame_bottom()
 
     def on_mount(self) -> None:
@@ -170,17 +231,19 @@ class LineageScreen(TracerScreen):
 
     def on_lineage_screen_built(self, message: Built) -> None:
         root = self.root = message.root
-        marked = {id(p[-1]) for axis in ("integrity", "currency") for p in strictest_paths(root, axis)}
+        for axis in ("integrity", "currency"):
+            for path in strictest_paths(root, axis):
+                self._axes.setdefault(id(path[-1]), []).append(axis)
         explain = Text()
         for axis in ("integrity", "currency"):
             explain.append_text(_explain(root, axis, strictest_paths(root, axis)))
         self.query_one("#lineage-explain", Static).update(explain)
         tree = self.query_one("#lineage-tree", Tree)
-        tree.root.set_label(_label(root, False))
+        tree.root.set_label(_label(root, ()))
         tree.root.data = root
 
         def add(parent: TreeNode[LNode], node: LNode) -> None:
-            child = parent.add(_label(node, id(node) in marked), data=node, expand=True)
+            child = parent.add(_label(node, self.axes(node)), data=node, expand=True)
             for c in node.children:
                 add(child, c)
 
@@ -188,3 +251,16 @@ class LineageScreen(TracerScreen):
             add(tree.root, c)
         tree.root.expand_all()
         tree.focus()
+        self._show(root)
+
+    def axes(self, node: LNode) -> tuple[str, ...]:
+        """The axes on which `node` sets the answer's effective state."""
+        return tuple(self._axes.get(id(node), ()))
+
+    def on_tree_node_highlighted(self, event: Tree.NodeHighlighted[LNode]) -> None:
+        if event.node.data is not None:
+            self._show(event.node.data)
+
+    def _show(self, node: LNode) -> None:
+        if self.root is not None:
+            self.query_one("#lineage-node", Static).update(node_text(node, self.root, self.axes(node)))

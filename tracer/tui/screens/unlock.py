@@ -91,7 +91,7 @@ class UnlockScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         # not priority (see UnlockField): listed for the palette and the help screen
         Binding("enter", "unlock", "Unlock", id="tracer.unlock", tooltip="Unlock with this key"),
-        Binding("escape", "app.quit", "Quit", id="tracer.unlock_quit", tooltip="Leave without unlocking"),
+        Binding("escape", "leave", "Quit", id="tracer.unlock_quit", tooltip="Leave without unlocking"),
     ]
 
     @dataclass
@@ -124,14 +124,14 @@ class UnlockScreen(Screen[None]):
             yield Static(plain("Passphrase"), classes="field-label")
             yield UnlockField(password=True, id="passphrase", compact=True)
             yield Checkbox(
-                "Forensic: open a vault that failed the rollback check, for inspection only",
+                "Forensic: inspect a vault that failed the rollback check",
                 o.forensic,
                 id="forensic",
                 compact=True,
             )
             yield Static(id="refusal")
             yield Static(id="progress")
-        yield Footer()
+        yield Footer(compact=True)
 
     @dataclass
     class Peeked(Message):
@@ -195,6 +195,9 @@ class UnlockScreen(Screen[None]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.action_unlock()
+
+    def action_leave(self) -> None:
+        self.app.exit()
 
     def action_unlock(self) -> None:
         self._start(self.query_one("#passphrase", Input).value.encode("utf-8"))

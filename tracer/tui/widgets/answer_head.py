@@ -16,7 +16,8 @@ from tracer.tui.words import reason
 __all__ = ["answer_head", "state_meanings"]
 
 
-def answer_head(t: AnswerTrace) -> Text:
+def answer_head(t: AnswerTrace, log_now: int | None = None) -> Text:
+    """`log_now`: the session's checkpoint size now, when appends came after the states."""
     out = Text.assemble(plain("answer "), safe_line(t.answer_id, "bold"))
     if t.visible:
         out.append_text(Text.assemble(plain("  run "), safe_line(t.run_id), plain(f"  ({t.kind})")))
@@ -34,6 +35,9 @@ def answer_head(t: AnswerTrace) -> Text:
             f"{short(t.checkpoint_root, 12)}"
         )
     )
+    if log_now is not None and log_now != t.checkpoint_size:
+        # only this session appends while it holds the vault: its own access entries and notes
+        out.append_text(plain(f"; checkpoint now {log_now} (your access entries and notes since)"))
     return out
 
 
