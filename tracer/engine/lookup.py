@@ -54,10 +54,11 @@ def closest(wanted: str, known: Iterable[str], n: int = SUGGEST) -> list[str]:
     first = [k for k in pool if k.lower().startswith(low)] if low else []
     similar = difflib.get_close_matches(wanted, pool, n=n, cutoff=0.5)
     out = list(dict.fromkeys([*first, *similar]))
-    if not out and low:
-        # nothing similar: the ids sharing the longest prefix with it
-        best = max(_common(low, k.lower()) for k in pool) if pool else 0
-        out = [k for k in pool if best and _common(low, k.lower()) == best]
+    if not out and low and pool:
+        # nothing similar: the ids sharing the longest prefix with it, else simply the
+        # first known ones (a short list of what exists beats "no such id" alone)
+        best = max(_common(low, k.lower()) for k in pool)
+        out = [k for k in pool if _common(low, k.lower()) == best] if best else pool
     return out[:n]
 
 
