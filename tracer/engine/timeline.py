@@ -1,0 +1,98 @@
+"""One document's revisions in commit order, with the answers that cite it placed among them.
+
+What the investigator of an index lag wants to see at a glance: r2 was committed on the
+11th, and these answers, given after it, still quoted r1. Only revisions and answers
+the viewer may see are listed; an answer outside scope is left out altogether.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from store import queries
+from tracer.engine.normalizers import RECORDED
+from tracer.engine.session import Session
+from tracer.engine.times import utc
+from tracer.engine.trace import Tracer, UnknownAnswerError
+
+__all__ = ["Timeline", "TimelineEvent", "document_timeline"]
+
+
+@dataclass(frozen=True)
+class TimelineEvent:
+    """A revision committed, or an answer generated citing the document.
+
+    For an answer: `revision` is the cited revision, `answer_time` and `reason` its
+    answer-time fact, `currency` the passage's currency today.
+    """
+
+    at: str
+    kind: str  # "revision" or "answer"
+    revision: str
+    answer_id: str = ""
+    passage_id: str = ""
+    answer_time: str = ""
+    reason: str = ""
+    currency: str = ""
+    is_latest: bool = False
+
+
+@dataclass(frozen=True)
+class Timeline:
+    document_id: str
+    events: tuple[TimelineEvent, ...]
+    #: answers citing the document that were not placed (beyond `limit`)
+    left_out: int = 0
+
+    @property
+    def superseded(self) -> int:
+        return sum(1 for e in self.events if e.kind == "answer" and e.answer_time == "superseded")
+
+
+def _key(e: TimelineEvent) -> tuple[datetime | str, int]:
+    try:
+        when: datetime | str = datetime.fromisoformat(e.at.replace("Z", "+00:00"))
+    except ValueError:
+        when = e.at
+    return (when, 0 if e.kind == "revision" else 1)
+
+
+def document_timeline(
+    session: Session, document_id: str, normalizer: str = RECORDED, limit: int = 500
+) -> Timeline:
+    """The timeline of `document_id` for this viewer (answers traced without recording)."""
+    tracer = Tracer(session, normalizer)
+    revs = tracer.currency.revisions(document_id)
+    visible = [r for r in revs if session.can_read(r.collection)]
+    events: list[TimelineEvent] = [
+        TimelineEvent(utc(r.committed_at), "revision", r.revision, is_latest=r is revs[-1]) for r in visible
+    ]
+    ids = queries.answers_citing_document(session.vault, document_id)
+    for aid in ids[:limit]:
+        try:
+            t = tracer.trace(aid, record=False)
+        except UnknownAnswerError:
+            continue
+        if not t.visible:
+            continue
+        for p in t.passages:
+            if not p.visible or p.meta["document"]["document_id"] != document_id:
+                continue
+            at = p.currency.answer_time
+            events.append(
+                TimelineEvent(
+                    utc(t.generated_at),
+                    "answer",
+                    str(p.meta["document"]["revision"]),
+                    answer_id=aid,
+                    passage_id=p.passage_id,
+                    answer_time=at.state if at is not None else "unknown",
+                    reason=at.reason if at is not None else "",
+                    currency=p.currency.state,
+                )
+            )
+    if len(revs) != len(visible) and not visible:
+        events = [e for e in events if e.kind == "revision"]
+    events.sort(key=_key)
+    return Timeline(document_id, tuple(events), max(0, len(ids) - limit))
