@@ -114,9 +114,11 @@ def _fold_path(path: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(_fold_heading(t) for t in path)
 
 
-# An enumeration label in front of a heading's words: "R.", "Q.", "9.", "10.", "2.3.",
-# "IV.", "A)", "(a)". Renumbering a legal text changes these and nothing else.
-_LABEL: Final = re.compile(r"\(?(?:\d{1,4}(?:\.\d{1,4})*|[a-z]|[ivxlcdm]{1,8})[.):]\)? +(?=\S)")
+# An enumeration label in front of a heading's words: "R.", "Q.", "9.", "10.", "2.3",
+# "2.3.", "IV.", "A)", "(a)". Renumbering a legal text changes these and nothing else.
+_LABEL: Final = re.compile(
+    r"\(?(?:\d{1,4}(?:\.\d{1,4})+\.?|(?:\d{1,4}|[a-z]|[ivxlcdm]{1,8})[.):])\)? +(?=\S)"
+)
 
 
 def _unlabelled(path: tuple[str, ...]) -> tuple[str, ...]:
