@@ -53,3 +53,11 @@ class VaultDamagedError(VaultError):
 
 class AccessDeniedError(StoreError):
     pass
+
+
+def database_error_types() -> tuple[type[BaseException], ...]:
+    """The exception types DuckDB raises for a file it cannot read as the vault's tables
+    (a damaged page, a dropped table): the CLI reports them as a damaged vault, exit 2."""
+    import duckdb
+
+    return (duckdb.Error,)

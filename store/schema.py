@@ -7,7 +7,8 @@ how `verify` catches a view row edited by hand.
 
 from __future__ import annotations
 
-FORMAT = "tracer-vault/1"
+#: 2: every signed statement names its place in the log (version 1 vaults are refused by name)
+FORMAT = "tracer-vault/2"
 DB_FILE = "vault.duckdb"
 
 RAW_DDL = """

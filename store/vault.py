@@ -92,6 +92,42 @@ def _connect(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
     return con
 
 
+def _expected_columns() -> dict[str, list[str]]:
+    """table -> column names, for every raw and view table the schema defines."""
+    out: dict[str, list[str]] = {}
+    for stmt in RAW_DDL.split(";"):
+        m = re.search(r"CREATE TABLE IF NOT EXISTS (\w+) \((.*)\)", stmt, re.DOTALL)
+        if m:
+            names = [c.strip().split()[0] for c in re.split(r",(?![^(]*\))", m.group(2)) if c.strip()]
+            out[m.group(1)] = [c for c in names if c.upper() != "PRIMARY"]
+    for table, columns in VIEW_COLUMNS.items():
+        out[table] = [c for c, _t in columns]
+    return out
+
+
+def _check_tables(con: duckdb.DuckDBPyConnection, db: Path) -> None:
+    """Every table the vault needs, with its columns: a dropped or altered table is named
+    here, once, instead of failing later in the middle of a query."""
+    try:
+        rows = con.execute(
+            "SELECT table_name, column_name FROM information_schema.columns "
+            "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position"
+        ).fetchall()
+    except duckdb.Error as exc:
+        raise VaultDamagedError(f"{db}: cannot read the vault's tables ({exc})") from exc
+    have: dict[str, list[str]] = {}
+    for table, column in rows:
+        have.setdefault(str(table), []).append(str(column))
+    for table, cols in _expected_columns().items():
+        if table not in have:
+            raise VaultDamagedError(f"{db}: the vault's table {table!r} is missing: the file was altered")
+        if have[table] != cols:
+            raise VaultDamagedError(
+                f"{db}: the vault's table {table!r} has columns {have[table]}, expected {cols}: "
+                "the file was altered"
+            )
+
+
 _SELECTS: set[str] = set()
 
 
@@ -198,7 +234,14 @@ class Vault:
             raise VaultDamagedError(f"{db}: not a tracer vault ({exc})") from exc
         if fmt is None or fmt[0] != FORMAT:
             con.close()
-            raise VaultError(f"{db}: unsupported vault format {fmt[0] if fmt else None!r}")
+            raise VaultError(
+                f"{db}: unsupported vault format {fmt[0] if fmt else None!r} (this tracer reads {FORMAT!r})"
+            )
+        try:
+            _check_tables(con, db)
+        except BaseException:
+            con.close()
+            raise
         return cls(path, con, read_only)
 
     def close(self) -> None:

@@ -50,9 +50,9 @@ def test_grant_replayed_verbatim_after_revocation(case: Case) -> None:
     cps = _checkpoints(case)
     # the attacker's copy, re-stamped with the next seq (as the store would stamp it)
     seq = append_by_hand(case, LogEntry.from_bytes(_entry_of(case, grant)))
-    with pytest.raises(TrustError, match="past the latest signed checkpoint|statement_out_of_place"):
+    with pytest.raises(TrustError, match=r"past the latest signed checkpoint|statement_out_of_place"):
         case.session("omar")
-    with pytest.raises(TrustError, match="past the latest signed checkpoint|statement_out_of_place"):
+    with pytest.raises(TrustError, match=r"past the latest signed checkpoint|statement_out_of_place"):
         case.session("ines")  # the next honest open refuses too: it never signs over the copy
     assert _checkpoints(case) == cps
     found = _forensic_findings(case)

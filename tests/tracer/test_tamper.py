@@ -249,7 +249,7 @@ def test_one_byte_in_an_entry_with_its_leaf_hash_recomputed(tv: Case) -> None:
     data = entry_bytes(tv, REV_SEQ)
     forged = flip_one(data, b'"kind":"revision"', 1)  # "kind" -> "lind": now not a revision at all
     set_entry(tv, REV_SEQ, forged, fix_leaf=True)
-    with pytest.raises(TrustError, match="does not match its latest checkpoint|entries were removed"):
+    with pytest.raises(TrustError, match=r"does not match its latest checkpoint|entries were removed"):
         tv.session("ines")
     report = run_verify(tv, forensic=True)
     assert "checkpoint_root_mismatch" in kinds(report)
@@ -301,7 +301,7 @@ def test_one_byte_in_the_latest_checkpoint_note(tv: Case) -> None:
 
 def test_entry_removed(tv: Case) -> None:
     tv.vault.con.execute("DELETE FROM log WHERE seq = ?", [ANS1_SEQ])
-    with pytest.raises(TrustError, match="does not match its latest checkpoint|entries were removed"):
+    with pytest.raises(TrustError, match=r"does not match its latest checkpoint|entries were removed"):
         tv.session("ines")
     report = run_verify(tv, forensic=True)
     missing = only(report, "entry_missing")
@@ -321,7 +321,7 @@ def test_two_entries_swapped(tv: Case) -> None:
     b = row(tv, "SELECT entry, leaf_hash FROM log WHERE seq = ?", ANS2_SEQ)
     con.execute("UPDATE log SET entry = ?, leaf_hash = ? WHERE seq = ?", [b[0], b[1], ANS1_SEQ])
     con.execute("UPDATE log SET entry = ?, leaf_hash = ? WHERE seq = ?", [a[0], a[1], ANS2_SEQ])
-    with pytest.raises(TrustError, match="does not match its latest checkpoint|entries were removed"):
+    with pytest.raises(TrustError, match=r"does not match its latest checkpoint|entries were removed"):
         tv.session("ines")
     report = run_verify(tv, forensic=True)
     assert [(f.seq, f.record) for f in only(report, "entry_out_of_place")] == [

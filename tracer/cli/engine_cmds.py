@@ -85,7 +85,8 @@ def open_session(args: argparse.Namespace) -> Session:
     identity = load_key(resolve_key_path(args.key), args.passphrase_file)
     session = unlock(args.vault, identity, forensic=args.forensic)
     for w in session.status.warnings:
-        print(f"tracer: note: {w}", file=sys.stderr)
+        loud = w.startswith("ORIGIN CHANGED")
+        print(f"tracer: {'WARNING' if loud else 'note'}: {w}", file=sys.stderr)
     if session.status.forensic:
         print(f"tracer: FORENSIC MODE: {session.status.forensic_reason}", file=sys.stderr)
     return session

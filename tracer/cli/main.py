@@ -11,7 +11,7 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 
-from store.errors import StoreError
+from store.errors import StoreError, database_error_types
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -54,6 +54,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return handler(args)
     except StoreError as exc:
         print(f"tracer: error: {exc.diagnostics()}", file=sys.stderr)
+        return EXIT_USAGE
+    except database_error_types() as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        print(
+            f"tracer: error: the vault's database could not be read: {first}\n"
+            "  hint: the vault is damaged; the files were left untouched; copy the vault directory "
+            "before any recovery attempt",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("tracer: interrupted", file=sys.stderr)

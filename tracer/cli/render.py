@@ -254,7 +254,11 @@ def print_revalidation(r: Revalidation) -> None:
     print("currency:  " + ", ".join(f"{k} {v}" for k, v in sorted(counts["currency"].items())))
     print("at answer time: " + ", ".join(f"{k} {v}" for k, v in sorted(counts["answer_time"].items())))
     for a in r.answers:
+        # outside the viewer's scope: the id and the word, as in --json; no time, no producer
+        seen = a.summary.visible
+        when = utc(a.row.generated_at) if seen else "—"
+        producer = inert(a.row.producer_system) if seen else "—"
         print(
-            f"  {inert(a.row.answer_id):<28} {utc(a.row.generated_at)}  {inert(a.row.producer_system):<30} "
+            f"  {inert(a.row.answer_id):<28} {when:<20}  {producer:<30} "
             f"{a.summary.integrity:<18} {a.summary.currency:<12} {a.summary.answer_time}"
         )

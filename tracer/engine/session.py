@@ -54,6 +54,8 @@ class VaultPeek:
     custodian_key_id: str
     pin: str
     size: int
+    #: the origin this machine last opened at this path, when it was another vault
+    origin_before: str | None = None
 
 
 @dataclass
@@ -382,4 +384,5 @@ def peek(path: Path, trust: TrustStore | None = None) -> VaultPeek:
             custodian_key_id=custodian.key_id,
             pin=trust.pin_state(vault.origin, custodian.key_id),
             size=vault.size(),
+            origin_before=before if (before := trust.origin_at(path)) not in (None, vault.origin) else None,
         )

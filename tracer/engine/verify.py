@@ -475,7 +475,8 @@ class _Verifier:
                 "data_key_missing",
                 None,
                 f"you are granted {collection!r} but no data key for {texts} of its stored texts is "
-                "wrapped to you (the wrapped keys were deleted or never shared): they cannot be read or checked",
+                "wrapped to you (the wrapped keys were deleted or never shared): they cannot be read "
+                "or checked",
                 collection=collection,
             )
         for dk_id in s.keys.failed:

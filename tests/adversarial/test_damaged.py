@@ -1,0 +1,81 @@
+"""A damaged vault is exit 2 with a plain message, never a traceback; a damaged trust
+store is refused, never silently overwritten; a viewer whose wrapped data keys were
+deleted is told so by verify."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from tests.cli.conftest import World
+
+
+def _ines(w: World) -> list[str | Path]:
+    return ["--key", w.key("ines")]
+
+
+def _con(w: World) -> duckdb.DuckDBPyConnection:
+    return duckdb.connect(str(w.vault / "vault.duckdb"))
+
+
+@pytest.mark.parametrize("table", ["log", "checkpoints", "blobs", "v_answers", "meta"])
+def test_a_dropped_table_is_named(vault_world: World, table: str) -> None:
+    w = vault_world
+    con = _con(w)
+    con.execute(f"DROP TABLE {table} CASCADE")
+    con.close()
+    for cmd in (["verify", w.vault, "--structural-only"], ["verify", w.vault, *_ines(w)], ["log", w.vault]):
+        r = w.spawn(*cmd)
+        assert r.code == 2, (cmd, r)
+        assert "Traceback" not in r.err and ("missing" in r.err or "not a tracer vault" in r.err), r.err
+
+
+@pytest.mark.parametrize("how", ["random", "truncated", "zeroed-header"])
+def test_a_corrupted_file_is_exit_2(vault_world: World, how: str) -> None:
+    w = vault_world
+    db = w.vault / "vault.duckdb"
+    data = db.read_bytes()
+    if how == "random":
+        db.write_bytes(os.urandom(len(data)))
+    elif how == "truncated":
+        db.write_bytes(data[: len(data) // 3])
+    else:
+        db.write_bytes(bytes(8192) + data[8192:])
+    r = w.spawn("verify", w.vault, "--structural-only")
+    assert r.code == 2, r
+    assert "Traceback" not in r.err, r.err
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "[]",
+        '"text"',
+        '{"tracer.test/cli": 5}',
+        '{"tracer.test/cli": {"seen": {"k": {"size": "x", "root": "y"}}}}',
+    ],
+)
+def test_a_damaged_trust_store_is_refused_and_kept(vault_world: World, content: str) -> None:
+    w = vault_world
+    store = Path(w.env["TRACER_HOME"]) / "known_vaults.json"
+    store.parent.mkdir(parents=True, exist_ok=True)
+    store.write_text(content, encoding="utf-8")
+    r = w.spawn("verify", w.vault, *_ines(w))
+    assert r.code == 2 and "known_vaults.json" in r.err and "Traceback" not in r.err, r
+    assert store.read_text(encoding="utf-8") == content
+
+
+def test_deleted_wrapped_keys_are_a_finding_not_a_clean_verify(vault_world: World) -> None:
+    w = vault_world
+    ines = json.loads(w.pub("ines").read_text(encoding="utf-8"))["key_id"]
+    con = _con(w)
+    con.execute("DELETE FROM data_keys WHERE recipient = ?", [ines])
+    con.close()
+    r = w.run("verify", w.vault, *_ines(w), "--json")
+    assert r.code == 1
+    kinds = [f["kind"] for f in r.json()["findings"]]
+    assert "data_key_missing" in kinds

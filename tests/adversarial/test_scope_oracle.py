@@ -1,0 +1,46 @@
+"""A viewer outside a scope learns nothing of it: not through impact counts, not through
+revalidate's human lines.  A restricted document answers exactly as an unknown one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tracer.cli.main import main
+
+NOTE_CITER = "ans-f1dcccc7f652"  # cites a note built on the restricted legal draft
+LEGAL_DOC = "legal-brightwater-draft"
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str | Path) -> tuple[int, str, str]:
+    capsys.readouterr()
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def omar(sample_vault: Path, monkeypatch: pytest.MonkeyPatch) -> list[str | Path]:
+    monkeypatch.setenv("TRACER_PASSPHRASE", "omar-demo")
+    return ["--key", sample_vault / "keys" / "omar.key"]
+
+
+def test_a_restricted_document_reads_as_unknown(
+    sample_vault: Path, omar: list[str | Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    restricted = _run(capsys, "impact", sample_vault, "--document", LEGAL_DOC, *omar)
+    unknown = _run(capsys, "impact", sample_vault, "--document", "no-such-document-x", *omar)
+    assert restricted[0] == unknown[0] == 2
+    assert restricted[2].replace(LEGAL_DOC, "X") == unknown[2].replace("no-such-document-x", "X")
+    with_revision = _run(capsys, "impact", sample_vault, "--document", LEGAL_DOC, "--revision", "r1", *omar)
+    assert with_revision[0] == 2 and "answer(s)" not in with_revision[1]
+
+
+def test_revalidate_lines_show_nothing_of_an_invisible_answer(
+    sample_vault: Path, omar: list[str | Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _err = _run(capsys, "revalidate", sample_vault, *omar)
+    assert code == 0
+    line = next(x for x in out.splitlines() if NOTE_CITER in x)
+    assert "2026-" not in line and "northstar" not in line and "unavailable" in line
