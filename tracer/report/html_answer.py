@@ -13,6 +13,7 @@ from typing import Any
 from tracer.engine.states import CURRENCY_MEANING, INTEGRITY_MEANING
 from tracer.report.htmltext import block, esc, keyref, state
 from tracer.report.words import (
+    answer_time_text,
     candidates_intro,
     heading_path,
     is_revision_tombstone,
@@ -186,6 +187,19 @@ def _passage(p: dict[str, Any], tombs: list[dict[str, Any]]) -> str:
     else:
         parts.append(_text_slot("Model input text", p["model_input"]))
     parts.append(_currency_blocks(cur))
+    at = p.get("answer_time")
+    if at:
+        parts.append(f"<p class='answer-time'>{esc(answer_time_text(at))}</p>")
+        then = at.get("in_force") or {}
+        if then.get("excerpt") is not None:
+            parts.append(
+                block(
+                    "historical",
+                    f"Revision {esc(then['revision'])} in force when the answer was generated, dated "
+                    f"{esc(then['committed_at'])}: neither what was retrieved nor today's text",
+                    then["excerpt"],
+                )
+            )
     for tb in tombs:
         if is_revision_tombstone(tb, p["passage_id"]):
             parts.append(tombstone_card(tb))

@@ -31,6 +31,9 @@ def _passage(p: dict[str, Any]) -> dict[str, Any]:
         cur = p["currency"]
         if cur.get("reason") in _UNDISCLOSED_REASONS:
             p = {**p, "currency": {"state": UNAVAILABLE, "reason": UNAVAILABLE}}
+        at = p.get("answer_time") or {}
+        if at.get("reason") in _UNDISCLOSED_REASONS:
+            p = {**p, "answer_time": {"state": "unknown", "reason": UNAVAILABLE}}
         return p
     return {
         "index": p["index"],

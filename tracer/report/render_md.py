@@ -11,6 +11,7 @@ from typing import Any
 
 from tracer.report.mdtext import fence, md
 from tracer.report.words import (
+    answer_time_text,
     candidates_intro,
     is_revision_tombstone,
     locator_text,
@@ -87,6 +88,16 @@ def _passage(p: dict[str, Any], tombs: list[dict[str, Any]]) -> list[str]:
             "today's source text, not what was retrieved"
         )
         out.append(fence(label, current["excerpt"]))
+    at = p.get("answer_time")
+    if at:
+        out.append(md(answer_time_text(at)) + "\n")
+        then = at.get("in_force") or {}
+        if then.get("excerpt") is not None:
+            label = (
+                f"Revision {md(then['revision'])} in force when the answer was generated, dated "
+                f"{md(then['committed_at'])}: neither what was retrieved nor today's text"
+            )
+            out.append(fence(label, then["excerpt"]))
     if cur["state"] == "ambiguous" and cur.get("candidates"):
         rev = (cur.get("current_revision") or {}).get("revision")
         out.append(md(candidates_intro(len(cur["candidates"]), rev)) + "\n")

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from tracer.engine.answertime import ANSWER_TIME_REASONS, lag_words
+
 __all__ = [
+    "answer_time_text",
     "candidates_intro",
     "heading_path",
     "is_revision_tombstone",
@@ -59,3 +62,25 @@ def reason_text(currency: dict[str, Any]) -> str:
     """A currency reason code with its detail, e.g. "source_deleted: deleted at 2026-09-14"."""
     reason, detail = str(currency.get("reason", "")), str(currency.get("detail", ""))
     return f"{reason}: {detail}" if reason and detail else reason or detail
+
+
+def answer_time_text(at: dict[str, Any]) -> str:
+    """A passage's answer-time fact in words, from report.json (no source text in it)."""
+    state, why = str(at.get("state", "unknown")), str(at.get("reason", ""))
+    head = f"At answer time: {state} ({why})"
+    cited = (at.get("cited_revision") or {}).get("revision", "?")
+    changed, in_force = at.get("changed_in"), at.get("in_force")
+    if why == "changed_before_answer" and changed:
+        lag = changed.get("seconds_before_answer")
+        when = f"{lag_words(int(lag))} before this answer" if isinstance(lag, int) else "before this answer"
+        out = (
+            f"{head}: the answer cites revision {cited}, but revision {changed['revision']}, "
+            f"committed {changed['committed_at']} ({when}), already said otherwise"
+        )
+        if in_force and in_force.get("revision") != changed.get("revision"):
+            out += f"; revision {in_force['revision']} was in force"
+        return out + "."
+    if state == "superseded" and in_force:
+        then = f"revision {in_force['revision']} ({in_force['committed_at']})"
+        return f"{head}: {then} was in force instead of {cited}."
+    return f"{head}: {ANSWER_TIME_REASONS.get(why, why)}."
