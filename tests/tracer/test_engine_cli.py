@@ -26,11 +26,11 @@ ANSWER = "Refunds are accepted for thirty days."
 VERIFY_KEYS = {"ok", "computed_at", "viewer", "checkpoint", "counts", "findings"}
 FINDING_KEYS = {"kind", "seq", "record", "detail"}
 TRACE_KEYS = {
-    "answer_id", "run_id", "kind", "seq", "generated_at", "visible", "integrity", "currency", "reasons",
-    "signature", "producer", "runtime", "authorization_at_run_time", "question", "answer", "citations",
-    "passages", "lineage", "faults", "findings", "computed_at", "checkpoint",
+    "answer_id", "run_id", "kind", "seq", "generated_at", "visible", "integrity", "currency", "answer_time",
+    "reasons", "signature", "producer", "runtime", "authorization_at_run_time", "question", "answer",
+    "citations", "passages", "lineage", "faults", "findings", "computed_at", "checkpoint",
 }  # fmt: skip
-REVALIDATE_KEYS = {"computed_at", "checkpoint", "counts", "answers"}
+REVALIDATE_KEYS = {"computed_at", "checkpoint", "counts", "normalizer", "answers"}
 ANSWER_ROW_KEYS = {
     "answer_id",
     "run_id",
@@ -40,6 +40,8 @@ ANSWER_ROW_KEYS = {
     "citations",
     "integrity",
     "currency",
+    "answer_time",
+    "citation_verdicts",
 }
 
 
@@ -182,6 +184,7 @@ def test_trace_json_schema(cli: dict[str, Any], capsys: pytest.CaptureFixture[st
         "unknown_passages",
         "integrity",
         "currency",
+        "answer_time",
     }
     assert c["span"] == ANSWER
     (p,) = doc["passages"]
@@ -219,7 +222,11 @@ def test_revalidate_json_schema(cli: dict[str, Any], capsys: pytest.CaptureFixtu
     assert code == 0 and err == ""
     doc = json.loads(out)
     assert set(doc) == REVALIDATE_KEYS
-    assert doc["counts"] == {"integrity": {"intact": 1}, "currency": {"stale": 1}}
+    assert doc["counts"] == {
+        "integrity": {"intact": 1},
+        "currency": {"stale": 1},
+        "answer_time": {"current": 1},
+    }
     (row,) = doc["answers"]
     assert set(row) == ANSWER_ROW_KEYS
     assert (row["answer_id"], row["integrity"], row["currency"]) == ("ans-1", "intact", "stale")
