@@ -60,4 +60,5 @@ def database_error_types() -> tuple[type[BaseException], ...]:
     (a damaged page, a dropped table): the CLI reports them as a damaged vault, exit 2."""
     import duckdb
 
-    return (duckdb.Error,)
+    # damage, not a bug in a query: a conversion or binder error stays a traceback
+    return (duckdb.IOException, duckdb.CatalogException, duckdb.SerializationException, duckdb.InternalException)

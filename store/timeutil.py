@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-__all__ = ["instant", "within"]
+__all__ = ["instant"]
 
 
 def instant(text: str) -> datetime:
@@ -17,16 +17,3 @@ def instant(text: str) -> datetime:
     if moment.tzinfo is None:
         raise ValueError(f"date-time without a time zone offset: {text!r}")
     return moment.astimezone(UTC)
-
-
-def within(when: str, valid_from: str | None, valid_until: str | None, revoked_at: str | None) -> bool:
-    """True when `when` is in [valid_from, min(valid_until, revoked_at)); unreadable fails closed."""
-    try:
-        t = instant(when)
-        if valid_from and t < instant(valid_from):
-            return False
-        if valid_until and t >= instant(valid_until):
-            return False
-        return not (revoked_at and t >= instant(revoked_at))
-    except ValueError:
-        return False

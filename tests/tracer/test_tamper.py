@@ -25,7 +25,7 @@ import pytest
 from store import admin
 from store.canonical import canonical
 from store.crypto import aead_encrypt, sha256_hex
-from store.entries import Statement
+from store.entries import LogEntry, Statement
 from store.errors import AccessDeniedError
 from store.keyring import DataKeys
 from store.merkle import leaf_hash
@@ -647,3 +647,29 @@ def test_key_added_in_a_row_labelled_manifest_is_checked_the_same_by_workers(tv:
     report = run_verify(tv)
     assert [(f.kind, f.seq) for f in report.findings] == [("entry_kind_mismatch", seq)]
     assert "signature_invalid" not in kinds(report)
+
+
+# -- replayed statements (both ways: in-process and with workers) ----------------------------
+
+
+def _stored(case: Case, seq: int) -> bytes:
+    return bytes(row(case, "SELECT entry FROM log WHERE seq = ?", seq)[0])
+
+
+def test_replayed_grant_is_out_of_place_both_ways(tv: Case) -> None:
+    omar = tv.grant("omar", ["support"])
+    grant = tv.vault.size() - 1
+    admin.revoke_investigator(tv.vault, tv.custodian, omar.key_id, "2026-06-02T00:00:00Z")
+    seq = append_by_hand(tv, LogEntry.from_bytes(_stored(tv, grant)))
+    report = run_verify(tv, forensic=True)
+    assert [(f.kind, f.seq) for f in report.findings if f.seq == seq] == [
+        ("statement_out_of_place", seq),
+        ("entry_not_checkpointed", seq),
+    ]
+
+
+def test_replayed_key_add_is_out_of_place_both_ways(tv: Case) -> None:
+    admin.revoke_producer_key(tv.vault, tv.custodian, tv.producer.key_id, "2026-06-02T00:00:00Z")
+    seq = append_by_hand(tv, LogEntry.from_bytes(_stored(tv, 1)), checkpoint_signer=tv.custodian)
+    report = run_verify(tv, forensic=True)
+    assert [(f.kind, f.seq) for f in report.findings] == [("statement_out_of_place", seq)]
