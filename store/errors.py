@@ -61,4 +61,9 @@ def database_error_types() -> tuple[type[BaseException], ...]:
     import duckdb
 
     # damage, not a bug in a query: a conversion or binder error stays a traceback
-    return (duckdb.IOException, duckdb.CatalogException, duckdb.SerializationException, duckdb.InternalException)
+    return (
+        duckdb.IOException,
+        duckdb.CatalogException,
+        duckdb.SerializationException,
+        duckdb.InternalException,
+    )
