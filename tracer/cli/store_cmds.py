@@ -166,8 +166,8 @@ def cmd_init(args: argparse.Namespace) -> int:
     custodian = _custodian(args)
     with Vault.create(args.vault, custodian, now_iso(), args.origin) as vault:
         cp = vault.latest_checkpoint()
-        print(f"created {args.vault} (origin {vault.origin})")
-        print(f"custodian {custodian.name} {custodian.key_id}")
+        print(f"created {inert(str(args.vault))} (origin {inert(vault.origin)})")
+        print(f"custodian {inert(custodian.name)} {custodian.key_id}")
         print(f"checkpoint size {cp.size}")
     return 0
 
@@ -187,7 +187,7 @@ def cmd_keys_revoke(args: argparse.Namespace) -> int:
     custodian = _custodian(args)
     with open_vault(args.vault) as vault:
         seq = admin.revoke_producer_key(vault, custodian, args.key_id, now_iso(), args.reason)
-    print(f"revoked producer key {args.key_id} at log entry {seq}")
+    print(f"revoked producer key {inert(args.key_id)} at log entry {seq}")
     return 0
 
 
@@ -273,7 +273,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
         for f in report.faults:
             print(
                 f"FAULT    {inert(f.file)}: answer {inert(f.answer_id)}: "
-                f"{f.path}: {f.code}: {inert(f.message)}"
+                f"{inert(f.path)}: {f.code}: {inert(f.message)}"
             )
         if report.appended:
             print(f"appended {len(report.accepted)} file(s); checkpoint size {report.checkpoint_size}")
