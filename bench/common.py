@@ -25,8 +25,10 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from store.crypto import Identity  # noqa: E402
+from store.schema import FORMAT  # noqa: E402
 
-GEN_VERSION = "tracer-bench-gen/1"
+#: a cached vault is rebuilt when the generator or the vault format changes
+GEN_VERSION = f"tracer-bench-gen/1+{FORMAT}"
 DEFAULT_ROOT = Path(os.environ.get("TRACER_BENCH_DIR", "/tmp/tracer-bench"))  # noqa: S108
 
 
