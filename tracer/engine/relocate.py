@@ -40,7 +40,6 @@ from rapidfuzz.distance import LCSseq
 
 from tracer.engine.normalizers import NORM1, Normalizer
 from tracer.engine.textnorm import Block, Structure
-from tracer.engine.textnorm2 import words
 
 __all__ = [
     "AMBIGUOUS",
@@ -253,28 +252,33 @@ def _result(
     )
 
 
-@functools.lru_cache(maxsize=65536)
+# What similarity leaves out: link destinations, autolinks and tags, bare URLs, and the
+# Markdown marker characters (a successor that only gained a link or emphasis around the
+# same words must still look like the quote).
+_NOT_WORDS: Final = re.compile(r"\]\([^)]*\)|<[^<>]*>|(?:https?|ftp)://\S+")
+_MARKERS: Final = str.maketrans(dict.fromkeys("*_[]\\#", " "))
+#: token -> one character; shared by every proposal of a process, reset when it grows large
+_VOCABULARY: dict[str, str] = {}
+_VOCABULARY_LIMIT: Final = 800_000
+
+
 def _tokens(text: str) -> tuple[str, ...]:
     """Words and punctuation of the rendered words (link targets and markup left out)."""
-    return tuple(_TOKEN.findall(words(text)))
+    return tuple(_TOKEN.findall(_NOT_WORDS.sub(" ", text).translate(_MARKERS)))
 
 
-class _Interned:
-    """Tokens as one character each, so that the native matcher compares token sequences."""
-
-    def __init__(self) -> None:
-        self._ids: dict[str, str] = {}
-
-    def __call__(self, tokens: tuple[str, ...]) -> str:
-        ids = self._ids
-        out = []
-        for t in tokens:
-            ch = ids.get(t)
-            if ch is None:
-                n = len(ids) + 0x100
-                ch = ids[t] = chr(n if n < 0xD800 else n + 0x800)
-            out.append(ch)
-        return "".join(out)
+@functools.lru_cache(maxsize=65536)
+def _interned(text: str) -> str:
+    """A text's tokens as one character each, so the native matcher compares token sequences."""
+    ids = _VOCABULARY
+    out = []
+    for t in _tokens(text):
+        ch = ids.get(t)
+        if ch is None:
+            n = len(ids) + 0x100
+            ch = ids[t] = chr(n if n < 0xD800 else n + 0x800)
+        out.append(ch)
+    return "".join(out)
 
 
 def _similarity(quote: str, window: str) -> float:
@@ -323,9 +327,11 @@ def _proposals(quote: str, locator: Locator, structure: Structure) -> list[_Prop
     # or merged since the cited revision can still be proposed.
     quote_blocks = quote.count("\n\n") + 1
     sizes = sorted({max(1, quote_blocks - 1), quote_blocks, quote_blocks + 1})
-    intern = _Interned()
-    quote_tokens = intern(_tokens(quote))
-    block_tokens = [intern(_tokens(b.text)) for b in blocks]
+    if len(_VOCABULARY) > _VOCABULARY_LIMIT:  # before, never during, one proposal
+        _VOCABULARY.clear()
+        _interned.cache_clear()
+    quote_tokens = _interned(quote)
+    block_tokens = [_interned(b.text) for b in blocks]
     quote_set = set(quote_tokens)
     found: list[_Proposal] = []
     for size in sizes:
