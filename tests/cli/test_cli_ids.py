@@ -93,3 +93,11 @@ def test_a_note_on_a_prefix_lands_on_the_one_answer(vault: Path, capsys: pytest.
     code, out, _err = _run(capsys, "finding", str(vault), "ans-run", "exception dropped")
     assert code == 0
     assert "investigator note on ans-runbook signed and recorded at log entry" in out
+
+
+def test_impact_of_an_ambiguous_document_prefix_lists_the_candidates(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _out, err = _run(capsys, "impact", str(vault), "--document", "draft")
+    assert code == EXIT_USAGE
+    assert "no unique document 'draft'" in err and "draft-public" in err

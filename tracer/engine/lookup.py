@@ -110,6 +110,9 @@ def resolve_document(session: Session, wanted: str) -> str:
     matches = [d for d in known if d.startswith(wanted)] if wanted else []
     if len(matches) == 1:
         return matches[0]
+    if len(matches) > 1:
+        where = f"(the prefix fits {len(matches)} documents)"
+        raise UnknownIdError("unique document", wanted, matches[:SUGGEST], where)
     raise UnknownIdError("document", wanted, closest(wanted, known), "you can see in this vault")
 
 
