@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from store.casefile import load_casefile
 from store.crypto import Identity, PublicIdentity, b64e
 from store.entries import Statement
 from store.errors import AccessDeniedError, VaultError
@@ -89,12 +90,18 @@ def _scoped_collections(scopes: list[str], keys: DataKeys) -> set[str]:
 
 
 def grant_investigator(
-    vault: Vault, custodian: Identity, who: PublicIdentity, scopes: list[str], now: str
+    vault: Vault,
+    custodian: Identity,
+    who: PublicIdentity,
+    scopes: list[str],
+    now: str,
+    rights: list[str] | None = None,
 ) -> int:
     """Add an investigator and wrap every data key of their scopes to them.
 
     Refused for a key that was ever revoked (a revocation is final), a name already in
-    use, a name that cannot sign a checkpoint note, or an empty scope.
+    use, a name that cannot sign a checkpoint note, an empty scope, or an unknown right
+    (`store.roster.RIGHTS`: `hold` lets them place and release legal holds).
     """
     _require_custodian(vault, custodian)
     wanted = sorted(set(scopes))
@@ -106,6 +113,8 @@ def grant_investigator(
         "x25519": b64e(who.x25519),
         "at": now,
     }
+    if rights:
+        stmt["rights"] = sorted(set(rights))
     _refuse(vault, vault.roster(), "investigator_grant", stmt)
     keys = DataKeys(vault, custodian)
     with vault.batch(custodian) as b:
@@ -149,9 +158,13 @@ def purge(
     """Append a tombstone, then delete the blob, in one transaction.
 
     A purge is final: ingest never stores the text again (`store.ingest`), and a text
-    found stored under a tombstone is shown as purged and reported by `verify`.
+    found stored under a tombstone is shown as purged and reported by `verify`.  Text
+    under a legal hold in force is refused, naming the hold (`store.casefile`).
     """
     _require_custodian(vault, custodian)
+    held = load_casefile(vault).holds_on_digest(vault, digest)
+    if held:
+        raise VaultError(f"{vault.path}: digest {digest} is under legal hold: {held[0].describe()}")
     if not vault.query("SELECT 1 FROM v_digests WHERE digest = ? LIMIT 1", [digest]):
         raise VaultError(f"{vault.path}: digest {digest} is not referenced by any log entry")
     if vault.query("SELECT 1 FROM v_tombstones WHERE digest = ? LIMIT 1", [digest]):
@@ -170,19 +183,36 @@ def purge(
 
 
 def record_access(
-    vault: Vault, investigator: Identity, action: str, target: str, now: str, forensic: bool = False
+    vault: Vault,
+    investigator: Identity,
+    action: str,
+    target: str,
+    now: str,
+    forensic: bool = False,
+    case_id: str | None = None,
 ) -> int:
-    """An access entry signed by the investigator, checkpointed under their key."""
+    """An access entry signed by the investigator, checkpointed under their key; with
+    `case_id`, made while that case was selected (`store.casefile`)."""
     stmt: dict[str, Any] = {"action": action, "target": target, "at": now}
     if forensic:
         stmt["forensic"] = True
+    if case_id is not None:
+        stmt["case_id"] = case_id
     with vault.batch(investigator) as b:
         return b.append(Statement("access", stmt, investigator))
 
 
 def record_finding(
-    vault: Vault, investigator: Identity, answer_id: str, target: str, note: str, now: str
+    vault: Vault,
+    investigator: Identity,
+    answer_id: str,
+    target: str,
+    note: str,
+    now: str,
+    case_id: str | None = None,
 ) -> int:
     stmt = {"answer_id": answer_id, "target": target, "note": note, "at": now}
+    if case_id is not None:
+        stmt["case_id"] = case_id
     with vault.batch(investigator) as b:
         return b.append(Statement("finding", stmt, investigator))

@@ -19,7 +19,9 @@ from store.dsse import Envelope, sign_envelope
 from store.merkle import leaf_hash
 
 __all__ = [
+    "CASE_KINDS",
     "CUSTODIAN_KINDS",
+    "HOLD_KINDS",
     "INVESTIGATOR_KINDS",
     "MANIFEST_TYPE",
     "ROSTER_KINDS",
@@ -46,7 +48,12 @@ CUSTODIAN_KINDS = frozenset(
         "tombstone",
     }
 )
-INVESTIGATOR_KINDS = frozenset({"access", "finding"})
+#: case-file statements (store.casefile): an investigator (or the custodian) signs them
+CASE_KINDS = frozenset({"case_open", "case_conclusion", "tag", "note"})
+#: legal holds: signed by the custodian or an investigator granted the `hold` right
+#: (`store.roster.Roster.statement_signers` narrows who may sign them)
+HOLD_KINDS = frozenset({"hold", "hold_release"})
+INVESTIGATOR_KINDS = frozenset({"access", "finding"}) | CASE_KINDS | HOLD_KINDS
 #: statements that change who may sign or read: folded by `store.roster.Roster`
 ROSTER_KINDS = frozenset({"vault_init", "key_add", "key_revoke", "investigator_grant", "investigator_revoke"})
 

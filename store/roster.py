@@ -23,7 +23,15 @@ from typing import TYPE_CHECKING, Any
 from store import merkle
 from store.crypto import PublicIdentity, b64d, key_id_of
 from store.dsse import verify_envelope
-from store.entries import CUSTODIAN_KINDS, INVESTIGATOR_KINDS, STATEMENT_TYPE, LogEntry, place_of
+from store.entries import (
+    CUSTODIAN_KINDS,
+    HOLD_KINDS,
+    INVESTIGATOR_KINDS,
+    ROSTER_KINDS,
+    STATEMENT_TYPE,
+    LogEntry,
+    place_of,
+)
 from store.errors import InputError, SignatureError
 from store.textrules import NAME_RULE, name_problem, scope_problem
 from store.timeutil import instant
@@ -33,11 +41,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ALL_SCOPES",
+    "HOLD_RIGHT",
     "NAME_RULE",
+    "RIGHTS",
     "Investigator",
     "ProducerKey",
     "Roster",
     "RosterProblem",
+    "check_entry",
     "investigators",
     "load_roster",
     "name_problem",
@@ -46,6 +57,10 @@ __all__ = [
 ]
 
 ALL_SCOPES = "*"
+#: the right to place and release legal holds (the custodian always has it)
+HOLD_RIGHT = "hold"
+#: rights a grant may carry, besides its scopes
+RIGHTS = frozenset({HOLD_RIGHT})
 
 
 def _problem_at(when: str, bounds: Sequence[tuple[str, str | None]]) -> str | None:
@@ -111,6 +126,8 @@ class Investigator:
     revoked_at: str | None
     granted_seq: int = -1
     revoked_seq: int | None = None
+    #: rights granted besides reading (`RIGHTS`); fixed at grant, like the key
+    rights: tuple[str, ...] = ()
 
     @property
     def active(self) -> bool:
@@ -227,6 +244,12 @@ class Roster:
         for scope in scopes:
             if scope_problem(scope):
                 return scope_problem(scope)
+        rights = stmt.get("rights", [])
+        if not isinstance(rights, list) or len(set(map(str, rights))) != len(rights):
+            return "rights must be a list of distinct rights"
+        for right in rights:
+            if right not in RIGHTS:
+                return f"unknown right {right!r} (known: {', '.join(sorted(RIGHTS))})"
         return _time_problem(stmt, "at")
 
     def fold(self, seq: int, kind: str, stmt: dict[str, Any]) -> RosterProblem | None:
@@ -260,6 +283,7 @@ class Roster:
                 stmt["at"],
                 None,
                 seq,
+                rights=tuple(stmt.get("rights", [])),
             )
         elif kind == "investigator_revoke":
             i = self.investigators[stmt["key_id"]]
@@ -277,9 +301,16 @@ class Roster:
         out: dict[str, bytes] = {}
         if self.custodian is not None and (kind in CUSTODIAN_KINDS or kind in INVESTIGATOR_KINDS):
             out[self.custodian.key_id] = self.custodian.ed25519
-        if kind in INVESTIGATOR_KINDS:
+        if kind in HOLD_KINDS:
+            out.update({i.key_id: i.ed25519 for i in self.investigators.values() if self.may_hold(i)})
+        elif kind in INVESTIGATOR_KINDS:
             out.update({i.key_id: i.ed25519 for i in self.investigators.values() if i.active})
         return out
+
+    @staticmethod
+    def may_hold(inv: Investigator) -> bool:
+        """An active investigator granted the hold right may place and release holds."""
+        return inv.active and HOLD_RIGHT in inv.rights
 
     def note_verifiers(self) -> list[tuple[str, bytes]]:
         """(name, Ed25519 key) pairs that may sign a checkpoint now: the custodian and
@@ -443,9 +474,29 @@ def _roster_entry(
     bad = statement_problem(entry, seq, origin, root_before, signers)
     if bad is not None:
         return RosterProblem(seq, entry.kind, bad[0], bad[1])
+    if entry.kind not in ROSTER_KINDS:
+        return None
     stmt = entry.payload_json()
     assert isinstance(stmt, dict)  # noqa: S101 - statement_problem checked it
     return roster.fold(seq, entry.kind, stmt)
+
+
+def check_entry(
+    roster: Roster,
+    seq: int,
+    row_kind: str,
+    data: bytes,
+    stored_leaf: bytes,
+    origin: str,
+    acc: merkle.RootAccumulator,
+) -> RosterProblem | None:
+    """Check one statement row as `load_roster` checks roster rows (leaf, kind and seq,
+    signature by who may sign its kind at this point, place), folding roster kinds in.
+
+    For readers of other statements (`store.casefile`) that must apply the roster as it
+    stood at each entry: `acc` holds exactly the leaves before `seq`.
+    """
+    return _roster_entry(roster, seq, row_kind, data, stored_leaf, origin, acc)
 
 
 def producer_keys(vault: Vault) -> dict[str, ProducerKey]:

@@ -170,6 +170,54 @@ VIEW_COLUMNS: dict[str, list[tuple[str, str]]] = {
         ("role", "VARCHAR"),
         ("collection", "VARCHAR"),
     ],
+    # the case file (store.casefile): read as an index, every entry checked from the log
+    "v_cases": [
+        ("seq", "BIGINT"),
+        ("case_id", "VARCHAR"),
+        ("title", "VARCHAR"),
+        ("purpose", "VARCHAR"),
+        ("investigator", "VARCHAR"),
+        ("at_time", "VARCHAR"),
+    ],
+    "v_case_items": [
+        ("seq", "BIGINT"),
+        ("kind", "VARCHAR"),
+        ("case_id", "VARCHAR"),
+        ("investigator", "VARCHAR"),
+        ("answer_id", "VARCHAR"),
+        ("target", "VARCHAR"),
+        ("at_time", "VARCHAR"),
+    ],
+    "v_tags": [
+        ("seq", "BIGINT"),
+        ("investigator", "VARCHAR"),
+        ("case_id", "VARCHAR"),
+        ("op", "VARCHAR"),
+        ("tag", "VARCHAR"),
+        ("answer_id", "VARCHAR"),
+        ("target", "VARCHAR"),
+        ("at_time", "VARCHAR"),
+    ],
+    "v_notes": [
+        ("seq", "BIGINT"),
+        ("kind", "VARCHAR"),
+        ("investigator", "VARCHAR"),
+        ("case_id", "VARCHAR"),
+        ("answer_id", "VARCHAR"),
+        ("body", "VARCHAR"),
+        ("at_time", "VARCHAR"),
+    ],
+    "v_holds": [
+        ("seq", "BIGINT"),
+        ("action", "VARCHAR"),
+        ("signer", "VARCHAR"),
+        ("case_id", "VARCHAR"),
+        ("subject_kind", "VARCHAR"),
+        ("subject", "VARCHAR"),
+        ("hold_seq", "BIGINT"),
+        ("reason", "VARCHAR"),
+        ("at_time", "VARCHAR"),
+    ],
 }
 
 VIEW_INDEXES = [
@@ -179,6 +227,7 @@ VIEW_INDEXES = [
     "CREATE INDEX IF NOT EXISTS ix_citations_answer ON v_citations(answer_id)",
     "CREATE INDEX IF NOT EXISTS ix_revisions_doc ON v_revisions(document_id)",
     "CREATE INDEX IF NOT EXISTS ix_digests_digest ON v_digests(digest)",
+    "CREATE INDEX IF NOT EXISTS ix_case_items_case ON v_case_items(case_id)",
 ]
 
 

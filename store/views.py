@@ -152,6 +152,8 @@ def _statement_rows(seq: int, entry: LogEntry, p: Mapping[str, Any], out: Rows) 
         out["v_tombstones"].append(
             (seq, p["digest"], p["policy"], p["reason"], p["authorizer"], p["effective_at"])
         )
+    elif t in _CASE_ROWS:
+        _CASE_ROWS[t](seq, entry.signer or "", p, out)
     elif t == "access":
         out["v_access"].append(
             (
@@ -167,6 +169,64 @@ def _statement_rows(seq: int, entry: LogEntry, p: Mapping[str, Any], out: Rows) 
         out["v_findings"].append(
             (seq, entry.signer or "", p["answer_id"], p.get("target", ""), p["note"], p["at"])
         )
+    if t in ("access", "finding") and p.get("case_id") is not None:
+        _case_item(seq, t, entry.signer or "", p, out)
+
+
+def _case_item(seq: int, kind: str, signer: str, p: Mapping[str, Any], out: Rows) -> None:
+    """The index of what belongs to a case (`store.casefile` checks each entry's bytes)."""
+    out["v_case_items"].append(
+        (seq, kind, p["case_id"], signer, p.get("answer_id"), p.get("target", ""), p["at"])
+    )
+
+
+def _case_open(seq: int, signer: str, p: Mapping[str, Any], out: Rows) -> None:
+    out["v_cases"].append((seq, p["case_id"], p["title"], p["purpose"], signer, p["at"]))
+    _case_item(seq, "case_open", signer, p, out)
+
+
+def _tag(seq: int, signer: str, p: Mapping[str, Any], out: Rows) -> None:
+    out["v_tags"].append(
+        (seq, signer, p.get("case_id"), p["op"], p["tag"], p["answer_id"], p["target"], p["at"])
+    )
+    if p.get("case_id") is not None:
+        _case_item(seq, "tag", signer, p, out)
+
+
+def _note(seq: int, signer: str, p: Mapping[str, Any], out: Rows, kind: str = "note") -> None:
+    out["v_notes"].append((seq, kind, signer, p["case_id"], p.get("answer_id"), p["text"], p["at"]))
+    _case_item(seq, kind, signer, p, out)
+
+
+def _conclusion(seq: int, signer: str, p: Mapping[str, Any], out: Rows) -> None:
+    _note(seq, signer, p, out, "case_conclusion")
+
+
+def _hold(seq: int, signer: str, p: Mapping[str, Any], out: Rows) -> None:
+    subject = p["subject"]
+    out["v_holds"].append(
+        (seq, "hold", signer, p.get("case_id"), subject["kind"], subject["id"], None, p["reason"], p["at"])
+    )
+    if p.get("case_id") is not None:
+        _case_item(seq, "hold", signer, p, out)
+
+
+def _release(seq: int, signer: str, p: Mapping[str, Any], out: Rows) -> None:
+    out["v_holds"].append(
+        (seq, "release", signer, p.get("case_id"), None, None, p["hold_seq"], p["reason"], p["at"])
+    )
+    if p.get("case_id") is not None:
+        _case_item(seq, "hold_release", signer, p, out)
+
+
+_CASE_ROWS = {
+    "case_open": _case_open,
+    "case_conclusion": _conclusion,
+    "tag": _tag,
+    "note": _note,
+    "hold": _hold,
+    "hold_release": _release,
+}
 
 
 def derive(seq: int, entry: LogEntry, out: Rows) -> None:

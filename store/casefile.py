@@ -1,0 +1,485 @@
+"""The case file: cases, tags, notes, conclusions and legal holds, as signed statements.
+
+Every item is a statement appended through `Vault.batch` (bound to its place, signed,
+checkpointed by its signer), like findings and access entries.  What the case file
+*says* is folded once, by `CaseFile.fold`, from the log's entry bytes — never from the
+`v_*` views anyone holding the file can edit — and only from entries that hash to
+their stored leaf, carry a valid signature by a key allowed to sign their kind at that
+point of the log, and name their own place (`store.roster.check_entry`).  The same
+rules (`CaseFile.refusal`) refuse a command before it is signed and ignore an entry in
+the log that breaks them, so nothing signed through this module can later read as a
+forgery, and a hand-written entry never counts.
+
+Holds are signed by the custodian or by an investigator granted the `hold` right
+(`store.roster.Roster.statement_signers`); a purge of held text is refused
+(`store.admin.purge`, via `CaseFile.holds_on_digest`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from store import merkle
+from store.crypto import Identity
+from store.entries import CASE_KINDS, HOLD_KINDS, ROSTER_KINDS, LogEntry, Statement
+from store.errors import AccessDeniedError, VaultError
+from store.roster import Roster, check_entry
+from store.textrules import id_problem
+from store.vault import Vault
+
+__all__ = [
+    "HOLD_SUBJECTS",
+    "TAG_RULE",
+    "Activity",
+    "CaseFile",
+    "CaseFinding",
+    "CaseProblem",
+    "CaseRecord",
+    "Hold",
+    "Note",
+    "Release",
+    "Tag",
+    "answer_digests",
+    "append_case_statement",
+    "case_id_problem",
+    "case_items",
+    "digest_collections",
+    "document_collections",
+    "document_digests",
+    "load_casefile",
+    "target_problem",
+]
+
+#: case ids are shown in file names and status bars: short ASCII words
+_CASE_ID_RULE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+#: tags are words an answers filter can name (`tag:dropped-exception`)
+TAG_RULE = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+_TARGET_RULE = re.compile(r"answer|claim:[1-9][0-9]{0,5}|passage:\S{1,128}")
+HOLD_SUBJECTS = ("document", "answer", "digest")
+_MAX_TITLE = 200
+_MAX_TEXT = 20_000
+#: row kinds read to fold the case file: the roster (who could sign, when) and the case
+_FOLD_KINDS = ROSTER_KINDS | CASE_KINDS | HOLD_KINDS
+
+
+def case_id_problem(case_id: object) -> str | None:
+    if not isinstance(case_id, str) or not _CASE_ID_RULE.fullmatch(case_id):
+        return (
+            f"case id {case_id!r} is not 1-64 characters of A-Z a-z 0-9 . _ - starting with a letter or digit"
+        )
+    return None
+
+
+def target_problem(target: object) -> str | None:
+    """`answer`, `claim:N` (a citation, numbered from 1) or `passage:ID`."""
+    if not isinstance(target, str) or not _TARGET_RULE.fullmatch(target) or id_problem(target):
+        return f"target {target!r} is not 'answer', 'claim:N' or 'passage:ID'"
+    return None
+
+
+def _text_problem(name: str, value: object, limit: int, required: bool = True) -> str | None:
+    if not isinstance(value, str):
+        return f"{name} must be text"
+    if required and not value.strip():
+        return f"{name} is empty"
+    if len(value) > limit:
+        return f"{name} is longer than {limit} characters"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class CaseRecord:
+    case_id: str
+    title: str
+    purpose: str
+    opened_by: str
+    opened_at: str
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class Tag:
+    seq: int
+    investigator: str
+    case_id: str | None
+    op: str
+    tag: str
+    answer_id: str
+    target: str
+    at: str
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A case note (`kind` note) or a conclusion (`case_conclusion`)."""
+
+    seq: int
+    kind: str
+    investigator: str
+    case_id: str
+    answer_id: str | None
+    text: str
+    at: str
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    seq: int
+    signer: str
+    reason: str
+    at: str
+
+
+@dataclass(frozen=True, slots=True)
+class Hold:
+    seq: int
+    signer: str
+    case_id: str | None
+    subject_kind: str
+    subject: str
+    reason: str
+    at: str
+    release: Release | None = None
+
+    @property
+    def in_force(self) -> bool:
+        return self.release is None
+
+    def describe(self) -> str:
+        return (
+            f"hold at log entry {self.seq} on {self.subject_kind} {self.subject!r} "
+            f"({self.reason!r}, since {self.at}); release it first (`tracer release`)"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CaseFinding:
+    seq: int
+    investigator: str
+    case_id: str
+    answer_id: str
+    target: str
+    note: str
+    at: str
+
+
+@dataclass(frozen=True, slots=True)
+class Activity:
+    """An access entry made while a case was selected."""
+
+    seq: int
+    investigator: str
+    case_id: str
+    action: str
+    target: str
+    at: str
+
+
+@dataclass(frozen=True, slots=True)
+class CaseProblem:
+    """A case-file entry that was not folded in, and why."""
+
+    seq: int
+    kind: str
+    code: str
+    detail: str
+
+
+@dataclass
+class CaseFile:
+    """Everything the log's valid case statements say, in log order."""
+
+    cases: dict[str, CaseRecord] = field(default_factory=dict)
+    tags: list[Tag] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    holds: dict[int, Hold] = field(default_factory=dict)
+    findings: list[CaseFinding] = field(default_factory=list)
+    activity: list[Activity] = field(default_factory=list)
+    problems: list[CaseProblem] = field(default_factory=list)
+
+    # -- the one rule ------------------------------------------------------------------
+
+    def refusal(self, kind: str, stmt: dict[str, Any]) -> str | None:
+        """Why a statement of `kind` may not be appended now (None: it may)."""
+        case_id = stmt.get("case_id")
+        if kind == "case_open":
+            if case_id_problem(case_id):
+                return case_id_problem(case_id)
+            if case_id in self.cases:
+                return f"case {case_id!r} is already open (log entry {self.cases[str(case_id)].seq})"
+            return _text_problem("title", stmt.get("title"), _MAX_TITLE) or _text_problem(
+                "purpose", stmt.get("purpose"), _MAX_TEXT
+            )
+        if case_id is not None or kind in ("note", "case_conclusion"):
+            if not isinstance(case_id, str) or case_id not in self.cases:
+                return f"no open case {case_id!r}: open it first (`tracer case open`)"
+        if not isinstance(stmt.get("at"), str):
+            return "at is not a time"
+        if kind == "tag":
+            return self._tag_refusal(stmt)
+        if kind in ("note", "case_conclusion"):
+            answer_id = stmt.get("answer_id")
+            if answer_id is not None and (not isinstance(answer_id, str) or id_problem(answer_id)):
+                return "answer_id is not an id"
+            return _text_problem("text", stmt.get("text"), _MAX_TEXT)
+        if kind == "hold":
+            subject = stmt.get("subject")
+            if not isinstance(subject, dict) or subject.get("kind") not in HOLD_SUBJECTS:
+                return f"a hold's subject is one of {', '.join(HOLD_SUBJECTS)}"
+            ident = subject.get("id")
+            if not isinstance(ident, str) or not ident or id_problem(ident):
+                return "a hold's subject needs an id"
+            return _text_problem("reason", stmt.get("reason"), _MAX_TEXT)
+        if kind == "hold_release":
+            hold_seq = stmt.get("hold_seq")
+            held = self.holds.get(hold_seq) if type(hold_seq) is int else None
+            if held is None:
+                return f"no hold at log entry {hold_seq!r}"
+            if held.release is not None:
+                return f"the hold at log entry {hold_seq} was already released at entry {held.release.seq}"
+            return _text_problem("reason", stmt.get("reason"), _MAX_TEXT)
+        if kind in ("access", "finding"):
+            return None
+        return f"{kind!r} is not a case-file statement"
+
+    def _tag_refusal(self, stmt: dict[str, Any]) -> str | None:
+        tag, op, answer_id = stmt.get("tag"), stmt.get("op"), stmt.get("answer_id")
+        if not isinstance(tag, str) or not TAG_RULE.fullmatch(tag):
+            return f"tag {tag!r} is not 1-64 characters of a-z 0-9 . _ - starting with a letter or digit"
+        if op not in ("add", "remove"):
+            return "op is 'add' or 'remove'"
+        if not isinstance(answer_id, str) or not answer_id or id_problem(answer_id):
+            return "answer_id is not an id"
+        if target_problem(stmt.get("target")):
+            return target_problem(stmt.get("target"))
+        on = (stmt.get("case_id"), answer_id, stmt["target"])
+        present = tag in self.tags_on(*on)
+        if op == "add" and present:
+            return f"{tag!r} is already on {stmt['target']} of {answer_id}"
+        if op == "remove" and not present:
+            return f"{tag!r} is not on {stmt['target']} of {answer_id}"
+        return None
+
+    # -- folding -----------------------------------------------------------------------
+
+    def fold(self, seq: int, kind: str, signer: str, stmt: dict[str, Any]) -> CaseProblem | None:
+        """Apply one checked statement; a statement the rules refuse is a problem, not applied."""
+        refused = self.refusal(kind, stmt)
+        if refused is not None:
+            return CaseProblem(seq, kind, "case_statement_refused", refused)
+        at = str(stmt["at"])
+        case_id: str | None = stmt.get("case_id")
+        if kind == "case_open":
+            opened = str(case_id)
+            self.cases[opened] = CaseRecord(opened, stmt["title"], stmt["purpose"], signer, at, seq)
+        elif kind == "tag":
+            self.tags.append(
+                Tag(seq, signer, case_id, stmt["op"], stmt["tag"], stmt["answer_id"], stmt["target"], at)
+            )
+        elif kind in ("note", "case_conclusion"):
+            self.notes.append(Note(seq, kind, signer, str(case_id), stmt.get("answer_id"), stmt["text"], at))
+        elif kind == "hold":
+            subject = stmt["subject"]
+            self.holds[seq] = Hold(seq, signer, case_id, subject["kind"], subject["id"], stmt["reason"], at)
+        elif kind == "hold_release":
+            held = self.holds[stmt["hold_seq"]]
+            self.holds[held.seq] = _released(held, Release(seq, signer, stmt["reason"], at))
+        elif kind == "finding" and case_id is not None:
+            self.findings.append(
+                CaseFinding(
+                    seq,
+                    signer,
+                    case_id,
+                    str(stmt.get("answer_id", "")),
+                    str(stmt.get("target", "")),
+                    str(stmt.get("note", "")),
+                    at,
+                )
+            )
+        elif kind == "access" and case_id is not None:
+            self.activity.append(
+                Activity(seq, signer, case_id, str(stmt.get("action", "")), str(stmt.get("target", "")), at)
+            )
+        return None
+
+    # -- questions ---------------------------------------------------------------------
+
+    def tags_on(self, case_id: str | None, answer_id: str, target: str) -> list[str]:
+        """Tags in force on one target within one case (None: tags made outside a case)."""
+        out: list[str] = []
+        for t in self.tags:
+            if t.case_id == case_id and t.answer_id == answer_id and t.target == target:
+                if t.op == "add":
+                    out.append(t.tag)
+                elif t.tag in out:
+                    out.remove(t.tag)
+        return out
+
+    def current_tags(self, case_id: str | None = None) -> list[Tag]:
+        """The `add` entries still in force, in log order (all cases when `case_id` is None)."""
+        live: dict[tuple[str | None, str, str, str], Tag] = {}
+        for t in self.tags:
+            if case_id is not None and t.case_id != case_id:
+                continue
+            key = (t.case_id, t.answer_id, t.target, t.tag)
+            if t.op == "add":
+                live[key] = t
+            else:
+                live.pop(key, None)
+        return sorted(live.values(), key=lambda t: t.seq)
+
+    def holds_in_force(self) -> list[Hold]:
+        return [h for h in self.holds.values() if h.in_force]
+
+    def holds_on_digest(self, vault: Vault, digest: str) -> list[Hold]:
+        """Holds in force that cover a text: on the digest itself, on an answer whose
+        manifest (or lineage) names it, or on a document whose revisions or quoted
+        passages it is."""
+        out: list[Hold] = []
+        for h in self.holds_in_force():
+            if h.subject_kind == "digest":
+                covered = h.subject == digest
+            elif h.subject_kind == "answer":
+                covered = digest in answer_digests(vault, h.subject)
+            else:
+                covered = digest in document_digests(vault, h.subject)
+            if covered:
+                out.append(h)
+        return out
+
+
+def _released(h: Hold, release: Release) -> Hold:
+    return Hold(h.seq, h.signer, h.case_id, h.subject_kind, h.subject, h.reason, h.at, release)
+
+
+def answer_digests(vault: Vault, answer_id: str, _seen: set[str] | None = None) -> set[str]:
+    """Every text digest an answer's signed manifest names, through its lineage too;
+    read from the log entry (checked against its stored leaf), not from the views."""
+    seen = _seen if _seen is not None else set()
+    if answer_id in seen:
+        return set()
+    seen.add(answer_id)
+    rows = vault.query("SELECT seq FROM v_answers WHERE answer_id = ? ORDER BY seq", [answer_id])
+    out: set[str] = set()
+    for (seq,) in rows:
+        entry = vault.entry(int(seq))
+        stored = vault.query("SELECT leaf_hash FROM log WHERE seq = ?", [int(seq)])
+        if entry.kind != "manifest" or not stored or bytes(stored[0][0]) != entry.leaf:
+            continue
+        p = entry.payload_json()
+        if not isinstance(p, dict) or p.get("answer_id") != answer_id:
+            continue
+        out |= {str(p.get("question_sha256")), str(p.get("answer_sha256"))}
+        for ps in p.get("passages") or []:
+            if isinstance(ps, dict):
+                out |= {str(ps.get("retrieved_sha256")), str(ps.get("model_input_sha256"))}
+                doc = ps.get("document")
+                if isinstance(doc, dict):
+                    revs = vault.query(
+                        "SELECT content_sha256 FROM v_revisions WHERE document_id = ? AND revision = ?",
+                        [str(doc.get("document_id")), str(doc.get("revision"))],
+                    )
+                    out |= {str(r[0]) for r in revs}
+        for parent in p.get("lineage") or []:
+            out |= answer_digests(vault, str(parent), seen)
+    return out
+
+
+def document_digests(vault: Vault, document_id: str) -> set[str]:
+    """The content of every revision of a document and every passage quoted from it."""
+    revs = vault.query("SELECT content_sha256 FROM v_revisions WHERE document_id = ?", [document_id])
+    quoted = vault.query(
+        "SELECT retrieved_sha256, model_input_sha256 FROM v_passages WHERE document_id = ?", [document_id]
+    )
+    return {str(r[0]) for r in revs} | {str(d) for row in quoted for d in row}
+
+
+def _case_rows(vault: Vault) -> list[tuple[int, str, bytes, bytes]]:
+    """Roster and case rows, plus the access and finding rows the case index names."""
+    kinds = sorted(_FOLD_KINDS)
+    marks = ", ".join("?" for _k in kinds)
+    sql = (
+        f"SELECT seq, kind, entry, leaf_hash FROM log WHERE kind IN ({marks}) "  # noqa: S608
+        "OR (kind IN ('access', 'finding') AND seq IN (SELECT seq FROM v_case_items)) ORDER BY seq"
+    )
+    return [(int(a), str(b), bytes(c), bytes(d)) for a, b, c, d in vault.query(sql, kinds)]
+
+
+def load_casefile(vault: Vault) -> CaseFile:
+    """The case file as the checked log says; unchecked entries are `problems`."""
+    rows = _case_rows(vault)
+    leaves = vault.leaf_hashes()
+    roster = Roster()
+    case = CaseFile()
+    acc = merkle.RootAccumulator()
+    origin = vault.origin
+    for seq, kind, data, stored in rows:
+        while acc.size < seq and acc.size < len(leaves):
+            acc.append(leaves[acc.size])
+        problem = check_entry(roster, seq, kind, data, stored, origin, acc)
+        if kind in ROSTER_KINDS:
+            continue  # a bad roster row is the roster's problem (unlock and verify refuse it)
+        if problem is not None:
+            case.problems.append(CaseProblem(seq, kind, problem.code, problem.detail))
+            continue
+        entry = LogEntry.from_bytes(data)
+        stmt = entry.payload_json()
+        if not isinstance(stmt, dict):
+            continue
+        found = case.fold(seq, kind, entry.signer or "", stmt)
+        if found is not None:
+            case.problems.append(found)
+    return case
+
+
+def append_case_statement(vault: Vault, signer: Identity, kind: str, stmt: dict[str, Any]) -> int:
+    """Check `stmt` against the case file and the roster, then sign and append it.
+
+    Holds and releases need the custodian or an investigator with the hold right; the
+    batch then signs a checkpoint over the new entry under the signer's roster name.
+    """
+    if vault.read_only:
+        raise AccessDeniedError(f"{vault.path}: vault is read-only; case entries cannot be appended")
+    allowed = vault.roster().statement_signers(kind)
+    if signer.key_id not in allowed:
+        who = vault.roster().signer_name(signer.key_id) or signer.key_id[:16]
+        if kind in HOLD_KINDS:
+            raise AccessDeniedError(
+                f"{vault.path}: {who} may not sign a {kind}: holds are placed and released by the "
+                "custodian or an investigator granted the 'hold' right"
+            )
+        raise AccessDeniedError(f"{vault.path}: {who} may not sign a {kind} statement")
+    problem = load_casefile(vault).refusal(kind, stmt)
+    if problem is not None:
+        raise VaultError(f"{vault.path}: {kind} refused: {problem}")
+    with vault.batch(signer) as b:
+        return b.append(Statement(kind, stmt, signer))
+
+
+def case_items(case: CaseFile, case_id: str) -> Iterable[int]:
+    """Seqs of every entry that belongs to a case, in log order."""
+    seqs = [c.seq for c in case.cases.values() if c.case_id == case_id]
+    seqs += [t.seq for t in case.tags if t.case_id == case_id]
+    seqs += [n.seq for n in case.notes if n.case_id == case_id]
+    seqs += [h.seq for h in case.holds.values() if h.case_id == case_id]
+    seqs += [h.release.seq for h in case.holds.values() if h.case_id == case_id and h.release]
+    seqs += [f.seq for f in case.findings if f.case_id == case_id]
+    seqs += [a.seq for a in case.activity if a.case_id == case_id]
+    return sorted(seqs)
+
+
+def digest_collections(vault: Vault, digest: str) -> set[str]:
+    """The collections a text digest is logged under (empty: no entry names it)."""
+    return {
+        str(r[0]) for r in vault.query("SELECT DISTINCT collection FROM v_digests WHERE digest = ?", [digest])
+    }
+
+
+def document_collections(vault: Vault, document_id: str) -> set[str]:
+    """The collections a document's revisions and quoted passages belong to."""
+    revs = vault.query("SELECT DISTINCT collection FROM v_revisions WHERE document_id = ?", [document_id])
+    quoted = vault.query("SELECT DISTINCT collection FROM v_passages WHERE document_id = ?", [document_id])
+    return {str(r[0]) for r in [*revs, *quoted]}

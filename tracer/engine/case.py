@@ -1,0 +1,424 @@
+"""A case as one investigator may see it, and the case-file actions of a session.
+
+`store.casefile` folds what the log's valid case statements say; this module cuts that
+to the viewer and writes new statements through the session.  Two rules decide what a
+viewer sees of a case item, and both must hold:
+
+* its subject is visible to the viewer: an answer the engine says is visible (scope
+  follows lineage), a document or digest in a collection the viewer may read;
+* the viewer may read everything its author could: an author can have written
+  anything they could read into a tag, a note, a title or a reason, so a viewer whose
+  scopes do not include all of the author's sees nothing of it — not even that it
+  exists (no counts).
+
+Investigators are named by the roster's name beside their key fingerprint.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from store import admin, queries
+from store.casefile import (
+    Activity,
+    CaseFile,
+    CaseFinding,
+    CaseRecord,
+    Hold,
+    Note,
+    Tag,
+    answer_digests,
+    append_case_statement,
+    case_id_problem,
+    digest_collections,
+    document_collections,
+    load_casefile,
+)
+from store.errors import AccessDeniedError, StoreError
+from store.keyring import ALL_SCOPES
+from store.roster import Roster
+from tracer.clock import now_iso
+from tracer.engine.lookup import UnknownIdError, resolve_answer, resolve_document
+from tracer.engine.session import Session
+from tracer.engine.trace import Tracer
+
+__all__ = [
+    "CaseDesk",
+    "CaseError",
+    "CaseView",
+    "HoldView",
+    "Person",
+]
+
+
+class CaseError(StoreError):
+    """A case action that cannot be done (no such case, nothing visible, read-only vault)."""
+
+    hint = "nothing was appended; fix the cause and try again"
+
+
+@dataclass(frozen=True, slots=True)
+class Person:
+    """Someone who signed: the roster's name and the key fingerprint beside it."""
+
+    name: str
+    key_id: str
+    role: str
+
+    def label(self) -> str:
+        return f"{self.name} ({self.key_id[:16]})"
+
+    def to_json(self) -> dict[str, str]:
+        return {"name": self.name, "key_id": self.key_id, "role": self.role}
+
+
+@dataclass(frozen=True, slots=True)
+class HoldView:
+    hold: Hold
+    signer: Person
+    released_by: Person | None
+
+    def to_json(self) -> dict[str, Any]:
+        h, r = self.hold, self.hold.release
+        return {
+            "seq": h.seq,
+            "case_id": h.case_id,
+            "subject": {"kind": h.subject_kind, "id": h.subject},
+            "reason": h.reason,
+            "at": h.at,
+            "signer": self.signer.to_json(),
+            "in_force": h.in_force,
+            "release": (
+                None
+                if r is None or self.released_by is None
+                else {"seq": r.seq, "reason": r.reason, "at": r.at, "signer": self.released_by.to_json()}
+            ),
+        }
+
+
+@dataclass(frozen=True)
+class CaseView:
+    """One case cut to one viewer: only items they may see, in log order."""
+
+    record: CaseRecord
+    opened_by: Person
+    tags: tuple[Tag, ...]
+    notes: tuple[Note, ...]
+    conclusion: Note | None
+    findings: tuple[CaseFinding, ...]
+    holds: tuple[HoldView, ...]
+    activity: tuple[Activity, ...]
+    people: dict[str, Person]
+
+    def person(self, key_id: str) -> Person:
+        return self.people.get(key_id, Person(key_id[:16], key_id, "unknown"))
+
+    @property
+    def investigators(self) -> list[Person]:
+        """Everyone who signed an item of this case the viewer sees, the opener first."""
+        keys = [self.record.opened_by]
+        keys += [t.investigator for t in self.tags] + [n.investigator for n in self.notes]
+        keys += [f.investigator for f in self.findings] + [a.investigator for a in self.activity]
+        keys += [h.hold.signer for h in self.holds]
+        if self.conclusion is not None:
+            keys.append(self.conclusion.investigator)
+        return [self.person(k) for k in dict.fromkeys(keys)]
+
+    def answer_ids(self, tag: str | None = None) -> list[str]:
+        """Answers this case concerns (tagged, annotated, found, held), first mention first;
+        with `tag`, only those carrying it."""
+        if tag is not None:
+            return list(dict.fromkeys(t.answer_id for t in self.tags if t.tag == tag))
+        ids = [t.answer_id for t in self.tags] + [f.answer_id for f in self.findings]
+        ids += [n.answer_id for n in self.notes if n.answer_id]
+        ids += [h.hold.subject for h in self.holds if h.hold.subject_kind == "answer"]
+        return list(dict.fromkeys(ids))
+
+
+class CaseDesk:
+    """The case file for one unlocked session: reading cut to scope, and writing."""
+
+    def __init__(self, session: Session):
+        self.s = session
+        self.tracer = Tracer(session)
+        self._file: CaseFile | None = None
+        self._visible: dict[str, bool] = {}
+
+    # -- reading ----------------------------------------------------------------------
+
+    @property
+    def file(self) -> CaseFile:
+        if self._file is None:
+            self._file = load_casefile(self.s.vault)
+        return self._file
+
+    def refresh(self) -> None:
+        self._file = None
+
+    def _roster(self) -> Roster:
+        return self.s.vault.roster()
+
+    def person(self, key_id: str) -> Person:
+        vault = self.s.vault
+        if key_id == vault.custodian.key_id:
+            return Person(vault.custodian.name, key_id, "custodian")
+        inv = self._roster().investigators.get(key_id)
+        if inv is None:
+            return Person(key_id[:16], key_id, "unknown")
+        return Person(inv.name, key_id, "investigator" if inv.active else "revoked investigator")
+
+    def covers(self, author: str) -> bool:
+        """True when the viewer may read everything `author` could (see the module doc)."""
+        if ALL_SCOPES in self.s.scopes:
+            return True
+        if author == self.s.identity.key_id:
+            return True
+        if author == self.s.vault.custodian.key_id:
+            return False
+        inv = self._roster().investigators.get(author)
+        return inv is not None and ALL_SCOPES not in inv.scopes and set(inv.scopes) <= set(self.s.scopes)
+
+    def answer_visible(self, answer_id: str) -> bool:
+        if answer_id not in self._visible:
+            row = queries.answer_entry(self.s.vault, answer_id)
+            self._visible[answer_id] = row is not None and self.tracer.summary(answer_id).visible
+        return self._visible[answer_id]
+
+    def _collections_visible(self, collections: set[str]) -> bool:
+        return bool(collections) and all(self.s.can_read(c) for c in collections)
+
+    def hold_visible(self, h: Hold) -> bool:
+        if not self.covers(h.signer):
+            return False
+        if h.release is not None and not self.covers(h.release.signer):
+            return False
+        if h.subject_kind == "answer":
+            return self.answer_visible(h.subject)
+        if h.subject_kind == "document":
+            return self._collections_visible(document_collections(self.s.vault, h.subject))
+        return self._collections_visible(digest_collections(self.s.vault, h.subject))
+
+    def hold_view(self, h: Hold) -> HoldView:
+        rel = self.person(h.release.signer) if h.release is not None else None
+        return HoldView(h, self.person(h.signer), rel)
+
+    def holds(self, in_force_only: bool = False) -> list[HoldView]:
+        """Every hold the viewer may see, in log order."""
+        hs = self.file.holds_in_force() if in_force_only else list(self.file.holds.values())
+        return [self.hold_view(h) for h in sorted(hs, key=lambda h: h.seq) if self.hold_visible(h)]
+
+    def holds_on_answer(self, answer_id: str) -> list[HoldView]:
+        """Holds in force over an answer's evidence: the answer, a document it cites, a text."""
+        found: list[HoldView] = []
+        docs: set[str] | None = None
+        digests: set[str] | None = None
+        for h in self.file.holds_in_force():
+            if h.subject_kind == "answer":
+                hit = h.subject == answer_id
+            elif h.subject_kind == "document":
+                if docs is None:
+                    docs = self._documents_of(answer_id)
+                hit = h.subject in docs
+            else:
+                if digests is None:
+                    digests = answer_digests(self.s.vault, answer_id)
+                hit = h.subject in digests
+            if hit and self.hold_visible(h):
+                found.append(self.hold_view(h))
+        return found
+
+    def _documents_of(self, answer_id: str) -> set[str]:
+        found = queries.answer_entry(self.s.vault, answer_id)
+        if found is None:
+            return set()
+        p = found[1].payload_json()
+        passages = p.get("passages", []) if isinstance(p, dict) else []
+        return {str(ps["document"]["document_id"]) for ps in passages if isinstance(ps, dict)}
+
+    def tags_of_answer(self, answer_id: str, case_id: str | None = None) -> list[Tag]:
+        """Tags in force on an answer (any target), in the given case or in all cases."""
+        return [
+            t
+            for t in self.file.current_tags(case_id)
+            if t.answer_id == answer_id and self.covers(t.investigator) and self.answer_visible(answer_id)
+        ]
+
+    def answers_tagged(self, tag: str, case_id: str | None = None) -> list[str]:
+        """Answers carrying `tag` (in force) that the viewer may see, in log order of the tag."""
+        ids = [
+            t.answer_id
+            for t in self.file.current_tags(case_id)
+            if t.tag == tag and self.covers(t.investigator) and self.answer_visible(t.answer_id)
+        ]
+        return list(dict.fromkeys(ids))
+
+    def cases(self) -> list[CaseRecord]:
+        """Cases whose opener the viewer covers, in the order they were opened."""
+        return sorted((c for c in self.file.cases.values() if self.covers(c.opened_by)), key=lambda c: c.seq)
+
+    def view(self, case_id: str) -> CaseView:
+        record = self.file.cases.get(case_id)
+        if record is None or not self.covers(record.opened_by):
+            raise CaseError(f"{self.s.vault.path}: no case {case_id!r} you can see in this vault")
+        f = self.file
+        tags = tuple(
+            t
+            for t in f.current_tags(case_id)
+            if self.covers(t.investigator) and self.answer_visible(t.answer_id)
+        )
+        notes = tuple(
+            n
+            for n in f.notes
+            if n.case_id == case_id
+            and n.kind == "note"
+            and self.covers(n.investigator)
+            and (n.answer_id is None or self.answer_visible(n.answer_id))
+        )
+        conclusions = [
+            n
+            for n in f.notes
+            if n.case_id == case_id and n.kind == "case_conclusion" and self.covers(n.investigator)
+        ]
+        findings = tuple(
+            x
+            for x in f.findings
+            if x.case_id == case_id and self.covers(x.investigator) and self.answer_visible(x.answer_id)
+        )
+        holds = tuple(
+            self.hold_view(h)
+            for h in sorted(f.holds.values(), key=lambda h: h.seq)
+            if h.case_id == case_id and self.hold_visible(h)
+        )
+        activity = tuple(a for a in f.activity if a.case_id == case_id and self.covers(a.investigator))
+        view = CaseView(
+            record,
+            self.person(record.opened_by),
+            tags,
+            notes,
+            conclusions[-1] if conclusions else None,
+            findings,
+            holds,
+            activity,
+            {},
+        )
+        keys = [record.opened_by, *(t.investigator for t in tags), *(n.investigator for n in notes)]
+        keys += [x.investigator for x in findings] + [a.investigator for a in activity]
+        keys += [h.hold.signer for h in holds] + [h.hold.release.signer for h in holds if h.hold.release]
+        keys += [c.investigator for c in conclusions]
+        view.people.update({k: self.person(k) for k in keys})
+        return view
+
+    # -- writing ----------------------------------------------------------------------
+
+    def _append(self, kind: str, stmt: dict[str, Any]) -> int:
+        s = self.s
+        if s.status.journal is not None or s.vault.read_only:
+            why = "opened forensically" if s.status.forensic else "read-only"
+            raise AccessDeniedError(f"{s.vault.path}: the vault is {why}; case entries cannot be appended")
+        seq = append_case_statement(s.vault, s.identity, kind, stmt)
+        # the checkpoint this session just signed becomes the one shown and remembered
+        s._remember()
+        self.refresh()
+        return seq
+
+    def _require_case(self, case_id: str) -> None:
+        self.view(case_id)
+
+    def open_case(self, case_id: str, title: str, purpose: str) -> int:
+        problem = case_id_problem(case_id)
+        if problem:
+            raise CaseError(f"{self.s.vault.path}: {problem}")
+        stmt = {"case_id": case_id, "title": title, "purpose": purpose, "at": now_iso()}
+        return self._append("case_open", stmt)
+
+    def _visible_answer(self, wanted: str) -> str:
+        answer_id = resolve_answer(self.s.vault, wanted)
+        if not self.answer_visible(answer_id):
+            raise UnknownIdError("answer", wanted, [], "you can see in this vault")
+        return answer_id
+
+    def tag(self, case_id: str | None, wanted: str, target: str, tag: str, remove: bool = False) -> int:
+        if case_id is not None:
+            self._require_case(case_id)
+        answer_id = self._visible_answer(wanted)
+        self._check_target(answer_id, target)
+        stmt: dict[str, Any] = {
+            "op": "remove" if remove else "add",
+            "tag": tag,
+            "answer_id": answer_id,
+            "target": target,
+            "at": now_iso(),
+        }
+        if case_id is not None:
+            stmt["case_id"] = case_id
+        return self._append("tag", stmt)
+
+    def _check_target(self, answer_id: str, target: str) -> None:
+        """A claim number or passage id the answer's signed manifest has."""
+        found = queries.answer_entry(self.s.vault, answer_id)
+        p = found[1].payload_json() if found is not None else None
+        if not isinstance(p, dict) or target == "answer":
+            return
+        kind, _sep, ident = target.partition(":")
+        if kind == "claim" and ident.isdigit() and not 1 <= int(ident) <= len(p.get("citations", [])):
+            raise CaseError(f"{self.s.vault.path}: answer {answer_id} has no claim {ident}")
+        if kind == "passage" and ident not in {str(x.get("passage_id")) for x in p.get("passages", [])}:
+            raise CaseError(f"{self.s.vault.path}: answer {answer_id} has no passage {ident!r}")
+
+    def note(self, case_id: str, text: str, answer: str | None = None) -> int:
+        self._require_case(case_id)
+        stmt: dict[str, Any] = {"case_id": case_id, "text": text, "at": now_iso()}
+        if answer:
+            stmt["answer_id"] = self._visible_answer(answer)
+        return self._append("note", stmt)
+
+    def conclude(self, case_id: str, text: str) -> int:
+        self._require_case(case_id)
+        return self._append("case_conclusion", {"case_id": case_id, "text": text, "at": now_iso()})
+
+    def finding(self, case_id: str, wanted: str, target: str, note: str) -> int:
+        self._require_case(case_id)
+        answer_id = self._visible_answer(wanted)
+        stmt = {"answer_id": answer_id, "target": target or f"answer:{answer_id}", "note": note}
+        return self._append("finding", {**stmt, "at": now_iso(), "case_id": case_id})
+
+    def hold(self, kind: str, wanted: str, reason: str, case_id: str | None = None) -> int:
+        if case_id is not None:
+            self._require_case(case_id)
+        if kind == "answer":
+            subject = self._visible_answer(wanted)
+        elif kind == "document":
+            subject = resolve_document(self.s, wanted)
+        else:
+            if not self._collections_visible(digest_collections(self.s.vault, wanted)):
+                raise UnknownIdError("digest", wanted, [], "you can see in this vault")
+            subject = wanted
+        stmt: dict[str, Any] = {"subject": {"kind": kind, "id": subject}, "reason": reason, "at": now_iso()}
+        if case_id is not None:
+            stmt["case_id"] = case_id
+        return self._append("hold", stmt)
+
+    def release(self, hold_seq: int, reason: str, case_id: str | None = None) -> int:
+        held = self.file.holds.get(hold_seq)
+        if held is None or not self.hold_visible(held):
+            raise CaseError(f"{self.s.vault.path}: no hold at log entry {hold_seq} you can see")
+        stmt: dict[str, Any] = {"hold_seq": hold_seq, "reason": reason, "at": now_iso()}
+        if case_id is not None:
+            self._require_case(case_id)
+            stmt["case_id"] = case_id
+        return self._append("hold_release", stmt)
+
+    def record(self, case_id: str, action: str, target: str) -> int | None:
+        """An access entry made while `case_id` is selected (the local journal when the
+        vault is read-only or forensic: then it names no case and returns None)."""
+        s = self.s
+        if s.status.journal is not None:
+            s.record(action, target)
+            return None
+        seq = admin.record_access(
+            s.vault, s.identity, action, target, now_iso(), s.status.forensic, case_id=case_id
+        )
+        s._remember()
+        self.refresh()
+        return seq
