@@ -8,7 +8,7 @@ Rebuilt views go to temporary tables, so a hand-edited view is never trusted her
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -90,9 +90,11 @@ class _Ranges:
     the end, at most `_DIFF_LIMIT` each.
     """
 
-    def __init__(self, vault: Vault) -> None:
+    def __init__(self, vault: Vault, start: int = 0) -> None:
         self.vault = vault
-        self.done: set[int] = set()
+        #: rows of entries before `start` are not rebuilt: a receipt's digests vouch for them
+        self.start = start
+        self.done: set[int] = {lo for lo in range(0, _lo(start), _COMPARE)}
         self.diffs: dict[tuple[str, str], list[tuple[int | None, ViewDiff]]] = {
             (t, p): [] for t in VIEW_COLUMNS for p in _PROBLEMS
         }
@@ -142,7 +144,7 @@ class _Ranges:
         in the rebuilt one, missing or altered (the multiset difference `EXCEPT ALL`
         gives, at a single scan of each side).
         """
-        where = f"seq >= {int(lo)} AND seq < {int(lo) + _COMPARE}"
+        where = f"seq >= {max(int(lo), self.start)} AND seq < {int(lo) + _COMPARE}"
         for table, cols in VIEW_COLUMNS.items():
             wanted = [p for p in _PROBLEMS if len(self.diffs[(table, p)]) < _DIFF_LIMIT]
             if not wanted:
@@ -189,7 +191,11 @@ class _Ranges:
     def _compare_one(self, table: str, lo: int | None) -> None:
         cols = VIEW_COLUMNS[table]
         names = ", ".join(c for c, _t in cols)
-        where = "seq IS NULL" if lo is None else f"seq >= {int(lo)} AND seq < {int(lo) + _COMPARE}"
+        if lo is None:
+            where = "seq IS NULL"
+        else:
+            first = int(lo) if int(lo) < 0 else max(int(lo), self.start)
+            where = f"seq >= {first} AND seq < {int(lo) + _COMPARE}"
         kept = self.diffs[(table, _PROBLEMS[0])]
         rows = self.vault.query(
             f"SELECT {names} FROM {table} WHERE {where} EXCEPT ALL "  # noqa: S608
@@ -213,9 +219,11 @@ class ViewRebuild:
     `r_answer_refs`, `r_revision_refs` and `r_tombstone_refs`.
     """
 
-    def __init__(self, vault: Vault) -> None:
+    def __init__(self, vault: Vault, start: int = 0) -> None:
         self.vault = vault
-        self._ranges = _Ranges(vault)
+        self._ranges = _Ranges(vault, start)
+        if start > 0:
+            _seed_facts(vault, start)
         self._rows: Rows = {t: [] for t in VIEW_COLUMNS}
         self._tables: dict[tuple[str, bool], list[RowsTable]] = {}
         self._pending = 0
@@ -264,6 +272,67 @@ class ViewRebuild:
                 insert_table(self.vault.con, table, part, target=f"temp.r_{table}")
         self._tables = {}
         self._pending = 0
+
+
+_FACTS_FROM = """
+    INSERT INTO temp.r_refs
+    SELECT d.seq, d.digest, d.role, d.collection, p.passage_id
+    FROM {digests} d
+    LEFT JOIN (
+        SELECT seq, retrieved_sha256 AS dg, passage_id FROM {passages} WHERE {where}
+        UNION ALL
+        SELECT seq, model_input_sha256 AS dg, passage_id FROM {passages} WHERE {where}
+    ) p ON p.seq = d.seq AND p.dg = d.digest
+    WHERE {dwhere}
+    QUALIFY row_number() OVER (PARTITION BY d.seq, d.digest, d.role ORDER BY p.passage_id) = 1
+"""
+
+
+def _seed_facts(vault: Vault, start: int) -> None:
+    """The compact facts of entries before `start`, from the stored views (whose rows a
+    receipt's digests vouch for), so the checks that read them see the whole log."""
+    con = vault.con
+    where = f"seq >= 0 AND seq < {int(start)}"
+    con.execute(
+        _FACTS_FROM.format(
+            digests="v_digests",
+            passages="v_passages",
+            where=where,
+            dwhere=f"d.seq >= 0 AND d.seq < {int(start)}",
+        )
+    )
+    con.execute(
+        "INSERT INTO temp.r_answer_refs "  # noqa: S608 - only ints interpolated
+        f"SELECT seq, answer_id, answer_sha256, collection FROM v_answers WHERE {where}"
+    )
+    con.execute(
+        f"INSERT INTO temp.r_revision_refs SELECT seq, document_id, revision FROM v_revisions WHERE {where}"  # noqa: S608
+    )
+    con.execute(f"INSERT INTO temp.r_tombstone_refs SELECT seq, digest FROM v_tombstones WHERE {where}")  # noqa: S608
+
+
+#: entries per group of a view digest: each group's rows are hashed together, then the groups
+_DIGEST_GROUP = 4096
+
+
+def view_digests(vault: Vault, below: int) -> dict[str, str]:
+    """SHA-256 per stored view over its rows of entries 0..below-1, as a multiset.
+
+    Rows are written as JSON (`to_json`), sorted within groups of entries, each group
+    hashed, and the group hashes hashed in order: a receipt keeps these, so a view row
+    of an already verified entry edited later is caught without deriving it again.
+    """
+    out: dict[str, str] = {}
+    for table in VIEW_COLUMNS:
+        row = vault.query(
+            "SELECT coalesce(sha256(string_agg(h, '' ORDER BY g)), '') FROM ("  # noqa: S608
+            "SELECT seq // ? AS g, sha256(string_agg(r, chr(10) ORDER BY r)) AS h FROM ("
+            f"SELECT seq, CAST(to_json(t) AS VARCHAR) AS r FROM {table} t WHERE seq >= 0 AND seq < ?"
+            ") GROUP BY g)",
+            [_DIGEST_GROUP, int(below)],
+        )
+        out[table] = str(row[0][0]) if row else ""
+    return out
 
 
 def compare_range(seq: int) -> int:
@@ -411,3 +480,29 @@ def duplicate_answers(vault: Vault) -> list[tuple[str, list[int]]]:
         "GROUP BY answer_id HAVING count(*) > 1 ORDER BY min(seq)"
     )
     return [(str(a), [int(q) for q in seqs]) for a, seqs in rows]
+
+
+def covered_manifests_citing(vault: Vault, digests: Sequence[str], below: int) -> list[int]:
+    """Seqs of manifests before `below` whose passages' transformation trace reads one of
+    `digests`: as retrieved text, as the cited revision's content, or as the stored
+    answer of the note or answer a passage is derived from (stored views, which a
+    receipt vouches for)."""
+    wanted = sorted(set(digests))
+    if not wanted or below <= 0:
+        return []
+    rows = vault._join_wanted(
+        wanted,
+        "SELECT DISTINCT p.seq FROM v_passages p "  # noqa: S608 - fixed text, ints only
+        "LEFT JOIN v_revisions r ON r.document_id = p.document_id AND r.revision = p.doc_revision "
+        "LEFT JOIN v_answers a ON a.answer_id = p.derived_from "
+        f"WHERE p.seq >= 0 AND p.seq < {int(below)} AND ("
+        "p.retrieved_sha256 IN (SELECT digest FROM {want}) "
+        "OR r.content_sha256 IN (SELECT digest FROM {want}) "
+        "OR a.answer_sha256 IN (SELECT digest FROM {want})) ORDER BY 1",
+    )
+    return [int(r[0]) for r in rows]
+
+
+def tombstoned_digests(vault: Vault) -> list[str]:
+    """Every digest a (rebuilt) tombstone names."""
+    return [str(r[0]) for r in vault.query("SELECT DISTINCT digest FROM temp.r_tombstone_refs")]

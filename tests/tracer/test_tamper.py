@@ -54,21 +54,41 @@ def tv(case: Case) -> Iterator[Case]:
     report = case.ingest(rev, signed(case, a1), signed(case, a2))
     assert report.ok
     assert [a.seq for a in report.accepted] == [REV_SEQ, ANS1_SEQ, ANS2_SEQ]
+    # a clean verification leaves ines a receipt: every case below also runs incrementally
+    s = case.session("ines", read_only=True)
+    try:
+        assert verify(s.vault, s, full=True).ok
+    finally:
+        s.close()
+    case.reopen()
     yield case
 
 
 def both_ways(vault: Vault, session: Session | None) -> VerifyReport:
     """Verify in this process, then with worker processes taking one-entry runs and
     one-passage transform pages (so revisions verified on one page are reused, pinned,
-    on the next): every tampering below must be reported the same, in the same order."""
-    inline = _with_workers(0, vault, session)
-    pooled = _with_workers(2, vault, session)
+    on the next), then from the receipt the fixture left (incremental, or full when the
+    tampering contradicts it): every tampering below must be reported the same, in the
+    same order, all three ways."""
+    inline = _with_workers(0, vault, session, full=True)
+    pooled = _with_workers(2, vault, session, full=True)
     assert [f.to_json() for f in pooled.findings] == [f.to_json() for f in inline.findings]
     assert (pooled.counts, pooled.checkpoint) == (inline.counts, inline.checkpoint)
+    if session is not None:
+        incremental = _with_workers(0, vault, session)
+        assert [f.to_json() for f in incremental.findings] == [f.to_json() for f in inline.findings]
+
+        # transformation verdicts are counted for the passages traced: after a receipt,
+        # those of new entries (and of covered ones whose texts changed)
+        def untraced(counts: dict[str, int]) -> dict[str, int]:
+            return {k: v for k, v in counts.items() if not k.startswith("transform_")}
+
+        assert untraced(incremental.counts) == untraced(inline.counts)
+        assert incremental.checkpoint == inline.checkpoint
     return inline
 
 
-def _with_workers(n: int, vault: Vault, session: Session | None) -> VerifyReport:
+def _with_workers(n: int, vault: Vault, session: Session | None, full: bool = False) -> VerifyReport:
     from tracer.engine import verify as verify_module
 
     saved = (os.environ.get("TRACER_VERIFY_WORKERS"), verify_module._RUN, verify_module._TRANSFORM_PAGE)
@@ -77,7 +97,7 @@ def _with_workers(n: int, vault: Vault, session: Session | None) -> VerifyReport
         verify_module._RUN = 1
         verify_module._TRANSFORM_PAGE = 1
     try:
-        return verify(vault, session)
+        return verify(vault, session, full=full)
     finally:
         if saved[0] is None:
             os.environ.pop("TRACER_VERIFY_WORKERS", None)
@@ -452,7 +472,17 @@ def test_forked_history_with_the_same_origin(tv: Case, tmp_path: Path) -> None:
 def test_report_json_is_the_documented_shape(tv: Case) -> None:
     tv.vault.con.execute("UPDATE v_passages SET doc_revision = 'Z' WHERE answer_id = 'ans-1'")
     doc = json.loads(json.dumps(run_verify(tv).to_json()))
-    assert set(doc) == {"ok", "computed_at", "viewer", "checkpoint", "counts", "findings"}
+    assert set(doc) == {
+        "ok",
+        "computed_at",
+        "viewer",
+        "mode",
+        "verified_from",
+        "warnings",
+        "checkpoint",
+        "counts",
+        "findings",
+    }
     assert doc["ok"] is False
     for f in doc["findings"]:
         assert set(f) == {"kind", "seq", "record", "detail"}

@@ -32,6 +32,11 @@ def register(sub: Sub) -> None:
         action="store_true",
         help="do not unlock: Merkle, signatures, views and presence only (no text checksums)",
     )
+    p.add_argument(
+        "--full",
+        action="store_true",
+        help="re-check every entry in full, ignoring this machine's receipt of the last clean verify",
+    )
     p.set_defaults(handler=cmd_verify)
 
     p = sub.add_parser("trace", help="trace one answer to its passages and source revisions")
@@ -117,7 +122,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     else:
         with open_session(args) as session:
             session.record("verify", "")
-            report = verify(session.vault, session, _progress(show))
+            report = verify(session.vault, session, _progress(show), full=args.full)
     if args.json:
         emit_json(report.to_json())
     else:

@@ -37,6 +37,16 @@ def print_verify(report: VerifyReport) -> None:
     )
     if report.viewer:
         print(f"viewer      {inert(report.viewer)}")
+    if report.mode == "incremental":
+        print(
+            f"mode        incremental: entries before {report.verified_from} covered by your receipt "
+            "(leaves, checkpoints, statements, views and every readable text re-checked; "
+            "--full re-checks all)"
+        )
+    else:
+        print("mode        full")
+    for w in report.warnings:
+        print(f"note        {inert(w)}")
     counts = ", ".join(f"{k} {v}" for k, v in sorted(report.counts.items()))
     print(f"counts      {counts}")
     if report.counts.get("out_of_scope"):

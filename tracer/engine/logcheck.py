@@ -33,6 +33,7 @@ __all__ = [
     "Task",
     "check_run",
     "finding",
+    "manifest_tasks",
     "passage_of",
     "transform_key",
 ]
@@ -322,6 +323,20 @@ def _tasks(scopes: list[str], out: RunResult, seq: int, kind: str, body: dict[st
             out.tasks.append(
                 (seq, pos, kind, answer_id, ps.get("passage_id"), None if key is not None else ps, key)
             )
+
+
+def manifest_tasks(scopes: list[str], seq: int, data: bytes) -> tuple[list[Task], list[Task]]:
+    """(tasks, deferred tasks) for the readable passages of the manifest entry `data`:
+    what an incremental verification re-traces for a covered entry whose texts changed."""
+    out = RunResult([], {}, {}, [], [], Roster(), 0)
+    try:
+        env = LogEntry.from_bytes(data).envelope
+        body = json.loads(env.payload) if env is not None else None
+    except (InputError, ValueError, AttributeError, TypeError):
+        return [], []
+    if isinstance(body, dict):
+        _tasks(scopes, out, seq, "manifest", body)
+    return out.tasks, out.deferred
 
 
 def passage_of(task: Task) -> dict[str, Any]:

@@ -37,8 +37,10 @@ from tracer.engine.logcheck import (
     Task,
     check_run,
     finding,
+    manifest_tasks,
     passage_of,
 )
+from tracer.engine.receipt import Receipt, load_receipt, save_receipt
 from tracer.engine.session import Session
 
 __all__ = ["Finding", "Progress", "VerifyReport", "verify"]
@@ -82,6 +84,14 @@ class VerifyReport:
     counts: dict[str, int] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     viewer: str | None = None
+    #: "full", or "incremental" from a receipt covering entries before `verified_from`
+    mode: str = "full"
+    verified_from: int = 0
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def checkpoint_covers_log(self) -> bool:
+        return bool(self.checkpoint.get("size") == self.checkpoint.get("log_size"))
 
     @property
     def ok(self) -> bool:
@@ -92,6 +102,9 @@ class VerifyReport:
             "ok": self.ok,
             "computed_at": self.computed_at,
             "viewer": self.viewer,
+            "mode": self.mode,
+            "verified_from": self.verified_from,
+            "warnings": self.warnings,
             "checkpoint": self.checkpoint,
             "counts": self.counts,
             "findings": [f.to_json() for f in self.findings],
@@ -137,8 +150,11 @@ class _Pending:
 
 
 class _Verifier:
-    def __init__(self, vault: Vault, session: Session | None, progress: Progress | None):
+    def __init__(self, vault: Vault, session: Session | None, progress: Progress | None, start: int = 0):
         self.vault = vault
+        #: entries before `start` are covered by a receipt: their leaves, checkpoints and
+        #: statements are checked, their manifests' per-entry checks are not run again
+        self.start = start
         self.session = session
         self.progress = progress or (lambda _phase, _done, _total: None)
         self.findings: list[Finding] = []
@@ -151,7 +167,7 @@ class _Verifier:
         self.root_broken = False
         self.final_root = merkle.RootAccumulator().root()
         self.final_size = 0
-        self.rebuild = audit.ViewRebuild(vault)
+        self.rebuild = audit.ViewRebuild(vault, start)
         self.view_diffs: list[audit.ViewDiff] = []
         self._top = 0
         # signed checkpoints to check once the entry before them is, with the root there
@@ -167,6 +183,7 @@ class _Verifier:
         # chunks are retrieved by many answers and are checked once
         self._tmemo: LRU[tuple[Any, ...], Transform] = LRU(32768)
         self._engine: CurrencyEngine | None = None
+        self._changed: set[str] = set()
 
     def find(self, kind: str, seq: int | None, detail: str, /, **record: Any) -> None:
         self.findings.append(finding(kind, seq, detail, **record))
@@ -207,6 +224,9 @@ class _Verifier:
                 if acc.size in by_size:
                     self._checkpoints_after[seq] = (by_size.pop(acc.size), acc.root())
                 row = (seq, kind, data, stored_leaf, leaf)
+                if seq < self.start and not statement:
+                    pool = self._covered(pool, queue, row)
+                    continue
                 if pool is not None and not statement:
                     if run and (
                         len(run) >= _RUN or audit.compare_range(run[0][0]) != audit.compare_range(seq)
@@ -252,6 +272,29 @@ class _Verifier:
                 f"log entry {seq} is beyond the latest signed checkpoint (size {covered}): "
                 "appended without a signature over it",
             )
+
+    def _covered(
+        self,
+        pool: ProcessPoolExecutor | None,
+        queue: deque[_Pending],
+        row: tuple[int, str, bytes, bytes, bytes],
+    ) -> ProcessPoolExecutor | None:
+        """A manifest row a receipt covers: its leaf and the checkpoints after it only.
+
+        A row whose bytes changed since is checked in full, so it is reported exactly as
+        a full verification reports it."""
+        while queue:
+            pool = self._take(pool, queue.popleft())
+        seq, _kind, _data, stored_leaf, leaf = row
+        if leaf != stored_leaf:
+            queue.append(_Pending([row]))
+            return self._take(pool, queue.popleft())
+        self.bump("manifests")
+        after = self._checkpoints_after.pop(seq, None)
+        if after is not None:
+            self._check_checkpoints(after[0], after[1], seq + 1)
+        self.progress("log", seq + 1, self._top)
+        return pool
 
     def _input(self, rows: list[tuple[int, str, bytes, bytes, bytes]], arrow: bool = False) -> RunInput:
         cust = self.vault.custodian
@@ -304,7 +347,8 @@ class _Verifier:
                 self._check_checkpoints(after[0], after[1], seq + 1)
             last = seq
         self.progress("log", last + 1, self._top)
-        if item.rows:
+        if item.rows and item.rows[0][0] >= self.start:
+            # rows of covered entries come from the stored views a receipt vouches for
             self.rebuild.add(item.rows[0][0], result.rows)
             self.rebuild.add_tables(item.rows[0][0], result.tables)
         self._tdeferred.extend(result.deferred)
@@ -425,6 +469,8 @@ class _Verifier:
                         )
         scopes = list(self.session.scopes) if self.session is not None else None
         counts, found = audit.digest_verdicts(self.vault, bad, dk_ids, scopes)
+        # texts that no longer read as intact: covered passages reading them are re-traced
+        self._changed = set(bad) | {f.digest for f in found}
         for verdict in ("purged", "missing", "out_of_scope", "intact"):
             if counts.get(verdict):
                 self.bump(verdict, counts.pop(verdict))
@@ -499,6 +545,8 @@ class _Verifier:
         """
         if self.session is None:
             return
+        if self.start:
+            self._retrace_covered()
         self._transform_tasks(self._tpage)
         self._tpage = []
         self._transform_tasks(self._tdeferred)
@@ -507,6 +555,18 @@ class _Verifier:
         self.findings.extend(f for _seq, _pos, f in self._tfindings)
         self._tfindings = []
         self.progress("trace", 1, 1)
+
+    def _retrace_covered(self) -> None:
+        """Covered manifests whose transformation trace reads a text that is no longer
+        intact (altered, lost or purged since): traced again, as a full pass would."""
+        assert self.session is not None  # noqa: S101 - only called with a session
+        changed = self._changed | set(audit.tombstoned_digests(self.vault))
+        scopes = list(self.session.scopes)
+        for seq in audit.covered_manifests_citing(self.vault, sorted(changed), self.start):
+            for _seq, _kind, data, _leaf in self.vault.raw_entries(seq, seq + 1):
+                tasks, deferred = manifest_tasks(scopes, seq, data)
+                self._tpage.extend(tasks)
+                self._tdeferred.extend(deferred)
 
     def _transform_tasks(self, tasks: list[Task]) -> None:
         if self.session is None or not tasks:
@@ -663,13 +723,63 @@ def _revision_key(ps: dict[str, Any]) -> tuple[str, str]:
 _VERIFY_MEMORY_LIMIT = "256MB"
 
 
-def verify(vault: Vault, session: Session | None = None, progress: Progress | None = None) -> VerifyReport:
+def verify(
+    vault: Vault,
+    session: Session | None = None,
+    progress: Progress | None = None,
+    *,
+    full: bool = False,
+) -> VerifyReport:
+    """Check everything; with a session, start from this machine's receipt unless `full`.
+
+    An incremental verification re-hashes every leaf and readable text, checks every
+    checkpoint and statement, and proves the log extends the receipt's root and that the
+    covered entries' view rows hash as the receipt says; only manifests after the
+    receipt get the per-entry checks again.  Anything that does not match makes it full.
+    A clean verification with a session leaves a new receipt (`tracer.engine.receipt`).
+    """
     with no_cycle_collection(), vault.memory_limit(_VERIFY_MEMORY_LIMIT), vault.blob_index():
-        return _verify(vault, session, progress)
+        start, warnings = 0, []
+        if session is not None and not full:
+            start, warning = _receipt_start(vault, session)
+            if warning:
+                warnings.append(warning)
+        report = _verify(vault, session, progress, start)
+        report.mode = "incremental" if start else "full"
+        report.verified_from = start
+        report.warnings = warnings
+        if session is not None and report.ok and not session.status.forensic and report.checkpoint_covers_log:
+            size = int(report.checkpoint["log_size"])
+            receipt = Receipt(
+                origin=vault.origin,
+                viewer=session.identity.key_id,
+                scopes=tuple(session.scopes),
+                size=size,
+                root=str(report.checkpoint["recomputed_root"]),
+                views=audit.view_digests(vault, size),
+                computed_at=report.computed_at,
+            )
+            save_receipt(session.trust.home, session, receipt)
+        return report
 
 
-def _verify(vault: Vault, session: Session | None, progress: Progress | None) -> VerifyReport:
-    v = _Verifier(vault, session, progress)
+def _receipt_start(vault: Vault, session: Session) -> tuple[int, str]:
+    """(size the receipt vouches for, '') or (0, why it is not used, or '' if none)."""
+    receipt, warning = load_receipt(session.trust.home, session)
+    if receipt is None:
+        return 0, warning
+    size = vault.size()
+    if receipt.size > size:
+        return 0, f"receipt: covers {receipt.size} entries but the log has {size}; verifying in full"
+    if vault.root(receipt.size).hex() != receipt.root:
+        return 0, "receipt: the log no longer extends the root it vouches for; verifying in full"
+    if audit.view_digests(vault, receipt.size) != receipt.views:
+        return 0, "receipt: view rows of covered entries changed since; verifying in full"
+    return receipt.size, ""
+
+
+def _verify(vault: Vault, session: Session | None, progress: Progress | None, start: int = 0) -> VerifyReport:
+    v = _Verifier(vault, session, progress, start)
     v.scan_log()
     v.view_diffs = v.rebuild.finish()
     latest = vault.checkpoints()[-1] if vault.checkpoints() else None
