@@ -12,7 +12,7 @@ from typing import Any
 
 from store import admin, queries
 from store.crypto import load_public
-from store.roster import investigators
+from store.roster import RIGHTS, investigators
 from tracer.cli.common import Sub, add_custodian, add_investigator, emit_json, open_vault, vault_arg
 from tracer.clock import now_iso
 from tracer.engine.journal import read_journal
@@ -28,6 +28,13 @@ def register(sub: Sub) -> None:
     vault_arg(p)
     p.add_argument("pubfile", type=Path)
     p.add_argument("--scope", action="append", required=True, help="collection name, or '*' (repeatable)")
+    p.add_argument(
+        "--right",
+        action="append",
+        default=[],
+        choices=sorted(RIGHTS),
+        help="hold: may place and release legal holds",
+    )
     add_custodian(p)
     p.set_defaults(handler=cmd_grant)
     p = isub.add_parser("revoke", help="revoke an investigator and rotate their collections' keys")
@@ -52,6 +59,7 @@ def register(sub: Sub) -> None:
     p.add_argument("answer_id", help="an answer id, or a prefix of exactly one")
     p.add_argument("note")
     p.add_argument("--target", default="", help="e.g. citation:1 or passage:ID (default: the answer)")
+    p.add_argument("--case", dest="case_id", metavar="CASE-ID", help="the case this finding belongs to")
     add_investigator(p)
     p.set_defaults(handler=cmd_finding)
 
@@ -60,8 +68,12 @@ def cmd_grant(args: argparse.Namespace) -> int:
     custodian = load_key(args.custodian_key, args.passphrase_file)
     pub = load_public(args.pubfile)
     with open_vault(args.vault) as vault:
-        seq = admin.grant_investigator(vault, custodian, pub, list(args.scope), now_iso())
-    print(f"granted {inert(pub.name)} ({pub.key_id[:16]}) scopes {', '.join(args.scope)} at log entry {seq}")
+        seq = admin.grant_investigator(vault, custodian, pub, list(args.scope), now_iso(), list(args.right))
+    rights = f" rights {', '.join(sorted(set(args.right)))}" if args.right else ""
+    print(
+        f"granted {inert(pub.name)} ({pub.key_id[:16]}) scopes {', '.join(args.scope)}{rights} "
+        f"at log entry {seq}"
+    )
     return 0
 
 
@@ -144,7 +156,12 @@ def cmd_finding(args: argparse.Namespace) -> int:
     session = open_session(args)
     try:
         answer_id = resolve_answer(session.vault, args.answer_id)
-        seq = session.add_finding(answer_id, args.target or f"answer:{answer_id}", args.note)
+        if args.case_id is not None:
+            from tracer.engine.case import CaseDesk
+
+            seq = CaseDesk(session).finding(args.case_id, answer_id, args.target, args.note)
+        else:
+            seq = session.add_finding(answer_id, args.target or f"answer:{answer_id}", args.note)
     finally:
         session.close()
     print(f"investigator note on {inert(answer_id)} signed and recorded at log entry {seq}")

@@ -27,6 +27,7 @@ COMMAND_MODULES = (
     "chunk_cmds",
     "engine_cmds",
     "access_cmds",
+    "case_cmds",
     "ui_cmds",
     "export_cmds",
 )

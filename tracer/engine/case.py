@@ -125,6 +125,68 @@ class CaseView:
             keys.append(self.conclusion.investigator)
         return [self.person(k) for k in dict.fromkeys(keys)]
 
+    def to_json(self) -> dict[str, Any]:
+        """The case as `tracer case show --json` and a case pack give it."""
+        r = self.record
+
+        def who(key_id: str) -> dict[str, str]:
+            return self.person(key_id).to_json()
+
+        return {
+            "case_id": r.case_id,
+            "title": r.title,
+            "purpose": r.purpose,
+            "opened": {"seq": r.seq, "at": r.opened_at, "by": who(r.opened_by)},
+            "investigators": [p.to_json() for p in self.investigators],
+            "tags": [
+                {
+                    "seq": t.seq,
+                    "tag": t.tag,
+                    "answer_id": t.answer_id,
+                    "target": t.target,
+                    "at": t.at,
+                    "by": who(t.investigator),
+                }
+                for t in self.tags
+            ],
+            "notes": [
+                {
+                    "seq": n.seq,
+                    "answer_id": n.answer_id,
+                    "text": n.text,
+                    "at": n.at,
+                    "by": who(n.investigator),
+                }
+                for n in self.notes
+            ],
+            "findings": [
+                {
+                    "seq": f.seq,
+                    "answer_id": f.answer_id,
+                    "target": f.target,
+                    "note": f.note,
+                    "at": f.at,
+                    "by": who(f.investigator),
+                }
+                for f in self.findings
+            ],
+            "holds": [h.to_json() for h in self.holds],
+            "activity": [
+                {"seq": a.seq, "action": a.action, "target": a.target, "at": a.at, "by": who(a.investigator)}
+                for a in self.activity
+            ],
+            "conclusion": (
+                None
+                if self.conclusion is None
+                else {
+                    "seq": self.conclusion.seq,
+                    "text": self.conclusion.text,
+                    "at": self.conclusion.at,
+                    "by": who(self.conclusion.investigator),
+                }
+            ),
+        }
+
     def answer_ids(self, tag: str | None = None) -> list[str]:
         """Answers this case concerns (tagged, annotated, found, held), first mention first;
         with `tag`, only those carrying it."""
@@ -308,6 +370,31 @@ class CaseDesk:
         keys += [c.investigator for c in conclusions]
         view.people.update({k: self.person(k) for k in keys})
         return view
+
+    def related_activity(self, view: CaseView, answer_ids: list[str]) -> list[Activity]:
+        """Access entries since the case opened that were not made under it but concern it:
+        an investigator of the case verifying the vault, or anyone (whom the viewer covers)
+        opening, tracing or exporting one of `answer_ids`.  Read from the log's entries;
+        a pack carries each one with its proof."""
+        wanted = set(answer_ids)
+        people = {p.key_id for p in view.investigators}
+        bound = {a.seq for a in self.file.activity}
+        seqs = [
+            seq
+            for seq, _who, _action, _target, _at, _forensic in queries.access_rows(self.s.vault, 100_000)
+            if seq > view.record.seq and seq not in bound
+        ]
+        out: list[Activity] = []
+        for seq, entry in sorted(queries.entries_at(self.s.vault, seqs).items()):
+            stmt = entry.payload_json()
+            signer = entry.signer or ""
+            if entry.kind != "access" or not isinstance(stmt, dict) or not self.covers(signer):
+                continue
+            action, target = str(stmt.get("action", "")), str(stmt.get("target", ""))
+            named = {t.split("/", 1)[0] for t in target.split(",")} & wanted
+            if named or (action == "verify" and signer in people):
+                out.append(Activity(seq, signer, "", action, target, str(stmt.get("at", ""))))
+        return out
 
     # -- writing ----------------------------------------------------------------------
 
