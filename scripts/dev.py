@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -23,6 +24,7 @@ ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PY = BIN / "python"
+DEMO_HOME = ROOT / ".tracer-home"
 
 
 def _run(*cmd: str | Path, env: dict[str, str] | None = None) -> int:
@@ -47,12 +49,31 @@ def setup(extras: str) -> None:
     stamp.write_text(digest)
 
 
+def _vault_sources_digest() -> str:
+    """What the sample vault is made from: the store (its formats) and the builder."""
+    h = hashlib.sha256()
+    for folder in ("store", "sample_vault"):
+        for path in sorted((ROOT / folder).rglob("*")):
+            if path.suffix in (".py", ".json") and "__pycache__" not in path.parts:
+                h.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()
+
+
 def sample_vault() -> None:
-    if not (ROOT / "sample_vault" / "vault.duckdb").exists():
-        print("building the sample vault (deterministic, offline) ...", flush=True)
-        rc = _run(PY, "-m", "sample_vault.build")
-        if rc != 0:
-            sys.exit(rc)
+    """Build the sample vault on first use, and again when the code that defines its
+    format or its content changed (a vault from an older checkout would be refused)."""
+    stamp = ROOT / "sample_vault" / ".built-from"
+    digest = _vault_sources_digest()
+    db = ROOT / "sample_vault" / "vault.duckdb"
+    if db.exists() and stamp.exists() and stamp.read_text() == digest:
+        return
+    print("building the sample vault (deterministic, offline) ...", flush=True)
+    rc = _run(PY, "-m", "sample_vault.build", *(["--force"] if db.exists() else []))
+    if rc != 0:
+        sys.exit(rc)
+    stamp.write_text(digest)
+    # the demo's own memory of the previous build would refuse the new one as a rollback
+    shutil.rmtree(DEMO_HOME, ignore_errors=True)
 
 
 def demo(args: list[str]) -> int:
@@ -66,6 +87,9 @@ def demo(args: list[str]) -> int:
     tracer = BIN / "tracer"
     cmd = [str(tracer), "open", "sample_vault", "--key", "sample_vault/keys/ines.key", *args]
     os.chdir(ROOT)
+    # a demo home beside the checkout unless you chose one: rebuilding the sample vault
+    # resets it, so a rebuilt (shorter) vault is not refused as a rollback of the last one
+    os.environ.setdefault("TRACER_HOME", str(DEMO_HOME))
     os.execv(cmd[0], cmd)  # noqa: S606 - replace this process with the TUI
 
 

@@ -105,9 +105,12 @@ def _expected_columns() -> dict[str, list[str]]:
     return out
 
 
-def _check_tables(con: duckdb.DuckDBPyConnection, db: Path) -> None:
+def _check_tables(con: duckdb.DuckDBPyConnection, db: Path) -> list[str]:
     """Every table the vault needs, with its columns: a dropped or altered table is named
-    here, once, instead of failing later in the middle of a query."""
+    here, once, instead of failing later in the middle of a query.
+
+    Returns the derived view tables a vault made by an earlier version lacks (views are
+    rebuilt from the log, so those can be added); a missing raw table is damage."""
     try:
         rows = con.execute(
             "SELECT table_name, column_name FROM information_schema.columns "
@@ -118,7 +121,11 @@ def _check_tables(con: duckdb.DuckDBPyConnection, db: Path) -> None:
     have: dict[str, list[str]] = {}
     for table, column in rows:
         have.setdefault(str(table), []).append(str(column))
+    added: list[str] = []
     for table, cols in _expected_columns().items():
+        if table not in have and table in VIEW_COLUMNS and _views_made(have):
+            added.append(table)
+            continue
         if table not in have:
             raise VaultDamagedError(f"{db}: the vault's table {table!r} is missing: the file was altered")
         if have[table] != cols:
@@ -126,6 +133,43 @@ def _check_tables(con: duckdb.DuckDBPyConnection, db: Path) -> None:
                 f"{db}: the vault's table {table!r} has columns {have[table]}, expected {cols}: "
                 "the file was altered"
             )
+    return added
+
+
+#: view tables every tracer-vault/2 file has had; one missing is damage, not an older file
+_BASE_VIEWS = ("v_answers", "v_passages", "v_digests", "v_revisions", "v_keys", "v_investigators")
+
+
+def _views_made(have: dict[str, list[str]]) -> bool:
+    return all(t in have for t in _BASE_VIEWS)
+
+
+def _add_views(con: duckdb.DuckDBPyConnection, tables: list[str]) -> None:
+    """Create view tables added since this vault was made and derive their rows from the
+    log (one pass, the same `derive` verify uses), in one transaction."""
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for table in tables:
+            con.execute(view_ddl(table))
+        rows: Rows = {t: [] for t in VIEW_COLUMNS}
+        for seq, data in con.execute("SELECT seq, entry FROM log ORDER BY seq").fetchall():
+            try:
+                derive(int(seq), LogEntry.from_bytes(bytes(data)), rows)
+            except (KeyError, TypeError, ValueError, AttributeError):
+                continue  # a damaged entry: `verify` names it
+            for t in VIEW_COLUMNS:
+                if t not in tables:
+                    rows[t].clear()
+        for table in tables:
+            if rows[table]:
+                insert_rows(con, table, rows[table])
+        for ddl in VIEW_INDEXES:
+            if any(f" ON {table}(" in ddl for table in tables):
+                con.execute(ddl)
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
 
 
 _SELECTS: set[str] = set()
@@ -238,7 +282,14 @@ class Vault:
                 f"{db}: unsupported vault format {fmt[0] if fmt else None!r} (this tracer reads {FORMAT!r})"
             )
         try:
-            _check_tables(con, db)
+            added = _check_tables(con, db)
+            if added and read_only:
+                raise VaultError(
+                    f"{db}: made by an earlier tracer without the view table(s) {', '.join(added)}; "
+                    "open it once with write access to add them (they are derived from the log)"
+                )
+            if added:
+                _add_views(con, added)
         except BaseException:
             con.close()
             raise

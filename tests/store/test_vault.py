@@ -343,3 +343,29 @@ def test_create_where_a_file_is_in_the_way(tmp_path: Path) -> None:
     blocker.write_text("x", encoding="utf-8")
     with pytest.raises(VaultError, match="cannot create the vault directory"):
         Vault.create(blocker, Identity.from_seed("custodian", b"c"), T0)
+
+
+def test_a_view_table_added_by_a_later_version_is_derived_on_open(case: Case) -> None:
+    """Views come from the log: a vault made before a view existed gets it, filled, on a
+    writable open; a read-only open says how to add it; a missing raw table is damage."""
+    from store.errors import VaultDamagedError
+    from store.schema import VIEW_COLUMNS
+    from store.vault import _BASE_VIEWS
+
+    _ingest_secret(case)
+    newer = "v_citations"
+    assert newer not in _BASE_VIEWS
+    expected = case.vault.query(f"SELECT * FROM {newer} ORDER BY ALL")  # noqa: S608
+    assert expected
+    case.vault.con.execute(f"DROP TABLE {newer}")
+    case.vault.close()
+    with pytest.raises(VaultError, match="write access"):
+        Vault.open(case.path, read_only=True)
+    case.vault = Vault.open(case.path)
+    assert case.vault.query(f"SELECT * FROM {newer} ORDER BY ALL") == expected  # noqa: S608
+    case.vault.con.execute("DROP TABLE v_answers")
+    case.vault.close()
+    with pytest.raises(VaultDamagedError, match="'v_answers' is missing"):
+        Vault.open(case.path)
+    case.vault = Vault.create(case.path.parent / "another", case.custodian, T0)
+    assert set(VIEW_COLUMNS) <= {r[0] for r in case.vault.query("SELECT table_name FROM information_schema.tables")}
