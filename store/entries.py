@@ -46,6 +46,8 @@ CUSTODIAN_KINDS = frozenset(
         "revision",
         "document_deletion",
         "tombstone",
+        # an imported observability trace (store/imported.py): not a producer manifest
+        "imported_trace",
     }
 )
 #: case-file statements (store.casefile): an investigator (or the custodian) signs them

@@ -229,10 +229,82 @@ _CASE_ROWS = {
 }
 
 
+def _imported_rows(seq: int, entry: LogEntry, p: Mapping[str, Any], out: Rows) -> None:
+    """An imported trace (store/imported.py) as an answer of kind "imported": absent values
+    stay NULL, and a passage's chain columns are filled only where the importer located it."""
+    answer_id, coll = p["answer_id"], p["collection"]
+    out["v_answers"].append(
+        (
+            seq,
+            p["run_id"],
+            answer_id,
+            "imported",
+            p["generated_at"],
+            p["producer"]["system"] or "",
+            p["producer"]["version"] or "",
+            entry.signer or "",
+            coll,
+            p["question_sha256"],
+            p["answer_sha256"],
+            len(p["passages"]),
+            len(p["citations"]),
+            "[]",
+            "[]",
+        )
+    )
+    digests = out["v_digests"].append
+    digests((seq, p["export"]["sha256"], "export", coll))
+    for role in ("question", "answer"):
+        if p[f"{role}_sha256"] is not None:
+            digests((seq, p[f"{role}_sha256"], role, coll))
+    for idx, ps in enumerate(p["passages"]):
+        chain = ps["chain"] or {}
+        doc, src, chunk, loc = (chain.get(k) or {} for k in ("document", "source", "chunk", "locator"))
+        out["v_passages"].append(
+            (
+                seq,
+                answer_id,
+                idx,
+                ps["passage_id"],
+                ps["collection"],
+                ps["document_id"],
+                doc.get("uri"),
+                ps["revision"],
+                doc.get("backend"),
+                src.get("system"),
+                src.get("path"),
+                src.get("revision"),
+                chunk.get("chunk_id"),
+                chunk.get("pipeline_version"),
+                _j(loc["heading_path"]) if loc else None,
+                loc.get("paragraph"),
+                loc.get("char_start"),
+                loc.get("char_end"),
+                ps["retrieved_sha256"],
+                ps["model_input_sha256"],
+                chain.get("normalizer_version"),
+                ps["retrieved_at"],
+                ps["rank"],
+                None if ps["score"] is None else float(ps["score"]),
+                ps["query_sha256"],
+                None,
+            )
+        )
+        for role in ("retrieved", "model_input"):
+            if ps[f"{role}_sha256"] is not None:
+                digests((seq, ps[f"{role}_sha256"], role, ps["collection"]))
+    for idx, c in enumerate(p["citations"]):
+        out["v_citations"].append(
+            (seq, answer_id, idx, c["answer_start"], c["answer_end"], _j(c["passage_ids"]))
+        )
+
+
 def derive(seq: int, entry: LogEntry, out: Rows) -> None:
     """Append the view rows that log entry `seq` implies to `out` (table -> rows)."""
     payload = entry.payload_json()
     if entry.kind == "manifest":
         _manifest_rows(seq, entry, payload, out)
+    elif entry.kind == "imported_trace" and payload is not None:
+        _imported_rows(seq, entry, payload, out)
     elif payload is not None:
         _statement_rows(seq, entry, payload, out)

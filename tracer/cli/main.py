@@ -24,6 +24,7 @@ Handler = Callable[[argparse.Namespace], int]
 COMMAND_MODULES = (
     "store_cmds",
     "outbox_cmds",
+    "import_cmds",
     "chunk_cmds",
     "engine_cmds",
     "access_cmds",

@@ -1,0 +1,104 @@
+"""Imported traces in the log: custodian-signed `imported_trace` statements and their texts.
+
+An imported trace is not a producer manifest: nobody who ran the pipeline signed it.  The
+importer (the custodian) signs a statement (schema `tracer.imported_trace/v1`, kind
+`imported_trace`) naming the export file it came from by SHA-256 (the file is kept as a
+blob, so anyone holding the key can re-derive the import), the span ids used, the
+digests of the texts it kept, and an attestation map saying for every field whether it
+is `attested`, `importer-computed`, `absent`, `redacted` or `truncated`.  The statement
+is bound to its place in the log like every other, so `verify` checks its signature and
+place.  Only whole texts are ever hashed and stored; a purged text is never stored again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from store.crypto import Identity, sha256_hex
+from store.entries import Statement
+from store.errors import InputError
+from store.keyring import DataKeys
+from store.vault import Vault
+
+__all__ = [
+    "IMPORTED_KIND",
+    "IMPORTED_SCHEMA",
+    "ImportedItem",
+    "append_imported",
+    "imported_answer_seqs",
+]
+
+IMPORTED_KIND = "imported_trace"
+IMPORTED_SCHEMA = "tracer.imported_trace/v1"
+#: `v_answers.answer_kind` of an imported answer: lists tell it apart without reading the log
+IMPORTED_ANSWER_KIND = "imported"
+
+
+@dataclass(frozen=True)
+class ImportedItem:
+    """One imported answer: its statement, the whole texts it keeps, and the export file."""
+
+    file: str
+    statement: dict[str, Any]
+    texts: tuple[bytes, ...]
+    export: bytes
+
+    @property
+    def answer_id(self) -> str:
+        return str(self.statement["answer_id"])
+
+
+def imported_answer_seqs(vault: Vault, answer_ids: list[str]) -> dict[str, int]:
+    """answer id -> seq of the entry that already holds it (manifest or import)."""
+    if not answer_ids:
+        return {}
+    rows = vault.query(
+        "SELECT answer_id, min(seq) FROM v_answers WHERE answer_id IN (SELECT unnest(?::VARCHAR[])) "
+        "GROUP BY answer_id",
+        [sorted(set(answer_ids))],
+    )
+    return {str(a): int(s) for a, s in rows}
+
+
+def append_imported(vault: Vault, custodian: Identity, items: list[ImportedItem]) -> list[int]:
+    """Append every item in one batch (all or nothing); returns their seqs.
+
+    Refuses the whole call when an answer id is already in the vault, or when the export
+    file itself was purged (a purge is final: it cannot be kept again).  A kept text whose
+    digest was purged is not stored again; the statement still names it, so it reads as
+    purged.
+    """
+    taken = imported_answer_seqs(vault, [it.answer_id for it in items])
+    seen: set[str] = set()
+    for it in items:
+        if it.answer_id in taken:
+            raise InputError(
+                it.file, "$", f"answer {it.answer_id} already in the vault (log entry {taken[it.answer_id]})"
+            )
+        if it.answer_id in seen:
+            raise InputError(it.file, "$", f"answer {it.answer_id} appears twice in this import")
+        seen.add(it.answer_id)
+    tombstoned = {str(d) for (d,) in vault.query("SELECT DISTINCT digest FROM v_tombstones")}
+    for it in items:
+        if sha256_hex(it.export) in tombstoned:
+            raise InputError(
+                it.file, "$", "this export file was purged under a retention policy; a purge is final"
+            )
+    keys = DataKeys(vault, custodian)
+    recipients: dict[str, dict[str, bytes]] = {}
+    done: set[tuple[str, str]] = set()
+    seqs: list[int] = []
+    with vault.batch(custodian) as batch:
+        for it in items:
+            seqs.append(batch.append(Statement(IMPORTED_KIND, it.statement, custodian)))
+            collection = str(it.statement["collection"])
+            if collection not in recipients:
+                recipients[collection] = vault.roster().recipients(collection)
+            for data in (it.export, *it.texts):
+                digest = sha256_hex(data)
+                if digest in tombstoned or (digest, collection) in done:
+                    continue
+                done.add((digest, collection))
+                keys.encrypt_into(batch, collection, data, recipients[collection])
+    return seqs

@@ -1,0 +1,123 @@
+"""`tracer import VAULT FILES… --format otlp-json`: bring in traces an observability tool exported.
+
+An imported trace is signed by the custodian who imports it, never presented as a
+producer manifest; every field says whether it is importer-computed, absent, redacted or
+truncated (docs/import.md).  All files are read before anything is appended: one bad
+line refuses the whole call, naming the file, the line and the JSON path.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from store.errors import InputError
+from tracer.cli.common import Sub, add_custodian, emit_json, open_vault, vault_arg
+from tracer.clock import now_iso
+from tracer.importers.attest import IMPORTED_MARK, REDACTION_MARKERS
+from tracer.importers.build import DocumentMapping
+from tracer.importers.mapping import ReadOptions
+from tracer.importers.run import ExportFormat, ImportPlan, import_files
+from tracer.inert import inert
+from tracer.secrets import load_key
+
+__all__ = ["register"]
+
+
+def register(sub: Sub) -> None:
+    p = sub.add_parser(
+        "import", help="import OTLP trace exports (OpenInference, GenAI) as custodian-signed imported traces"
+    )
+    vault_arg(p)
+    p.add_argument("files", nargs="+", type=Path, metavar="FILE", help="export files")
+    p.add_argument(
+        "--format",
+        required=True,
+        choices=[str(f) for f in ExportFormat],
+        help="otlp-json: OTLP JSON Lines (the file exporter); "
+        "otlp-proto: one binary ExportTraceServiceRequest",
+    )
+    p.add_argument("--collection", required=True, help="collection the imported texts are stored under")
+    add_custodian(p)
+    p.add_argument(
+        "--document-key",
+        default="document_id",
+        help="metadata key of a retrieved document that holds its document id (default document_id)",
+    )
+    p.add_argument(
+        "--revision-key",
+        default="revision",
+        help="metadata key that holds the imported revision id (default revision)",
+    )
+    p.add_argument(
+        "--value-length-limit",
+        type=int,
+        help="the exporter's attribute value length limit: texts this long are marked truncated",
+    )
+    p.add_argument(
+        "--redaction-marker",
+        action="append",
+        default=[],
+        help="a further text that marks redacted content (repeatable)",
+    )
+    p.add_argument("--dry-run", action="store_true", help="print what would be imported; append nothing")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_import)
+
+
+def _print(plan: ImportPlan, dry_run: bool) -> None:
+    verb = "would import" if dry_run else "imported"
+    for i, it in enumerate(plan.items):
+        st = it.statement
+        seq = f" at log entry {plan.seqs[i]}" if plan.seqs else ""
+        print(
+            f"{verb} {st['answer_id']}{seq} from {inert(it.file)} (trace {st['trace_id']}, "
+            f"{len(st['span_ids'])} span(s), {len(st['passages'])} passage(s))"
+        )
+        print(f"  {IMPORTED_MARK}; export sha256 {st['export']['sha256']}")
+        for path, f in st["fields"].items():
+            detail = f" — {inert(f['detail'])}" if f.get("detail") else ""
+            print(f"  {f['state']:<17} {inert(path)}{detail}")
+    for s in plan.skipped:
+        print(
+            f"skipped trace {s.trace_id} (root span {s.root_span_id}) in {inert(s.file)}: {inert(s.reason)}"
+        )
+    if not plan.items:
+        print("nothing to import")
+    elif dry_run:
+        print(f"dry run: nothing appended ({len(plan.items)} answer(s) would be)")
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    if args.value_length_limit is not None and args.value_length_limit < 1:
+        raise InputError("--value-length-limit", "$", "must be a positive number of characters")
+    custodian = load_key(args.custodian_key, args.passphrase_file)
+    opts = ReadOptions(args.value_length_limit, (*REDACTION_MARKERS, *args.redaction_marker))
+    mapping = DocumentMapping(args.document_key, args.revision_key)
+    with open_vault(args.vault) as vault:
+        try:
+            plan = import_files(
+                vault,
+                custodian,
+                list(args.files),
+                ExportFormat(args.format),
+                args.collection,
+                now_iso(),
+                mapping,
+                opts,
+                dry_run=args.dry_run,
+            )
+        except InputError as exc:
+            if args.json:
+                emit_json(
+                    {"ok": False, "error": {"file": exc.file, "path": exc.path, "message": exc.message}}
+                )
+            else:
+                print(f"REJECTED {inert(exc.file)}: {inert(exc.path)}: {inert(exc.message)}")
+                print("nothing imported (all-or-nothing: fix or drop the file)")
+            return 1
+    if args.json:
+        emit_json({"ok": True, "dry_run": args.dry_run, **plan.to_json()})
+    else:
+        _print(plan, args.dry_run)
+    return 0

@@ -1,0 +1,248 @@
+"""Imported answers → signed-statement bodies: digests of whole texts, attestation, locators.
+
+Locators come from the engine's chunker (`tracer.producer.locate`, the one
+implementation) over the source revision the mapping names, when that revision is in
+the vault; otherwise the passage has no chain and its currency is `unchecked`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from store.crypto import sha256_hex
+from store.imported import IMPORTED_SCHEMA, ImportedItem
+from store.queries import RevisionRow
+from tracer.importers.attest import Attestation, FieldFact
+from tracer.importers.mapping import Document, ImportedAnswer, TextField
+from tracer.producer.locate import CHUNKER_VERSION, NORMALIZER_VERSION, occurrences
+
+__all__ = ["DocumentMapping", "RevisionLookup", "build_item"]
+
+A = Attestation
+
+#: (document id, revision) -> the revision row and its text, when the vault holds it
+RevisionLookup = Callable[[str, str], tuple[RevisionRow, str] | None]
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentMapping:
+    """Which metadata keys of a retrieved document name its source document and revision."""
+
+    document_key: str = "document_id"
+    revision_key: str = "revision"
+
+
+def _digest(t: TextField) -> str | None:
+    return sha256_hex(t.value.encode("utf-8")) if t.value is not None else None
+
+
+def _scalar(meta: Any, key: str) -> str | None:
+    if isinstance(meta, dict):
+        value = meta.get(key)
+        if isinstance(value, str) and value:
+            return value
+        if isinstance(value, int) and not isinstance(value, bool):
+            return str(value)
+    return None
+
+
+def _model_input(doc: Document, answer: ImportedAnswer) -> tuple[TextField, str]:
+    """The retrieved text as an exact substring of a recorded prompt, or why not (never guessed)."""
+    if doc.content.value is None:
+        return TextField(
+            None,
+            FieldFact(
+                doc.content.fact.state,
+                doc.content.fact.source,
+                "the retrieved text is not whole, so it cannot be found in a prompt",
+            ),
+        ), ""
+    prompts = [(c.span_id, p) for c in answer.calls for p in c.prompts]
+    for span_id, p in prompts:
+        if p.value is not None and doc.content.value in p.value:
+            return TextField(
+                doc.content.value,
+                FieldFact(
+                    A.IMPORTER_COMPUTED, p.fact.source, f"found exactly in the prompt of span {span_id}"
+                ),
+            ), span_id
+    if not prompts:
+        return TextField.missing(A.ABSENT, "", "no prompt was recorded (content capture off?)"), ""
+    cut = [p for _s, p in prompts if p.value is None and p.fact.state in (A.TRUNCATED, A.REDACTED)]
+    if cut:
+        return TextField.missing(
+            cut[0].fact.state,
+            cut[0].fact.source,
+            "not found in the prompt messages that are whole; "
+            f"{len(cut)} prompt message(s) are {cut[0].fact.state}",
+        ), ""
+    return TextField.missing(A.ABSENT, "", "not an exact substring of any recorded prompt message"), ""
+
+
+def _chain(
+    doc: Document, meta: Any, mapping: DocumentMapping, lookup: RevisionLookup
+) -> tuple[str | None, str | None, dict[str, Any] | None, dict[str, FieldFact]]:
+    facts: dict[str, FieldFact] = {}
+    document_id = _scalar(meta, mapping.document_key)
+    revision = _scalar(meta, mapping.revision_key)
+    src = doc.metadata.fact.source
+    facts["document_id"] = (
+        FieldFact(A.IMPORTER_COMPUTED, src, f"metadata[{mapping.document_key!r}]")
+        if document_id
+        else FieldFact(A.ABSENT, "", f"no metadata key {mapping.document_key!r}")
+    )
+    facts["revision"] = (
+        FieldFact(A.IMPORTER_COMPUTED, src, f"metadata[{mapping.revision_key!r}]")
+        if revision
+        else FieldFact(A.ABSENT, "", f"no metadata key {mapping.revision_key!r}")
+    )
+    if not document_id or not revision:
+        facts["chain"] = FieldFact(A.ABSENT, "", "no document id and revision to match a source revision")
+        return document_id, revision, None, facts
+    found = lookup(document_id, revision)
+    if found is None:
+        facts["chain"] = FieldFact(
+            A.ABSENT, "", f"revision {revision!r} of {document_id!r} is not in the vault"
+        )
+        return document_id, revision, None, facts
+    rev, text = found
+    if doc.content.value is None:
+        facts["chain"] = FieldFact(A.ABSENT, "", "the retrieved text is not whole: it cannot be located")
+        return document_id, revision, None, facts
+    places = occurrences(text, doc.content.value)
+    if len(places) != 1:
+        facts["chain"] = FieldFact(
+            A.ABSENT,
+            "",
+            f"the retrieved text occurs {len(places)} time(s) in revision {revision!r}: not located",
+        )
+        return document_id, revision, None, facts
+    loc = places[0]
+    chunk_id = doc.ref.value or f"{document_id}@{revision}#{loc.paragraph}"
+    chain = {
+        "source": {"system": rev.source_system, "path": rev.path, "revision": rev.source_revision},
+        "document": {
+            "document_id": document_id,
+            "uri": rev.uri,
+            "revision": revision,
+            "backend": rev.backend,
+        },
+        "chunk": {"chunk_id": chunk_id, "pipeline_version": CHUNKER_VERSION, "parameters": {}},
+        "locator": loc.to_json(),
+        "normalizer_version": NORMALIZER_VERSION,
+    }
+    facts["chain"] = FieldFact(
+        A.IMPORTER_COMPUTED,
+        f"v_revisions seq {rev.seq}",
+        f"located by {CHUNKER_VERSION} in revision {revision!r} of {document_id!r}",
+    )
+    return document_id, revision, chain, facts
+
+
+def build_item(
+    answer: ImportedAnswer,
+    export: bytes,
+    fmt: str,
+    collection: str,
+    now: str,
+    mapping: DocumentMapping,
+    lookup: RevisionLookup,
+) -> ImportedItem:
+    """The statement for one imported answer, with the whole texts it keeps."""
+    fields: dict[str, dict[str, Any]] = {}
+    texts: list[bytes] = []
+
+    def keep(t: TextField, path: str) -> str | None:
+        fields[path] = t.fact.to_json()
+        if t.value is not None:
+            texts.append(t.value.encode("utf-8"))
+        return _digest(t)
+
+    passages: list[dict[str, Any]] = []
+    for i, doc in enumerate(answer.documents):
+        base = f"$.passages[{i}]"
+        model_input, mi_span = _model_input(doc, answer)
+        document_id, revision, chain, facts = _chain(doc, doc.metadata.value, mapping, lookup)
+        fields[f"{base}.metadata"] = doc.metadata.fact.to_json()
+        fields[f"{base}.chunk_ref"] = doc.ref.fact.to_json()
+        fields[f"{base}.score"] = doc.score.fact.to_json()
+        fields[f"{base}.rank"] = FieldFact(
+            A.IMPORTER_COMPUTED, doc.source, "position in the span's documents"
+        ).to_json()
+        fields[f"{base}.retrieved_at"] = FieldFact(
+            A.IMPORTER_COMPUTED, doc.source, "the span's end time"
+        ).to_json()
+        fields[f"{base}.query_sha256"] = doc.query.fact.to_json()
+        for name, fact in facts.items():
+            fields[f"{base}.{name}"] = fact.to_json()
+        passages.append(
+            {
+                "passage_id": f"p{i + 1}",
+                "span_id": doc.span_id,
+                "index": doc.index,
+                "collection": collection,
+                "document_id": document_id,
+                "revision": revision,
+                "chunk_ref": doc.ref.value,
+                "metadata": doc.metadata.value,
+                "retrieved_sha256": keep(doc.content, f"{base}.retrieved_sha256"),
+                "model_input_sha256": keep(model_input, f"{base}.model_input_sha256"),
+                "model_input_span_id": mi_span or None,
+                "rank": doc.rank,
+                "score": doc.score.value,
+                "query_sha256": _digest(doc.query),
+                "retrieved_at": doc.retrieved_at,
+                "chain": chain,
+            }
+        )
+    answer_digest = keep(answer.answer, "$.answer_sha256")
+    question_digest = keep(answer.question, "$.question_sha256")
+    sent = [p["passage_id"] for p in passages if p["model_input_sha256"] is not None]
+    citations: list[dict[str, Any]] = []
+    if answer.answer.value is not None and sent:
+        citations.append({"answer_start": 0, "answer_end": len(answer.answer.value), "passage_ids": sent})
+        fields["$.citations[0]"] = FieldFact(
+            A.IMPORTER_COMPUTED, "", "the whole answer rests on every passage found in a prompt"
+        ).to_json()
+    for name, v in (
+        ("generated_at", answer.generated_at),
+        ("producer.system", answer.service),
+        ("producer.version", answer.service_version),
+        ("runtime.model", answer.model),
+        ("runtime.session_id", answer.session_id),
+    ):
+        fields[f"$.{name}"] = v.fact.to_json()
+    # texts kept twice (a retrieved text that is also its model input) are stored once
+    unique = list(dict.fromkeys(texts))
+    statement: dict[str, Any] = {
+        "schema": IMPORTED_SCHEMA,
+        "answer_id": answer.answer_id,
+        "run_id": answer.trace_id,
+        "collection": collection,
+        "imported_at": now,
+        "generated_at": answer.generated_at.value,
+        "export": {
+            "sha256": sha256_hex(export),
+            "format": fmt,
+            "file": answer.file.rsplit("/", 1)[-1],
+            "bytes": len(export),
+            "lines": list(answer.lines),
+        },
+        "trace_id": answer.trace_id,
+        "root_span_id": answer.root_span_id,
+        "span_ids": list(answer.span_ids),
+        "producer": {"system": answer.service.value, "version": answer.service_version.value},
+        "runtime": {
+            "model": answer.model.value,
+            "session_id": answer.session_id.value,
+            "llm_calls": [c.span_id for c in answer.calls],
+        },
+        "question_sha256": question_digest,
+        "answer_sha256": answer_digest,
+        "passages": passages,
+        "citations": citations,
+        "fields": dict(sorted(fields.items())),
+    }
+    return ImportedItem(answer.file, statement, tuple(unique), export)

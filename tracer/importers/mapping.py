@@ -1,0 +1,443 @@
+"""Spans → imported answers: OpenInference and OpenTelemetry GenAI attributes, every field attested.
+
+One answer per root span (a span whose parent is not in the export) whose subtree holds a
+model call: an OpenInference `LLM` span or a GenAI `chat` / `text_completion` /
+`generate_content` span.  The mapping table (attribute → field → attestation) is
+docs/import.md; this module is its implementation.  Nothing here reads the vault.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from hashlib import sha256
+from typing import Any
+
+from store.canonical import parse_strict
+from store.errors import InputError
+from tracer.importers.attest import REDACTION_MARKERS, Attestation, FieldFact, is_redacted
+from tracer.importers.otlp import ExportFormatError, Span, span_time
+
+__all__ = ["Document", "ImportedAnswer", "LlmCall", "ReadOptions", "Skipped", "TextField", "answers_of"]
+
+A = Attestation
+_LLM_OPS = frozenset({"chat", "text_completion", "generate_content"})
+_TEXT_MIME = frozenset({"", "text/plain"})
+
+
+@dataclass(frozen=True, slots=True)
+class ReadOptions:
+    """What the reader knows about how the export was produced."""
+
+    #: the exporter's attribute value length limit (OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT), if
+    #: known: a text of exactly this length (or more) is taken as cut, never as whole
+    value_length_limit: int | None = None
+    redaction_markers: tuple[str, ...] = REDACTION_MARKERS
+
+
+@dataclass(frozen=True, slots=True)
+class TextField:
+    """A text of the export: the value only when it is whole (attested or importer-computed)."""
+
+    value: str | None
+    fact: FieldFact
+
+    @classmethod
+    def missing(cls, state: Attestation, source: str = "", detail: str = "") -> TextField:
+        return cls(None, FieldFact(state, source, detail))
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """A non-text value (an id, a score, a name) and its attestation."""
+
+    value: Any
+    fact: FieldFact
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    span_id: str
+    index: int
+    rank: int
+    content: TextField
+    ref: Value
+    score: Value
+    metadata: Value
+    query: TextField
+    retrieved_at: str
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class LlmCall:
+    span_id: str
+    end_ns: int
+    model: Value
+    prompts: tuple[TextField, ...]
+    output: TextField
+
+
+@dataclass(frozen=True, slots=True)
+class ImportedAnswer:
+    trace_id: str
+    root_span_id: str
+    span_ids: tuple[str, ...]
+    file: str
+    lines: tuple[int, int]
+    question: TextField
+    answer: TextField
+    generated_at: Value
+    service: Value
+    service_version: Value
+    session_id: Value
+    model: Value
+    documents: tuple[Document, ...]
+    calls: tuple[LlmCall, ...]
+
+    @property
+    def answer_id(self) -> str:
+        """Stable across imports of the same export: a second import is refused, not doubled."""
+        return "imp-" + sha256(f"{self.trace_id}:{self.root_span_id}".encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    file: str
+    trace_id: str
+    root_span_id: str
+    reason: str
+
+
+@dataclass
+class _Reader:
+    opts: ReadOptions
+    spans: list[Span] = field(default_factory=list)
+
+    def text(self, span: Span, key: str, what: str) -> TextField:
+        value = span.attributes.get(key)
+        where = span.where(key)
+        if value is None:
+            if span.dropped_attributes > 0:
+                return TextField.missing(
+                    A.TRUNCATED,
+                    f"line {span.line} {span.path}.droppedAttributesCount",
+                    f"{what}: not in span {span.span_id}, which dropped {span.dropped_attributes} "
+                    "attribute(s) at its count limit",
+                )
+            return TextField.missing(A.ABSENT, "", f"{what}: no {key} on span {span.span_id}")
+        if not isinstance(value, str):
+            return TextField.missing(A.ABSENT, where, f"{what}: {key} is not a string")
+        return self.classify(value, where, what)
+
+    def classify(self, value: str, where: str, what: str) -> TextField:
+        if is_redacted(value, self.opts.redaction_markers):
+            return TextField.missing(
+                A.REDACTED, where, f"{what}: holds a redaction marker ({len(value)} characters)"
+            )
+        limit = self.opts.value_length_limit
+        if limit is not None and len(value) >= limit:
+            return TextField.missing(
+                A.TRUNCATED,
+                where,
+                f"{what}: {len(value)} characters, at the exporter's value length limit {limit}",
+            )
+        return TextField(value, FieldFact(A.IMPORTER_COMPUTED, where))
+
+
+def _kind(span: Span) -> str:
+    kind = span.text("openinference.span.kind")
+    if kind:
+        return kind.upper()
+    op = span.text("gen_ai.operation.name") or ""
+    if op in _LLM_OPS:
+        return "LLM"
+    if op == "retrieval":
+        return "RETRIEVER"
+    return ""
+
+
+def _indexed(span: Span, prefix: str) -> list[int]:
+    """The indices i of `prefix.{i}.…` attributes, in order."""
+    found: set[int] = set()
+    for key in span.attributes:
+        if key.startswith(prefix):
+            head = key[len(prefix) :].split(".", 1)[0]
+            if head.isdigit():
+                found.add(int(head))
+    return sorted(found)
+
+
+def _json_attr(r: _Reader, span: Span, key: str, what: str) -> Value:
+    """A JSON-string attribute parsed strictly; a cut one is `truncated`, a bad one refuses the file."""
+    raw = span.attributes.get(key)
+    if raw is None:
+        t = r.text(span, key, what)
+        return Value(None, t.fact)
+    where = span.where(key)
+    if isinstance(raw, dict):
+        return Value(raw, FieldFact(A.IMPORTER_COMPUTED, where))
+    if not isinstance(raw, str):
+        return Value(None, FieldFact(A.ABSENT, where, f"{what}: not a JSON string"))
+    t = r.classify(raw, where, what)
+    if t.value is None:
+        return Value(None, t.fact)
+    try:
+        parsed = parse_strict(t.value, span.file)
+    except InputError as exc:
+        path = span.attribute_paths.get(key, span.path)
+        raise ExportFormatError(
+            span.file,
+            span.line,
+            f"{path}.stringValue",
+            f"{key} is not strict JSON ({exc.path}: {exc.message})",
+        ) from exc
+    return Value(parsed, FieldFact(A.IMPORTER_COMPUTED, where))
+
+
+def _score(span: Span, key: str) -> Value:
+    value = span.attributes.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return Value(None, FieldFact(A.ABSENT, "", "no score recorded"))
+    return Value(float(value), FieldFact(A.IMPORTER_COMPUTED, span.where(key)))
+
+
+def _documents(r: _Reader, span: Span, prefix: str, query: TextField) -> list[Document]:
+    out: list[Document] = []
+    for rank, i in enumerate(_indexed(span, prefix), start=1):
+        base = f"{prefix}{i}.document."
+        ref = span.text(base + "id")
+        out.append(
+            Document(
+                span_id=span.span_id,
+                index=i,
+                rank=rank,
+                content=r.text(span, base + "content", f"document {i} content"),
+                ref=Value(ref, FieldFact(A.IMPORTER_COMPUTED, span.where(base + "id")))
+                if ref
+                else Value(None, FieldFact(A.ABSENT, "", "no document id")),
+                score=_score(span, base + "score"),
+                metadata=_json_attr(r, span, base + "metadata", f"document {i} metadata"),
+                query=query,
+                retrieved_at=span_time(span.end_ns),
+                source=f"line {span.line} {span.path}",
+            )
+        )
+    return out
+
+
+def _genai_documents(r: _Reader, span: Span, query: TextField) -> list[Document]:
+    """`gen_ai.retrieval.documents`: ids and scores only (the convention records no content)."""
+    docs = _json_attr(r, span, "gen_ai.retrieval.documents", "retrieved documents")
+    if not isinstance(docs.value, list):
+        return []
+    out: list[Document] = []
+    where = span.where("gen_ai.retrieval.documents")
+    for i, d in enumerate(docs.value):
+        if not isinstance(d, dict):
+            continue
+        ref, score = d.get("id"), d.get("score")
+        content = d.get("content")
+        out.append(
+            Document(
+                span_id=span.span_id,
+                index=i,
+                rank=i + 1,
+                content=r.classify(content, f"{where}[{i}].content", f"document {i} content")
+                if isinstance(content, str)
+                else TextField.missing(
+                    A.ABSENT, "", "the GenAI retrieval convention records no document content"
+                ),
+                ref=Value(str(ref), FieldFact(A.IMPORTER_COMPUTED, f"{where}[{i}].id"))
+                if isinstance(ref, str | int)
+                else Value(None, FieldFact(A.ABSENT)),
+                score=Value(float(score), FieldFact(A.IMPORTER_COMPUTED, f"{where}[{i}].score"))
+                if isinstance(score, int | float) and not isinstance(score, bool)
+                else Value(None, FieldFact(A.ABSENT, "", "no score recorded")),
+                metadata=Value(None, FieldFact(A.ABSENT, "", "no metadata recorded")),
+                query=query,
+                retrieved_at=span_time(span.end_ns),
+                source=f"line {span.line} {span.path}",
+            )
+        )
+    return out
+
+
+def _genai_messages(r: _Reader, span: Span, key: str, what: str) -> list[TextField]:
+    """The text parts of `gen_ai.input.messages` / `.output.messages`; external parts are absent."""
+    parsed = _json_attr(r, span, key, what)
+    if parsed.value is None:
+        return [TextField(None, parsed.fact)] if parsed.fact.state != A.ABSENT else []
+    where = parsed.fact.source
+    out: list[TextField] = []
+    messages = parsed.value if isinstance(parsed.value, list) else []
+    for i, m in enumerate(messages):
+        parts = m.get("parts", []) if isinstance(m, dict) else []
+        for j, part in enumerate(parts if isinstance(parts, list) else []):
+            if not isinstance(part, dict):
+                continue
+            at = f"{where}[{i}].parts[{j}]"
+            ptype = part.get("type")
+            if ptype == "text" and isinstance(part.get("content"), str):
+                out.append(r.classify(part["content"], at, f"{what} {i}"))
+            elif ptype in ("uri", "file", "blob"):
+                ref = part.get("uri") or part.get("file_id") or ptype
+                out.append(TextField.missing(A.ABSENT, at, f"{what} {i}: content stored externally ({ref})"))
+    return out
+
+
+def _prompts(r: _Reader, span: Span) -> list[TextField]:
+    out: list[TextField] = []
+    for i in _indexed(span, "llm.input_messages."):
+        base = f"llm.input_messages.{i}.message."
+        if base + "content" in span.attributes:
+            out.append(r.text(span, base + "content", f"prompt message {i}"))
+        for j in _indexed(span, base + "contents."):
+            key = f"{base}contents.{j}.message_content.text"
+            if key in span.attributes:
+                out.append(r.text(span, key, f"prompt message {i} part {j}"))
+    prompts = span.attributes.get("llm.prompts")
+    if isinstance(prompts, tuple):
+        where = span.where("llm.prompts")
+        out += [
+            r.classify(p, f"{where}.arrayValue.values[{k}]", f"prompt {k}")
+            for k, p in enumerate(prompts)
+            if isinstance(p, str)
+        ]
+    for i in _indexed(span, "llm.prompts."):
+        out.append(r.text(span, f"llm.prompts.{i}.prompt.text", f"prompt {i}"))
+    out += _genai_messages(r, span, "gen_ai.input.messages", "prompt message")
+    if not out and span.dropped_attributes > 0:
+        out.append(r.text(span, "llm.input_messages.0.message.content", "prompt"))
+    return out
+
+
+def _output(r: _Reader, span: Span) -> TextField:
+    outs = _indexed(span, "llm.output_messages.")
+    if outs:
+        return r.text(span, f"llm.output_messages.{outs[-1]}.message.content", "model output")
+    genai = _genai_messages(r, span, "gen_ai.output.messages", "model output")
+    if genai:
+        return genai[-1]
+    if (span.text("output.mime_type") or "") in _TEXT_MIME and "output.value" in span.attributes:
+        return r.text(span, "output.value", "model output")
+    return r.text(span, "llm.output_messages.0.message.content", "model output")
+
+
+def _model(span: Span) -> Value:
+    for key in ("llm.model_name", "gen_ai.response.model", "gen_ai.request.model"):
+        name = span.text(key)
+        if name:
+            return Value(name, FieldFact(A.IMPORTER_COMPUTED, span.where(key)))
+    return Value(None, FieldFact(A.ABSENT, "", "no model name recorded"))
+
+
+def _attr_value(spans: Iterable[Span], key: str, resource: bool = False) -> Value:
+    for s in spans:
+        value = (s.resource if resource else s.attributes).get(key)
+        if isinstance(value, str) and value:
+            where = f"line {s.line} {s.path.split('.scopeSpans')[0]}.resource" if resource else s.where(key)
+            return Value(value, FieldFact(A.IMPORTER_COMPUTED, where))
+    return Value(None, FieldFact(A.ABSENT, "", f"no {key} recorded"))
+
+
+def _question(r: _Reader, root: Span, calls: Sequence[tuple[Span, LlmCall]]) -> TextField:
+    if (root.text("input.mime_type") or "") in _TEXT_MIME and "input.value" in root.attributes:
+        return r.text(root, "input.value", "question")
+    for span, _call in calls:
+        users = [
+            i
+            for i in _indexed(span, "llm.input_messages.")
+            if span.text(f"llm.input_messages.{i}.message.role") == "user"
+        ]
+        if users:
+            return r.text(span, f"llm.input_messages.{users[-1]}.message.content", "question")
+    return TextField.missing(A.ABSENT, "", "no question: the root span has no plain-text input.value")
+
+
+def _answer(r: _Reader, root: Span, calls: Sequence[tuple[Span, LlmCall]]) -> TextField:
+    if (root.text("output.mime_type") or "") in _TEXT_MIME and "output.value" in root.attributes and calls:
+        if root.span_id != calls[-1][0].span_id:
+            return r.text(root, "output.value", "answer")
+    if calls:
+        return calls[-1][1].output
+    return TextField.missing(A.ABSENT, "", "no answer recorded")
+
+
+def answers_of(spans: Sequence[Span], opts: ReadOptions) -> tuple[list[ImportedAnswer], list[Skipped]]:
+    """The answers an export holds (one per root span with a model call), and what was skipped."""
+    r = _Reader(opts)
+    by_id = {s.span_id: s for s in spans}
+    children: dict[str, list[Span]] = {}
+    roots: list[Span] = []
+    for s in spans:
+        if s.parent_id and s.parent_id in by_id:
+            children.setdefault(s.parent_id, []).append(s)
+        else:
+            roots.append(s)
+    answers: list[ImportedAnswer] = []
+    skipped: list[Skipped] = []
+    for root in sorted(roots, key=lambda s: (s.start_ns, s.line, s.span_id)):
+        tree: list[Span] = []
+        todo = [root]
+        while todo:
+            s = todo.pop()
+            tree.append(s)
+            todo.extend(children.get(s.span_id, ()))
+        tree.sort(key=lambda s: (s.start_ns, s.end_ns, s.span_id))
+        llm_spans = [s for s in tree if _kind(s) == "LLM"]
+        if not llm_spans:
+            skipped.append(
+                Skipped(root.file, root.trace_id, root.span_id, "no model call (LLM span) in this trace")
+            )
+            continue
+        calls = [
+            (s, LlmCall(s.span_id, s.end_ns, _model(s), tuple(_prompts(r, s)), _output(r, s)))
+            for s in sorted(llm_spans, key=lambda s: (s.end_ns, s.span_id))
+        ]
+        docs: list[Document] = []
+        for s in tree:
+            kind = _kind(s)
+            if kind == "RETRIEVER":
+                if s.text("gen_ai.operation.name") == "retrieval" and not _indexed(s, "retrieval.documents."):
+                    query = r.text(s, "gen_ai.retrieval.query.text", "query")
+                    docs += _genai_documents(r, s, query)
+                else:
+                    query = (
+                        r.text(s, "input.value", "query")
+                        if (s.text("input.mime_type") or "") in _TEXT_MIME
+                        else TextField.missing(A.ABSENT, "", "the query is not plain text")
+                    )
+                    docs += _documents(r, s, "retrieval.documents.", query)
+            elif kind == "RERANKER":
+                query = r.text(s, "reranker.query", "rerank query")
+                docs += _documents(r, s, "reranker.output_documents.", query)
+        last = calls[-1][0]
+        answers.append(
+            ImportedAnswer(
+                trace_id=root.trace_id,
+                root_span_id=root.span_id,
+                span_ids=tuple(s.span_id for s in tree),
+                file=root.file,
+                lines=(min(s.line for s in tree), max(s.line for s in tree)),
+                question=_question(r, root, calls),
+                answer=_answer(r, root, calls),
+                generated_at=Value(
+                    span_time(last.end_ns),
+                    FieldFact(A.IMPORTER_COMPUTED, f"line {last.line} {last.path}.endTimeUnixNano"),
+                ),
+                service=_attr_value(tree, "service.name", resource=True),
+                service_version=_attr_value(tree, "service.version", resource=True),
+                session_id=_attr_value(tree, "session.id"),
+                model=calls[-1][1].model,
+                documents=tuple(docs),
+                calls=tuple(c for _s, c in calls),
+            )
+        )
+    return answers, skipped
+
+
+def metadata_text(value: Any) -> str:
+    """Metadata as one line of JSON (for display and for the record)."""
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
