@@ -311,27 +311,38 @@ def _seed_facts(vault: Vault, start: int) -> None:
     con.execute(f"INSERT INTO temp.r_tombstone_refs SELECT seq, digest FROM v_tombstones WHERE {where}")  # noqa: S608
 
 
-#: entries per group of a view digest: each group's rows are hashed together, then the groups
-_DIGEST_GROUP = 4096
+#: entries per group of a view digest: a receipt keeps one SHA-256 per group and view
+DIGEST_GROUP = 4096
 
 
-def view_digests(vault: Vault, below: int) -> dict[str, str]:
-    """SHA-256 per stored view over its rows of entries 0..below-1, as a multiset.
+def _row_text(table: str) -> str:
+    """SQL for one row of `table` as unambiguous text: each column as its length, ':'
+    and its text, or '-' for NULL, joined by ','."""
+    parts = [
+        f"coalesce(CAST(length(CAST({c} AS VARCHAR)) AS VARCHAR) || ':' || CAST({c} AS VARCHAR), '-')"
+        for c, _t in VIEW_COLUMNS[table]
+    ]
+    return "concat_ws(',', " + ", ".join(parts) + ")"
 
-    Rows are written as JSON (`to_json`), sorted within groups of entries, each group
-    hashed, and the group hashes hashed in order: a receipt keeps these, so a view row
-    of an already verified entry edited later is caught without deriving it again.
+
+def view_digests(vault: Vault, below: int, start: int = 0) -> dict[str, dict[int, str]]:
+    """Per stored view, SHA-256 per group of `DIGEST_GROUP` entries over its rows of
+    entries `start`..`below-1` (`start` a multiple of the group size), as a multiset.
+
+    Each row is hashed as unambiguous text; the row hashes of a group are sorted and
+    hashed.  A receipt keeps these, so a view row of an already verified entry edited
+    later is caught without deriving the entry again, and growing a receipt only hashes
+    the groups that grew.
     """
-    out: dict[str, str] = {}
+    out: dict[str, dict[int, str]] = {}
     for table in VIEW_COLUMNS:
-        row = vault.query(
-            "SELECT coalesce(sha256(string_agg(h, '' ORDER BY g)), '') FROM ("  # noqa: S608
-            "SELECT seq // ? AS g, sha256(string_agg(r, chr(10) ORDER BY r)) AS h FROM ("
-            f"SELECT seq, CAST(to_json(t) AS VARCHAR) AS r FROM {table} t WHERE seq >= 0 AND seq < ?"
-            ") GROUP BY g)",
-            [_DIGEST_GROUP, int(below)],
+        rows = vault.query(
+            "SELECT g, sha256(string_agg(rh, '' ORDER BY rh)) FROM ("  # noqa: S608 - fixed names
+            f"SELECT seq // {DIGEST_GROUP} AS g, sha256({_row_text(table)}) AS rh FROM {table} "
+            "WHERE seq >= ? AND seq < ?) GROUP BY g ORDER BY g",
+            [int(start), int(below)],
         )
-        out[table] = str(row[0][0]) if row else ""
+        out[table] = {int(g): str(h) for g, h in rows}
     return out
 
 
@@ -503,6 +514,7 @@ def covered_manifests_citing(vault: Vault, digests: Sequence[str], below: int) -
     return [int(r[0]) for r in rows]
 
 
-def tombstoned_digests(vault: Vault) -> list[str]:
-    """Every digest a (rebuilt) tombstone names."""
-    return [str(r[0]) for r in vault.query("SELECT DISTINCT digest FROM temp.r_tombstone_refs")]
+def tombstoned_digests(vault: Vault, since: int = 0) -> list[str]:
+    """Every digest a (rebuilt) tombstone at or after entry `since` names."""
+    rows = vault.query("SELECT DISTINCT digest FROM temp.r_tombstone_refs WHERE seq >= ?", [int(since)])
+    return [str(r[0]) for r in rows]

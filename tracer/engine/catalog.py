@@ -20,6 +20,7 @@ from tracer.engine.relocate import Locator
 from tracer.engine.serialize import locator_json, utc
 from tracer.engine.session import Session
 from tracer.engine.trace import CitationVerdict, Summary, Tracer
+from tracer.importers.attest import IMPORTED_MARK
 
 __all__ = ["AnswerState", "Revalidation", "answer_page", "impact", "revalidate"]
 
@@ -58,6 +59,8 @@ class AnswerState:
             "currency": s.currency,
             "answer_time": s.answer_time,
             "citation_verdicts": [_citation_json(c) for c in s.citations],
+            # an imported trace, signed by its importer: nothing in it is attested by a producer
+            **({"imported": IMPORTED_MARK} if r.answer_kind == "imported" else {}),
         }
 
 

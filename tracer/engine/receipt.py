@@ -40,7 +40,8 @@ class Receipt:
     scopes: tuple[str, ...]
     size: int
     root: str
-    views: dict[str, str]
+    #: view -> group of entries -> SHA-256 of that view's rows of the group
+    views: dict[str, dict[int, str]]
     computed_at: str
 
     def to_json(self) -> dict[str, Any]:
@@ -51,7 +52,7 @@ class Receipt:
             "scopes": list(self.scopes),
             "size": self.size,
             "root": self.root,
-            "views": dict(sorted(self.views.items())),
+            "views": {t: {str(g): h for g, h in sorted(gs.items())} for t, gs in sorted(self.views.items())},
             "computed_at": self.computed_at,
         }
 
@@ -94,7 +95,7 @@ def load_receipt(home: Path, session: Session) -> tuple[Receipt | None, str]:
             scopes=tuple(str(s) for s in body["scopes"]),
             size=int(body["size"]),
             root=str(body["root"]),
-            views={str(k): str(v) for k, v in body["views"].items()},
+            views={str(t): {int(g): str(h) for g, h in gs.items()} for t, gs in body["views"].items()},
             computed_at=str(body["computed_at"]),
         )
     except SignatureError:

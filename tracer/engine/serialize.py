@@ -14,9 +14,11 @@ from store.queries import RevisionRow
 from tracer.engine.answertime import AnswerTime
 from tracer.engine.currency import Currency
 from tracer.engine.evidence import TextResult
+from tracer.engine.imported import imported_json
 from tracer.engine.relocate import Locator
 from tracer.engine.times import utc
 from tracer.engine.trace import AnswerTrace, LineageNode, PassageTrace
+from tracer.importers.attest import IMPORTED_MARK
 
 __all__ = [
     "answer_time_json",
@@ -139,6 +141,8 @@ def passage_json(p: PassageTrace) -> dict[str, Any]:
         out["integrity"] = "unavailable"
         return out
     m = p.meta
+    if p.imported:
+        return {**out, **imported_passage_json(p)}
     out.update(
         {
             "collection": p.collection,
@@ -207,9 +211,50 @@ def _hidden_trace_json(t: AnswerTrace) -> dict[str, Any]:
     }
 
 
+def imported_passage_json(p: PassageTrace) -> dict[str, Any]:
+    """An imported passage: its texts, what the importer located, and every field's attestation."""
+    m = p.meta
+    imp = m.get("imported", {})
+    chain = (
+        {k: m[k] for k in ("chunk", "locator", "normalizer_version", "document", "source")}
+        if "locator" in m
+        else None
+    )
+    return {
+        "collection": p.collection,
+        "retrieved": text_json(p.retrieved),
+        "model_input": text_json(p.model_input),
+        "transform": {"state": p.transform.state, "detail": p.transform.detail},
+        "chain": chain,
+        "retrieved_at": utc(str(m["retrieved_at"])),
+        "rank": m["rank"],
+        "score": m["score"],
+        "query_sha256": m["query_sha256"],
+        "derived_from": None,
+        "imported": {
+            "mark": IMPORTED_MARK,
+            "span_id": imp.get("span_id"),
+            "document_id": imp.get("document_id"),
+            "revision": imp.get("revision"),
+            "chunk_ref": imp.get("chunk_ref"),
+            "metadata": imp.get("metadata"),
+            "model_input_span_id": imp.get("model_input_span_id"),
+            "fields": {k: v.to_json() for k, v in p.attestation.items()},
+        },
+    }
+
+
 def trace_json(t: AnswerTrace) -> dict[str, Any]:
     if not t.visible:
         return _hidden_trace_json(t)
+    out = _trace_json(t)
+    if t.imported is not None:
+        out["imported"] = imported_json(t.imported)
+        out["signature"]["signed_by"] = "importer"
+    return out
+
+
+def _trace_json(t: AnswerTrace) -> dict[str, Any]:
     return {
         "answer_id": t.answer_id,
         "run_id": t.run_id,

@@ -23,6 +23,7 @@ __all__ = [
 INTEGRITY: tuple[str, ...] = (
     "intact",
     "purged",
+    "not_captured",
     "unavailable",
     "checksum_mismatch",
     "signature_invalid",
@@ -40,6 +41,7 @@ CURRENCY: tuple[str, ...] = (
 INTEGRITY_MEANING = {
     "intact": "the retained text hashes to the digest that was signed and logged",
     "purged": "deleted under a retention policy; a tombstone says who, when and why",
+    "not_captured": "imported: the export held no whole text here (absent, redacted or truncated)",
     "unavailable": "outside your scope: nothing about this record is shown to you",
     "checksum_mismatch": "the retained text does not hash to its recorded digest: altered",
     "signature_invalid": "the producer's signature over the manifest does not verify",

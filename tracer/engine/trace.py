@@ -26,10 +26,18 @@ from tracer.clock import now_iso
 from tracer.engine.answertime import strictest_answer_time
 from tracer.engine.currency import LRU, Currency, CurrencyEngine, Transform, derived_transform, locator_of
 from tracer.engine.evidence import TextResult
+from tracer.engine.imported import (
+    ImportedFacts,
+    not_captured,
+    not_located,
+    passage_attestation,
+    read_imported,
+)
 from tracer.engine.normalizers import RECORDED
 from tracer.engine.relocate import Locator
 from tracer.engine.session import Session
 from tracer.engine.states import strictest_currency, strictest_integrity
+from tracer.importers.attest import FieldFact
 
 __all__ = [
     "AnswerTrace",
@@ -120,6 +128,12 @@ class PassageTrace:
     effective_integrity: str
     effective_currency: str
     meta: dict[str, Any]
+    #: an imported passage's fields and who vouches for each (empty for a producer's manifest)
+    attestation: dict[str, FieldFact] = field(default_factory=dict)
+
+    @property
+    def imported(self) -> bool:
+        return bool(self.attestation)
 
     @property
     def derived_from(self) -> str | None:
@@ -209,6 +223,8 @@ class AnswerTrace:
     reasons: tuple[str, ...] = ()
     pending: frozenset[str] = frozenset()
     answer_time: str = "unknown"
+    #: an imported trace (not a producer manifest): its export and per-field attestation
+    imported: ImportedFacts | None = None
 
 
 @dataclass(frozen=True)
@@ -218,6 +234,7 @@ class _Manifest:
     signature: str
     signer: str
     faults: list[dict[str, Any]]
+    imported: ImportedFacts | None = None
 
     @property
     def sources(self) -> list[str]:
@@ -284,6 +301,8 @@ class Tracer:
             self._unknown.add(answer_id)
             raise UnknownAnswerError(answer_id)
         seq, entry = row
+        if entry.kind == "imported_trace":
+            return self._manifests.put(answer_id, self._imported(answer_id, seq, entry))
         try:
             env = entry.envelope
             if env is None:
@@ -308,6 +327,32 @@ class Tracer:
         faults = entry.body.get("faults", [])
         m = _Manifest(seq, payload, signature, signer, list(faults) if isinstance(faults, list) else [])
         return self._manifests.put(answer_id, m)
+
+    def _imported(self, answer_id: str, seq: int, entry: LogEntry) -> _Manifest:
+        """An imported trace, read as an answer signed by its importer (engine/imported.py)."""
+        vault = self.session.vault
+        cust = vault.custodian
+        try:
+            env = entry.envelope
+            if env is None:
+                raise InputError("log", "$.envelope", "missing")
+            payload, signature, facts = read_imported(env, seq, vault.origin, cust.key_id, cust.ed25519)
+        except (InputError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise DamagedEntryError(
+                f"log entry {seq} (imported answer {answer_id!r}) is damaged: {exc}"
+            ) from exc
+        if payload.get("answer_id") != answer_id:
+            raise DamagedEntryError(
+                f"the views place answer {answer_id!r} at log entry {seq}, which holds "
+                f"{payload.get('answer_id')!r}: the views were altered"
+            )
+        return _Manifest(seq, payload, signature, entry.signer or "", [], facts)
+
+    def _text_or_absent(self, digest: str | None, collection: str, fact: FieldFact | None) -> TextResult:
+        """A recorded text; where an import kept none, its attestation (never a text)."""
+        if digest is None:
+            return not_captured(fact)
+        return self.currency.text(digest, collection)
 
     def _source(self, answer_id: str, stack: tuple[str, ...], walk: _Walk) -> Summary:
         """The summary of a lineage source, as seen from the path `stack`."""
@@ -371,7 +416,7 @@ class Tracer:
             if revs:
                 items.append((revs[-1].content_sha256, revs[-1].collection))
             items += [(r.content_sha256, r.collection) for r in revs if r.revision in cited]
-        cur.prefetch(items)
+        cur.prefetch([(d, c) for d, c in items if d != "None"])  # an import may keep no text
 
     def summary(self, answer_id: str, stack: tuple[str, ...] = ()) -> Summary:
         """Effective states of an answer, memoized; cycles are reported, never looped."""
@@ -413,7 +458,14 @@ class Tracer:
         "outside your scope".  A page primed with `prime` has its questions read already.
         """
         m = self._manifest(answer_id)
-        digest = str(m.payload["question_sha256"])
+        recorded = m.payload["question_sha256"]
+        if recorded is None and m.imported is not None:  # an import that kept no question
+            return (
+                not_captured(m.imported.field("$.question_sha256"))
+                if self.summary(answer_id).visible
+                else _hidden("")
+            )
+        digest = str(recorded)
         if not self.summary(answer_id).visible:
             return _hidden(digest)
         return self.currency.text(digest, str(m.payload["collection"]))
@@ -427,8 +479,33 @@ class Tracer:
 
     # -- building -------------------------------------------------------------------------
 
+    def _imported_passage(
+        self, ps: dict[str, Any], idx: int, generated_at: str, att: dict[str, FieldFact]
+    ) -> PassageTrace:
+        """An imported passage: texts only where the export held them whole; currency only
+        where the importer located the passage in a source revision of this vault."""
+        coll = ps["collection"]
+        retrieved = self._text_or_absent(ps["retrieved_sha256"], coll, att.get("retrieved_sha256"))
+        model_input = self._text_or_absent(ps["model_input_sha256"], coll, att.get("model_input_sha256"))
+        integrity = strictest_integrity([retrieved.state, model_input.state])
+        if "locator" in ps and retrieved.digest:
+            currency = self.currency.currency(ps, retrieved, generated_at)
+            transform = self.currency.transform(ps, retrieved)
+        else:
+            currency, transform = not_located(att)
+        return PassageTrace(
+            idx, ps["passage_id"], coll, True, retrieved, model_input, integrity, currency, transform,
+            integrity, currency.state, _scrub(ps, True), att,
+        )  # fmt: skip
+
     def _passage(
-        self, ps: dict[str, Any], idx: int, stack: tuple[str, ...], walk: _Walk, generated_at: str
+        self,
+        ps: dict[str, Any],
+        idx: int,
+        stack: tuple[str, ...],
+        walk: _Walk,
+        generated_at: str,
+        imported: ImportedFacts | None = None,
     ) -> PassageTrace:
         s = self.session
         derived = ps.get("derived_from")
@@ -452,6 +529,8 @@ class Tracer:
                 "unavailable",
                 _scrub(ps, False),
             )
+        if imported is not None:
+            return self._imported_passage(ps, idx, generated_at, passage_attestation(imported, idx))
         retrieved = self.currency.text(ps["retrieved_sha256"], ps["collection"])
         model_input = self.currency.text(ps["model_input_sha256"], ps["collection"])
         integrity = strictest_integrity([retrieved.state, model_input.state])
@@ -531,7 +610,9 @@ class Tracer:
         walk = _Walk()
         kind = str(p.get("kind", "answer"))
         generated_at = str(p["generated_at"])
-        passages = [self._passage(ps, i, stack, walk, generated_at) for i, ps in enumerate(p["passages"])]
+        passages = [
+            self._passage(ps, i, stack, walk, generated_at, m.imported) for i, ps in enumerate(p["passages"])
+        ]
         by_id: dict[str, PassageTrace] = {}
         for pt in passages:
             by_id.setdefault(pt.passage_id, pt)
@@ -549,7 +630,14 @@ class Tracer:
         )
         if not visible:
             reasons.add("out_of_scope")
-        if visible:
+        if visible and m.imported is not None:
+            question = self._text_or_absent(
+                p["question_sha256"], p["collection"], m.imported.field("$.question_sha256")
+            )
+            answer = self._text_or_absent(
+                p["answer_sha256"], p["collection"], m.imported.field("$.answer_sha256")
+            )
+        elif visible:
             question = self.currency.text(p["question_sha256"], p["collection"])
             answer = self.currency.text(p["answer_sha256"], p["collection"])
         else:
@@ -636,4 +724,5 @@ class Tracer:
             reasons=tuple(sorted(reasons)),
             pending=frozenset(walk.pending - {answer_id}),
             answer_time=answer_time,
+            imported=m.imported,
         )

@@ -23,6 +23,7 @@ from multiprocessing import get_context
 from typing import Any
 
 from store import audit, merkle, queries
+from store.entries import ROSTER_KINDS
 from store.errors import InputError, SignatureError, UnwrapError
 from store.note import Checkpoint, open_note
 from store.roster import Roster
@@ -215,6 +216,13 @@ class _Verifier:
         try:
             for seq, kind, data, stored_leaf in self.vault.raw_entries():
                 leaf = merkle.leaf_hash(data)
+                row = (seq, kind, data, stored_leaf, leaf)
+                if seq < self.start and leaf == stored_leaf and _covered_kind(kind, data):
+                    acc.append(leaf)
+                    if acc.size in by_size:
+                        self._checkpoints_after[seq] = (by_size.pop(acc.size), acc.root())
+                    pool = self._covered(pool, queue, row)
+                    continue
                 # a statement row (or one relabelled as a manifest) is checked here, in
                 # order, against the root before it: what its signed place must name
                 statement = kind != "manifest" or _STATEMENT_MARK in data
@@ -223,10 +231,6 @@ class _Verifier:
                 acc.append(leaf)
                 if acc.size in by_size:
                     self._checkpoints_after[seq] = (by_size.pop(acc.size), acc.root())
-                row = (seq, kind, data, stored_leaf, leaf)
-                if seq < self.start and not statement:
-                    pool = self._covered(pool, queue, row)
-                    continue
                 if pool is not None and not statement:
                     if run and (
                         len(run) >= _RUN or audit.compare_range(run[0][0]) != audit.compare_range(seq)
@@ -279,17 +283,13 @@ class _Verifier:
         queue: deque[_Pending],
         row: tuple[int, str, bytes, bytes, bytes],
     ) -> ProcessPoolExecutor | None:
-        """A manifest row a receipt covers: its leaf and the checkpoints after it only.
-
-        A row whose bytes changed since is checked in full, so it is reported exactly as
-        a full verification reports it."""
+        """A row a receipt covers, unchanged since: its leaf and the checkpoints after it
+        only (rows whose bytes or kind changed, and roster statements, are checked in full)."""
         while queue:
             pool = self._take(pool, queue.popleft())
-        seq, _kind, _data, stored_leaf, leaf = row
-        if leaf != stored_leaf:
-            queue.append(_Pending([row]))
-            return self._take(pool, queue.popleft())
-        self.bump("manifests")
+        seq, kind = row[0], row[1]
+        if kind == "manifest":
+            self.bump("manifests")
         after = self._checkpoints_after.pop(seq, None)
         if after is not None:
             self._check_checkpoints(after[0], after[1], seq + 1)
@@ -560,7 +560,7 @@ class _Verifier:
         """Covered manifests whose transformation trace reads a text that is no longer
         intact (altered, lost or purged since): traced again, as a full pass would."""
         assert self.session is not None  # noqa: S101 - only called with a session
-        changed = self._changed | set(audit.tombstoned_digests(self.vault))
+        changed = self._changed | set(audit.tombstoned_digests(self.vault, since=self.start))
         scopes = list(self.session.scopes)
         for seq in audit.covered_manifests_citing(self.vault, sorted(changed), self.start):
             for _seq, _kind, data, _leaf in self.vault.raw_entries(seq, seq + 1):
@@ -711,6 +711,14 @@ class _Verifier:
         return derived_transform(ps, retrieved, engine.text(*src) if src else None)
 
 
+def _covered_kind(kind: str, data: bytes) -> bool:
+    """True when a covered row may skip its per-entry checks: its bytes say the kind its
+    row says (canonical entries end `"kind":"K","seq":N}`), and it changes no roster."""
+    i = data.rfind(b'"kind":"')
+    j = data.find(b'"', i + 8) if i >= 0 else -1
+    return j > 0 and data[i + 8 : j].decode("ascii", "replace") == kind and kind not in ROSTER_KINDS
+
+
 def _revision_key(ps: dict[str, Any]) -> tuple[str, str]:
     doc = ps.get("document")
     if not isinstance(doc, dict):
@@ -740,8 +748,9 @@ def verify(
     """
     with no_cycle_collection(), vault.memory_limit(_VERIFY_MEMORY_LIMIT), vault.blob_index():
         start, warnings = 0, []
+        covered: dict[str, dict[int, str]] = {}
         if session is not None and not full:
-            start, warning = _receipt_start(vault, session)
+            start, covered, warning = _receipt_start(vault, session)
             if warning:
                 warnings.append(warning)
         report = _verify(vault, session, progress, start)
@@ -750,32 +759,37 @@ def verify(
         report.warnings = warnings
         if session is not None and report.ok and not session.status.forensic and report.checkpoint_covers_log:
             size = int(report.checkpoint["log_size"])
+            # groups wholly before the old receipt's size were just checked unchanged
+            kept = (start // audit.DIGEST_GROUP) if start else 0
+            grown = audit.view_digests(vault, size, kept * audit.DIGEST_GROUP)
+            views = {t: {g: h for g, h in covered.get(t, {}).items() if g < kept} | grown[t] for t in grown}
             receipt = Receipt(
                 origin=vault.origin,
                 viewer=session.identity.key_id,
                 scopes=tuple(session.scopes),
                 size=size,
                 root=str(report.checkpoint["recomputed_root"]),
-                views=audit.view_digests(vault, size),
+                views=views,
                 computed_at=report.computed_at,
             )
             save_receipt(session.trust.home, session, receipt)
         return report
 
 
-def _receipt_start(vault: Vault, session: Session) -> tuple[int, str]:
-    """(size the receipt vouches for, '') or (0, why it is not used, or '' if none)."""
+def _receipt_start(vault: Vault, session: Session) -> tuple[int, dict[str, dict[int, str]], str]:
+    """(size the receipt vouches for, its view digests, '') or (0, {}, why it is not
+    used, or '' if there is none)."""
     receipt, warning = load_receipt(session.trust.home, session)
     if receipt is None:
-        return 0, warning
+        return 0, {}, warning
     size = vault.size()
     if receipt.size > size:
-        return 0, f"receipt: covers {receipt.size} entries but the log has {size}; verifying in full"
+        return 0, {}, f"receipt: covers {receipt.size} entries but the log has {size}; verifying in full"
     if vault.root(receipt.size).hex() != receipt.root:
-        return 0, "receipt: the log no longer extends the root it vouches for; verifying in full"
+        return 0, {}, "receipt: the log no longer extends the root it vouches for; verifying in full"
     if audit.view_digests(vault, receipt.size) != receipt.views:
-        return 0, "receipt: view rows of covered entries changed since; verifying in full"
-    return receipt.size, ""
+        return 0, {}, "receipt: view rows of covered entries changed since; verifying in full"
+    return receipt.size, receipt.views, ""
 
 
 def _verify(vault: Vault, session: Session | None, progress: Progress | None, start: int = 0) -> VerifyReport:

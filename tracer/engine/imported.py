@@ -1,0 +1,168 @@
+"""Imported traces in the engine: what the trace screens and commands need of them.
+
+An `imported_trace` statement (store/imported.py) is read as an answer beside the
+producers' manifests, never as one: its signature is the importer's (the custodian's),
+every fact keeps its attestation, and `NOT_CAPTURED` stands where the export held no
+whole text.  A passage the importer could not locate in a source revision has no chain
+and its currency is `unchecked` (`imported_not_located`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from store.dsse import Envelope, verify_envelope
+from store.errors import SignatureError
+from store.imported import IMPORTED_KIND, IMPORTED_SCHEMA
+from tracer.engine.currency import Currency, Transform
+from tracer.engine.evidence import TextResult
+from tracer.importers.attest import IMPORTED_MARK, Attestation, FieldFact
+
+__all__ = [
+    "NOT_CAPTURED",
+    "NOT_LOCATED",
+    "ImportedFacts",
+    "imported_json",
+    "not_captured",
+    "passage_attestation",
+    "read_imported",
+]
+
+#: the integrity word for a text the export did not hold whole (absent, redacted, truncated)
+NOT_CAPTURED = "not_captured"
+NOT_LOCATED = "imported_not_located"
+
+
+@dataclass(frozen=True)
+class ImportedFacts:
+    """What an imported answer says about itself: where it came from, and who vouches for what."""
+
+    export: dict[str, Any]
+    trace_id: str
+    root_span_id: str
+    span_ids: tuple[str, ...]
+    imported_at: str
+    fields: dict[str, FieldFact]
+
+    @property
+    def mark(self) -> str:
+        return IMPORTED_MARK
+
+    def field(self, path: str) -> FieldFact | None:
+        return self.fields.get(path)
+
+    def unattested(self) -> dict[str, FieldFact]:
+        return {k: v for k, v in self.fields.items() if v.state != Attestation.ATTESTED}
+
+
+def _chain_fields(ps: dict[str, Any]) -> dict[str, Any]:
+    """A located passage's chain, in the manifest's shape (what currency and transform read)."""
+    chain = ps.get("chain")
+    return dict(chain) if isinstance(chain, dict) else {}
+
+
+def _as_manifest(st: dict[str, Any]) -> dict[str, Any]:
+    """The statement in the manifest's shape, for the code paths both share (scope, citations)."""
+    passages = []
+    for ps in st["passages"]:
+        passages.append(
+            {
+                "passage_id": ps["passage_id"],
+                "collection": ps["collection"],
+                "retrieved_sha256": ps["retrieved_sha256"],
+                "model_input_sha256": ps["model_input_sha256"],
+                "retrieved_at": ps["retrieved_at"],
+                "rank": ps["rank"],
+                "score": ps["score"],
+                "query_sha256": ps["query_sha256"],
+                "imported": ps,
+                **_chain_fields(ps),
+            }
+        )
+    return {
+        "run_id": st["run_id"],
+        "answer_id": st["answer_id"],
+        "kind": "imported",
+        "generated_at": st["generated_at"],
+        "producer": {"system": st["producer"]["system"], "version": st["producer"]["version"]},
+        "runtime": dict(st["runtime"]),
+        "authorization": {},
+        "collection": st["collection"],
+        "question_sha256": st["question_sha256"],
+        "answer_sha256": st["answer_sha256"],
+        "passages": passages,
+        "citations": list(st["citations"]),
+        "lineage": [],
+    }
+
+
+def read_imported(
+    env: Envelope, seq: int, origin: str, custodian_id: str, custodian_ed25519: bytes
+) -> tuple[dict[str, Any], str, ImportedFacts]:
+    """(manifest-shaped payload, signature state, facts) of an imported_trace entry.
+
+    The signature is checked against the custodian's key and the statement must name
+    this vault and this seq (`verify` also checks the root before it).
+    """
+    signature = "valid"
+    try:
+        verify_envelope(env, {custodian_id: custodian_ed25519})
+    except SignatureError:
+        signature = "signature_invalid"
+    body = json.loads(env.payload)
+    place = body.get("log") if isinstance(body, dict) else None
+    if (
+        not isinstance(body, dict)
+        or body.get("type") != IMPORTED_KIND
+        or not isinstance(place, dict)
+        or place.get("seq") != seq
+        or place.get("origin") != origin
+    ):
+        signature = "signature_invalid"
+    st = body.get("statement") if isinstance(body, dict) else None
+    if not isinstance(st, dict) or st.get("schema") != IMPORTED_SCHEMA:
+        raise ValueError(f"log entry {seq} is not a {IMPORTED_SCHEMA} statement")
+    facts = ImportedFacts(
+        export=dict(st["export"]),
+        trace_id=str(st["trace_id"]),
+        root_span_id=str(st["root_span_id"]),
+        span_ids=tuple(str(s) for s in st["span_ids"]),
+        imported_at=str(st["imported_at"]),
+        fields={str(k): FieldFact.from_json(v) for k, v in st["fields"].items()},
+    )
+    return _as_manifest(st), signature, facts
+
+
+def not_captured(fact: FieldFact | None) -> TextResult:
+    """Where the export held no whole text: its attestation, never a text."""
+    state = fact.state if fact is not None else Attestation.ABSENT
+    detail = f"{state}: {fact.detail}" if fact is not None and fact.detail else str(state)
+    return TextResult("", NOT_CAPTURED, detail=f"imported, {detail}")
+
+
+def passage_attestation(facts: ImportedFacts, index: int) -> dict[str, FieldFact]:
+    """The attestation of passage `index`'s fields, by field name."""
+    prefix = f"$.passages[{index}]."
+    return {k[len(prefix) :]: v for k, v in facts.fields.items() if k.startswith(prefix)}
+
+
+def not_located(attestation: dict[str, FieldFact]) -> tuple[Currency, Transform]:
+    fact = attestation.get("chain")
+    detail = fact.detail if fact is not None else "the importer did not locate it"
+    return Currency("unchecked", NOT_LOCATED, detail), Transform(NOT_LOCATED, detail)
+
+
+def imported_json(facts: ImportedFacts) -> dict[str, Any]:
+    """The `imported` member of an imported answer's JSON (docs/json.md)."""
+    return {
+        "mark": facts.mark,
+        "attested_by_producer": False,
+        "export": facts.export,
+        "trace_id": facts.trace_id,
+        "root_span_id": facts.root_span_id,
+        "span_ids": list(facts.span_ids),
+        "imported_at": facts.imported_at,
+        "fields": {k: v.to_json() for k, v in facts.fields.items()},
+    }
