@@ -9,6 +9,7 @@ from __future__ import annotations
 import textwrap
 
 from store.roster import investigators
+from tracer.cli.render_imported import imported_head, imported_passage_chain
 from tracer.engine.answertime import AnswerTime, answer_time_sentence
 from tracer.engine.catalog import Revalidation
 from tracer.engine.evidence import TextResult
@@ -17,6 +18,7 @@ from tracer.engine.session import Session
 from tracer.engine.times import utc
 from tracer.engine.trace import AnswerTrace, LineageNode, PassageTrace
 from tracer.engine.verify import VerifyReport
+from tracer.importers.attest import IMPORTED_MARK
 from tracer.inert import inert
 
 __all__ = ["print_revalidation", "print_trace", "print_verify"]
@@ -64,6 +66,8 @@ def print_verify(report: VerifyReport) -> None:
 
 
 def _text(label: str, t: TextResult) -> str:
+    if t.state == "not_captured":
+        return f"  {label}: NOT_CAPTURED  ({inert(t.detail)}): no whole text, nothing to verify"
     head = f"  {label}: {t.state.upper()}  recorded {t.digest[:16]}…"
     if t.recomputed:
         head += f"  recomputed {t.recomputed[:16]}…"
@@ -112,9 +116,16 @@ def _passage(p: PassageTrace) -> str:
         out.append("  UNAVAILABLE: outside your scope")
         return "\n".join(out)
     m = p.meta
-    d, s, c, loc = m["document"], m["source"], m["chunk"], m["locator"]
     out.append(_text("retrieved", p.retrieved))
     out.append(_text("model input", p.model_input))
+    if p.imported:
+        out += imported_passage_chain(p)
+        out.append(
+            f"  transform: {p.transform.state}"
+            + (f" ({inert(p.transform.detail)})" if p.transform.detail else "")
+        )
+        return "\n".join(out)
+    d, s, c, loc = m["document"], m["source"], m["chunk"], m["locator"]
     out.append(
         f"  chain: chunk {inert(c['chunk_id'])} ({inert(c['pipeline_version'])}) at "
         f"{' > '.join(inert(h) for h in loc['heading_path'])} ¶{loc['paragraph']} "
@@ -201,6 +212,10 @@ def print_trace(t: AnswerTrace, session: Session) -> None:
         f"root {t.checkpoint_root[:16]}…"
     )
     print(f"  viewer {inert(session.who)}")
+    if t.imported is not None:
+        print("\n".join(imported_head(t, t.imported)))
+        _print_body(t, session)
+        return
     print(
         f"  generated {t.generated_at} by {inert(t.producer['system'])} {inert(t.producer['version'])}; "
         f"signature {t.signature} ({t.signer[:16]})"
@@ -216,6 +231,10 @@ def print_trace(t: AnswerTrace, session: Session) -> None:
         f"  authorization at run time (data, not a grant): principal {inert(str(az.get('principal')))}, "
         f"policy {inert(str(az.get('policy_version')))}, decision {inert(str(az.get('decision')))}"
     )
+    _print_body(t, session)
+
+
+def _print_body(t: AnswerTrace, session: Session) -> None:
     print(_text("question", t.question))
     print(_text("answer", t.answer))
     for c in t.citations:
@@ -271,4 +290,5 @@ def print_revalidation(r: Revalidation) -> None:
         print(
             f"  {inert(a.row.answer_id):<28} {when:<20}  {producer:<30} "
             f"{a.summary.integrity:<18} {a.summary.currency:<12} {a.summary.answer_time}"
+            + (f"  [{IMPORTED_MARK}]" if seen and a.row.answer_kind == "imported" else "")
         )

@@ -1,0 +1,91 @@
+"""CLI lines for imported traces: the mark on every fact its producer did not attest."""
+
+from __future__ import annotations
+
+from tracer.engine.imported import ImportedFacts
+from tracer.engine.trace import AnswerTrace, PassageTrace
+from tracer.importers.attest import IMPORTED_MARK, FieldFact
+from tracer.inert import inert
+
+__all__ = ["imported_head", "imported_passage_chain"]
+
+_TAG = "[imported — not attested]"
+
+
+def _fact(label: str, value: object, fact: FieldFact | None) -> str:
+    state = str(fact.state) if fact is not None else "absent"
+    shown = inert(str(value)) if value is not None else "—"
+    detail = f" ({inert(fact.detail)})" if fact is not None and fact.detail else ""
+    return f"{label} {shown} [{state}]{detail}"
+
+
+def imported_head(t: AnswerTrace, facts: ImportedFacts) -> list[str]:
+    """Replaces the producer, runtime and authorization lines of a manifest."""
+    f, ex = facts.field, facts.export
+    return [
+        f"  IMPORTED — NOT ATTESTED BY THE PRODUCER: {IMPORTED_MARK}",
+        f"  imported {facts.imported_at} from {inert(str(ex['file']))} ({ex['format']}, lines "
+        f"{ex['lines'][0]}..{ex['lines'][1]}, sha256 {ex['sha256']}); signed by the importer "
+        f"{t.signer[:16]}: signature {t.signature}",
+        f"  trace {inert(facts.trace_id)}  root span {inert(facts.root_span_id)}  "
+        f"{len(facts.span_ids)} span(s) used",
+        "  " + _fact("generated", t.generated_at, f("$.generated_at")),
+        "  "
+        + _fact("service", t.producer.get("system"), f("$.producer.system"))
+        + "  "
+        + _fact("version", t.producer.get("version"), f("$.producer.version")),
+        "  "
+        + _fact("model", t.runtime.get("model"), f("$.runtime.model"))
+        + "  "
+        + _fact("session", t.runtime.get("session_id"), f("$.runtime.session_id")),
+        "  authorization at run time: absent (an export records none)",
+        f"  question {_TAG} [{_state(f('$.question_sha256'))}]   "
+        f"answer {_TAG} [{_state(f('$.answer_sha256'))}]",
+    ]
+
+
+def _state(fact: FieldFact | None) -> str:
+    return str(fact.state) if fact is not None else "absent"
+
+
+def imported_passage_chain(p: PassageTrace) -> list[str]:
+    """A passage's provenance with each fact's attestation (instead of the manifest chain)."""
+    a, m = p.attestation, p.meta
+    imp = m.get("imported", {})
+    out = [
+        f"  {_TAG} retrieved [{_state(a.get('retrieved_sha256'))}]  "
+        f"model input [{_state(a.get('model_input_sha256'))}]"
+        + (f" ({inert(a['model_input_sha256'].detail)})" if a.get("model_input_sha256") else ""),
+        "  "
+        + _fact("document", imp.get("document_id"), a.get("document_id"))
+        + "  "
+        + _fact("revision", imp.get("revision"), a.get("revision")),
+        "  "
+        + _fact("chunk ref", imp.get("chunk_ref"), a.get("chunk_ref"))
+        + "  "
+        + _fact("span", imp.get("span_id"), None).replace("[absent]", "[importer-computed]"),
+    ]
+    if "locator" in m:
+        d, s, c, loc = m["document"], m["source"], m["chunk"], m["locator"]
+        out.append(
+            f"  chain [{_state(a.get('chain'))}]: chunk {inert(c['chunk_id'])} "
+            f"({inert(c['pipeline_version'])}) at "
+            f"{' > '.join(inert(h) for h in loc['heading_path'])} ¶{loc['paragraph']} "
+            f"chars {loc['char_start']}..{loc['char_end']}"
+        )
+        out.append(
+            f"      → imported {inert(d['uri'])} revision {inert(d['revision'])} ({inert(d['backend'])})"
+        )
+        out.append(f"      → source {inert(s['system'])}:{inert(s['path'])} revision {inert(s['revision'])}")
+    else:
+        chain = a.get("chain")
+        out.append(f"  chain: not located ({inert(chain.detail) if chain is not None else 'absent'})")
+    out.append(
+        "  "
+        + _fact("retrieved at", m.get("retrieved_at"), a.get("retrieved_at"))
+        + "  "
+        + _fact("rank", m.get("rank"), a.get("rank"))
+        + "  "
+        + _fact("score", m.get("score"), a.get("score"))
+    )
+    return out
