@@ -78,6 +78,8 @@ def _as_manifest(st: dict[str, Any]) -> dict[str, Any]:
                 "score": ps["score"],
                 "query_sha256": ps["query_sha256"],
                 "imported": ps,
+                # what the mapping named (either may be None); a located passage's chain replaces it
+                "document": {"document_id": ps["document_id"], "revision": ps["revision"]},
                 **_chain_fields(ps),
             }
         )

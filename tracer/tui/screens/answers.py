@@ -80,7 +80,9 @@ def _counts_text(total: int, done: int, integ: Counter[str], curr: Counter[str])
 
 def _answer_cell(answer_id: str, kind: str) -> Text:
     cell = safe_line(answer_id, limit=22)
-    if kind != "answer":
+    if kind == "imported":
+        cell.append(" (imported, not attested)", style="italic reverse")
+    elif kind != "answer":
         cell.append(f" ({kind})", style="italic")
     return cell
 

@@ -11,6 +11,7 @@ from rich.text import Text
 from tracer.engine.states import CURRENCY_MEANING, INTEGRITY_MEANING
 from tracer.engine.trace import AnswerTrace
 from tracer.tui.text import plain, safe_line, short, state_word
+from tracer.tui.widgets.imported import imported_answer_line, mark
 from tracer.tui.words import reason
 
 __all__ = ["answer_head", "state_meanings"]
@@ -22,6 +23,9 @@ def answer_head(t: AnswerTrace, log_now: int | None = None) -> Text:
     if t.visible:
         out.append_text(Text.assemble(plain("  run "), safe_line(t.run_id), plain(f"  ({t.kind})")))
     out.append(f"  log entry {t.seq}\n")
+    if t.visible and t.imported is not None:  # never scrolls away: the header stays put
+        out.append_text(mark())
+        out.append_text(plain("\n"))
     out.append_text(plain("integrity "))
     out.append_text(state_word(t.integrity))
     out.append_text(plain("  ·  currency "))
@@ -49,6 +53,10 @@ def state_meanings(t: AnswerTrace) -> Text:
         state_word(t.currency),
         plain(f": {CURRENCY_MEANING.get(t.currency, '')}"),
     )
+    if t.visible and t.imported is not None:
+        out.append_text(plain("\n"))
+        out.append_text(imported_answer_line(t))
+        return out
     if t.visible:
         out.append_text(plain(f"\ngenerated {t.generated_at} by "))
         out.append_text(safe_line(f"{t.producer.get('system')} {t.producer.get('version')}"))

@@ -21,6 +21,7 @@ from tracer.engine.trace import PassageTrace
 from tracer.tui.text import plain, safe_line, short, state_word
 from tracer.tui.widgets.current import CurrentRevisionPane, current_title
 from tracer.tui.widgets.historical import ContentVerdict, HistoricalText, digest_line
+from tracer.tui.widgets.imported import ImportedPassage
 from tracer.tui.words import reason, transform
 
 __all__ = ["PassageView", "chain_tree", "needs_current_content", "shows_current"]
@@ -165,6 +166,9 @@ class PassageView(Vertical):
         yield Static(_states(p), classes="passage-states")
         if not p.visible:
             yield Static(plain("UNAVAILABLE: outside your scope", "bold reverse"))
+            return
+        if p.imported:
+            yield ImportedPassage(p)
             return
         current = p.currency.current_excerpt if shows_current(p) else None
         with Horizontal(classes="side-by-side", id=f"side-{p.index}"):
