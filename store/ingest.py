@@ -7,28 +7,21 @@ exactly as signed and each wrong element is recorded as a fault, never repaired.
 
 from __future__ import annotations
 
-import gc
-import json
 import os
-import re
 import stat
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Any
-
-import jsonschema
 
 from store.canonical import member_path, parse_strict
 from store.crypto import Identity, sha256_hex
 from store.dsse import Envelope, verify_envelope
 from store.entries import MANIFEST_TYPE, LogEntry, Statement, make_entry
 from store.errors import InputError, SignatureError, StoreError
+from store.gcpause import no_cycle_collection
 from store.keyring import DataKeys
+from store.schemacheck import load_schema, validate
 from store.textrules import id_problem
 from store.timeutil import instant
 from store.vault import Batch, Vault
@@ -101,240 +94,6 @@ class IngestReport:
         }
 
 
-@cache
-def load_schema(name: str) -> dict[str, Any]:
-    text = resources.files("store").joinpath("schemas", f"{name}.schema.json").read_text("utf-8")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
-
-
-_Check = Callable[[Any], bool]
-_HEX_PATTERN = re.compile(r"\^\[0-9a-f\]\{(\d+)\}\$")
-_ANNOTATIONS = frozenset({"$schema", "$id", "title", "description"})
-_KNOWN = frozenset(
-    {
-        "type", "const", "enum", "pattern", "minLength", "maxLength", "minItems", "maxItems",
-        "minimum", "items", "properties", "required", "additionalProperties", "propertyNames",
-    }
-)  # fmt: skip
-#: Draft 2020-12 types as expressions over `{v}`; "integer" admits integral floats
-_TYPE_EXPR = {
-    "object": "type({v}) is dict",
-    "array": "type({v}) is list",
-    "string": "type({v}) is str",
-    "integer": "(type({v}) is int or (type({v}) is float and {v}.is_integer()))",
-    "number": "(type({v}) is int or type({v}) is float)",
-    "boolean": "type({v}) is bool",
-    "null": "{v} is None",
-}
-
-
-class _UnsupportedError(Exception):
-    """A schema the fast checker does not handle: jsonschema checks it instead."""
-
-
-class _Gen:
-    """Python source for a predicate equivalent to Draft 2020-12 `is_valid` (our keywords).
-
-    Only a fast path: a value it accepts is accepted by jsonschema too (a hypothesis test
-    compares the two on mutated documents), anything it refuses is re-checked by
-    jsonschema, which also writes the error.  Unknown keywords raise `_UnsupportedError`.
-    """
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.consts: dict[str, Any] = {}
-        self.n = 0
-
-    def name(self, prefix: str, value: Any = None) -> str:
-        self.n += 1
-        name = f"{prefix}{self.n}"
-        if value is not None:
-            self.consts[name] = value
-        return name
-
-    def emit(self, ind: int, line: str) -> None:
-        self.lines.append("    " * ind + line)
-
-    def node(self, schema: Any, v: str, ind: int) -> None:
-        if schema is True:
-            return
-        if schema is False:
-            self.emit(ind, "return False")
-            return
-        if not isinstance(schema, dict):
-            raise _UnsupportedError(repr(schema))
-        unknown = set(schema) - _KNOWN - _ANNOTATIONS
-        if unknown:
-            raise _UnsupportedError(", ".join(sorted(unknown)))
-        t = schema.get("type")
-        if t is not None and (not isinstance(t, str) or t not in _TYPE_EXPR):
-            raise _UnsupportedError(f"type {t!r}")
-        # Each condition must hold; for a string they are joined into one test (the
-        # common case: fewer steps), otherwise each is emitted as before.
-        conds: list[str] = [] if t is None else [_TYPE_EXPR[t].format(v=v)]
-        for key in ("const", "enum"):
-            if key in schema:
-                values = [schema[key]] if key == "const" else schema[key]
-                if not isinstance(values, list) or not all(isinstance(x, str) for x in values):
-                    raise _UnsupportedError(f"non-string {key}")
-                allowed = self.name("E", frozenset(values))
-                conds.append(f"(type({v}) is str and {v} in {allowed})")
-        g = "" if t == "string" else f"type({v}) is not str or "
-        if "minLength" in schema:
-            conds.append(f"({g}len({v}) >= {int(schema['minLength'])})")
-        if "maxLength" in schema:
-            conds.append(f"({g}len({v}) <= {int(schema['maxLength'])})")
-        if "pattern" in schema:
-            pattern = schema["pattern"]
-            rx = self.name("P", ecma_pattern(pattern))
-            match = f"{rx}.search({v}) is not None"
-            hex_len = _HEX_PATTERN.fullmatch(pattern)
-            if hex_len:
-                # what the regex accepts, without running it (anything else still does)
-                match = f"(len({v}) == {int(hex_len.group(1))} and not {v}.strip(HEX)) or {match}"
-            conds.append(f"({g}{match})")
-        if t == "string":
-            self.emit(ind, f"if not ({' and '.join(conds)}): return False")
-        else:
-            for cond in conds:
-                self.emit(ind, f"if not {cond}: return False")
-        if "minimum" in schema:
-            bound = schema["minimum"]
-            if type(bound) not in (int, float):
-                raise _UnsupportedError("minimum")
-            gn = "" if t in ("integer", "number") else f"(type({v}) is int or type({v}) is float) and "
-            self.emit(ind, f"if {gn}{v} < {bound!r}: return False")
-        self.array(schema, v, ind, t)
-        self.object(schema, v, ind, t)
-
-    def array(self, schema: dict[str, Any], v: str, ind: int, t: Any) -> None:
-        keys = [k for k in ("minItems", "maxItems", "items") if k in schema]
-        if not keys:
-            return
-        if t != "array":
-            self.emit(ind, f"if type({v}) is list:")
-            ind += 1
-            self.emit(ind, "pass")
-        if "minItems" in schema:
-            self.emit(ind, f"if len({v}) < {int(schema['minItems'])}: return False")
-        if "maxItems" in schema:
-            self.emit(ind, f"if len({v}) > {int(schema['maxItems'])}: return False")
-        if "items" in schema:
-            x = self.name("x")
-            self.emit(ind, f"for {x} in {v}:")
-            self.emit(ind + 1, "pass")
-            self.node(schema["items"], x, ind + 1)
-
-    def object(self, schema: dict[str, Any], v: str, ind: int, t: Any) -> None:
-        keys = [k for k in ("properties", "required", "additionalProperties", "propertyNames") if k in schema]
-        if not keys:
-            return
-        if t != "object":
-            self.emit(ind, f"if type({v}) is dict:")
-            ind += 1
-            self.emit(ind, "pass")
-        props: dict[str, Any] = schema.get("properties", {})
-        if "required" in schema:
-            req = self.name("R", frozenset(schema["required"]))
-            self.emit(ind, f"if not {req} <= {v}.keys(): return False")
-        extra = schema.get("additionalProperties", True)
-        known = self.name("K", frozenset(props))
-        if extra is False:
-            self.emit(ind, f"if not {v}.keys() <= {known}: return False")
-        elif extra is not True:
-            k, x = self.name("k"), self.name("x")
-            self.emit(ind, f"for {k}, {x} in {v}.items():")
-            self.emit(ind + 1, f"if {k} not in {known}:")
-            self.emit(ind + 2, "pass")
-            self.node(extra, x, ind + 2)
-        if "propertyNames" in schema:
-            k = self.name("k")
-            self.emit(ind, f"for {k} in {v}:")
-            self.emit(ind + 1, "pass")
-            self.node(schema["propertyNames"], k, ind + 1)
-        required = frozenset(schema.get("required", ()))
-        for prop, sub in props.items():
-            x = self.name("x")
-            if prop in required:  # present: checked above
-                self.emit(ind, f"{x} = {v}[{prop!r}]")
-                self.node(sub, x, ind)
-                continue
-            self.emit(ind, f"{x} = {v}.get({prop!r}, MISSING)")
-            self.emit(ind, f"if {x} is not MISSING:")
-            self.emit(ind + 1, "pass")
-            self.node(sub, x, ind + 1)
-
-
-def _compile(schema: Any) -> _Check:
-    gen = _Gen()
-    gen.node(schema, "v", 1)
-    source = "\n".join(["def check(v):", *gen.lines, "    return True", ""])
-    namespace: dict[str, Any] = {**gen.consts, "MISSING": object(), "HEX": "0123456789abcdef"}
-    exec(compile(source, "<schema check>", "exec"), namespace)  # noqa: S102 - our own schema files
-    check: _Check = namespace["check"]
-    return check
-
-
-def ecma_pattern(pattern: str) -> re.Pattern[str]:
-    """`pattern` as JSON Schema (ECMA-262) means it: `$` is the end of the text.
-
-    In Python `$` also matches before a final newline, so "<64 hex>\\n" would pass
-    `^[0-9a-f]{64}$`; an unescaped `$` outside a class becomes `\\Z`.
-    """
-    out: list[str] = []
-    escaped = in_class = False
-    for ch in pattern:
-        if escaped:
-            out.append(ch)
-            escaped = False
-            continue
-        if ch == "\\":
-            escaped = True
-        elif ch == "[":
-            in_class = True
-        elif ch == "]":
-            in_class = False
-        elif ch == "$" and not in_class:
-            out.append("\\Z")
-            continue
-        out.append(ch)
-    return re.compile("".join(out))
-
-
-def _ecma_pattern_keyword(
-    validator: Any, pattern: str, instance: Any, schema: dict[str, Any]
-) -> Iterator[jsonschema.ValidationError]:
-    if isinstance(instance, str) and not ecma_pattern(pattern).search(instance):
-        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
-
-
-_Validator = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
-    jsonschema.Draft202012Validator, {"pattern": _ecma_pattern_keyword}
-)
-
-
-@cache
-def _validators(schema: str) -> tuple[Any, _Check]:
-    doc = load_schema(schema)
-    validator = _Validator(doc)
-    try:
-        fast = _compile(doc)
-    except _UnsupportedError:
-        fast = validator.is_valid
-    return validator, fast
-
-
-def _validate(value: Any, schema: str, file: str, prefix: str = "$") -> None:
-    validator, fast = _validators(schema)
-    if fast(value):
-        return
-    error = jsonschema.exceptions.best_match(validator.iter_errors(value))
-    if error is not None:
-        path = prefix + error.json_path[1:]
-        raise InputError(file, path, f"{error.message} (schema {schema})")
-
-
 def _instant(value: str, file: str, path: str) -> datetime:
     """An RFC 3339 time as an aware UTC datetime; the schema's pattern alone admits 25:61."""
     try:
@@ -347,7 +106,7 @@ def read_tombstone_request(path: Path) -> dict[str, str]:
     """A purge request file (schema tracer.tombstone_request/v1), strictly parsed and validated."""
     file = str(path)
     doc = parse_strict(read_input_file(path), file)
-    _validate(doc, "tombstone-request-v1", file)
+    validate(doc, "tombstone-request-v1", file)
     _instant(doc["effective_at"], file, "$.effective_at")
     return {k: str(v) for k, v in doc.items() if k != "schema"}
 
@@ -492,7 +251,7 @@ class _Ingest:
         )
 
     def prepare_manifest(self, file: str, doc: dict[str, Any]) -> _Prepared:
-        _validate(doc, "manifest-input-v1", file)
+        validate(doc, "manifest-input-v1", file)
         env = Envelope.from_json(doc["envelope"], file, "$.envelope")
         if env.payload_type != MANIFEST_TYPE:
             raise InputError(file, "$.envelope.payloadType", f"expected {MANIFEST_TYPE!r}")
@@ -504,7 +263,7 @@ class _Ingest:
             payload = parse_strict(env.payload, file)
         except InputError as exc:
             raise InputError(file, "$.envelope.payload" + exc.path[1:], exc.message) from exc
-        _validate(payload, "manifest-v1", file, "$.envelope.payload")
+        validate(payload, "manifest-v1", file, "$.envelope.payload")
         key = self.keys[key_id]
         when = payload["generated_at"]
         _instant(when, file, "$.envelope.payload.generated_at")
@@ -639,7 +398,7 @@ class _Ingest:
         return faults, texts
 
     def prepare_revision(self, file: str, doc: dict[str, Any]) -> _Prepared:
-        _validate(doc, "source-revision-v1", file)
+        validate(doc, "source-revision-v1", file)
         _instant(doc["committed_at"], file, "$.committed_at")
         _check_ids(file, "$", doc, (("document_id",), ("revision",), ("collection",)))
         key = (doc["document_id"], doc["revision"])
@@ -661,7 +420,7 @@ class _Ingest:
         return _Prepared(file, "revision", f"{key[0]}@{key[1]}", entry, [(doc["collection"], data)], [])
 
     def prepare_deletion(self, file: str, doc: dict[str, Any]) -> _Prepared:
-        _validate(doc, "document-deletion-v1", file)
+        validate(doc, "document-deletion-v1", file)
         _instant(doc["deleted_at"], file, "$.deleted_at")
         _check_ids(file, "$", doc, (("document_id",),))
         did = doc["document_id"]
@@ -678,29 +437,11 @@ class _Ingest:
         )
 
 
-@contextmanager
-def _no_cycle_collection() -> Iterator[None]:
-    """Pause the cyclic garbage collector for one ingest call.
-
-    A call parses and keeps every file's values (dicts, lists, view row tuples) until it
-    commits; each generation-2 collection walks all of them and the caller's heap, for
-    nothing: they are acyclic and reference counting frees them.  This was ~15-20 % of a
-    1,000-manifest call.  The collector is re-enabled (if it was on) when the call ends.
-    """
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
-
 def ingest(
     vault: Vault, files: list[Path], custodian: Identity, now: str, skip_invalid: bool = False
 ) -> IngestReport:
     """Validate every file first; append nothing unless all pass (or `skip_invalid`)."""
-    with _no_cycle_collection():
+    with no_cycle_collection():
         return _ingest(vault, files, custodian, now, skip_invalid)
 
 

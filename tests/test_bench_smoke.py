@@ -13,6 +13,9 @@ from pathlib import Path
 
 import pytest
 
+#: whole processes, real terminals or kill loops: `-m 'not slow'` skips them
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 PASSAGES = "200"

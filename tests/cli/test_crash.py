@@ -40,6 +40,9 @@ sys.path.insert(0, sys.argv[2])
 crash_loop = __import__("importlib").import_module("bench.crash_loop")
 from store.ingest import ingest
 from store.vault import Vault
+
+#: whole processes, real terminals or kill loops: `-m 'not slow'` skips them
+pytestmark = pytest.mark.slow
 vault = Vault.open(Path(sys.argv[1]))
 for files in crash_loop.write_inputs(Path(sys.argv[3]), 3, 2):
     assert ingest(vault, files, crash_loop.custodian(), crash_loop.NOW).ok

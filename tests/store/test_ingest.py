@@ -486,7 +486,7 @@ def _schema_docs() -> list[tuple[str, Any]]:
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_compiled_schema_check_agrees_with_jsonschema(data: st.DataObject) -> None:
-    from store.ingest import _validators
+    from store.schemacheck import validators as _validators
 
     name, doc = data.draw(st.sampled_from(_schema_docs()))
     doc = copy.deepcopy(doc)

@@ -368,4 +368,6 @@ def test_a_view_table_added_by_a_later_version_is_derived_on_open(case: Case) ->
     with pytest.raises(VaultDamagedError, match="'v_answers' is missing"):
         Vault.open(case.path)
     case.vault = Vault.create(case.path.parent / "another", case.custodian, T0)
-    assert set(VIEW_COLUMNS) <= {r[0] for r in case.vault.query("SELECT table_name FROM information_schema.tables")}
+    assert set(VIEW_COLUMNS) <= {
+        r[0] for r in case.vault.query("SELECT table_name FROM information_schema.tables")
+    }

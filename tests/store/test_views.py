@@ -65,7 +65,7 @@ _DIGESTS += ["\u0663" * 64, "0" * 32 + " " + "0" * 31, ""]
 def test_compiled_digest_check_agrees_with_jsonschema() -> None:
     import copy
 
-    from store.ingest import _validators
+    from store.schemacheck import validators as _validators
     from tests.store.test_ingest import _schema_docs
 
     payload = dict(_schema_docs())["manifest-v1"]

@@ -20,6 +20,9 @@ import pytest
 from tests.helpers import PASSPHRASE
 from tests.tui.conftest import CLOCK, Built
 
+#: whole processes, real terminals or kill loops: `-m 'not slow'` skips them
+pytestmark = pytest.mark.slow
+
 BUDGET = 30.0
 
 

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from store import queries
+from store.gcpause import no_cycle_collection
 from store.queries import AnswerFilter, AnswerRow
 from tracer.clock import now_iso
-from tracer.engine.gcpause import no_cycle_collection
 from tracer.engine.normalizers import RECORDED
 from tracer.engine.relocate import Locator
 from tracer.engine.serialize import locator_json, utc

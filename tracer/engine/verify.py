@@ -25,12 +25,12 @@ from typing import Any
 from store import audit, merkle, queries
 from store.entries import ROSTER_KINDS
 from store.errors import InputError, SignatureError, UnwrapError
+from store.gcpause import no_cycle_collection
 from store.note import Checkpoint, open_note
 from store.roster import Roster
 from store.vault import Vault
 from tracer.clock import now_iso
 from tracer.engine.currency import LRU, CurrencyEngine, Transform, derived_transform
-from tracer.engine.gcpause import no_cycle_collection
 from tracer.engine.logcheck import (
     Finding,
     RunInput,

@@ -1,0 +1,257 @@
+"""JSON Schema validation of input files: a compiled fast path, jsonschema for the errors.
+
+Inputs are validated against Draft 2020-12 schemas (`store/schemas/`).  Most files are
+valid, so a predicate compiled from the schema decides first; only a file it refuses is
+re-checked by jsonschema, which names the exact JSON path of the first problem.  Patterns
+are matched as ECMA-262 matches them (`$` is the end of the text), in both.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import jsonschema
+
+from store.errors import InputError
+
+__all__ = ["ecma_pattern", "load_schema", "validate", "validators"]
+
+
+@cache
+def load_schema(name: str) -> dict[str, Any]:
+    text = resources.files("store").joinpath("schemas", f"{name}.schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+_Check = Callable[[Any], bool]
+_HEX_PATTERN = re.compile(r"\^\[0-9a-f\]\{(\d+)\}\$")
+_ANNOTATIONS = frozenset({"$schema", "$id", "title", "description"})
+_KNOWN = frozenset(
+    {
+        "type", "const", "enum", "pattern", "minLength", "maxLength", "minItems", "maxItems",
+        "minimum", "items", "properties", "required", "additionalProperties", "propertyNames",
+    }
+)  # fmt: skip
+#: Draft 2020-12 types as expressions over `{v}`; "integer" admits integral floats
+_TYPE_EXPR = {
+    "object": "type({v}) is dict",
+    "array": "type({v}) is list",
+    "string": "type({v}) is str",
+    "integer": "(type({v}) is int or (type({v}) is float and {v}.is_integer()))",
+    "number": "(type({v}) is int or type({v}) is float)",
+    "boolean": "type({v}) is bool",
+    "null": "{v} is None",
+}
+
+
+class _UnsupportedError(Exception):
+    """A schema the fast checker does not handle: jsonschema checks it instead."""
+
+
+class _Gen:
+    """Python source for a predicate equivalent to Draft 2020-12 `is_valid` (our keywords).
+
+    Only a fast path: a value it accepts is accepted by jsonschema too (a hypothesis test
+    compares the two on mutated documents), anything it refuses is re-checked by
+    jsonschema, which also writes the error.  Unknown keywords raise `_UnsupportedError`.
+    """
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.consts: dict[str, Any] = {}
+        self.n = 0
+
+    def name(self, prefix: str, value: Any = None) -> str:
+        self.n += 1
+        name = f"{prefix}{self.n}"
+        if value is not None:
+            self.consts[name] = value
+        return name
+
+    def emit(self, ind: int, line: str) -> None:
+        self.lines.append("    " * ind + line)
+
+    def node(self, schema: Any, v: str, ind: int) -> None:
+        if schema is True:
+            return
+        if schema is False:
+            self.emit(ind, "return False")
+            return
+        if not isinstance(schema, dict):
+            raise _UnsupportedError(repr(schema))
+        unknown = set(schema) - _KNOWN - _ANNOTATIONS
+        if unknown:
+            raise _UnsupportedError(", ".join(sorted(unknown)))
+        t = schema.get("type")
+        if t is not None and (not isinstance(t, str) or t not in _TYPE_EXPR):
+            raise _UnsupportedError(f"type {t!r}")
+        # Each condition must hold; for a string they are joined into one test (the
+        # common case: fewer steps), otherwise each is emitted as before.
+        conds: list[str] = [] if t is None else [_TYPE_EXPR[t].format(v=v)]
+        for key in ("const", "enum"):
+            if key in schema:
+                values = [schema[key]] if key == "const" else schema[key]
+                if not isinstance(values, list) or not all(isinstance(x, str) for x in values):
+                    raise _UnsupportedError(f"non-string {key}")
+                allowed = self.name("E", frozenset(values))
+                conds.append(f"(type({v}) is str and {v} in {allowed})")
+        g = "" if t == "string" else f"type({v}) is not str or "
+        if "minLength" in schema:
+            conds.append(f"({g}len({v}) >= {int(schema['minLength'])})")
+        if "maxLength" in schema:
+            conds.append(f"({g}len({v}) <= {int(schema['maxLength'])})")
+        if "pattern" in schema:
+            pattern = schema["pattern"]
+            rx = self.name("P", ecma_pattern(pattern))
+            match = f"{rx}.search({v}) is not None"
+            hex_len = _HEX_PATTERN.fullmatch(pattern)
+            if hex_len:
+                # what the regex accepts, without running it (anything else still does)
+                match = f"(len({v}) == {int(hex_len.group(1))} and not {v}.strip(HEX)) or {match}"
+            conds.append(f"({g}{match})")
+        if t == "string":
+            self.emit(ind, f"if not ({' and '.join(conds)}): return False")
+        else:
+            for cond in conds:
+                self.emit(ind, f"if not {cond}: return False")
+        if "minimum" in schema:
+            bound = schema["minimum"]
+            if type(bound) not in (int, float):
+                raise _UnsupportedError("minimum")
+            gn = "" if t in ("integer", "number") else f"(type({v}) is int or type({v}) is float) and "
+            self.emit(ind, f"if {gn}{v} < {bound!r}: return False")
+        self.array(schema, v, ind, t)
+        self.object(schema, v, ind, t)
+
+    def array(self, schema: dict[str, Any], v: str, ind: int, t: Any) -> None:
+        keys = [k for k in ("minItems", "maxItems", "items") if k in schema]
+        if not keys:
+            return
+        if t != "array":
+            self.emit(ind, f"if type({v}) is list:")
+            ind += 1
+            self.emit(ind, "pass")
+        if "minItems" in schema:
+            self.emit(ind, f"if len({v}) < {int(schema['minItems'])}: return False")
+        if "maxItems" in schema:
+            self.emit(ind, f"if len({v}) > {int(schema['maxItems'])}: return False")
+        if "items" in schema:
+            x = self.name("x")
+            self.emit(ind, f"for {x} in {v}:")
+            self.emit(ind + 1, "pass")
+            self.node(schema["items"], x, ind + 1)
+
+    def object(self, schema: dict[str, Any], v: str, ind: int, t: Any) -> None:
+        keys = [k for k in ("properties", "required", "additionalProperties", "propertyNames") if k in schema]
+        if not keys:
+            return
+        if t != "object":
+            self.emit(ind, f"if type({v}) is dict:")
+            ind += 1
+            self.emit(ind, "pass")
+        props: dict[str, Any] = schema.get("properties", {})
+        if "required" in schema:
+            req = self.name("R", frozenset(schema["required"]))
+            self.emit(ind, f"if not {req} <= {v}.keys(): return False")
+        extra = schema.get("additionalProperties", True)
+        known = self.name("K", frozenset(props))
+        if extra is False:
+            self.emit(ind, f"if not {v}.keys() <= {known}: return False")
+        elif extra is not True:
+            k, x = self.name("k"), self.name("x")
+            self.emit(ind, f"for {k}, {x} in {v}.items():")
+            self.emit(ind + 1, f"if {k} not in {known}:")
+            self.emit(ind + 2, "pass")
+            self.node(extra, x, ind + 2)
+        if "propertyNames" in schema:
+            k = self.name("k")
+            self.emit(ind, f"for {k} in {v}:")
+            self.emit(ind + 1, "pass")
+            self.node(schema["propertyNames"], k, ind + 1)
+        required = frozenset(schema.get("required", ()))
+        for prop, sub in props.items():
+            x = self.name("x")
+            if prop in required:  # present: checked above
+                self.emit(ind, f"{x} = {v}[{prop!r}]")
+                self.node(sub, x, ind)
+                continue
+            self.emit(ind, f"{x} = {v}.get({prop!r}, MISSING)")
+            self.emit(ind, f"if {x} is not MISSING:")
+            self.emit(ind + 1, "pass")
+            self.node(sub, x, ind + 1)
+
+
+def _compile(schema: Any) -> _Check:
+    gen = _Gen()
+    gen.node(schema, "v", 1)
+    source = "\n".join(["def check(v):", *gen.lines, "    return True", ""])
+    namespace: dict[str, Any] = {**gen.consts, "MISSING": object(), "HEX": "0123456789abcdef"}
+    exec(compile(source, "<schema check>", "exec"), namespace)  # noqa: S102 - our own schema files
+    check: _Check = namespace["check"]
+    return check
+
+
+def ecma_pattern(pattern: str) -> re.Pattern[str]:
+    """`pattern` as JSON Schema (ECMA-262) means it: `$` is the end of the text.
+
+    In Python `$` also matches before a final newline, so "<64 hex>\\n" would pass
+    `^[0-9a-f]{64}$`; an unescaped `$` outside a class becomes `\\Z`.
+    """
+    out: list[str] = []
+    escaped = in_class = False
+    for ch in pattern:
+        if escaped:
+            out.append(ch)
+            escaped = False
+            continue
+        if ch == "\\":
+            escaped = True
+        elif ch == "[":
+            in_class = True
+        elif ch == "]":
+            in_class = False
+        elif ch == "$" and not in_class:
+            out.append("\\Z")
+            continue
+        out.append(ch)
+    return re.compile("".join(out))
+
+
+def _ecma_pattern_keyword(
+    validator: Any, pattern: str, instance: Any, schema: dict[str, Any]
+) -> Iterator[jsonschema.ValidationError]:
+    if isinstance(instance, str) and not ecma_pattern(pattern).search(instance):
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+_Validator = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
+    jsonschema.Draft202012Validator, {"pattern": _ecma_pattern_keyword}
+)
+
+
+@cache
+def validators(schema: str) -> tuple[Any, _Check]:
+    doc = load_schema(schema)
+    validator = _Validator(doc)
+    try:
+        fast = _compile(doc)
+    except _UnsupportedError:
+        fast = validator.is_valid
+    return validator, fast
+
+
+def validate(value: Any, schema: str, file: str, prefix: str = "$") -> None:
+    """Raise InputError naming `file` and the JSON path unless `value` is valid."""
+    validator, fast = validators(schema)
+    if fast(value):
+        return
+    error = jsonschema.exceptions.best_match(validator.iter_errors(value))
+    if error is not None:
+        path = prefix + error.json_path[1:]
+        raise InputError(file, path, f"{error.message} (schema {schema})")
