@@ -76,7 +76,9 @@ def test_explicit_out_of_scope_id_alone(built: Built, tmp_path: Path) -> None:
     assert r["answers"] == [
         {"answer_id": "ans-secret", "visible": False, "integrity": "unavailable", "currency": "unavailable"}
     ]
-    assert {rec["kind"] for rec in r["records"]} == {"vault_init"}
+    # entry 0 and the export's own access entry (which names only the id asked for)
+    assert {rec["kind"] for rec in r["records"]} == {"vault_init", "access"}
+    assert [c["role"] for rec in r["records"] for c in rec["cited_by"]] == ["vault_init", "export"]
     assert SECRET not in everything(pack)
 
 

@@ -15,11 +15,13 @@ from store import queries
 from store.queries import AnswerFilter
 from tracer.cli.common import Sub, add_investigator, emit_json, vault_arg
 from tracer.cli.engine_cmds import open_session
+from tracer.engine.case import CaseDesk
 from tracer.engine.catalog import impact
 from tracer.engine.session import Session
 from tracer.engine.trace import Tracer
 from tracer.inert import inert
 from tracer.report import FORMATS, PackVerification, export_pack, verify_pack
+from tracer.report.casepack import CaseSelection
 
 __all__ = ["register"]
 
@@ -29,10 +31,19 @@ _PAGE = 500
 def register(sub: Sub) -> None:
     p = sub.add_parser("export", help="write an evidence pack (report.json signed, md, html, PROV, proofs)")
     vault_arg(p)
-    what = p.add_mutually_exclusive_group(required=True)
+    what = p.add_mutually_exclusive_group()
     what.add_argument("--answer", action="extend", nargs="+", metavar="ID", help="answer id(s); repeatable")
     what.add_argument("--all", action="store_true", help="every answer you may read")
     what.add_argument("--impact", metavar="DOCUMENT", help="every answer you may read that cites DOCUMENT")
+    what.add_argument("--tag", metavar="TAG", help="with --case: the case's answers carrying TAG")
+    p.add_argument(
+        "--case",
+        dest="case_id",
+        metavar="CASE-ID",
+        help="a case pack: cover page, the case file, holds, the vault-wide verification (default "
+        "selection: every answer the case tagged, annotated, found or held)",
+    )
+    p.add_argument("--why", default="", help="with --case: why this selection was made (on the cover page)")
     p.add_argument("--out", type=Path, required=True, metavar="DIR", help="new or empty directory")
     p.add_argument(
         "--format",
@@ -84,18 +95,44 @@ def _selection(args: argparse.Namespace, session: Session) -> tuple[list[str], s
     return readable, f"answers in scope citing document {args.impact}"
 
 
+def _case_selection(args: argparse.Namespace, session: Session) -> tuple[list[str], str, CaseSelection]:
+    desk = CaseDesk(session)
+    view = desk.view(args.case_id)
+    if args.tag:
+        ids, what = (
+            desk.answers_tagged(args.tag, args.case_id),
+            f"answers of case {args.case_id} tagged {args.tag}",
+        )
+    elif args.answer or args.all or args.impact:
+        ids, what = _selection(args, session)
+    else:
+        ids = [a for a in view.answer_ids() if desk.answer_visible(a)]
+        what = f"every answer case {args.case_id} tagged, annotated, found or held"
+    return ids, what, CaseSelection(args.case_id, what, args.why)
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     formats = _formats(args.format)
     if formats is None:
         print(f"tracer: error: --format takes md, html, json; got {inert(args.format)!r}", file=sys.stderr)
         return 2
+    if args.case_id is None and not (args.answer or args.all or args.impact):
+        print("tracer: error: choose --answer, --all, --impact or --case", file=sys.stderr)
+        return 2
+    if args.case_id is None and (args.tag or args.why):
+        print("tracer: error: --tag and --why go with --case", file=sys.stderr)
+        return 2
     session = open_session(args)
     try:
-        ids, selection = _selection(args, session)
+        case: CaseSelection | None = None
+        if args.case_id is not None:
+            ids, selection, case = _case_selection(args, session)
+        else:
+            ids, selection = _selection(args, session)
         if not ids:
             print("tracer: error: no answer you may read matches; nothing exported", file=sys.stderr)
             return 1
-        out = export_pack(session, ids, args.out, formats, selection=selection)
+        out = export_pack(session, ids, args.out, formats, selection=selection, case=case)
     finally:
         session.close()
     print(f"exported {len(ids)} answer(s) to {out}")
@@ -114,6 +151,10 @@ def _print(v: PackVerification) -> None:
     if "checkpoint" in facts:
         cp = facts["checkpoint"]
         print(f"checkpoint  {inert(cp['origin'])} size {cp['size']} root {cp['root']}")
+    if "head" in facts:
+        h = facts["head"]
+        print(f"exporter    {inert(str(h['signer']), False)} signed size {h['size']} root {h['root']}")
+        print("            (its consistency with the custodian checkpoint is proven)")
     print("checked     " + ", ".join(f"{k} {n}" for k, n in sorted(v.checked.items())))
     for w in v.warnings:
         print(f"note        {inert(w)}")

@@ -12,14 +12,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from store import merkle, queries
+from store.crypto import PublicIdentity
 from store.errors import SignatureError
 from store.note import Checkpoint, verify_checkpoint
 from store.queries import RevisionRow
 from store.roster import investigators, producer_keys
+from tracer.engine.case import CaseDesk
 from tracer.engine.evidence import TextResult
 from tracer.engine.serialize import trace_json
 from tracer.engine.session import Session
 from tracer.engine.trace import LineageNode, PassageTrace, Tracer
+from tracer.engine.verify import verify
+from tracer.report.casepack import CaseSelection, case_section, holds_of_answer, verification_section
 from tracer.report.keys import keys_json, manifest_signature
 from tracer.report.model import LIMITS, SCHEMA_ID, ReportError
 from tracer.report.records import RecordSet
@@ -56,11 +60,35 @@ def _custodian_checkpoint(session: Session) -> tuple[str, Checkpoint]:
     return note, cp
 
 
+def _exporter_head(session: Session, cp: Checkpoint) -> dict[str, Any] | None:
+    """The checkpoint the exporter signed over its own export entry, when it extends the
+    custodian's: `report.json` `head`, with the consistency proof filled in by `finish`.
+
+    None when the custodian's checkpoint is already the head (the custodian exported) or
+    when nothing was signed (a read-only or forensic export journals its access entry).
+    """
+    vault = session.vault
+    covered = vault.covered_head()
+    if session.status.journal is not None or covered is None or covered[0] <= cp.size:
+        return None
+    size, root = covered
+    notes = [r.note for r in vault.checkpoints() if r.size == size and r.signer == session.identity.key_id]
+    if not notes:
+        return None
+    return {
+        "size": size,
+        "root": root.hex(),
+        "signer": {"name": session.name, "key_id": session.identity.key_id},
+        "note": notes[-1],
+    }
+
+
 class _Collector:
-    def __init__(self, session: Session):
+    def __init__(self, session: Session, desk: CaseDesk):
         self.s = session
         self.vault = session.vault
         self.tracer = Tracer(session)
+        self.desk = desk
         self.records = RecordSet()
         self.pkeys = producer_keys(self.vault)
         self.authors: set[str] = set()
@@ -81,6 +109,8 @@ class _Collector:
             self.authors.add(author)
         self._lineage(answer_id, t.lineage)
         docs = sorted({str(p.meta["document"]["document_id"]) for p in t.passages if p.visible})
+        holds = holds_of_answer(self.desk, answer_id, self.records)
+        self.authors.update(h["signer"]["key_id"] for h in holds)
         return {
             "answer_id": answer_id,
             "visible": True,
@@ -89,6 +119,7 @@ class _Collector:
             "trace": redact_trace(trace_json(t)),
             "tombstones": tombs,
             "documents": [self._history(d) for d in docs],
+            "holds": holds,
         }
 
     def _history(self, document_id: str) -> dict[str, Any]:
@@ -173,21 +204,40 @@ class _Collector:
                 self.records.cite(found[0], "lineage_manifest", answer_id)
             self._lineage(answer_id, n.children)
 
-    def finish(self, answers: list[dict[str, Any]], selection: str, computed_at: str) -> Collected:
+    def finish(
+        self,
+        answers: list[dict[str, Any]],
+        selection: str,
+        computed_at: str,
+        extra: dict[str, Any] | None = None,
+        export_seq: int | None = None,
+    ) -> Collected:
         s, vault = self.s, self.vault
         note, cp = _custodian_checkpoint(s)
-        leaves = vault.leaf_hashes(cp.size)
-        if len(leaves) != cp.size or merkle.root(leaves) != cp.root:
+        head = _exporter_head(s, cp)
+        size = head["size"] if head is not None else cp.size
+        leaves = vault.leaf_hashes(size)
+        if len(leaves) != size or merkle.root(leaves[: cp.size]) != cp.root:
             raise ReportError(
                 f"{vault.path}: the log does not reproduce the custodian checkpoint of size "
                 f"{cp.size}; run `tracer verify` to pin the damage"
             )
+        if head is not None:
+            if merkle.root(leaves).hex() != head["root"]:
+                raise ReportError(f"{vault.path}: the log does not reproduce the exporter's checkpoint")
+            head["consistency"] = {
+                "from_size": cp.size,
+                "to_size": size,
+                "hashes": [h.hex() for h in merkle.consistency_proof(cp.size, size, leaves)],
+            }
         self.records.cite(0, "vault_init")
+        if export_seq is not None:
+            self.records.cite(export_seq, "export")
         signers = self._manifest_signers()
         used = {key for _state, key in signers.values() if key in self.pkeys}
         for key in sorted(used):
             self.records.cite(self.pkeys[key].added_seq, "producer_key")
-        records = self.records.build(vault, cp.size, leaves)
+        records = self.records.build(vault, cp.size, leaves, size if head is not None else None)
         for rec in records:
             if rec["kind"] == "manifest":
                 rec["signature"], rec["signer"] = signers[rec["seq"]]
@@ -199,7 +249,7 @@ class _Collector:
             "limits": LIMITS,
             "selection": selection,
             "exported_by": {
-                "name": s.identity.name,
+                "name": s.name,
                 "key_id": s.identity.key_id,
                 "role": s.role,
                 "scopes": list(s.scopes),
@@ -221,12 +271,22 @@ class _Collector:
             "answers": answers,
             "records": records,
         }
+        if head is not None:
+            report["head"] = head
+        report.update(extra or {})
+        for item in _signed_items(report.get("case")):
+            self.authors.add(item)
+        exporter = PublicIdentity(s.name, s.identity.public.ed25519, s.identity.public.x25519)
         keys = keys_json(
             cust,
-            s.identity.public,
+            exporter,
             [self.pkeys[k] for k in used],
             [roster[a] for a in sorted(self.authors) if a in roster],
         )
+        # names beside key ids, for people reading report.md and report.html
+        report["people"] = {
+            k["key_id"]: k["name"] for k in [keys["custodian"], keys["exporter"], *keys["investigators"]]
+        }
         return Collected(report, keys, note)
 
     def _manifest_signers(self) -> dict[int, tuple[str, str]]:
@@ -252,13 +312,55 @@ def _ensure_known(session: Session, answer_ids: list[str]) -> None:
             raise ReportError(f"{session.vault.path}: no answer {aid!r} in this vault")
 
 
-def collect(session: Session, answer_ids: list[str], computed_at: str, selection: str = "") -> Collected:
-    """Trace every answer and gather its records; records the export as an access entry."""
+def _signed_items(case: Any) -> list[str]:
+    """Key ids of everyone who signed an item of a case section."""
+    if not isinstance(case, dict):
+        return []
+    out = [case["opened"]["by"]["key_id"]]
+    for name in ("tags", "notes", "findings", "activity"):
+        out += [item["by"]["key_id"] for item in case[name]]
+    for h in case["holds"]:
+        out.append(h["signer"]["key_id"])
+        if h["release"] is not None:
+            out.append(h["release"]["signer"]["key_id"])
+    if case["conclusion"] is not None:
+        out.append(case["conclusion"]["by"]["key_id"])
+    return out
+
+
+def _record_export(session: Session, desk: CaseDesk, target: str, case: CaseSelection | None) -> int | None:
+    """The export's own access entry (under the case, when there is one), appended and
+    checkpointed by the exporter before anything is read; its seq, when it is in the log."""
+    if case is not None:
+        return desk.record(case.case_id, "export", target)
+    before = session.vault.size()
+    session.record("export", target)
+    return before if session.vault.size() == before + 1 else None
+
+
+def collect(
+    session: Session,
+    answer_ids: list[str],
+    computed_at: str,
+    selection: str = "",
+    case: CaseSelection | None = None,
+) -> Collected:
+    """Trace every answer and gather its records; records the export as an access entry.
+
+    With `case`, the pack also carries the case file and the vault-wide verification
+    (`tracer.report.casepack`)."""
     ids = list(dict.fromkeys(answer_ids))
     if not ids:
         raise ReportError("nothing to export: no answer ids were given")
     _ensure_known(session, ids)
-    session.record("export", ",".join(ids))
-    c = _Collector(session)
+    desk = CaseDesk(session)
+    if case is not None:
+        desk.view(case.case_id)  # an unknown case is refused before anything is appended
+    export_seq = _record_export(session, desk, ",".join(ids), case)
+    c = _Collector(session, desk)
     answers = [c.answer(aid) for aid in ids]
-    return c.finish(answers, selection, computed_at)
+    extra: dict[str, Any] = {}
+    if case is not None:
+        extra["verification"] = verification_section(desk, verify(session.vault, session))
+        extra["case"] = case_section(desk, case, ids, c.records)
+    return c.finish(answers, selection, computed_at, extra, export_seq)

@@ -20,6 +20,7 @@ from store.crypto import sha256_hex
 from store.dsse import sign_envelope
 from tracer.clock import now_iso
 from tracer.engine.session import Session
+from tracer.report.casepack import CaseSelection
 from tracer.report.collect import collect
 from tracer.report.model import (
     CHECKPOINT_FILE,
@@ -69,6 +70,7 @@ def export_pack(
     out_dir: Path,
     formats: set[str],
     selection: str = "",
+    case: CaseSelection | None = None,
 ) -> Path:
     """Export `answer_ids` as an evidence pack in `out_dir` (created; must not hold files).
 
@@ -79,7 +81,7 @@ def export_pack(
     if unknown:
         raise ReportError(f"unknown format(s) {', '.join(sorted(unknown))}; choose from md, html, json")
     _check_target(out_dir)
-    collected = collect(session, answer_ids, now_iso(), selection)
+    collected = collect(session, answer_ids, now_iso(), selection, case)
     report = collected.report
     files = _files(report, collected.keys, collected.note, set(formats))
     report["files"] = {name: sha256_hex(data) for name, data in sorted(files.items())}

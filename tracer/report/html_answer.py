@@ -245,7 +245,10 @@ def _runtime(t: dict[str, Any]) -> list[tuple[str, str]]:
     ]
 
 
-def answer_section(i: int, a: dict[str, Any]) -> str:
+def answer_section(i: int, a: dict[str, Any], people: dict[str, str] | None = None) -> str:
+    from tracer.report.case_html import holds_html
+
+    names = people or {}
     head = f"<section class='answer' id='answer-{i + 1}'><h2>{i + 1}. Answer {esc(a['answer_id'])}</h2>"
     if not a["visible"]:
         return head + _states("unavailable", "unavailable") + "<p>Unavailable.</p></section>"
@@ -266,12 +269,15 @@ def answer_section(i: int, a: dict[str, Any]) -> str:
         parts.append("<h3>Lineage (the strictest state applies)</h3>" + _lineage(t["lineage"]))
     if t["findings"]:
         rows = "".join(
-            f"<tr><td>{esc(f['seq'])}</td><td>{esc(f['at'])}</td><td>{keyref(f['investigator'])}</td>"
+            f"<tr><td>{esc(f['seq'])}</td><td>{esc(f['at'])}</td>"
+            f"<td>{esc(names.get(f['investigator'], '?'))} {keyref(f['investigator'])}</td>"
             f"<td>{esc(f['target'])}</td><td class='note-text'>{esc(f['note'], keep_newlines=True)}</td></tr>"
             for f in t["findings"]
         )
         head_row = "<tr><th>Entry</th><th>At</th><th>Investigator</th><th>On</th><th>Finding</th></tr>"
         parts.append(f"<h3>Investigators' findings</h3><table>{head_row}{rows}</table>")
+    if a.get("holds"):
+        parts.append("<h3>Legal holds over this evidence</h3>" + holds_html(a["holds"]))
     if t["faults"]:
         items = "".join(
             f"<li>{esc(f.get('path'))}: {esc(f.get('code'))}: {esc(f.get('message'))}</li>"

@@ -61,7 +61,10 @@ def keys_json(
             **_raw(custodian.name, custodian.ed25519),
             "verifier_key": verifier_key(custodian.name, custodian.ed25519),
         },
-        "exporter": _raw(exporter.name, exporter.ed25519),
+        "exporter": {
+            **_raw(exporter.name, exporter.ed25519),
+            "verifier_key": verifier_key(exporter.name, exporter.ed25519),
+        },
         "producers": [_producer(k) for k in sorted(producers, key=lambda k: k.key_id)],
         "investigators": [_raw(i.name, i.ed25519) for i in sorted(authors, key=lambda i: i.key_id)],
     }

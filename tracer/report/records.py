@@ -44,8 +44,12 @@ class RecordSet:
     def seqs(self) -> list[int]:
         return sorted(self._cites)
 
-    def build(self, vault: Vault, tree_size: int, leaves: list[bytes]) -> list[dict[str, Any]]:
-        """One JSON object per cited entry, in log order, with its proof to `tree_size`."""
+    def build(
+        self, vault: Vault, tree_size: int, leaves: list[bytes], head_size: int | None = None
+    ) -> list[dict[str, Any]]:
+        """One JSON object per cited entry, in log order, with its proof to `tree_size`
+        (the custodian's checkpoint), or to `head_size` (the exporter's checkpoint, which
+        the pack proves consistent with it) for an entry appended after the first."""
         out: list[dict[str, Any]] = []
         for seq in self.seqs():
             entry = vault.entry(seq)
@@ -56,15 +60,16 @@ class RecordSet:
                 "leaf_hash": entry.leaf.hex(),
                 "cited_by": self._cites[seq],
             }
-            if seq < tree_size:
+            size = tree_size if seq < tree_size else head_size
+            if size is not None and seq < size:
                 if leaves[seq] != entry.leaf:
                     raise ReportError(
                         f"{vault.path}: log entry {seq}: stored leaf hash does not match the entry "
                         "bytes; run `tracer verify` before exporting"
                     )
-                proof = merkle.inclusion_proof(seq, tree_size, leaves)
+                proof = merkle.inclusion_proof(seq, size, leaves)
                 record["inclusion"] = {
-                    "tree_size": tree_size,
+                    "tree_size": size,
                     "leaf_index": seq,
                     "hashes": [h.hex() for h in proof],
                 }

@@ -12,6 +12,7 @@ from importlib import resources
 from typing import Any
 
 from tracer.engine.states import CURRENCY, CURRENCY_MEANING, INTEGRITY, INTEGRITY_MEANING
+from tracer.report.case_html import case_cover_html, case_sections_html, signature_html
 from tracer.report.html_answer import answer_section
 from tracer.report.htmltext import esc, keyref, state
 
@@ -124,11 +125,7 @@ def _records(r: dict[str, Any]) -> str:
             for c in rec["cited_by"]
         )
         proof = rec["inclusion"]
-        proof_text = (
-            f"{len(proof['hashes'])} hashes to size {proof['tree_size']}"
-            if proof
-            else "after checkpoint: signature only"
-        )
+        proof_text = f"{len(proof['hashes'])} hashes to size {proof['tree_size']}" if proof else "no proof"
         rows.append(
             f"<tr><td class='num'>{esc(rec['seq'])}</td><td>{esc(rec['kind'])}</td><td>{esc(roles)}</td>"
             f"<td>{keyref(rec['leaf_hash'])}</td><td>{esc(proof_text)}</td></tr>"
@@ -140,14 +137,26 @@ def _records(r: dict[str, Any]) -> str:
     return (
         "<section class='answer'><h2>Log records in this pack</h2>"
         "<p>Each record is carried in report.json as its exact log entry bytes with an RFC 6962 "
-        "inclusion proof to the checkpoint below.</p>"
+        "inclusion proof to the custodian's checkpoint below, or, for an entry appended after it, to the "
+        "exporter's own checkpoint, which a consistency proof ties to the custodian's.</p>"
         f"<table>{head}{''.join(rows)}</table></section>"
     )
 
 
 def render_html(r: dict[str, Any]) -> str:
     """The whole page for report dict `r`."""
-    answers = "".join(answer_section(i, a) for i, a in enumerate(r["answers"]))
+    people = {str(k): str(v) for k, v in (r.get("people") or {}).items()}
+    answers = "".join(answer_section(i, a, people) for i, a in enumerate(r["answers"]))
+    cover = case_cover_html(r) if r.get("case") else ""
+    case = case_sections_html(r) if r.get("case") else ""
+    head = r.get("head")
+    head_note = (
+        "<p>The exporter's checkpoint over its own entries (C2SP signed note, verbatim; report.json "
+        "head):</p>"
+        f"<pre>{esc(head['note'], keep_newlines=True)}</pre>"
+        if head
+        else ""
+    )
     origin = esc(r["vault"]["origin"])
     return (
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
@@ -155,8 +164,9 @@ def render_html(r: dict[str, Any]) -> str:
         "<meta name='referrer' content='no-referrer'>"
         "<meta name='viewport' content='width=device-width, initial-scale=1'>"
         f"<title>Evidence report: {origin}</title><style>{_css()}</style></head><body>"
-        f"{_header(r)}{_banner(r)}{_summary(r)}{_legend(r)}{answers}{_records(r)}"
+        f"{cover}{_header(r)}{_banner(r)}{_summary(r)}{_legend(r)}{case}{answers}{_records(r)}"
+        f"{signature_html(r)}"
         "<footer><p>Checkpoint note (C2SP signed note, verbatim; also in checkpoint.note):</p>"
-        f"<pre>{esc(r['checkpoint']['note'], keep_newlines=True)}</pre>"
+        f"<pre>{esc(r['checkpoint']['note'], keep_newlines=True)}</pre>{head_note}"
         f"<p>{esc(r['limits'])}</p></footer></body></html>\n"
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tracer.report.case_md import case_cover_md, case_sections_md, holds_md, signature_md
 from tracer.report.mdtext import fence, md
 from tracer.report.words import (
     answer_time_text,
@@ -121,7 +122,7 @@ def _lineage(nodes: list[dict[str, Any]], depth: int = 0) -> list[str]:
     return out
 
 
-def _answer(i: int, a: dict[str, Any]) -> list[str]:
+def _answer(i: int, a: dict[str, Any], people: dict[str, str]) -> list[str]:
     out = [f"## {i + 1}. Answer {md(a['answer_id'])}\n"]
     if not a["visible"]:
         return [*out, "Integrity: **unavailable** · Currency: **unavailable**\n"]
@@ -155,11 +156,13 @@ def _answer(i: int, a: dict[str, Any]) -> list[str]:
     if t["findings"]:
         out.append("### Investigators' findings\n")
         out += [
-            f"- entry {md(f['seq'])}, {md(f['at'])}, investigator {md(f['investigator'][:16])}…, on "
-            f"{md(f['target'])}: {md(f['note'])}"
+            f"- entry {md(f['seq'])}, {md(f['at'])}, investigator {md(people.get(f['investigator'], '?'))} "
+            f"({md(f['investigator'][:16])}…), on {md(f['target'])}: {md(f['note'])}"
             for f in t["findings"]
         ]
         out.append("")
+    if a.get("holds"):
+        out += ["### Legal holds over this evidence\n", *holds_md(a["holds"]), ""]
     if t["faults"]:
         out.append("### Producer faults recorded at ingest\n")
         out += [f"- {md(f.get('path'))}: {md(f.get('code'))}: {md(f.get('message'))}" for f in t["faults"]]
@@ -171,7 +174,9 @@ def render_md(r: dict[str, Any]) -> str:
     """The whole Markdown report for report dict `r`."""
     cp, ex = r["checkpoint"], r["exported_by"]
     n = len(r["answers"])
-    out = [
+    people = {str(k): str(v) for k, v in (r.get("people") or {}).items()}
+    out = case_cover_md(r) if r.get("case") else []
+    out += [
         f"# Evidence report: {n} answer{'s' if n != 1 else ''}\n",
         f"> **Computed at {md(r['computed_at'])} against checkpoint size {md(cp['size'])}, root "
         f"{md(cp['root'])}.**  \n> A report cannot be revalidated after export: every state below is as of "
@@ -192,15 +197,22 @@ def render_md(r: dict[str, Any]) -> str:
             f"**{md(a['integrity'])}** | **{md(a['currency'])}** |"
         )
     out.append("")
+    if r.get("case"):
+        out += case_sections_md(r)
     for i, a in enumerate(r["answers"]):
-        out += _answer(i, a)
+        out += _answer(i, a, people)
     out.append(
         "## Log records in this pack\n\n| Entry | Kind | Leaf hash | Inclusion proof |\n|---|---|---|---|"
     )
     for rec in r["records"]:
         proof = rec["inclusion"]
-        where = f"{len(proof['hashes'])} hashes to size {proof['tree_size']}" if proof else "after checkpoint"
+        where = f"{len(proof['hashes'])} hashes to size {proof['tree_size']}" if proof else "no proof"
         out.append(f"| {rec['seq']} | {md(rec['kind'])} | {md(rec['leaf_hash'][:16])}… | {where} |")
-    out.append("\n## Checkpoint note\n")
+    out.append("")
+    out += signature_md(r)
+    out.append("## Checkpoint note\n")
     out.append(fence("C2SP signed note, verbatim", cp["note"]))
+    if r.get("head"):
+        label = "The exporter's checkpoint over its own entries (C2SP signed note, verbatim)"
+        out.append(fence(label, r["head"]["note"]))
     return "\n".join(out) + "\n"

@@ -17,9 +17,10 @@ from typing import Any
 from store.crypto import b64d, key_id_of, sha256_hex
 from store.dsse import Envelope, verify_envelope
 from store.errors import InputError, SignatureError
-from store.merkle import ProofError, leaf_hash, verify_inclusion
+from store.merkle import ProofError, leaf_hash, verify_consistency, verify_inclusion
 from store.note import Checkpoint, verify_checkpoint
 from tracer.report.bindings import check_answers
+from tracer.report.casecheck import check_case
 from tracer.report.checks import Failure, PackVerification
 from tracer.report.keys import parse_vkey
 from tracer.report.model import (
@@ -156,7 +157,48 @@ def _files(v: PackVerification, report: Any) -> None:
             v.warnings.append(f"{p.name}: not listed in {REPORT_FILE}; no signature covers it")
 
 
-def _record(v: PackVerification, i: int, rec: Any, cp: Checkpoint | None, keys: Any) -> Record | None:
+def _head(v: PackVerification, report: Any, cp: Checkpoint | None, keys: Any) -> Checkpoint | None:
+    """The exporter's checkpoint over its own entries, and its consistency with the
+    custodian's: then entries after the custodian's checkpoint are under a checkpoint too."""
+    head = report.get("head")
+    if head is None or cp is None:
+        return None
+    with v.guard(REPORT_FILE, "$.head"):
+        exporter = keys["exporter"]
+        name, key = head["signer"]["name"], b64d(exporter["ed25519"])
+        if head["signer"]["key_id"] != exporter["key_id"] or name != exporter["name"]:
+            v.fail(REPORT_FILE, "$.head.signer", f"is not the exporter in {KEYS_FILE}")
+        try:
+            hc = verify_checkpoint(head["note"], name, key, origin=cp.origin)
+        except (InputError, SignatureError, ValueError) as exc:
+            v.fail(REPORT_FILE, "$.head.note", f"does not verify under the exporter key: {exc}")
+            return None
+        if hc.size != head["size"] or hc.root.hex() != head["root"]:
+            v.fail(REPORT_FILE, "$.head", "size or root differs from the exporter's signed note")
+            return None
+        c = head["consistency"]
+        if c["from_size"] != cp.size or c["to_size"] != hc.size:
+            v.fail(REPORT_FILE, "$.head.consistency", "sizes differ from the two checkpoints")
+            return None
+        try:
+            verify_consistency(cp.size, hc.size, cp.root, hc.root, [bytes.fromhex(h) for h in c["hashes"]])
+        except ProofError as exc:
+            v.fail(
+                REPORT_FILE,
+                "$.head.consistency.hashes",
+                f"the exporter's checkpoint does not extend the custodian's: {exc}",
+            )
+            return None
+        v.checked["exporter checkpoint"] += 1
+        v.checked["consistency proofs"] += 1
+        v.facts["head"] = {"size": hc.size, "root": hc.root.hex(), "signer": name}
+        return hc
+    return None
+
+
+def _record(
+    v: PackVerification, i: int, rec: Any, cp: Checkpoint | None, keys: Any, head: Checkpoint | None = None
+) -> Record | None:
     """Check one cited entry; returns the decoded entry body for `bindings`, or None."""
     path = f"$.records[{i}]"
     with v.guard(REPORT_FILE, path):
@@ -168,7 +210,7 @@ def _record(v: PackVerification, i: int, rec: Any, cp: Checkpoint | None, keys: 
         body = json.loads(data)
         if body.get("seq") != seq or body.get("kind") != rec["kind"]:
             v.fail(REPORT_FILE, f"{path}.entry", f"entry {seq}: its own seq/kind differ from the record's")
-        _inclusion(v, path, rec, seq, leaf, cp)
+        _inclusion(v, path, rec, seq, leaf, cp, head)
         check_record_signature(v, path, rec, body, keys)
         return {
             "seq": seq,
@@ -181,22 +223,31 @@ def _record(v: PackVerification, i: int, rec: Any, cp: Checkpoint | None, keys: 
 
 
 def _inclusion(
-    v: PackVerification, path: str, rec: Any, seq: int, leaf: bytes, cp: Checkpoint | None
+    v: PackVerification,
+    path: str,
+    rec: Any,
+    seq: int,
+    leaf: bytes,
+    cp: Checkpoint | None,
+    head: Checkpoint | None = None,
 ) -> None:
+    """Entries inside the custodian's checkpoint are proven to it; later ones to the
+    exporter's checkpoint (`head`), itself proven consistent with the custodian's."""
     proof = rec.get("inclusion")
     if cp is None:
         return
+    to = cp if seq < cp.size or head is None else head
     if proof is None:
-        if seq < cp.size:
-            v.fail(REPORT_FILE, f"{path}.inclusion", f"entry {seq} is inside the checkpoint but has no proof")
+        if seq < to.size:
+            v.fail(REPORT_FILE, f"{path}.inclusion", f"entry {seq} is inside a checkpoint but has no proof")
         else:
             v.warnings.append(f"entry {seq}: appended after the checkpoint; checked by its signature only")
         return
-    if proof["tree_size"] != cp.size or proof["leaf_index"] != seq:
+    if proof["tree_size"] != to.size or proof["leaf_index"] != seq:
         v.fail(REPORT_FILE, f"{path}.inclusion", "tree size or leaf index differs from checkpoint/seq")
         return
     try:
-        verify_inclusion(seq, cp.size, leaf, [bytes.fromhex(h) for h in proof["hashes"]], cp.root)
+        verify_inclusion(seq, to.size, leaf, [bytes.fromhex(h) for h in proof["hashes"]], to.root)
         v.checked["inclusion proofs"] += 1
     except ProofError as exc:
         v.fail(REPORT_FILE, f"{path}.inclusion.hashes", f"entry {seq}: {exc}")
@@ -218,12 +269,14 @@ def verify_pack(pack: Path) -> PackVerification:
         if report["exported_by"]["key_id"] not in exporter:
             v.fail(REPORT_FILE, "$.exported_by.key_id", f"is not the exporter key in {KEYS_FILE}")
     cp = _checkpoint(v, custodian, report)
+    head = _head(v, report, cp, keys)
     _files(v, report)
     records: dict[int, Record] = {}
     for i, rec in enumerate(report.get("records") or []):
-        checked = _record(v, i, rec, cp, keys)
+        checked = _record(v, i, rec, cp, keys, head)
         if checked is not None:
             records[checked["seq"]] = checked
             v.checked["log entries"] += 1
     check_answers(v, report, records)
+    check_case(v, report, records, keys)
     return v

@@ -1,0 +1,140 @@
+"""report.md sections for the case file, holds, and the pack's own signature.
+
+Rendered from report.json like the rest of report.md: every string an investigator,
+producer or source wrote is escaped and made inert (`mdtext`); free texts (notes, the
+conclusion, the purpose) go in fenced blocks.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tracer.report.mdtext import fence, md
+
+__all__ = ["case_cover_md", "case_sections_md", "holds_md", "person_md", "signature_md"]
+
+
+def person_md(p: dict[str, Any]) -> str:
+    return f"{md(p.get('name'))} ({md(str(p.get('key_id', ''))[:16])}…)"
+
+
+def holds_md(holds: list[dict[str, Any]]) -> list[str]:
+    out = []
+    for h in holds:
+        state = "**IN FORCE**" if h["in_force"] else f"released at log entry {md(h['release']['seq'])}"
+        out.append(
+            f"- LEGAL HOLD, log entry {md(h['seq'])}: {state}; {md(h['subject']['kind'])} "
+            f"{md(h['subject']['id'])}; reason {md(h['reason'])}; placed {md(h['at'])} by "
+            f"{person_md(h['signer'])}"
+        )
+        if h["release"] is not None:
+            r = h["release"]
+            out.append(f"  - released {md(r['at'])} by {person_md(r['signer'])}: {md(r['reason'])}")
+    return out
+
+
+def case_cover_md(r: dict[str, Any]) -> list[str]:
+    c, ex = r["case"], r["exported_by"]
+    sel = c["selection"]
+    out = [
+        f"# Case {md(c['case_id'])}: {md(c['title'])}\n",
+        f"> **Evidence pack for case {md(c['case_id'])}, computed at {md(r['computed_at'])}.** "
+        "Signed by the exporting investigator; see *Signature and how to check this pack* below.\n",
+        f"- Case: {md(c['case_id'])}, opened {md(c['opened']['at'])} by {person_md(c['opened']['by'])} "
+        f"(log entry {md(c['opened']['seq'])})",
+        f"- Exported by: {md(ex['name'])} ({md(ex['role'])}), key {md(ex['key_id'][:16])}…",
+        "- Investigators: " + ", ".join(person_md(p) for p in c["investigators"]),
+        f"- Selected: {md(sel['what'])} ({len(sel['answer_ids'])} answer(s))",
+        f"- Why: {md(sel['why'] or 'not stated')}",
+        f"- Vault origin: {md(r['vault']['origin'])}\n",
+        fence("Purpose of the case", c["purpose"]),
+    ]
+    return out
+
+
+def _verification(v: dict[str, Any]) -> list[str]:
+    result = "**OK**: no finding" if v["ok"] else f"**{len(v['findings'])} finding(s)**"
+    out = [
+        "## Vault-wide verification at export\n",
+        f"Computed {md(v['computed_at'])} over the log's {md(v['log_size'])} entries ({md(v['scope'])}): "
+        f"{result}.\n",
+    ]
+    for f in v["findings"]:
+        out.append(f"- {md(f['kind'])} at log entry {md(f['seq'])}: {md(f['detail'])}")
+    if v["findings"]:
+        out.append("")
+    return out
+
+
+def case_sections_md(r: dict[str, Any]) -> list[str]:
+    c = r["case"]
+    out = _verification(r["verification"])
+    out.append("## Tags\n")
+    out += [
+        f"- **{md(t['tag'])}** on {md(t['target'])} of {md(t['answer_id'])}, {md(t['at'])}, by "
+        f"{person_md(t['by'])} (entry {md(t['seq'])})"
+        for t in c["tags"]
+    ] or ["No tags."]
+    out.append("\n## Case notes (in the order they were written)\n")
+    for n in c["notes"]:
+        about = f" on {md(n['answer_id'])}" if n["answer_id"] else ""
+        out.append(fence(f"{md(n['at'])}, {person_md(n['by'])}{about}, log entry {md(n['seq'])}", n["text"]))
+    if not c["notes"]:
+        out.append("No notes.\n")
+    out.append("## Findings\n")
+    out += [
+        f"- {md(f['answer_id'])} {md(f['target'])}: {md(f['note'])} — {person_md(f['by'])}, {md(f['at'])} "
+        f"(entry {md(f['seq'])})"
+        for f in c["findings"]
+    ] or ["No findings under this case."]
+    out.append("\n## Legal holds\n")
+    out += holds_md(c["holds"]) or ["No holds placed under this case."]
+    out.append("\n## Activity of the case\n")
+    out.append("| Entry | When | Who | Action | Target | Recorded |\n|---|---|---|---|---|---|")
+    out += [
+        f"| {md(a['seq'])} | {md(a['at'])} | {person_md(a['by'])} | {md(a['action'])} | {md(a['target'])} | "
+        f"{'under the case' if a['under_case'] else 'concerns its answers'} |"
+        for a in c["activity"]
+    ]
+    out.append("\n## Conclusion\n")
+    conc = c["conclusion"]
+    if conc is None:
+        out.append("No conclusion was signed before this export.\n")
+    else:
+        out.append(
+            fence(
+                f"Conclusion by {person_md(conc['by'])}, {md(conc['at'])}, log entry {md(conc['seq'])}",
+                conc["text"],
+            )
+        )
+    return out
+
+
+def signature_md(r: dict[str, Any]) -> list[str]:
+    ex, cust = r["exported_by"], r["vault"]["custodian"]
+    head = r.get("head")
+    proofs = (
+        f"the custodian's checkpoint (size {md(r['checkpoint']['size'])}) or to the exporter's own "
+        f"checkpoint (size {md(head['size'])}, `report.json` `head`), which a consistency proof ties to "
+        "the custodian's"
+        if head
+        else f"the custodian's checkpoint (size {md(r['checkpoint']['size'])})"
+    )
+    return [
+        "## Signature and how to check this pack\n",
+        f"This pack is **signed by {md(ex['name'])}** (Ed25519 key {md(ex['key_id'])}). The signature is in "
+        "`report.dsse.json`: a DSSE envelope of type `application/vnd.tracer.report.v1+json` over the exact "
+        "bytes of `report.json`. `report.json` lists the SHA-256 of every other file in the pack, this one "
+        "included, so the one signature covers the whole pack. The public keys are in `keys.json`.\n",
+        f"Each log entry the pack cites carries an RFC 6962 inclusion proof to {proofs}. "
+        f"`checkpoint.note` is signed by the custodian {md(cust['name'])} (key {md(cust['key_id'][:16])}…): "
+        "compare "
+        "`keys.json` `custodian.verifier_key` with the custodian key you obtained independently.\n",
+        "To check it offline: `tracer verify-pack DIR` (exit 0 when every signature, proof and digest "
+        "holds). Without tracer, with securesystemslib:\n",
+        "```python\nimport json\nfrom securesystemslib.dsse import Envelope\nfrom securesystemslib.signer "
+        'import SSlibKey\n\nkeys = json.load(open("keys.json"))\nexporter = keys["exporter"]\n'
+        'key = SSlibKey.from_dict(exporter["key_id"], dict(exporter["sslib_key"]))\n'
+        'env = Envelope.from_dict(json.load(open("report.dsse.json")))\nenv.verify([key], 1)\n'
+        'assert env.payload == open("report.json", "rb").read()\n```\n',
+    ]
