@@ -33,6 +33,9 @@ def test_kill_9_during_ingest_loses_no_acknowledged_batch() -> None:
 
 # -- a write-ahead log DuckDB cannot replay -----------------------------------------------------
 
+#: whole processes, real terminals or kill loops: `-m 'not slow'` skips them
+pytestmark = pytest.mark.slow
+
 KILLED_AFTER_COMMIT = """
 import os, signal, sys
 from pathlib import Path
@@ -41,8 +44,6 @@ crash_loop = __import__("importlib").import_module("bench.crash_loop")
 from store.ingest import ingest
 from store.vault import Vault
 
-#: whole processes, real terminals or kill loops: `-m 'not slow'` skips them
-pytestmark = pytest.mark.slow
 vault = Vault.open(Path(sys.argv[1]))
 for files in crash_loop.write_inputs(Path(sys.argv[3]), 3, 2):
     assert ingest(vault, files, crash_loop.custodian(), crash_loop.NOW).ok
