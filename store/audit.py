@@ -8,10 +8,12 @@ Rebuilt views go to temporary tables, so a hand-edited view is never trusted her
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import duckdb
 import pyarrow as pa
 
 from store.rowtables import RowsTable
@@ -334,16 +336,49 @@ def view_digests(vault: Vault, below: int, start: int = 0) -> dict[str, dict[int
     later is caught without deriving the entry again, and growing a receipt only hashes
     the groups that grew.
     """
+    return _view_digests(vault.con, below, start)
+
+
+def _view_digests(con: duckdb.DuckDBPyConnection, below: int, start: int) -> dict[str, dict[int, str]]:
     out: dict[str, dict[int, str]] = {}
     for table in VIEW_COLUMNS:
-        rows = vault.query(
+        rows = con.execute(
             "SELECT g, sha256(string_agg(rh, '' ORDER BY rh)) FROM ("  # noqa: S608 - fixed names
             f"SELECT seq // {DIGEST_GROUP} AS g, sha256({_row_text(table)}) AS rh FROM {table} "
             "WHERE seq >= ? AND seq < ?) GROUP BY g ORDER BY g",
             [int(start), int(below)],
-        )
+        ).fetchall()
         out[table] = {int(g): str(h) for g, h in rows}
     return out
+
+
+def view_digests_meanwhile(vault: Vault, below: int) -> Callable[[], dict[str, dict[int, str]]]:
+    """`view_digests(vault, below)` computed on a second DuckDB connection in a thread
+    (DuckDB works without the GIL), while the caller goes on; call the result to wait.
+
+    The rows read are those committed when it starts: nothing else writes meanwhile.
+    """
+    cursor = vault.con.cursor()
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = _view_digests(cursor, below, 0)
+        except BaseException as exc:  # handed to the waiting caller
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, name="view-digests", daemon=True)
+    thread.start()
+
+    def wait() -> dict[str, dict[int, str]]:
+        thread.join()
+        cursor.close()
+        if "error" in box:
+            raise box["error"]
+        value: dict[str, dict[int, str]] = box["value"]
+        return value
+
+    return wait
 
 
 def compare_range(seq: int) -> int:
