@@ -95,3 +95,9 @@ def attr(span: dict[str, Any], key: str) -> dict[str, Any] | None:
         if a["key"] == key:
             return a  # type: ignore[no-any-return]
     return None
+
+
+# The CLI fixtures (keys, a vault through the real CLI).
+from tests.cli.conftest import cli_template, vault_world, world  # noqa: E402
+
+__all__ = ["cli_template", "vault_world", "world"]

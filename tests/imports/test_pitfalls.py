@@ -220,7 +220,7 @@ def test_int64_as_strings_or_numbers(sourced: Case) -> None:
     assert a.items[0].statement["generated_at"] == "2026-05-28T20:26:41Z"
     too_big = json.loads(json.dumps(as_strings))
     spans(too_big)[0]["endTimeUnixNano"] = 1780000001000000000
-    with pytest.raises(InputError, match="9007199254740991|2\\^53|integer"):
+    with pytest.raises(InputError, match=r"9007199254740991|2\^53|integer"):
         run_import(sourced, write(sourced, "n.jsonl", dump([too_big])), dry_run=True)
     b = run_import(sourced, write(sourced, "m.jsonl", dump([as_numbers])), dry_run=True)
     assert b.items[0].statement["generated_at"].startswith("1970-01-21")
@@ -312,7 +312,8 @@ def test_a_passage_not_in_any_prompt_is_marked_never_guessed(sourced: Case) -> N
     [
         (b"{not json", "$"),
         (
-            b'{"resourceSpans": [{"scopeSpans": [{"spans": [{"traceId": "zz", "spanId": "1000000000000001"}]}]}]}',
+            b'{"resourceSpans": [{"scopeSpans": [{"spans": '
+            b'[{"traceId": "zz", "spanId": "1000000000000001"}]}]}]}',
             "$.resourceSpans[0].scopeSpans[0].spans[0].traceId",
         ),
         (b'{"resourceSpans": [], "x": 1, "x": 2}', "$.x"),
