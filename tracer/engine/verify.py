@@ -43,13 +43,12 @@ from tracer.engine.logcheck import (
 )
 from tracer.engine.receipt import Receipt, load_receipt, save_receipt
 from tracer.engine.session import Session
+from tracer.engine.vocabulary import INFO_KINDS
 
-__all__ = ["Finding", "Progress", "VerifyReport", "verify"]
+__all__ = ["INFO_KINDS", "Finding", "Progress", "VerifyReport", "verify"]
 
 Progress = Callable[[str, int, int], None]
 
-#: finding kinds that are informational and do not make the vault fail
-INFO_KINDS = frozenset({"blob_unreferenced"})
 
 #: transformation-trace verdicts that are findings (the others are counted only)
 _TRANSFORM_FINDINGS = frozenset(
