@@ -23,6 +23,7 @@ REASON_WORDS: dict[str, str] = {
     "historical_text_unavailable": "no readable historical quote",
     "derived_text": "derived text: state comes from its lineage",
     "unknown_normalizer": "normalizer unknown to this build",
+    "imported_not_located": "imported: not located in a source revision",
     # decided by the relocation rules (relocate.py)
     "at_locator": "current revision, quote at its place",
     "normalized_identical": "later revision identical apart from whitespace",
@@ -57,6 +58,7 @@ TRANSFORM_WORDS: dict[str, str] = {
     "source_missing": "source not in the vault",
     "source_unreadable": "source's text unreadable",
     "unavailable": "outside your scope",
+    "imported_not_located": "imported: not located, nothing to check",
 }
 
 
