@@ -1,0 +1,42 @@
+"""`tracer import` and tracing an imported answer, as the real console script with sockets
+made to fail (the guard of tests/cli/test_no_network.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.cli.conftest import World
+from tests.cli.test_no_network import GUARD
+from tests.imports.conftest import FIXTURES
+from tests.producer.pipelines import REVISIONS
+
+
+def test_import_and_trace_offline(vault_world: World, tmp_path: Path) -> None:
+    w = vault_world
+    guard_dir = tmp_path / "no-network"
+    guard_dir.mkdir()
+    (guard_dir / "sitecustomize.py").write_text(GUARD, encoding="utf-8")
+    env = {"PYTHONPATH": str(guard_dir), "TRACER_KEY": str(w.key("ines"))}
+    revs = []
+    for r in REVISIONS.values():
+        doc = {
+            "schema": "tracer.source_revision/v1", "document_id": r.document_id, "revision": r.revision,
+            "source_system": r.source_system, "source_revision": r.source_revision, "path": r.path,
+            "title": r.title, "uri": r.uri, "backend": r.backend, "collection": r.collection,
+            "committed_at": r.committed_at, "content": r.content,
+        }  # fmt: skip
+        revs.append(w.write(f"rev-{r.document_id}.json", doc))
+    r = w.spawn("ingest", w.vault, *revs, *w.cust(), env=env)
+    assert r.code == 0, r
+    export = FIXTURES / "langchain-openinference-0.1.80.jsonl"
+    r = w.spawn("import", w.vault, export, "--format", "otlp-json", "--collection", "support", *w.cust(),
+                "--json", env=env)  # fmt: skip
+    assert r.code == 0 and "network disabled" not in r.err, r
+    answers = json.loads(r.out)["answers"]
+    assert [a["passages"] for a in answers] == [2, 2] and all(a["located"] == 2 for a in answers)
+    r = w.spawn("trace", w.vault, answers[0]["answer_id"], env=env)
+    assert r.code == 0, r
+    assert "IMPORTED — NOT ATTESTED BY THE PRODUCER" in r.out and "[importer-computed]" in r.out
+    r = w.spawn("verify", w.vault, "--json", env=env)
+    assert r.code == 0 and json.loads(r.out)["ok"] is True, r
