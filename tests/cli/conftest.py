@@ -133,7 +133,7 @@ def _build_template(root: Path) -> None:
 
         for name in ("custodian", "producer", "ines"):
             tracer("keygen", name, "--out", keys)
-        cust = ["--custodian-key", keys / "custodian.key"]
+        cust: list[str | Path] = ["--custodian-key", keys / "custodian.key"]
         tracer("init", vault, *cust, "--origin", "tracer.test/cli")
         tracer("keys", "add", vault, keys / "producer.pub", "--role", "producer", *cust)
         tracer("investigators", "grant", vault, keys / "ines.pub", "--scope", "*", *cust)

@@ -80,7 +80,7 @@ def test_every_command_works_without_network(world: World, guard: dict[str, str]
 
     for name in ("custodian", "producer", "ines"):
         assert tracer("keygen", name, "--out", keys).startswith("key id ")
-    cust = ["--custodian-key", keys / "custodian.key"]
+    cust: list[str | Path] = ["--custodian-key", keys / "custodian.key"]
     vault = w.root / "vault"
     tracer("init", vault, *cust)
     tracer("keys", "add", vault, keys / "producer.pub", "--role", "producer", *cust)

@@ -55,7 +55,7 @@ def test_pack_signs_many_drafts_with_one_unlock(vault_world: World, monkeypatch:
     w = vault_world
     drafts = [w.write(f"d{n}.json", draft(f"ans-b{n}")) for n in range(5)]
     unlocks: list[Path] = []
-    real = store_cmds.load_key
+    real = store_cmds.load_key  # type: ignore[attr-defined]
 
     def counting(path: Path, passphrase_file: Path | None) -> object:
         unlocks.append(path)

@@ -13,7 +13,7 @@ pytest.importorskip("llama_index.core")
 
 from llama_index.core import VectorStoreIndex
 from llama_index.core.embeddings import MockEmbedding
-from llama_index.core.instrumentation import get_dispatcher
+from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
 from llama_index.core.llms import MockLLM
 from llama_index.core.schema import TextNode
 

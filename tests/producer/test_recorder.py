@@ -20,6 +20,7 @@ from tracer.producer import (
     CitationError,
     LocateError,
     ModelInputError,
+    Note,
     Recorder,
     RecordError,
     Runtime,
@@ -256,9 +257,7 @@ def test_a_note_and_an_answer_citing_it_ingest_with_their_lineage(case: Case, re
     assert t.integrity == "intact" and t.currency == "verified"
 
 
-def _as_note(path: Path, text: str) -> object:
-    from tracer.producer import Note
-
+def _as_note(path: Path, text: str) -> Note:
     assert path.name.startswith("note-note-1-")
     return Note("note-1", text, "support", "northstar-support-assistant/memory")
 

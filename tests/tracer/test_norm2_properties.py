@@ -92,8 +92,9 @@ def _tok(tok: Token, mark: int) -> str:
         return _emph(str(tok[1]), mark)
     if tok[0] == "n":
         return _emph(str(tok[1]), mark)
-    words = " ".join(str(w) for w in tok[1])  # type: ignore[union-attr]
-    return f"[{_emph(words, mark)}]({tok[2]})"  # type: ignore[misc]
+    assert len(tok) == 3 and isinstance(tok[1], list | tuple)  # a link: (kind, words, target)
+    words = " ".join(str(w) for w in tok[1])
+    return f"[{_emph(words, mark)}]({tok[2]})"
 
 
 def _line(item: tuple[Token, ...], tag: str, style: Style) -> str:

@@ -151,7 +151,8 @@ def test_rollback_is_refused_and_forensic_opens_labelled(tmp_path: Path) -> None
     assert s.vault.size() == size, "a forensic session must not extend the suspect tree"
     assert s.status.journal is not None and s.status.journal.exists()
     s.close()
-    assert TrustStore().last_seen("tracer.test/vault", c.investigators["ines"].key_id).size == seen
+    last = TrustStore().last_seen("tracer.test/vault", c.investigators["ines"].key_id)
+    assert last is not None and last.size == seen
     assert before
 
 
