@@ -33,7 +33,10 @@ def name_problem(name: object) -> str | None:
         return f"a name must be a string, got {type(name).__name__}"
     if not NAME_RULE.fullmatch(name):
         shown = name if len(name) <= 40 else name[:40] + "…"
-        return f"name {shown!r} is not 1-64 characters of A-Z a-z 0-9 . _ @ - starting with a letter or digit"
+        return (
+            f"name {shown!r} is not 1-64 characters of A-Z a-z 0-9 . _ @ - starting with a letter or "
+            "digit (names sign as C2SP signed-note key names and name key files)"
+        )
     return None
 
 

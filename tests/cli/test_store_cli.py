@@ -39,19 +39,12 @@ def test_keygen_refuses_to_overwrite(world: World) -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "says"),
-    [
-        ("two words", "contains a space"),
-        ("a+b", "contains '+'"),
-        ("tab\tname", "contains a space or control character"),
-        ("../escape", "plain file name"),
-        ("sub/dir", "plain file name"),
-    ],
+    "name", ["two words", "a+b", "tab\tname", "../escape", "sub/dir", "", "x" * 65, ".hidden", "é"]
 )
-def test_keygen_refuses_names_a_signed_note_cannot_carry(world: World, name: str, says: str) -> None:
+def test_keygen_refuses_names_a_signed_note_cannot_carry(world: World, name: str) -> None:
     r = world.run("keygen", name, "--out", world.keys)
     assert r.code == 2, r
-    assert "invalid key name" in r.err and says in r.err
+    assert "invalid key name" in r.err and "is not 1-64 characters" in r.err
     assert "Traceback" not in r.err
     assert sorted(p.name for p in world.keys.iterdir()) == sorted(
         f"{n}.{e}" for n in ("custodian", "producer", "ines") for e in ("key", "pub")
