@@ -43,7 +43,7 @@ _SWITCH_INTERVAL = 0.001
 _INPUT_EVENTS = (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)
 
 #: actions that need an unlocked vault (hidden from footer and palette before)
-_NEEDS_SESSION = {"verify", "impact", "access_log", "notes", "answers", "markdown_normalizer"}
+_NEEDS_SESSION = {"verify", "impact", "access_log", "notes", "answers", "markdown_normalizer", "cases", "tag"}
 #: action -> the screen it opens (by class name, so the screens load only when asked for)
 _SCREEN_OF = {
     "answers": "AnswersScreen",
@@ -51,6 +51,7 @@ _SCREEN_OF = {
     "impact": "ImpactScreen",
     "access_log": "AccessLogScreen",
     "notes": "NotesScreen",
+    "cases": "CasesScreen",
 }
 #: keys the unlock screen's text fields take for themselves: not offered there
 _NOT_ON_UNLOCK = {"help", "contrast", "quit"}
@@ -75,6 +76,20 @@ class TracerApp(App[None]):
         Binding(
             "N", "notes", "Notes", id="tracer.notes", tooltip="Every investigator's signed notes in the vault"
         ),
+        Binding(
+            "C",
+            "cases",
+            "Cases",
+            id="tracer.cases",
+            tooltip="The case file: choose or open a case, its notes",
+        ),
+        Binding(
+            "g",
+            "tag",
+            "Tag",
+            id="tracer.tag",
+            tooltip="Tag this answer's selected claim (or passage), signed",
+        ),
         Binding("t", "contrast", "Contrast", id="tracer.contrast", tooltip="Toggle high-contrast theme"),
         Binding(
             "M",
@@ -92,6 +107,8 @@ class TracerApp(App[None]):
         #: the unlock already running (see `build_app`); started on mount when not given
         self._opening = opening
         self._engine: Engine | None = None
+        #: the case tags and notes belong to (screens/cases.py); None: no case selected
+        self.case_id: str | None = None
         #: time.monotonic() of the last key or mouse action; background workers (the
         #: state counts) step aside for a moment after it so the response comes first
         self.input_at = 0.0
@@ -150,6 +167,7 @@ class TracerApp(App[None]):
         else:
             self.switch_screen(AnswersScreen())
         self.refresh_bindings()
+        self._offer_cases()
         st = engine.session.status
         if st.pin == "first use":
             self.notify(
@@ -182,6 +200,10 @@ class TracerApp(App[None]):
             return False  # typed into the fields there; the unlock screen has its own quit
         if action in _NEEDS_SESSION and self._engine is None:
             return False
+        if action == "tag":
+            from tracer.tui.screens.answer import AnswerScreen
+
+            return isinstance(self.screen, AnswerScreen)
         # not offered where it would do nothing: "Answers" on the answers list, "Help" on help
         return _SCREEN_OF.get(action) != type(self.screen).__name__
 
@@ -242,6 +264,22 @@ class TracerApp(App[None]):
         from tracer.tui.screens.access_log import AccessLogScreen
 
         self.push_screen(AccessLogScreen())
+
+    def _offer_cases(self) -> None:
+        """The case picker after unlock, when the vault holds a case this viewer can see."""
+        from tracer.tui.case_actions import offer_cases
+
+        offer_cases(self)
+
+    def action_cases(self) -> None:
+        from tracer.tui.screens.cases import CasesScreen
+
+        self.push_screen(CasesScreen())
+
+    def action_tag(self) -> None:
+        from tracer.tui.case_actions import start_tag
+
+        start_tag(self)
 
     def action_notes(self) -> None:
         from tracer.tui.screens.notes import NotesScreen

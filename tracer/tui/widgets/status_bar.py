@@ -37,6 +37,9 @@ class StatusBar(Widget):
             safe_line(st.custodian),
             plain(f" {st.custodian_key_id[:8]} ({st.pin})"),
         )
+        if app.case_id is not None:
+            out.append("  ·  case ")
+            out.append_text(safe_line(app.case_id))
         if st.journal is not None:
             out.append("  ·  read-only: access journalled locally")
         if st.forensic:

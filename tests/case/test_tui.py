@@ -1,0 +1,132 @@
+"""The case file in the TUI, driven from the keyboard through the real engine: open a
+case, select it (the status bar names it), write a multi-line note, tag a claim from the
+answer screen, and the picker offered after unlock when a case exists."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable
+
+from store.crypto import load_identity
+from tests.helpers import PASSPHRASE
+from tests.tui.conftest import SIZE, Built, screen_text, settle
+from tests.tui.fixture_vault import make_vault
+from tracer.engine.case import CaseDesk
+from tracer.engine.session import unlock
+from tracer.engine.trust import TrustStore
+from tracer.tui.app import TracerApp
+from tracer.tui.commands import screen_actions
+from tracer.tui.screens.answer import AnswerScreen
+from tracer.tui.screens.answers import AnswersScreen
+from tracer.tui.screens.cases import CasesScreen
+from tracer.tui.screens.note_editor import NoteEditor
+from tracer.tui.screens.prompt import PromptScreen
+from tracer.tui.widgets.status_bar import StatusBar
+
+CLOCK = "2026-11-29T12:00:00Z"
+
+
+@pytest.fixture
+def built(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Built:
+    monkeypatch.setenv("TRACER_CLOCK", CLOCK)
+    keys = make_vault(tmp_path)
+    return Built(tmp_path / "vault", keys)
+
+
+def _desk_view(built: Built, case_id: str) -> object:
+    ident = load_identity(built.keys.ines, PASSPHRASE)
+    with unlock(built.vault, ident, trust=TrustStore(), read_only=True) as s:
+        return CaseDesk(s).view(case_id)
+
+
+async def _type(pilot: object, text: str) -> None:
+    for ch in text:
+        await pilot.press("enter" if ch == "\n" else ch)  # type: ignore[attr-defined]
+
+
+async def test_open_select_note_and_tag_from_the_keyboard(built: Built) -> None:
+    app = built.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, AnswersScreen)  # no case yet: no picker
+        assert "tracer.cases" in {a.binding.id for a in screen_actions(app.screen)}
+        await pilot.press("C")
+        await settle(pilot)
+        assert isinstance(app.screen, CasesScreen)
+        ids = {a.binding.id for a in screen_actions(app.screen)}
+        assert {"tracer.case_select", "tracer.case_open", "tracer.case_note", "tracer.case_clear"} <= ids
+        await pilot.press("o")
+        assert isinstance(app.screen, PromptScreen)
+        await _type(pilot, "INC-9")
+        await pilot.press("enter")
+        await _type(pilot, "Stale refunds")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, NoteEditor)
+        await _type(pilot, "Why did it quote\nthirty days?")
+        await pilot.press("f2")
+        await settle(pilot)
+        assert isinstance(app.screen, CasesScreen) and app.case_id == "INC-9"
+        bar = str(app.screen.query_one(StatusBar).render())
+        assert "case INC-9" in bar
+        await pilot.press("n")
+        await settle(pilot)
+        assert isinstance(app.screen, NoteEditor)
+        await _type(pilot, "First line\nsecond [bold]line[/bold]")
+        await pilot.press("f2")
+        await settle(pilot)
+        shown = screen_text(pilot)
+        assert "First line" in shown and "second [bold]line[/bold]" in shown
+        # tag a claim on an answer: the key is offered there only
+        assert "tracer.tag" not in {a.binding.id for a in screen_actions(app.screen)}
+        app.push_screen(AnswerScreen("ans-stale"))
+        await settle(pilot)
+        assert "tracer.tag" in {a.binding.id for a in screen_actions(app.screen)}
+        await pilot.press("g")
+        await settle(pilot)
+        assert isinstance(app.screen, PromptScreen)
+        await _type(pilot, "stale-quote")
+        await pilot.press("enter")
+        await settle(pilot)
+    view = _desk_view(built, "INC-9")
+    assert [(t.answer_id, t.target, t.tag) for t in view.tags] == [("ans-stale", "claim:1", "stale-quote")]  # type: ignore[attr-defined]
+    assert view.record.purpose == "Why did it quote\nthirty days?"  # type: ignore[attr-defined]
+    assert [n.text for n in view.notes] == ["First line\nsecond [bold]line[/bold]"]  # type: ignore[attr-defined]
+    assert [a.action for a in view.activity] == ["case_select"]  # type: ignore[attr-defined]
+
+
+async def test_the_case_picker_comes_after_unlock_when_a_case_exists(built: Built) -> None:
+    ident = load_identity(built.keys.ines, PASSPHRASE)
+    with unlock(built.vault, ident, trust=TrustStore()) as s:
+        CaseDesk(s).open_case("INC-1", "Hostile \x1b[31m title \u202e", "p")
+    app = built.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, CasesScreen)
+        table = app.screen.query_one("#cases", DataTable)
+        assert table.row_count == 1
+        shown = screen_text(pilot)
+        assert "\x1b" not in shown and "⟨ESC⟩" in shown and "⟨U+202E⟩" in shown
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.case_id == "INC-1"
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, AnswersScreen)
+        assert "case INC-1" in str(app.screen.query_one(StatusBar).render())
+
+
+async def test_a_viewer_without_the_openers_scope_is_offered_nothing(built: Built) -> None:
+    ident = load_identity(built.keys.ines, PASSPHRASE)
+    with unlock(built.vault, ident, trust=TrustStore()) as s:
+        CaseDesk(s).open_case("INC-1", "Legal matter", "p")
+    app: TracerApp = built.app(built.keys.rita)  # support only
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, AnswersScreen)
+        await pilot.press("C")
+        await settle(pilot)
+        assert app.screen.query_one("#cases", DataTable).row_count == 0
+        assert "Legal matter" not in screen_text(pilot)

@@ -1,0 +1,254 @@
+"""The case file: pick the case you work on, open one, and read and write its notes.
+
+The list shows every case you can see (`tracer.engine.case`: a case whose opener
+could read more than you is not shown, not even counted).  Enter selects a case: from
+then on tags (key `T` on an answer) and notes belong to it, the status bar names it,
+and the selection itself is a signed access entry under the case.  The lower pane is
+the selected case in log order: its notes in full (multi-line), its tags, holds and
+conclusion, every string drawn inert.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.message import Message
+from textual.widgets import DataTable, Static
+
+from store.casefile import CaseRecord
+from tracer.engine.case import CaseDesk, CaseView
+from tracer.tui.messages import Failed, Recorded
+from tracer.tui.screens.base import BACK, TracerScreen
+from tracer.tui.screens.note_editor import NoteEditor
+from tracer.tui.screens.prompt import PromptScreen
+from tracer.tui.text import plain, safe_line
+
+__all__ = ["CasesScreen", "case_text"]
+
+
+def case_text(v: CaseView) -> Text:
+    """One case as the lower pane shows it; every untrusted string through `safe_line`."""
+    r = v.record
+    out = Text.assemble(
+        plain("Case ", "bold"),
+        safe_line(r.case_id),
+        plain(": ", "bold"),
+        safe_line(r.title),
+        plain(f"\nopened {r.opened_at} by "),
+        safe_line(v.opened_by.label()),
+        plain("\npurpose: "),
+        safe_line(r.purpose),
+    )
+    out.append(f"\n\nNotes ({len(v.notes)}), oldest first\n", style="bold")
+    for n in v.notes:
+        about = f" on {n.answer_id}" if n.answer_id else ""
+        out.append_text(plain(f"— {n.at} (entry {n.seq}) "))
+        out.append_text(safe_line(v.person(n.investigator).label() + about))
+        for line in n.text.split("\n"):
+            out.append("\n   ")
+            out.append_text(safe_line(line))
+        out.append("\n")
+    out.append(f"\nTags ({len(v.tags)})\n", style="bold")
+    for t in v.tags:
+        out.append_text(safe_line(f"{t.tag}  {t.answer_id} {t.target}  by {v.person(t.investigator).name}"))
+        out.append("\n")
+    out.append(f"\nLegal holds ({len(v.holds)})\n", style="bold")
+    for h in v.holds:
+        state = "IN FORCE" if h.hold.in_force else "released"
+        out.append(f"{state} ", style="bold")
+        out.append_text(
+            safe_line(f"{h.hold.subject_kind} {h.hold.subject}: {h.hold.reason} ({h.signer.label()})")
+        )
+        out.append("\n")
+    out.append("\nConclusion\n", style="bold")
+    if v.conclusion is None:
+        out.append("none signed yet\n")
+    else:
+        for line in v.conclusion.text.split("\n"):
+            out.append_text(safe_line(line))
+            out.append("\n")
+    return out
+
+
+class CasesScreen(TracerScreen):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        BACK,
+        Binding(
+            "enter",
+            "select",
+            "Select case",
+            id="tracer.case_select",
+            tooltip="Work on this case: tags and notes belong to it from now on",
+            priority=True,
+        ),
+        Binding("o", "open_case", "Open case", id="tracer.case_open", tooltip="Open a new case (signed)"),
+        Binding(
+            "n",
+            "note",
+            "Case note",
+            id="tracer.case_note",
+            tooltip="Write a signed, multi-line note in the case",
+        ),
+        Binding("x", "clear", "No case", id="tracer.case_clear", tooltip="Work without a case"),
+    ]
+
+    @dataclass
+    class Loaded(Message):
+        cases: list[CaseRecord]
+        view: CaseView | None
+        names: dict[str, str]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.cases: list[CaseRecord] = []
+
+    def compose(self) -> ComposeResult:
+        yield from self.frame_top()
+        yield Static(plain("Cases you can see (Enter selects, o opens a new one)", "bold"), id="cases-head")
+        table: DataTable[Text] = DataTable(id="cases", cursor_type="row")
+        for col in ("case", "opened", "by", "title"):
+            table.add_column(col, key=col)
+        yield table
+        with VerticalScroll(id="case-pane"):
+            yield Static(plain("no case selected"), id="case-detail")
+        yield from self.frame_bottom()
+
+    def on_screen_resume(self) -> None:
+        super().on_screen_resume()
+        self._load()
+
+    @property
+    def current(self) -> str | None:
+        return self.tracer_app.case_id
+
+    @work(thread=True, exclusive=True, group="cases")
+    def _load(self) -> None:
+        try:
+            with self.engine.use() as s:
+                desk = CaseDesk(s)
+                cases = desk.cases()
+                view = desk.view(self.current) if self.current in {c.case_id for c in cases} else None
+                names = {c.opened_by: desk.person(c.opened_by).name for c in cases}
+        except Exception as exc:  # shown, never a crash
+            self.post_message(Failed("cases", str(exc)))
+            return
+        self.post_message(self.Loaded(cases, view, names))
+
+    def on_cases_screen_loaded(self, message: Loaded) -> None:
+        self.cases = message.cases
+        table = self.query_one("#cases", DataTable)
+        table.clear()
+        names = message.names
+        for c in self.cases:
+            mark = "▶ " if c.case_id == self.current else "  "
+            table.add_row(
+                Text.assemble(plain(mark), safe_line(c.case_id)),
+                plain(c.opened_at),
+                safe_line(names[c.opened_by]),
+                safe_line(c.title, limit=60),
+                key=c.case_id,
+            )
+        detail = self.query_one("#case-detail", Static)
+        detail.update(case_text(message.view) if message.view is not None else plain("no case selected"))
+        table.focus()
+
+    def _row_case(self) -> str | None:
+        table = self.query_one("#cases", DataTable)
+        if not self.cases or not table.row_count:
+            return None
+        return self.cases[table.cursor_row].case_id
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_select()
+
+    def action_select(self) -> None:
+        case_id = self._row_case()
+        if case_id is not None:
+            self._select(case_id)
+
+    @work(thread=True, exclusive=True, group="case-write")
+    def _select(self, case_id: str) -> None:
+        try:
+            with self.engine.use() as s:
+                CaseDesk(s).record(case_id, "case_select", case_id)
+        except Exception as exc:
+            self.post_message(Failed("case", str(exc)))
+            return
+        self.app.call_from_thread(self._selected, case_id)
+
+    def _selected(self, case_id: str) -> None:
+        self.tracer_app.case_id = case_id
+        self.app.post_message(Recorded())
+        self.notify(f"working on case {safe_line(case_id).plain}", markup=False)
+        self._load()
+
+    def action_clear(self) -> None:
+        self.tracer_app.case_id = None
+        self.app.post_message(Recorded())
+        self._load()
+
+    def action_open_case(self) -> None:
+        self.app.push_screen(
+            PromptScreen(plain("New case id (A-Z a-z 0-9 . _ -)"), placeholder="INC-4711"), self._got_id
+        )
+
+    def _got_id(self, case_id: str | None) -> None:
+        if case_id and case_id.strip():
+            cid = case_id.strip()
+            self.app.push_screen(
+                PromptScreen(plain("Title of the case"), placeholder="Payments restart during settlement"),
+                lambda title: self._got_title(cid, title),
+            )
+
+    def _got_title(self, case_id: str, title: str | None) -> None:
+        if title and title.strip():
+            self.app.push_screen(
+                NoteEditor(plain("Purpose of the case: why it was opened, what it must establish")),
+                lambda purpose: self._open(case_id, title.strip(), purpose),
+            )
+
+    def _open(self, case_id: str, title: str, purpose: str | None) -> None:
+        if purpose and purpose.strip():
+            self._append_open(case_id, title, purpose.strip())
+
+    @work(thread=True, exclusive=True, group="case-write")
+    def _append_open(self, case_id: str, title: str, purpose: str) -> None:
+        try:
+            with self.engine.use() as s:
+                desk = CaseDesk(s)
+                desk.open_case(case_id, title, purpose)
+                desk.record(case_id, "case_select", case_id)
+        except Exception as exc:
+            self.post_message(Failed("case", str(exc)))
+            return
+        self.app.call_from_thread(self._selected, case_id)
+
+    def action_note(self) -> None:
+        case_id = self.current
+        if case_id is None:
+            self.notify("select a case first (Enter on it)", markup=False)
+            return
+        title = Text.assemble(plain("Note in case "), safe_line(case_id), plain(" (signed with your key)"))
+        self.app.push_screen(NoteEditor(title), lambda text: self._note(case_id, text))
+
+    def _note(self, case_id: str, text: str | None) -> None:
+        if text and text.strip():
+            self._append_note(case_id, text.strip("\n"))
+
+    @work(thread=True, exclusive=True, group="case-write")
+    def _append_note(self, case_id: str, text: str) -> None:
+        try:
+            with self.engine.use() as s:
+                CaseDesk(s).note(case_id, text)
+        except Exception as exc:
+            self.post_message(Failed("note", str(exc)))
+            return
+        self.app.post_message(Recorded())
+        self.app.call_from_thread(self._load)
