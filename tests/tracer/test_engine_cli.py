@@ -23,7 +23,9 @@ SENTENCE = "Customers may request a refund within thirty days of delivery."
 DOC = f"# Returns policy\n\n## Refund window\n\n{SENTENCE}\n"
 ANSWER = "Refunds are accepted for thirty days."
 
-VERIFY_KEYS = {"ok", "computed_at", "viewer", "checkpoint", "counts", "findings"}
+VERIFY_KEYS = {
+    "ok", "computed_at", "viewer", "mode", "verified_from", "warnings", "checkpoint", "counts", "findings"
+}  # fmt: skip
 FINDING_KEYS = {"kind", "seq", "record", "detail"}
 TRACE_KEYS = {
     "answer_id", "run_id", "kind", "seq", "generated_at", "visible", "integrity", "currency", "answer_time",

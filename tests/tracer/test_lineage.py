@@ -61,6 +61,7 @@ def test_orders_of_strictness_are_total_and_documented() -> None:
     assert INTEGRITY == (
         "intact",
         "purged",
+        "not_captured",
         "unavailable",
         "checksum_mismatch",
         "signature_invalid",
