@@ -29,8 +29,8 @@ from bench import common
 
 def child(args: argparse.Namespace) -> dict[str, Any]:
     from bench.corpus import Corpus
-    from store.vault import Vault
     from bench.gen import ingest_files, new_vault, write_files
+    from store.vault import Vault
     from tracer.engine.session import unlock
     from tracer.engine.trust import TrustStore
     from tracer.engine.verify import VerifyReport, verify
