@@ -78,7 +78,7 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
     from store.schema import DB_FILE, VIEW_COLUMNS
     from store.views import Rows, _j, derive
 
-    vault = common.ensure_vault(args.passages)
+    vault = common.ensure_vault(args.passages, args.out)
     con = duckdb.connect(str(vault / DB_FILE), read_only=True)
     con.execute("SET memory_limit = '512MB'")
     entries = con.execute("SELECT seq, entry FROM log WHERE kind = 'manifest' ORDER BY seq").fetchall()
@@ -119,9 +119,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description="SQL derivation of v_passages vs Python derive")
     ap.add_argument("--passages", type=int, default=10_000)
     ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--out", type=Path, default=None, help="vault cache directory")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    common.main_runner(__file__, child, args, ["--passages", str(args.passages)])
+    argv = ["--passages", str(args.passages)] + (["--out", str(args.out)] if args.out else [])
+    common.main_runner(__file__, child, args, argv)
 
 
 if __name__ == "__main__":

@@ -69,3 +69,14 @@ def test_trace(vault_cache: Path) -> None:
 def test_open(vault_cache: Path) -> None:
     r = _run("open.py", "--runs", "1", "--out", str(vault_cache))
     assert "skipped" in r or (r["open_s"] and r["bare_textual_s"] and "keys_p95_ms" in r)
+
+
+def test_incremental() -> None:
+    r = _run("incremental.py", "--runs", "1", timeout=120)
+    assert r["mode"] == "incremental" and r["same_findings"] is True
+    assert isinstance(r["ratio"], float) and r["added_manifests"]
+
+
+def test_sql_views(vault_cache: Path) -> None:
+    r = _run("sql_views.py", "--runs", "1", "--out", str(vault_cache))
+    assert r["identical"] is True and r["escape_rule_differs"] is True
