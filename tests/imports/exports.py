@@ -41,7 +41,10 @@ def _hex_ids(value: Any) -> Any:
 
 
 def otlp_lines(spans: list[ReadableSpan], ids: str = "hex") -> bytes:
-    """One ExportTraceServiceRequest per trace, one per line."""
+    """One ExportTraceServiceRequest per trace, one per line; `ids="proto"`: one binary
+    ExportTraceServiceRequest holding every span (an OTLP/HTTP body)."""
+    if ids == "proto":
+        return bytes(encode_spans(spans).SerializeToString())
     by_trace: dict[int, list[ReadableSpan]] = {}
     for s in spans:
         assert s.context is not None

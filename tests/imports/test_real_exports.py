@@ -93,3 +93,17 @@ def test_imported_answers_are_listed_and_refused_a_second_time(sourced: Case, lc
     with pytest.raises(InputError, match="already in the vault"):
         run_import(sourced, path)
     assert len(sourced.vault.leaf_hashes()) == size
+
+
+def test_otlp_protobuf_reads_as_the_json_lines_do(sourced: Case) -> None:
+    pytest.importorskip("opentelemetry.proto")
+    from tests.imports.exports import langchain_export
+    from tracer.importers.run import ExportFormat
+
+    proto = run_import(sourced, write(sourced, "lc.pb", langchain_export("proto")), dry_run=True,
+                       fmt=ExportFormat.OTLP_PROTO)  # fmt: skip
+    assert len(proto.items) == 2
+    for it in proto.items:
+        assert all(p["chain"] is not None and p["model_input_sha256"] for p in it.statement["passages"])
+    with pytest.raises(InputError, match="not an OTLP ExportTraceServiceRequest"):
+        run_import(sourced, write(sourced, "junk.pb", b"\xff\xff\xff"), fmt=ExportFormat.OTLP_PROTO)
