@@ -195,22 +195,35 @@ class Roster:
             return _time_problem(stmt, "at")
         return f"{kind!r} does not change the roster"
 
-    def _key_add_refusal(self, key_id: str, stmt: dict[str, Any]) -> str | None:
-        old = self.producers.get(key_id)
+    def _new_key_refusal(
+        self,
+        key_id: str,
+        stmt: dict[str, Any],
+        old: ProducerKey | Investigator | None,
+        who: str,
+        present: str,
+    ) -> str | None:
+        """The rules every key entering the roster obeys: a revocation is final, a key is
+        added once, its id is its own, its name is a signer name, it is not the custodian's."""
         if old is not None:
             if old.revoked_at is not None:
-                return (
-                    f"producer key {key_id[:16]} was revoked at {old.revoked_at}: a revocation is "
-                    "final, add a new key instead"
-                )
-            return f"producer key {key_id[:16]} is already in the keyring"
+                return f"{who} was revoked at {old.revoked_at}: a revocation is final, use a new key instead"
+            return f"{who} {present}"
         problem = _key_problem(key_id, stmt) or name_problem(stmt.get("name"))
+        if problem:
+            return problem
+        if self.custodian is not None and key_id == self.custodian.key_id:
+            return "the custodian's own key cannot also be a producer key or an investigator's"
+        return None
+
+    def _key_add_refusal(self, key_id: str, stmt: dict[str, Any]) -> str | None:
+        old = self.producers.get(key_id)
+        who = f"producer key {key_id[:16]}"
+        problem = self._new_key_refusal(key_id, stmt, old, who, "is already in the keyring")
         if problem:
             return problem
         if stmt.get("role") != "producer":
             return f"role {stmt.get('role')!r} is not 'producer'"
-        if self.custodian is not None and key_id == self.custodian.key_id:
-            return "the custodian's own key cannot be a producer key"
         for name in ("valid_from", "valid_until"):
             if stmt.get(name) is not None and _time_problem(stmt, name):
                 return _time_problem(stmt, name)
@@ -218,20 +231,12 @@ class Roster:
 
     def _grant_refusal(self, key_id: str, stmt: dict[str, Any]) -> str | None:
         old = self.investigators.get(key_id)
-        if old is not None:
-            if old.revoked_at is not None:
-                return (
-                    f"{old.name} ({key_id[:16]}) was revoked at {old.revoked_at}: a revocation is "
-                    "final, grant a new key instead"
-                )
-            return f"{old.name} ({key_id[:16]}) is already granted"
-        problem = _key_problem(key_id, stmt) or name_problem(stmt.get("name"))
+        who = f"{old.name} ({key_id[:16]})" if old is not None else ""
+        problem = self._new_key_refusal(key_id, stmt, old, who, "is already granted")
         if problem:
             return problem
         if not isinstance(stmt.get("x25519"), str) or _b64_len(stmt["x25519"]) != 32:
             return "x25519 is not a base64 32-byte key"
-        if self.custodian is not None and key_id == self.custodian.key_id:
-            return "the custodian's own key cannot also be granted as an investigator"
         name = stmt["name"]
         if self.custodian is not None and name == self.custodian.name:
             return f"name {name!r} is the custodian's"
