@@ -38,9 +38,25 @@ __all__ = [
     "transform_key",
 ]
 
-#: a passage to trace: (seq, position in the manifest, entry kind, answer id, passage id,
-#: the passage itself, or None when its memo key says all a trace reads of it, the key)
-Task = tuple[int, int, str, Any, Any, "dict[str, Any] | None", "tuple[Any, ...] | None"]
+@dataclass(frozen=True, slots=True)
+class Task:
+    """A passage to trace to its locator; picklable, so worker processes hand it back.
+
+    A passage whose verdict depends only on its memo `key` travels as the key alone
+    (`passage` is None): popular chunks repeat, and `passage_of` rebuilds what a trace
+    reads of it.
+    """
+
+    seq: int
+    pos: int
+    kind: str
+    answer_id: Any
+    passage_id: Any
+    passage: dict[str, Any] | None
+    key: tuple[Any, ...] | None
+
+    def with_key(self, key: tuple[Any, ...]) -> Task:
+        return Task(self.seq, self.pos, self.kind, self.answer_id, self.passage_id, self.passage, key)
 
 
 @dataclass(frozen=True)
@@ -315,13 +331,13 @@ def _tasks(scopes: list[str], out: RunResult, seq: int, kind: str, body: dict[st
     for pos, ps in enumerate(body.get("passages", [])):
         if isinstance(ps, dict) and in_scope(scopes, str(ps.get("collection"))):
             if ps.get("derived_from"):
-                out.deferred.append((seq, pos, kind, answer_id, ps.get("passage_id"), ps, None))
+                out.deferred.append(Task(seq, pos, kind, answer_id, ps.get("passage_id"), ps, None))
                 continue
             key = transform_key(ps)
             if key is not None:
                 key = out.keys.setdefault(key, key)
             out.tasks.append(
-                (seq, pos, kind, answer_id, ps.get("passage_id"), None if key is not None else ps, key)
+                Task(seq, pos, kind, answer_id, ps.get("passage_id"), None if key is not None else ps, key)
             )
 
 
@@ -341,13 +357,13 @@ def manifest_tasks(scopes: list[str], seq: int, data: bytes) -> tuple[list[Task]
 
 def passage_of(task: Task) -> dict[str, Any]:
     """The passage of a task, or the part of it its memo key holds (all a trace reads)."""
-    ps, key = task[5], task[6]
+    ps, key = task.passage, task.key
     if ps is not None:
         return ps
     assert key is not None  # noqa: S101 - a task carries one or the other
     retrieved, collection, normalizer, document_id, revision, start, end = key
     return {
-        "passage_id": task[4],
+        "passage_id": task.passage_id,
         "retrieved_sha256": retrieved,
         "collection": collection,
         "normalizer_version": normalizer,

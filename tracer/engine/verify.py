@@ -355,11 +355,11 @@ class _Verifier:
         # copies after pickling, and a page holds many repeats of popular chunks
         keys = self._tkeys
         for task in result.tasks:
-            key = task[6]
+            key = task.key
             if key is not None:
                 same = keys.setdefault(key, key)
                 if same is not key:
-                    task = (task[0], task[1], task[2], task[3], task[4], task[5], same)
+                    task = task.with_key(same)
             self._tpage.append(task)
         if len(self._tpage) >= _TRANSFORM_PAGE:
             self._transform_tasks(self._tpage)
@@ -575,7 +575,7 @@ class _Verifier:
         # recorded before any text is read: only the rest need their texts.
         pending: list[Task] = []
         for task in tasks:
-            key = task[6]
+            key = task.key
             known = memo.get(key) if key is not None else None
             if known is None:
                 pending.append(task)
@@ -615,7 +615,7 @@ class _Verifier:
         seen: set[tuple[Any, ...]] = set()
         unique = []
         for task in chunk:
-            key = task[6]
+            key = task.key
             if key is None or key not in seen:
                 if key is not None:
                     seen.add(key)
@@ -624,7 +624,7 @@ class _Verifier:
         # one blob scan per chunk: DuckDB reads texts by scanning, however few are asked
         engine.prefetch(passages + engine.next_page(revisions), batch=len(unique) * 2 + 1)
         for task in chunk:
-            seq, pos, kind, _answer, _passage, _ps, key = task
+            seq, pos, kind, key = task.seq, task.pos, task.kind, task.key
             t = memo.get(key) if key is not None else None
             if t is None:
                 try:
@@ -638,7 +638,7 @@ class _Verifier:
                 self._transform_verdict(task, t)
 
     def _transform_verdict(self, task: Task, t: Transform) -> None:
-        seq, pos, _kind, answer_id, passage_id, _ps, _key = task
+        seq, pos, answer_id, passage_id = task.seq, task.pos, task.answer_id, task.passage_id
         ps = passage_of(task)
         self.bump(f"transform_{t.state}")
         if t.state in _TRANSFORM_FINDINGS:
