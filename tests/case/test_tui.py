@@ -103,7 +103,10 @@ async def test_the_case_picker_comes_after_unlock_when_a_case_exists(built: Buil
         CaseDesk(s).open_case("INC-1", "Hostile \x1b[31m title \u202e", "p")
     app = built.app()
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+        for _ in range(5):  # unlock, then the probe worker, then the screen's own load
+            await settle(pilot)
+            if isinstance(app.screen, CasesScreen) and app.screen.cases:
+                break
         assert isinstance(app.screen, CasesScreen)
         table = app.screen.query_one("#cases", DataTable)
         assert table.row_count == 1
