@@ -9,9 +9,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from textual.pilot import Pilot
-
 import pytest
+from textual.pilot import Pilot
 
 from tests.tui.conftest import SIZE, Built, settle
 from tracer.tui.screens.answer import AnswerScreen

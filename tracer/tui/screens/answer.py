@@ -70,7 +70,7 @@ class AnswerScreen(TracerScreen):
         Binding(
             "n",
             "add_note",
-            "Add note",
+            "Note",
             id="tracer.add_note",
             tooltip="Sign and append an investigator note on this claim",
         ),
@@ -262,9 +262,12 @@ class AnswerScreen(TracerScreen):
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
-        self.action_open_citation()
+        self._open_citation()
 
     def action_open_citation(self) -> None:
+        self._open_citation()
+
+    def _open_citation(self) -> None:
         sel = self._selected()
         if sel is not None and self.trace is not None:
             heading, passages, _target = sel

@@ -450,6 +450,9 @@ class AnswersScreen(TracerScreen):
         return str(key) if key is not None else None
 
     def action_open(self) -> None:
+        self._open()
+
+    def _open(self) -> None:
         key = self._highlighted()
         if key is not None:
             from tracer.tui.screens.answer import AnswerScreen

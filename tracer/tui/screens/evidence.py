@@ -43,7 +43,7 @@ class EvidenceScreen(TracerScreen):
         Binding(
             "n",
             "add_note",
-            "Add note",
+            "Note",
             id="tracer.add_passage_note",
             tooltip="Sign and append an investigator note on this passage",
         ),
@@ -121,6 +121,8 @@ class EvidenceScreen(TracerScreen):
             self.app.push_screen(TimelineScreen(str(docs[0])))
 
     def on_mount(self) -> None:
+        # the page itself has focus, so Down / PageDown scroll it (not a chain tree's cursor)
+        self.query_one("#evidence", VerticalScroll).focus()
         self._record([p.passage_id for p in self.passages if p.visible])
         wanted = [p for p in self.passages if needs_current_content(p)]
         if wanted:

@@ -174,8 +174,9 @@ class ImpactScreen(TracerScreen):
         self._select(event.data_table)
 
     def action_select(self) -> None:
-        if isinstance(self.focused, DataTable):
-            self._select(self.focused)
+        table = self.focused
+        if isinstance(table, DataTable):
+            self._select(table)
 
     def _select(self, table: DataTable[Text]) -> None:
         if not table.row_count:

@@ -96,9 +96,12 @@ class NotesScreen(TracerScreen):
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
-        self.action_open()
+        self._open()
 
     def action_open(self) -> None:
+        self._open()
+
+    def _open(self) -> None:
         table = self.query_one("#notes", DataTable)
         if self.rows and table.row_count:
             self.app.push_screen(AnswerScreen(self.rows[table.cursor_row][2]))

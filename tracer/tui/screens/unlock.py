@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, cast
 
 from rich.text import Text
-from textual import work
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -24,6 +24,7 @@ from textual.widgets import Checkbox, Footer, Input, Static
 from store.errors import AccessDeniedError, KeyFileError, StoreError, VaultInUseError
 from tracer.engine.trust import CustodianChangedError, ForkError, RollbackError, TrustError
 from tracer.tui.context import Engine, LaunchOptions
+from tracer.tui.early_keys import take_early_key
 from tracer.tui.opening import OPEN_LOCK
 from tracer.tui.text import plain, safe, safe_line
 
@@ -195,6 +196,10 @@ class UnlockScreen(Screen[None]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.action_unlock()
+
+    def on_key(self, event: events.Key) -> None:
+        """An auto-typed passphrase may start before the field has focus."""
+        take_early_key(self, self.query_one("#passphrase", Input), event)
 
     def action_leave(self) -> None:
         self.app.exit()

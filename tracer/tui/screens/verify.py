@@ -170,9 +170,12 @@ class VerifyScreen(TracerScreen):
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
-        self.action_jump()
+        self._jump()
 
     def action_jump(self) -> None:
+        self._jump()
+
+    def _jump(self) -> None:
         table = self.query_one("#verify-findings", DataTable)
         if self.report is None or not table.row_count:
             return
