@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Static
 
 from store.crypto import load_identity
 from tests.helpers import PASSPHRASE
@@ -77,7 +77,7 @@ async def test_open_select_note_and_tag_from_the_keyboard(built: Built) -> None:
         await _type(pilot, "First line\nsecond [bold]line[/bold]")
         await pilot.press("f2")
         await settle(pilot)
-        shown = screen_text(pilot)
+        shown = str(app.screen.query_one("#case-detail", Static).render())
         assert "First line" in shown and "second [bold]line[/bold]" in shown
         # tag a claim on an answer: the key is offered there only
         assert "tracer.tag" not in {a.binding.id for a in screen_actions(app.screen)}
@@ -110,8 +110,9 @@ async def test_the_case_picker_comes_after_unlock_when_a_case_exists(built: Buil
         assert isinstance(app.screen, CasesScreen)
         table = app.screen.query_one("#cases", DataTable)
         assert table.row_count == 1
-        shown = screen_text(pilot)
-        assert "\x1b" not in shown and "⟨ESC⟩" in shown and "⟨U+202E⟩" in shown
+        cells = "".join(getattr(c, "plain", str(c)) for c in table.get_row_at(0))
+        assert "\x1b" not in cells and "\u202e" not in cells
+        assert "⟨ESC⟩[31m title" in cells and "⟨U+202E⟩" in cells
         await pilot.press("enter")
         await settle(pilot)
         assert app.case_id == "INC-1"
