@@ -94,7 +94,8 @@ async def test_open_select_note_and_tag_from_the_keyboard(built: Built) -> None:
     assert [(t.answer_id, t.target, t.tag) for t in view.tags] == [("ans-stale", "claim:1", "stale-quote")]  # type: ignore[attr-defined]
     assert view.record.purpose == "Why did it quote\nthirty days?"  # type: ignore[attr-defined]
     assert [n.text for n in view.notes] == ["First line\nsecond [bold]line[/bold]"]  # type: ignore[attr-defined]
-    assert [a.action for a in view.activity] == ["case_select"]  # type: ignore[attr-defined]
+    # looks at evidence made while the case is selected are the case's activity too
+    assert [a.action for a in view.activity] == ["case_select", "open_answer"]  # type: ignore[attr-defined]
 
 
 async def test_the_case_picker_comes_after_unlock_when_a_case_exists(built: Built) -> None:

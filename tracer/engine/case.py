@@ -405,7 +405,7 @@ class CaseDesk:
             raise AccessDeniedError(f"{s.vault.path}: the vault is {why}; case entries cannot be appended")
         seq = append_case_statement(s.vault, s.identity, kind, stmt)
         # the checkpoint this session just signed becomes the one shown and remembered
-        s._remember()
+        s.remember()
         self.refresh()
         return seq
 
@@ -500,12 +500,14 @@ class CaseDesk:
         """An access entry made while `case_id` is selected (the local journal when the
         vault is read-only or forensic: then it names no case and returns None)."""
         s = self.s
+        if action == "case_select":
+            s.case_id = case_id  # from now on, what this session records belongs to the case
         if s.status.journal is not None:
             s.record(action, target)
             return None
         seq = admin.record_access(
             s.vault, s.identity, action, target, now_iso(), s.status.forensic, case_id=case_id
         )
-        s._remember()
+        s.remember()
         self.refresh()
         return seq

@@ -171,6 +171,8 @@ class Session:
         self.identity = identity
         #: the name the roster gives this key (a key file's name is only a file name)
         self.name = name or identity.name
+        #: the case selected now: every access entry and note made meanwhile belongs to it
+        self.case_id: str | None = None
         self.role = role
         self.scopes = scopes
         self.status = status
@@ -201,27 +203,29 @@ class Session:
                 "size": self.status.checkpoint_size,
                 "root": self.status.checkpoint_root,
             }
-            entry = make_statement(
-                "access",
-                {"action": action, "target": target, "at": now, "journal": True},
-                self.identity,
-                place,
-            )
+            stmt: dict[str, object] = {"action": action, "target": target, "at": now, "journal": True}
+            if self.case_id is not None:
+                stmt["case_id"] = self.case_id
+            entry = make_statement("access", stmt, self.identity, place)
             self.status.journal.parent.mkdir(parents=True, exist_ok=True)
             with self.status.journal.open("a", encoding="utf-8") as fh:
                 fh.write(json.dumps({"vault": self.vault.origin, "entry": entry.body}) + "\n")
             return
-        admin.record_access(self.vault, self.identity, action, target, now, self.status.forensic)
-        self._remember()
+        admin.record_access(
+            self.vault, self.identity, action, target, now, self.status.forensic, case_id=self.case_id
+        )
+        self.remember()
 
     def add_finding(self, answer_id: str, target: str, note: str) -> int:
         if self.vault.read_only:
             raise AccessDeniedError(f"{self.vault.path}: vault is read-only; findings cannot be appended")
-        seq = admin.record_finding(self.vault, self.identity, answer_id, target, note, now_iso())
-        self._remember()
+        seq = admin.record_finding(
+            self.vault, self.identity, answer_id, target, note, now_iso(), case_id=self.case_id
+        )
+        self.remember()
         return seq
 
-    def _remember(self) -> None:
+    def remember(self) -> None:
         """The checkpoint this session just signed becomes the one shown and remembered."""
         head = self.vault.covered_head()
         if head is None:
