@@ -38,6 +38,7 @@ __all__ = [
     "transform_key",
 ]
 
+
 @dataclass(frozen=True, slots=True)
 class Task:
     """A passage to trace to its locator; picklable, so worker processes hand it back.

@@ -106,12 +106,8 @@ FINDINGS: dict[FindingKind, Term] = {
     FindingKind.ENTRY_MALFORMED: Term(_A, "the entry, its envelope or a passage in it cannot be read"),
     FindingKind.ENTRY_UNKNOWN_KIND: Term(_A, "an entry of a kind this version does not know"),
     FindingKind.ENTRY_NOT_CHECKPOINTED: Term(_A, "past the latest signed checkpoint: appended without a key"),
-    FindingKind.STATEMENT_OUT_OF_PLACE: Term(
-        _A, "a signed statement stored where it was not signed for"
-    ),
-    FindingKind.ROSTER_CHANGE_REFUSED: Term(
-        _A, "a key or grant statement that breaks the roster's rules"
-    ),
+    FindingKind.STATEMENT_OUT_OF_PLACE: Term(_A, "a signed statement stored where it was not signed for"),
+    FindingKind.ROSTER_CHANGE_REFUSED: Term(_A, "a key or grant statement that breaks the roster's rules"),
     FindingKind.ANSWER_DUPLICATED: Term(_A, "an answer id logged twice: a replayed manifest"),
     FindingKind.SIGNATURE_INVALID: Term(_A, "a DSSE signature that does not verify with a key valid then"),
     FindingKind.CUSTODIAN_MISMATCH: Term(_A, "entry 0 names another custodian than the vault's metadata"),
