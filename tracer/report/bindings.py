@@ -95,8 +95,12 @@ class _Answer:
                 self.fail(path, f"{word!r} is not a state", pid)
 
     def manifest(self, t: dict[str, Any]) -> None:
+        """Bind the answer to the signed entry it came from: the producer's manifest, or
+        for an imported trace the importer's `imported_trace` statement (whose passages
+        carry their located chain, or none)."""
         tp = f"{self.path}.trace"
-        m = self.entry(t["seq"], "manifest", f"{tp}.seq")
+        imported = bool(t.get("imported"))
+        m = self.entry(t["seq"], "imported_trace" if imported else "manifest", f"{tp}.seq")
         if m is None:
             return
         for field, signed in (
@@ -137,8 +141,13 @@ class _Answer:
         for field, signed in (("retrieved", "retrieved_sha256"), ("model_input", "model_input_sha256")):
             if p[field]["digest"] != mp[signed]:
                 self.fail(f"{path}.{field}.digest", "is not the digest the producer signed", pid)
+        signed_chain = mp.get("chain") if p.get("imported") else mp
+        if p["chain"] is None or signed_chain is None:
+            if p["chain"] != signed_chain:
+                self.fail(f"{path}.chain", "differs from the signed entry (located vs not located)", pid)
+            return
         for part in _CHAIN:
-            if p["chain"][part] != mp[part]:
+            if p["chain"][part] != signed_chain[part]:
                 self.fail(f"{path}.chain.{part}", "differs from the signed manifest", pid)
         cur = p["currency"]
         for role in ("cited_revision", "current_revision"):

@@ -104,8 +104,33 @@ def _citations(t: dict[str, Any]) -> str:
     return f"<table>{head}<th>Integrity</th><th>Currency</th></tr>{''.join(rows)}</table>"
 
 
+def _imported(p: dict[str, Any]) -> str:
+    """What an imported passage's export said, each field with its attestation state."""
+    imp = p.get("imported")
+    if not imp:
+        return ""
+    fields = "".join(
+        f"<li>{esc(name)}: <strong>{esc(f.get('state'))}</strong>"
+        + (f" ({esc(f.get('detail'))})" if f.get("detail") else "")
+        + "</li>"
+        for name, f in sorted((imp.get("fields") or {}).items())
+    )
+    facts = ", ".join(
+        f"{label} {esc(imp.get(key))}"
+        for label, key in (("span", "span_id"), ("document", "document_id"), ("revision", "revision"))
+        if imp.get(key) is not None
+    )
+    return (
+        f"<p class='imported'><strong>{esc(imp.get('mark'))}</strong>"
+        + (f" — {facts}" if facts else "")
+        + f"</p><ul class='attestation'>{fields}</ul>"
+    )
+
+
 def _chain(p: dict[str, Any]) -> str:
     ch = p["chain"]
+    if ch is None:  # an imported passage that could not be located in any revision
+        return _imported(p) or "<p>No source chain was recorded for this passage.</p>"
     src, doc, chunk, loc = ch["source"], ch["document"], ch["chunk"], ch["locator"]
     path = esc(heading_path(loc["heading_path"]))
     return (
@@ -117,7 +142,7 @@ def _chain(p: dict[str, Any]) -> str:
         f"<li>Chunk {esc(chunk['chunk_id'])} by {esc(chunk['pipeline_version'])}, normalizer "
         f"{esc(ch['normalizer_version'])}</li>"
         f"<li>Locator: {path}, paragraph {esc(loc['paragraph'])}, characters "
-        f"{esc(loc['char_start'])}–{esc(loc['char_end'])}</li></ol>"
+        f"{esc(loc['char_start'])}–{esc(loc['char_end'])}</li></ol>" + _imported(p)
     )
 
 

@@ -115,10 +115,13 @@ def _answer(g: _Graph, a: dict[str, Any]) -> None:
                 "tracer:currency": p["currency"]["state"],
             },
         )
-        doc = p["chain"]["document"]
-        rid = _revision_id(doc["document_id"], doc["revision"])
-        g.entity(rid, {"prov:type": _qn("tracer:revision")})
-        g.derived(pid, rid, "wasQuotedFrom", "prov:Quotation")
+        if p.get("imported"):
+            g.entity(pid, {"tracer:attestation": p["imported"]["mark"]})
+        if p["chain"] is not None:  # an imported passage may have been located nowhere
+            doc = p["chain"]["document"]
+            rid = _revision_id(doc["document_id"], doc["revision"])
+            g.entity(rid, {"prov:type": _qn("tracer:revision")})
+            g.derived(pid, rid, "wasQuotedFrom", "prov:Quotation")
         if p.get("derived_from"):
             g.derived(pid, _answer_id(p["derived_from"]), "wasDerivedFrom")
     for d in a.get("documents", []):

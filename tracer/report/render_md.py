@@ -54,12 +54,22 @@ def _passage(p: dict[str, Any], tombs: list[dict[str, Any]]) -> list[str]:
     if not p["visible"]:
         return [*out, "Integrity: **unavailable** · Currency: **unavailable**\n"]
     cur, ch = p["currency"], p["chain"]
-    src, doc, chunk, loc = ch["source"], ch["document"], ch["chunk"], ch["locator"]
     out.append(
         f"Integrity: **{md(p['integrity'])}** · Currency: **{md(cur['state'])}** "
         f"({md(reason_text(cur))}) · effective: **{md(p['effective']['integrity'])}** / "
         f"**{md(p['effective']['currency'])}**\n"
     )
+    imp = p.get("imported")
+    if imp:
+        out.append(f"**{md(imp.get('mark'))}**\n")
+        for name, f in sorted((imp.get("fields") or {}).items()):
+            detail = f" ({md(f.get('detail'))})" if f.get("detail") else ""
+            out.append(f"- {md(name)}: **{md(f.get('state'))}**{detail}\n")
+    if ch is None:  # an imported passage that could not be located in any revision
+        out.append("No source chain: the passage was not located in an imported revision.\n")
+        out.append(_text_slot("Retrieved text", p["retrieved"]))
+        return out
+    src, doc, chunk, loc = ch["source"], ch["document"], ch["chunk"], ch["locator"]
     out.append(
         f"1. Source {md(src['system'])}, path {md(src['path'])}, source revision {md(src['revision'])}\n"
         f"2. Imported document {md(doc['document_id'])} at {md(doc['uri'])}, revision {md(doc['revision'])} "
