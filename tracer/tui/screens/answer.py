@@ -45,7 +45,7 @@ OUT_OF_SCOPE = (
 )
 
 #: actions that need a visible, loaded answer (hidden from footer and palette otherwise)
-_NEEDS_TRACE = {"open_citation", "lineage", "add_note", "export"}
+_NEEDS_TRACE = {"open_citation", "lineage", "add_note", "export", "timeline"}
 
 
 class AnswerScreen(TracerScreen):
@@ -277,11 +277,11 @@ class AnswerScreen(TracerScreen):
         t = self.trace
         chosen = self._selected()
         passages = chosen[1] if chosen is not None else (t.passages if t is not None else [])
-        docs = [p.meta["document"]["document_id"] for p in passages if p.visible]
-        if docs:
-            from tracer.tui.screens.timeline import TimelineScreen
+        from tracer.tui.screens.timeline import TimelineScreen, timeline_document
 
-            self.app.push_screen(TimelineScreen(str(docs[0])))
+        doc = timeline_document(passages)
+        if doc is not None:
+            self.app.push_screen(TimelineScreen(doc))
 
     def action_lineage(self) -> None:
         if self.trace is not None and self.trace.visible:

@@ -114,11 +114,11 @@ class EvidenceScreen(TracerScreen):
         )
 
     def action_timeline(self) -> None:
-        docs = [p.meta["document"]["document_id"] for p in self.passages if p.visible]
-        if docs:
-            from tracer.tui.screens.timeline import TimelineScreen
+        from tracer.tui.screens.timeline import TimelineScreen, timeline_document
 
-            self.app.push_screen(TimelineScreen(str(docs[0])))
+        doc = timeline_document(self.passages)
+        if doc is not None:
+            self.app.push_screen(TimelineScreen(doc))
 
     def on_mount(self) -> None:
         # the page itself has focus, so Down / PageDown scroll it (not a chain tree's cursor)

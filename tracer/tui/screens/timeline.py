@@ -8,8 +8,9 @@ the engine (`tracer.engine.timeline`); nothing here computes one.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import work
@@ -19,6 +20,9 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from tracer.engine.timeline import Timeline, document_timeline
+
+if TYPE_CHECKING:
+    from tracer.engine.trace import PassageTrace
 from tracer.tui.messages import Failed
 from tracer.tui.screens.base import BACK, TracerScreen
 from tracer.tui.text import plain, safe_line, state_word
@@ -148,3 +152,13 @@ class TimelineScreen(TracerScreen):
         from tracer.tui.screens.answer import AnswerScreen  # the answer screen opens this one
 
         self.app.push_screen(AnswerScreen(key.split(":", 1)[1]))
+
+
+def timeline_document(passages: Iterable[PassageTrace]) -> str | None:
+    """The document a timeline opens for: that of the first visible passage that names one
+    (an imported passage located in no revision names none)."""
+    for p in passages:
+        doc = p.meta.get("document") if p.visible else None
+        if isinstance(doc, dict) and doc.get("document_id"):
+            return str(doc["document_id"])
+    return None
