@@ -255,6 +255,20 @@ def tombstones(vault: Vault) -> list[TombstoneRow]:
     return [TombstoneRow(*r) for r in rows]
 
 
+def tombstone_collections(vault: Vault) -> dict[str, set[str]]:
+    """digest -> the collections of the records that cite the purged text (manifests'
+    references and revisions' content): who may know that it was purged."""
+    rows = vault.query(
+        "SELECT t.digest, r.collection FROM v_tombstones t JOIN ("
+        "SELECT digest, collection FROM v_digests UNION SELECT content_sha256, collection FROM v_revisions"
+        ") r ON r.digest = t.digest"
+    )
+    out: dict[str, set[str]] = {}
+    for digest, collection in rows:
+        out.setdefault(str(digest), set()).add(str(collection))
+    return out
+
+
 def blob_present(vault: Vault, digest: str) -> bool:
     return bool(vault.query("SELECT 1 FROM blobs WHERE digest = ? LIMIT 1", [digest]))
 

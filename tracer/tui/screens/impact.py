@@ -79,8 +79,12 @@ def _targets(s: Session) -> list[Target]:
                 ("content sha256", r.content_sha256),
             )
             out.append(Target("revision", doc_id, r.revision, r.content_sha256, rfacts))
+    # a tombstone is shown only to viewers who may read a record citing the purged text:
+    # its policy and reason say something about evidence outside another viewer's scope
+    cited_in = queries.tombstone_collections(s.vault)
     for t in queries.tombstones(s.vault):
-        out.append(Target("tombstone", digest=t.digest, tombstone=t))
+        if any(s.can_read(c) for c in cited_in.get(t.digest, ())):
+            out.append(Target("tombstone", digest=t.digest, tombstone=t))
     return out
 
 
