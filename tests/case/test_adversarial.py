@@ -138,3 +138,19 @@ def test_a_forged_case_note_in_the_view_table_never_shows(world: World) -> None:
     s = world.session("ines")
     assert CaseDesk(s).view("INC-7").notes == ()
     s.close()
+
+
+def test_a_case_opened_twice_by_hand_is_pinned_by_verify(world: World) -> None:
+    """A key holder who bypasses the API (valid signature, place and checkpoint) still
+    cannot open a second case under a taken id: the case file leaves it out and verify
+    names it."""
+    s = world.session("ines")
+    CaseDesk(s).open_case("INC-1", "First", "why")
+    s.close()
+    world.case.reopen()
+    ines = world.case.investigators["ines"]
+    body = {"case_id": "INC-1", "title": "Impostor", "purpose": "overwrite", "at": NOW}
+    seq = append_by_hand(world.case, Statement("case_open", body, ines), checkpoint_signer=ines)
+    cf = load_casefile(world.case.vault)
+    assert cf.cases["INC-1"].title == "First"
+    assert ("case_statement_refused", seq) in _findings(world)

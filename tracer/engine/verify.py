@@ -23,6 +23,7 @@ from multiprocessing import get_context
 from typing import Any
 
 from store import audit, merkle, queries
+from store.casefile import load_casefile
 from store.entries import ROSTER_KINDS
 from store.errors import InputError, SignatureError, UnwrapError
 from store.gcpause import no_cycle_collection
@@ -500,6 +501,15 @@ class _Verifier:
         for digest in audit.blob_digests_unreferenced(self.vault):
             self.find("blob_unreferenced", None, "stored text no log entry refers to", digest=digest)
 
+    def check_case_file(self) -> None:
+        """Validly signed case-file statements that break its rules (a case opened twice, a
+        release of a hold that is not in force, an item of an unknown case): each is left
+        out of the case file, and named here.  Signature and place problems of the same
+        entries are the log pass's findings already."""
+        for p in load_casefile(self.vault).problems:
+            if p.code == "case_statement_refused":
+                self.find("case_statement_refused", p.seq, p.detail, kind=p.kind)
+
     def check_data_keys(self) -> None:
         """Texts of a collection the viewer is granted but holds no data key for.
 
@@ -810,6 +820,7 @@ def _verify(vault: Vault, session: Session | None, progress: Progress | None, st
     v.view_diffs = v.rebuild.finish()
     latest = vault.checkpoints()[-1] if vault.checkpoints() else None
     v.check_views()
+    v.check_case_file()
     v.check_digests()
     v.check_transforms()
     report = VerifyReport(

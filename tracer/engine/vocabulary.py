@@ -74,6 +74,7 @@ class FindingKind(StrEnum):
     STATEMENT_OUT_OF_PLACE = "statement_out_of_place"
     ROSTER_CHANGE_REFUSED = "roster_change_refused"
     ANSWER_DUPLICATED = "answer_duplicated"
+    CASE_STATEMENT_REFUSED = "case_statement_refused"
     SIGNATURE_INVALID = "signature_invalid"
     CUSTODIAN_MISMATCH = "custodian_mismatch"
     PRODUCER_FAULT = "producer_fault"
@@ -109,6 +110,7 @@ FINDINGS: dict[FindingKind, Term] = {
     FindingKind.STATEMENT_OUT_OF_PLACE: Term(_A, "a signed statement stored where it was not signed for"),
     FindingKind.ROSTER_CHANGE_REFUSED: Term(_A, "a key or grant statement that breaks the roster's rules"),
     FindingKind.ANSWER_DUPLICATED: Term(_A, "an answer id logged twice: a replayed manifest"),
+    FindingKind.CASE_STATEMENT_REFUSED: Term(_A, "a signed case-file statement that breaks its rules"),
     FindingKind.SIGNATURE_INVALID: Term(_A, "a DSSE signature that does not verify with a key valid then"),
     FindingKind.CUSTODIAN_MISMATCH: Term(_A, "entry 0 names another custodian than the vault's metadata"),
     FindingKind.PRODUCER_FAULT: Term(_W, "recorded at ingest: the signed manifest is internally wrong"),
