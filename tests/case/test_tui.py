@@ -135,3 +135,41 @@ async def test_a_viewer_without_the_openers_scope_is_offered_nothing(built: Buil
         await settle(pilot)
         assert app.screen.query_one("#cases", DataTable).row_count == 0
         assert "Legal matter" not in screen_text(pilot)
+
+
+async def test_the_answers_filter_keeps_what_a_tag_names(built: Built) -> None:
+    from textual.widgets import Input
+
+    from tracer.tui.filtering import FilterError, parse_filter
+
+    ident = load_identity(built.keys.ines, PASSPHRASE)
+    with unlock(built.vault, ident, trust=TrustStore()) as s:
+        desk = CaseDesk(s)
+        desk.open_case("INC-7", "Runbook", "p")
+        desk.tag("INC-7", "ans-runbook", "answer", "dropped-exception")
+        desk.tag("INC-7", "ans-stale", "answer", "stale-quote")
+    with pytest.raises(FilterError, match="needs a tag"):
+        parse_filter("tag:")
+    app = built.app()
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(5):
+            await settle(pilot)
+            if isinstance(app.screen, CasesScreen) and app.screen.cases:
+                break
+        await pilot.press("escape")  # leave the picker without selecting: every visible tag counts
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, AnswersScreen)
+        await pilot.press("slash")
+        await settle(pilot)
+        app.screen.query_one(Input).value = "tag:dropped-exception"
+        await pilot.press("enter")
+        await settle(pilot)
+        table = screen.query_one("#answers", DataTable)
+        assert [str(table.get_row_at(i)[0]) for i in range(table.row_count)] == ["ans-runbook"]
+        await pilot.press("slash")
+        await settle(pilot)
+        app.screen.query_one(Input).value = "tag:dropped-exception tag:stale-quote"
+        await pilot.press("enter")
+        await settle(pilot)
+        assert table.row_count == 0  # both tags: no answer carries both

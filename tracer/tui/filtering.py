@@ -1,16 +1,18 @@
 """The `/` filter line: free text plus `producer:` `document:` `state:` `answer-time:` `question:`
-`from:` `to:`.
+`tag:` `from:` `to:`.
 
 The SQL-side filters go to `AnswerFilter`; `state:` is matched against the words the
 engine computed for each answer (the TUI never computes a state itself), so is
 `answer-time:` (`superseded`: answered from a revision already superseded then), and
 `question:` against the recorded question the engine released (verified, in scope).
+`tag:` keeps the answers a case-file tag in force names (`CaseDesk.answers_tagged`, only
+tags the viewer may see; of the selected case when one is selected).
 """
 
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from store.queries import AnswerFilter
@@ -24,9 +26,9 @@ __all__ = ["FILTER_HELP", "FilterError", "ListFilter", "parse_filter"]
 
 FILTER_HELP = (
     "id or words  producer:NAME  document:ID  state:WORD  answer-time:superseded  question:WORD  "
-    "from:YYYY-MM-DD  to:YYYY-MM-DD"
+    "tag:TAG  from:YYYY-MM-DD  to:YYYY-MM-DD"
 )
-_KEYS = {"producer", "document", "doc", "state", "answer-time", "at", "question", "q", "from", "to"}
+_KEYS = {"producer", "document", "doc", "state", "answer-time", "at", "question", "q", "tag", "from", "to"}
 
 
 class FilterError(ValueError):
@@ -42,6 +44,18 @@ class ListFilter:
     question: tuple[str, ...] = ()
     #: answer-time states the answer must have (current, unknown, superseded)
     answer_time: tuple[str, ...] = ()
+    #: case-file tags the answer must carry (resolved to answer ids in `where` by `with_tags`)
+    tags: tuple[str, ...] = ()
+
+    def with_tags(self, tagged: dict[str, list[str]]) -> ListFilter:
+        """This filter with `tag:` resolved: only answers every named tag is on."""
+        if not self.tags:
+            return self
+        keep: set[str] | None = None
+        for tag in self.tags:
+            ids = set(tagged.get(tag, ()))
+            keep = ids if keep is None else keep & ids
+        return replace(self, where=replace(self.where, answer_ids=tuple(sorted(keep or ()))))
 
     @property
     def computed(self) -> bool:
@@ -67,6 +81,7 @@ def parse_filter(line: str) -> ListFilter:
     states: list[str] = []
     question: list[str] = []
     answer_time: list[str] = []
+    tags: list[str] = []
     for part in parts:
         key, sep, value = part.partition(":")
         if not sep or key.lower() not in _KEYS:
@@ -76,6 +91,10 @@ def parse_filter(line: str) -> ListFilter:
         if key == "question":
             if value:
                 question.append(value)
+        elif key == "tag":
+            if not value:
+                raise FilterError("tag: needs a tag, e.g. tag:dropped-exception")
+            tags.append(value)
         elif key == "state":
             if value not in INTEGRITY and value not in CURRENCY:
                 raise FilterError(f"unknown state {value!r}; states are {', '.join(INTEGRITY + CURRENCY)}")
@@ -93,4 +112,4 @@ def parse_filter(line: str) -> ListFilter:
         date_from=got.get("from", ""),
         date_to=got.get("to", ""),
     )
-    return ListFilter(where, tuple(states), line.strip(), tuple(question), tuple(answer_time))
+    return ListFilter(where, tuple(states), line.strip(), tuple(question), tuple(answer_time), tuple(tags))

@@ -472,10 +472,17 @@ class AnswersScreen(TracerScreen):
         if line is None:
             return
         try:
-            self.list_filter = parse_filter(line)
+            wanted = parse_filter(line)
         except FilterError as exc:
             self.notify(str(exc), severity="error", markup=False)
             return
+        if wanted.tags:
+            from tracer.engine.case import CaseDesk
+
+            with self.engine.use() as s:
+                desk = CaseDesk(s)
+                wanted = wanted.with_tags({t: desk.answers_tagged(t, s.case_id) for t in wanted.tags})
+        self.list_filter = wanted
         self.reload()
 
     def action_clear_filter(self) -> None:
