@@ -3,7 +3,7 @@
 
     python3 scripts/dev.py demo    # venv + install + build sample vault + open it
     python3 scripts/dev.py test    # venv + install (with test extras) + whole test suite
-    python3 scripts/dev.py check   # ruff check, ruff format --check, mypy --strict
+    python3 scripts/dev.py check   # ruff check, ruff format --check, mypy --strict (code and tests)
 
 Installing is the only step that may reach the package index; everything after runs
 offline.  The venv lives in .venv beside this repository and is reused when the
@@ -104,7 +104,7 @@ def check() -> int:
     for cmd in (
         (BIN / "ruff", "check", "store", "tracer", "tests", "sample_vault", "bench", "scripts"),
         (BIN / "ruff", "format", "--check", "store", "tracer", "tests", "sample_vault", "bench", "scripts"),
-        (BIN / "mypy", "--strict", "store", "tracer"),
+        (BIN / "mypy", "--strict", "store", "tracer", "tests"),
     ):
         print("$ " + " ".join([Path(cmd[0]).name, *map(str, cmd[1:])]), flush=True)
         rc |= _run(*cmd)

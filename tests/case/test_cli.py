@@ -4,6 +4,7 @@ release, purge, conclude, export --case, verify-pack."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from tests.cli.conftest import World, cli_template, vault_world
 from tracer.inert import inert
@@ -28,8 +29,8 @@ def _digest(w: World) -> str:
 
 def test_a_case_from_open_to_pack(vault_world: World) -> None:
     w = vault_world
-    me = ["--key", w.key("ines")]
-    cust = ["--key", w.key("custodian")]
+    me: list[str | Path] = ["--key", w.key("ines")]
+    cust: list[str | Path] = ["--key", w.key("custodian")]
     r = w.ok("case", "open", w.vault, "INC-1", "--title", HOSTILE_TITLE, "--purpose", "Why 30 days?", *me)
     assert "case INC-1 opened" in r.out
     w.ok("tag", w.vault, "ans-1", "dropped-exception", "--target", "claim:1", "--case", "INC-1", *me)
@@ -45,7 +46,7 @@ def test_a_case_from_open_to_pack(vault_world: World) -> None:
     r = w.ok("hold", w.vault, "--document", "returns", "--reason", "litigation", "--case", "INC-1", *cust)
     hold_seq = r.out.split("release VAULT ")[1].split()[0]
     digest = _digest(w)
-    purge = [
+    purge: list[str | Path] = [
         "purge",
         w.vault,
         digest,
@@ -84,7 +85,7 @@ def test_a_case_from_open_to_pack(vault_world: World) -> None:
 
 def test_case_cli_refusals_are_exit_2_and_named(vault_world: World) -> None:
     w = vault_world
-    me = ["--key", w.key("ines")]
+    me: list[str | Path] = ["--key", w.key("ines")]
     r = w.run("note", w.vault, "--case", "NOPE", "--text", "x", *me)
     assert r.code == 2 and "no case 'NOPE'" in r.err
     r = w.run("tag", w.vault, "ans-nope", "x", *me)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
 from store.crypto import load_identity
@@ -41,9 +42,9 @@ def _desk_view(built: Built, case_id: str) -> object:
         return CaseDesk(s).view(case_id)
 
 
-async def _type(pilot: object, text: str) -> None:
+async def _type(pilot: Pilot[None], text: str) -> None:
     for ch in text:
-        await pilot.press("enter" if ch == "\n" else ch)  # type: ignore[attr-defined]
+        await pilot.press("enter" if ch == "\n" else ch)
 
 
 async def test_open_select_note_and_tag_from_the_keyboard(built: Built) -> None:
@@ -91,11 +92,11 @@ async def test_open_select_note_and_tag_from_the_keyboard(built: Built) -> None:
         await pilot.press("enter")
         await settle(pilot)
     view = _desk_view(built, "INC-9")
-    assert [(t.answer_id, t.target, t.tag) for t in view.tags] == [("ans-stale", "claim:1", "stale-quote")]  # type: ignore[attr-defined]
-    assert view.record.purpose == "Why did it quote\nthirty days?"  # type: ignore[attr-defined]
-    assert [n.text for n in view.notes] == ["First line\nsecond [bold]line[/bold]"]  # type: ignore[attr-defined]
+    assert [(t.answer_id, t.target, t.tag) for t in view.tags] == [("ans-stale", "claim:1", "stale-quote")]
+    assert view.record.purpose == "Why did it quote\nthirty days?"
+    assert [n.text for n in view.notes] == ["First line\nsecond [bold]line[/bold]"]
     # looks at evidence made while the case is selected are the case's activity too
-    assert [a.action for a in view.activity] == ["case_select", "open_answer"]  # type: ignore[attr-defined]
+    assert [a.action for a in view.activity] == ["case_select", "open_answer"]
 
 
 async def test_the_case_picker_comes_after_unlock_when_a_case_exists(built: Built) -> None:

@@ -92,7 +92,11 @@ def langchain_export(ids: str = "hex", configure: Callable[[], Any] | None = Non
             prompt = ChatPromptTemplate.from_messages(
                 [("system", "Answer only from this context:\n\n{context}"), ("human", "{question}")]
             )
-            fmt = RunnableLambda(lambda docs: "\n\n".join(d.page_content for d in docs))
+
+            def join(docs: list[Document]) -> str:
+                return "\n\n".join(d.page_content for d in docs)
+
+            fmt = RunnableLambda(join)
             model = FakeListChatModel(
                 responses=["Refunds are accepted within thirty days.", "Not in production."]
             )

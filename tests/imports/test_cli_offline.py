@@ -19,14 +19,14 @@ def test_import_and_trace_offline(vault_world: World, tmp_path: Path) -> None:
     (guard_dir / "sitecustomize.py").write_text(GUARD, encoding="utf-8")
     env = {"PYTHONPATH": str(guard_dir), "TRACER_KEY": str(w.key("ines"))}
     revs = []
-    for r in REVISIONS.values():
+    for rev in REVISIONS.values():
         doc = {
-            "schema": "tracer.source_revision/v1", "document_id": r.document_id, "revision": r.revision,
-            "source_system": r.source_system, "source_revision": r.source_revision, "path": r.path,
-            "title": r.title, "uri": r.uri, "backend": r.backend, "collection": r.collection,
-            "committed_at": r.committed_at, "content": r.content,
+            "schema": "tracer.source_revision/v1", "document_id": rev.document_id, "revision": rev.revision,
+            "source_system": rev.source_system, "source_revision": rev.source_revision, "path": rev.path,
+            "title": rev.title, "uri": rev.uri, "backend": rev.backend, "collection": rev.collection,
+            "committed_at": rev.committed_at, "content": rev.content,
         }  # fmt: skip
-        revs.append(w.write(f"rev-{r.document_id}.json", doc))
+        revs.append(w.write(f"rev-{rev.document_id}.json", doc))
     r = w.spawn("ingest", w.vault, *revs, *w.cust(), env=env)
     assert r.code == 0, r
     export = FIXTURES / "langchain-openinference-0.1.80.jsonl"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from tests.helpers import Case
 from tests.imports.conftest import run_import, with_sources, write
 from tracer.cli.main import main
-from tracer.engine.serialize import IMPORTED_MARK
+from tracer.importers.attest import IMPORTED_MARK
 from tracer.report.export import export_pack
 
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.message import Message
 from textual.widgets import DataTable, Input, ProgressBar, Static, Tree
+from textual.widgets.tree import TreeNode
 
 from tests.tui.conftest import SIZE, Built, screen_text, settle
 from tests.tui.fixture_vault import ANSWER_IDS
@@ -62,7 +64,7 @@ async def test_list_answer_evidence_and_back_restores_the_claim(built: Built) ->
         assert isinstance(app.screen, EvidenceScreen) and app.screen.heading == "claim [2]"
         await pilot.press("escape")
         await settle(pilot)
-        assert app.screen is answer
+        assert app.screen is answer  # type: ignore[comparison-overlap]  # the screen changed on escape
         assert app.focused is citations and citations.cursor_row == 1
 
 
@@ -159,9 +161,9 @@ async def test_lineage_highlights_and_explains_the_strictest(built: Built) -> No
         assert [n.data.ident for n in marked if n.data] == ["p2"]
 
 
-def _nodes(node: object) -> list[object]:
+def _nodes(node: TreeNode[Any]) -> list[TreeNode[Any]]:
     out = [node]
-    for child in node.children:  # type: ignore[attr-defined]
+    for child in node.children:
         out += _nodes(child)
     return out
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 from textual.app import App
 from textual.binding import Binding
@@ -37,7 +38,7 @@ class Action:
         return f"key {app.get_key_display(self.binding)}: {self.binding.tooltip}"
 
 
-def screen_actions(screen: Screen[object]) -> Iterator[Action]:
+def screen_actions(screen: Screen[Any]) -> Iterator[Action]:
     """Every enabled tracer action of `screen` and of the app.
 
     Walks the bindings themselves rather than `active_bindings`, where a focused
