@@ -174,3 +174,27 @@ async def test_the_answers_filter_keeps_what_a_tag_names(built: Built) -> None:
         await pilot.press("enter")
         await settle(pilot)
         assert table.row_count == 0  # both tags: no answer carries both
+
+
+async def test_a_hold_is_shown_on_the_answer_and_on_its_evidence(built: Built) -> None:
+    from store.crypto import Identity
+    from tracer.tui.screens.evidence import EvidenceScreen
+
+    cust = Identity.from_seed("custodian", b"custodian")  # the fixture vault's custodian
+    with unlock(built.vault, cust, trust=TrustStore()) as s:
+        CaseDesk(s).hold("answer", "ans-runbook", "litigation \x1b[31m hold")
+    app = built.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.push_screen(AnswerScreen("ans-runbook"))
+        await settle(pilot)
+        shown = screen_text(pilot)
+        assert "LEGAL HOLD in force" in shown and "on answer ans-runbook" in shown
+        assert "\x1b" not in shown and "⟨ESC⟩[31m" in shown
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, EvidenceScreen)
+        assert "LEGAL HOLD in force" in screen_text(pilot)
+        app.push_screen(AnswerScreen("ans-verified"))
+        await settle(pilot)
+        assert "LEGAL HOLD" not in screen_text(pilot)

@@ -21,6 +21,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Static
 
 from store import queries
+from tracer.engine.case import CaseDesk, HoldView
 from tracer.engine.trace import AnswerTrace, PassageTrace, Tracer, UnknownAnswerError
 from tracer.tui import export
 from tracer.tui.messages import Failed, Recorded
@@ -35,6 +36,7 @@ from tracer.tui.widgets.answer_head import answer_head, state_meanings
 from tracer.tui.widgets.answer_text import answer_with_citations
 from tracer.tui.widgets.answer_time import answer_time_summary
 from tracer.tui.widgets.historical import HistoricalText, digest_line
+from tracer.tui.widgets.hold import HoldNotice
 
 __all__ = ["OUT_OF_SCOPE", "AnswerScreen"]
 
@@ -81,6 +83,7 @@ class AnswerScreen(TracerScreen):
     class Loaded(Message):
         trace: AnswerTrace
         names: dict[str, str]
+        holds: list[HoldView]
 
     @dataclass
     class NotesChanged(Message):
@@ -93,6 +96,7 @@ class AnswerScreen(TracerScreen):
         self.trace: AnswerTrace | None = None
         self.notes: list[NoteRow] = []
         self.names: dict[str, str] = {}
+        self.holds: list[HoldView] = []
 
     def compose(self) -> ComposeResult:
         yield from self.frame_top()
@@ -136,6 +140,7 @@ class AnswerScreen(TracerScreen):
                 s.record("open_answer", self.answer_id)
                 t = Tracer(s, self.engine.normalizer).trace(self.answer_id, record=False)
                 names = signer_names(s)
+                holds = CaseDesk(s).holds_on_answer(self.answer_id) if t.visible else []
         except UnknownAnswerError:
             self.post_message(Failed("trace", f"no answer {self.answer_id!r} in this vault"))
             return
@@ -143,11 +148,12 @@ class AnswerScreen(TracerScreen):
             self.post_message(Failed("trace", str(exc)))
             return
         self.app.post_message(Recorded())
-        self.post_message(self.Loaded(t, names))
+        self.post_message(self.Loaded(t, names, holds))
 
     async def on_answer_screen_loaded(self, message: Loaded) -> None:
         t = self.trace = message.trace
         self.names = message.names
+        self.holds = message.holds
         self.notes = list(t.findings)
         self.show_head()
         body = self.query_one("#answer-body", VerticalScroll)
@@ -175,6 +181,8 @@ class AnswerScreen(TracerScreen):
         if not t.visible:
             return [Static(plain(OUT_OF_SCOPE, "bold"), id="out-of-scope", classes="withheld")]
         out: list[Widget] = [Static(state_meanings(t), id="answer-meanings")]
+        if self.holds:
+            out.insert(0, HoldNotice(self.holds, id="answer-holds"))
         out.append(Static(answer_time_summary(t), id="answer-time"))
         out.append(HistoricalText(plain("Question (as recorded)"), t.question, id="question"))
         if t.answer.verified and t.answer.text is not None:
@@ -271,7 +279,7 @@ class AnswerScreen(TracerScreen):
         sel = self._selected()
         if sel is not None and self.trace is not None:
             heading, passages, _target = sel
-            self.app.push_screen(EvidenceScreen(self.trace, heading, passages))
+            self.app.push_screen(EvidenceScreen(self.trace, heading, passages, self.holds))
 
     def action_timeline(self) -> None:
         t = self.trace

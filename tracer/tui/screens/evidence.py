@@ -10,6 +10,7 @@ passage shown.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -23,6 +24,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from store import queries
+from tracer.engine.case import HoldView
 from tracer.engine.evidence import TextResult
 from tracer.engine.trace import AnswerTrace, PassageTrace
 from tracer.tui import export
@@ -32,6 +34,7 @@ from tracer.tui.screens.base import BACK, TracerScreen
 from tracer.tui.screens.prompt import PromptScreen
 from tracer.tui.text import plain, safe_line
 from tracer.tui.widgets.answer_time import AnswerTimePane
+from tracer.tui.widgets.hold import HoldNotice
 from tracer.tui.widgets.passage import PassageView, needs_current_content
 
 __all__ = ["EvidenceScreen"]
@@ -63,11 +66,19 @@ class EvidenceScreen(TracerScreen):
 
         results: dict[int, TextResult]
 
-    def __init__(self, trace: AnswerTrace, heading: str, passages: list[PassageTrace]):
+    def __init__(
+        self,
+        trace: AnswerTrace,
+        heading: str,
+        passages: list[PassageTrace],
+        holds: Sequence[HoldView] = (),
+    ):
         super().__init__()
         self.trace = trace
         self.heading = heading
         self.passages = passages
+        #: legal holds in force over this answer's evidence (shown above it)
+        self.holds = list(holds)
 
     def compose(self) -> ComposeResult:
         t = self.trace
@@ -79,6 +90,8 @@ class EvidenceScreen(TracerScreen):
                 ),
                 id="evidence-head",
             )
+            if self.holds:
+                yield HoldNotice(self.holds, id="evidence-holds")
             for p in self.passages:
                 yield PassageView(p)
                 yield AnswerTimePane(p)
