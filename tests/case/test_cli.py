@@ -94,3 +94,10 @@ def test_case_cli_refusals_are_exit_2_and_named(vault_world: World) -> None:
     assert r.code == 2 and "no hold at log entry 3" in r.err
     r = w.run("export", w.vault, "--case", "NOPE", "--out", w.root / "p", *me)
     assert r.code == 2 and "no case 'NOPE'" in r.err and not (w.root / "p").exists()
+
+
+def test_trace_names_a_hold_in_force(vault_world: World) -> None:
+    w = vault_world
+    w.ok("hold", w.vault, "--answer", "ans-1", "--reason", "litigation", "--key", w.key("custodian"))
+    out = w.ok("trace", w.vault, "ans-1", "--key", w.key("ines")).out
+    assert "LEGAL HOLD in force on answer ans-1: litigation" in out

@@ -212,6 +212,14 @@ def print_trace(t: AnswerTrace, session: Session) -> None:
         f"root {t.checkpoint_root[:16]}…"
     )
     print(f"  viewer {inert(session.who)}")
+    from tracer.engine.case import CaseDesk
+
+    for hv in CaseDesk(session).holds_on_answer(t.answer_id):
+        h = hv.hold
+        print(
+            f"  LEGAL HOLD in force on {h.subject_kind} {inert(h.subject)}: {inert(h.reason)}; placed by "
+            f"{inert(hv.signer.label())} at {inert(h.at)}, log entry {h.seq}"
+        )
     if t.imported is not None:
         print("\n".join(imported_head(t, t.imported)))
         _print_body(t, session)
