@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from store.entries import LogEntry
+from store.filters import AnswerFilter
 from store.vault import Vault
 
 __all__ = [
@@ -79,18 +80,6 @@ class TombstoneRow:
     reason: str
     authorizer: str
     effective_at: str
-
-
-@dataclass(frozen=True)
-class AnswerFilter:
-    """Filters that SQL can apply without reading evidence text."""
-
-    text: str = ""
-    producer: str = ""
-    document: str = ""
-    date_from: str = ""
-    date_to: str = ""
-    answer_ids: tuple[str, ...] | None = None
 
 
 _ANSWER_COLS = (

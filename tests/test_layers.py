@@ -72,3 +72,10 @@ def test_only_store_crypto_touches_primitives() -> None:
         if "cryptography" in p.read_text(encoding="utf-8")
     ]
     assert users == ["store/crypto.py"]
+
+
+def test_the_tui_draws_its_first_frame_before_the_store_loads() -> None:
+    """`tracer open` paints before DuckDB and pyarrow are imported (bench/open.py's
+    first-frame ratio depends on it): the app's modules import the store lazily."""
+    mods = _imported("import tracer.tui.app, tracer.tui.opening")
+    assert not {m for m in mods if m.split(".")[0] in ("duckdb", "pyarrow", "numpy")}

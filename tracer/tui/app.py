@@ -137,12 +137,19 @@ class TracerApp(App[None]):
         self._ansi_default = self.ansi_theme_dark
         self._set_contrast(self.options.theme == "high-contrast")
         o = self.options
-        if self._opening is None and o.key is not None and o.passphrase is not None:
-            self._opening = Opening(o)
-        if self._opening is None:
+        auto = o.key is not None and o.passphrase is not None
+        if self._opening is None and not auto:
             self.push_screen(UnlockScreen(o))
             return
         self.push_screen(AnswersScreen())
+        if self._opening is not None:
+            self.run_worker(self._await_opening(self._opening), group="unlock", exclusive=True)
+        else:
+            # the unlock imports DuckDB and pyarrow: started once the first frame is drawn
+            self.call_after_refresh(self._start_opening)
+
+    def _start_opening(self) -> None:
+        self._opening = Opening(self.options)
         self.run_worker(self._await_opening(self._opening), group="unlock", exclusive=True)
 
     async def _await_opening(self, opening: Opening) -> None:

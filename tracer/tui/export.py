@@ -9,6 +9,7 @@ from the CLI.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from functools import partial
 from pathlib import Path
 from types import ModuleType
@@ -29,6 +30,8 @@ __all__ = ["EXPORT_BINDINGS", "available", "export_answer", "start_export"]
 
 
 def _module() -> ModuleType | None:
+    """`tracer.report.export`, imported on first use: it pulls the whole engine and DuckDB,
+    which must not delay the app's first frame."""
     try:
         return importlib.import_module("tracer.report.export")
     except ModuleNotFoundError as exc:
@@ -37,11 +40,9 @@ def _module() -> ModuleType | None:
         raise
 
 
-_EXPORT = _module()
-
-
 def available() -> bool:
-    return _EXPORT is not None and hasattr(_EXPORT, "export_pack")
+    """Whether the report package is installed, found without importing it."""
+    return importlib.util.find_spec("tracer.report") is not None
 
 
 FORMATS = frozenset({"md", "html", "json"})
@@ -56,9 +57,10 @@ EXPORT_BINDINGS = (
 
 def export_answer(session: Session, answer_id: str, out_dir: Path) -> Path:
     """The signed evidence pack for one answer; the report records its own access entry."""
-    if _EXPORT is None:
+    module = _module()
+    if module is None:
         raise RuntimeError("tracer.report is not installed")
-    return Path(_EXPORT.export_pack(session, [answer_id], out_dir, set(FORMATS)))
+    return Path(module.export_pack(session, [answer_id], out_dir, set(FORMATS)))
 
 
 def default_directory(answer_id: str) -> str:

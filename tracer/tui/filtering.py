@@ -15,8 +15,7 @@ import shlex
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from store.queries import AnswerFilter
-from tracer.engine.answertime import ANSWER_TIME
+from store.filters import AnswerFilter
 from tracer.engine.states import CURRENCY, INTEGRITY
 
 if TYPE_CHECKING:
@@ -72,6 +71,8 @@ class ListFilter:
 
 
 def parse_filter(line: str) -> ListFilter:
+    from tracer.engine.answertime import ANSWER_TIME  # the engine loads after the first frame
+
     try:
         parts = shlex.split(line)
     except ValueError as exc:

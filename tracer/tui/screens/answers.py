@@ -27,9 +27,10 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 from textual.worker import Worker, get_current_worker
 
-from store import queries
-from store.queries import AnswerRow
 from tracer.tui import export
+
+if TYPE_CHECKING:
+    from store.queries import AnswerRow
 from tracer.tui.filtering import FILTER_HELP, FilterError, ListFilter, parse_filter
 from tracer.tui.messages import Failed
 from tracer.tui.screens.base import TracerScreen
@@ -248,6 +249,8 @@ class AnswersScreen(TracerScreen):
 
     @work(thread=True, exclusive=True, group="answers-page")
     def _load_page(self, generation: int, f: ListFilter, cursor: int, desc: bool) -> None:
+        from store import queries  # DuckDB loads while the first frame is drawn, not before it
+
         kept: list[AnswerRow] = []
         states: dict[str, Looked] = {}
         exhausted = False
@@ -323,6 +326,8 @@ class AnswersScreen(TracerScreen):
 
     @work(thread=True, exclusive=True, group="answers-counts")
     def _count(self, generation: int, f: ListFilter) -> None:
+        from store import queries
+
         integ: Counter[str] = Counter()
         curr: Counter[str] = Counter()
         cursor, done = -1, 0
