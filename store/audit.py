@@ -352,8 +352,10 @@ def _view_digests(con: duckdb.DuckDBPyConnection, below: int, start: int) -> dic
     return out
 
 
-def view_digests_meanwhile(vault: Vault, below: int) -> Callable[[], dict[str, dict[int, str]]]:
-    """`view_digests(vault, below)` computed on a second DuckDB connection in a thread
+def view_digests_meanwhile(
+    vault: Vault, below: int, start: int = 0
+) -> Callable[[], dict[str, dict[int, str]]]:
+    """`view_digests(vault, below, start)` computed on a second DuckDB connection in a thread
     (DuckDB works without the GIL), while the caller goes on; call the result to wait.
 
     The rows read are those committed when it starts: nothing else writes meanwhile.
@@ -363,7 +365,7 @@ def view_digests_meanwhile(vault: Vault, below: int) -> Callable[[], dict[str, d
 
     def run() -> None:
         try:
-            box["value"] = _view_digests(cursor, below, 0)
+            box["value"] = _view_digests(cursor, below, start)
         except BaseException as exc:  # handed to the waiting caller
             box["error"] = exc
 

@@ -764,9 +764,15 @@ def verify(
                 warnings.append(warning)
         report: VerifyReport | None = None
         covered: dict[str, dict[int, str]] = {}
+        size = vault.size()
+        # the view digests a new receipt needs are computed on a second DuckDB connection
+        # while the log pass runs (DuckDB works without the GIL): those of the groups a
+        # receipt does not already vouch for
+        kept = (receipt.size // audit.DIGEST_GROUP) if receipt is not None else 0
+        growing = audit.view_digests_meanwhile(vault, size, kept * audit.DIGEST_GROUP) if session else None
         if receipt is not None:
-            # the covered views are hashed on a second connection while the log pass runs;
-            # if they changed since the receipt, this run is discarded and done in full
+            # the covered views are hashed meanwhile too; if they changed since the receipt,
+            # this run is discarded and done in full
             digests = audit.view_digests_meanwhile(vault, receipt.size)
             report = _verify(vault, session, progress, receipt.size)
             if digests() == receipt.views:
@@ -776,14 +782,16 @@ def verify(
                 report = None
         if report is None:
             report = _verify(vault, session, progress, 0)
+        grown = growing() if growing is not None else {}
         report.mode = "incremental" if start else "full"
         report.verified_from = start
         report.warnings = warnings
         if session is not None and report.ok and not session.status.forensic and report.checkpoint_covers_log:
-            size = int(report.checkpoint["log_size"])
-            # groups wholly before the old receipt's size were just checked unchanged
-            kept = (start // audit.DIGEST_GROUP) if start else 0
-            grown = audit.view_digests(vault, size, kept * audit.DIGEST_GROUP)
+            if int(report.checkpoint["log_size"]) != size or (not start and kept):
+                # the log grew meanwhile (it cannot: this process holds it), or the receipt was
+                # not used after all: hash every group again
+                kept = 0
+                grown = audit.view_digests(vault, int(report.checkpoint["log_size"]))
             views = {t: {g: h for g, h in covered.get(t, {}).items() if g < kept} | grown[t] for t in grown}
             save_receipt(
                 session.trust.home,
@@ -792,7 +800,7 @@ def verify(
                     origin=vault.origin,
                     viewer=session.identity.key_id,
                     scopes=tuple(session.scopes),
-                    size=size,
+                    size=int(report.checkpoint["log_size"]),
                     root=str(report.checkpoint["recomputed_root"]),
                     views=views,
                     computed_at=report.computed_at,
