@@ -119,12 +119,12 @@ def case_sections_html(r: dict[str, Any]) -> str:
         for f in c["findings"]
     )
     parts.append(
-        "<h2>Findings</h2>"
+        "<h2>Investigators' notes on answers (signed)</h2>"
         + (
-            "<table><tr><th class='num'>Entry</th><th>Answer</th><th>On</th><th>Finding</th><th>By</th>"
+            "<table><tr><th class='num'>Entry</th><th>Answer</th><th>On</th><th>Note</th><th>By</th>"
             f"<th>At</th></tr>{finds}</table>"
             if finds
-            else "<p>No findings under this case.</p>"
+            else "<p>No notes on answers under this case.</p>"
         )
     )
     parts.append(

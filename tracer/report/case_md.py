@@ -81,12 +81,12 @@ def case_sections_md(r: dict[str, Any]) -> list[str]:
         out.append(fence(f"{md(n['at'])}, {person_md(n['by'])}{about}, log entry {md(n['seq'])}", n["text"]))
     if not c["notes"]:
         out.append("No notes.\n")
-    out.append("## Findings\n")
+    out.append("## Investigators' notes on answers (signed)\n")
     out += [
         f"- {md(f['answer_id'])} {md(f['target'])}: {md(f['note'])} — {person_md(f['by'])}, {md(f['at'])} "
         f"(entry {md(f['seq'])})"
         for f in c["findings"]
-    ] or ["No findings under this case."]
+    ] or ["No notes on answers under this case."]
     out.append("\n## Legal holds\n")
     out += holds_md(c["holds"]) or ["No holds placed under this case."]
     out.append("\n## Activity of the case\n")

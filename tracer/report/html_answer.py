@@ -299,8 +299,8 @@ def answer_section(i: int, a: dict[str, Any], people: dict[str, str] | None = No
             f"<td>{esc(f['target'])}</td><td class='note-text'>{esc(f['note'], keep_newlines=True)}</td></tr>"
             for f in t["findings"]
         )
-        head_row = "<tr><th>Entry</th><th>At</th><th>Investigator</th><th>On</th><th>Finding</th></tr>"
-        parts.append(f"<h3>Investigators' findings</h3><table>{head_row}{rows}</table>")
+        head_row = "<tr><th>Entry</th><th>At</th><th>Investigator</th><th>On</th><th>Note</th></tr>"
+        parts.append(f"<h3>Investigators' notes on this answer (signed)</h3><table>{head_row}{rows}</table>")
     if a.get("holds"):
         parts.append("<h3>Legal holds over this evidence</h3>" + holds_html(a["holds"]))
     if t["faults"]:

@@ -30,8 +30,8 @@ def _grown(cp: dict[str, Any], ca: dict[str, Any]) -> str:
         return ""
     return (
         f"<p class='muted'>The vault's log held {esc(ca.get('size'))} entries when the states were "
-        "computed; the entries after the custodian's checkpoint are investigators' access and finding "
-        "entries, which do not change any state.</p>"
+        "computed; the entries after the custodian's checkpoint are investigators' access entries and "
+        "notes, which do not change any state.</p>"
     )
 
 

@@ -164,7 +164,7 @@ def _answer(i: int, a: dict[str, Any], people: dict[str, str]) -> list[str]:
     if t["lineage"]:
         out += ["### Lineage (the strictest state applies)\n", *_lineage(t["lineage"]), ""]
     if t["findings"]:
-        out.append("### Investigators' findings\n")
+        out.append("### Investigators' notes on this answer (signed)\n")
         out += [
             f"- entry {md(f['seq'])}, {md(f['at'])}, investigator {md(people.get(f['investigator'], '?'))} "
             f"({md(f['investigator'][:16])}…), on {md(f['target'])}: {md(f['note'])}"
