@@ -198,3 +198,36 @@ async def test_a_hold_is_shown_on_the_answer_and_on_its_evidence(built: Built) -
         app.push_screen(AnswerScreen("ans-verified"))
         await settle(pilot)
         assert "LEGAL HOLD" not in screen_text(pilot)
+
+
+async def test_the_case_pack_is_written_from_the_cases_screen(built: Built, tmp_path: Path) -> None:
+    from textual.widgets import Input
+
+    from tracer.cli.main import main
+
+    ident = load_identity(built.keys.ines, PASSPHRASE)
+    with unlock(built.vault, ident, trust=TrustStore()) as s:
+        desk = CaseDesk(s)
+        desk.open_case("INC-8", "Runbook", "why")
+        desk.tag("INC-8", "ans-runbook", "answer", "dropped-exception")
+    app = built.app()
+    out = tmp_path / "case-pack"
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(5):
+            await settle(pilot)
+            if isinstance(app.screen, CasesScreen) and app.screen.cases:
+                break
+        assert isinstance(app.screen, CasesScreen)
+        ids = {a.binding.id for a in screen_actions(app.screen)}
+        assert "tracer.case_export" in ids
+        await pilot.press("E")
+        await settle(pilot)
+        assert isinstance(app.screen, PromptScreen)
+        app.screen.query_one(Input).value = str(out)
+        await pilot.press("enter")
+        for _ in range(10):
+            await settle(pilot)
+            if (out / "report.dsse.json").exists():
+                break
+    assert (out / "report.md").read_text(encoding="utf-8").count("INC-8") >= 1
+    assert main(["verify-pack", str(out)]) == 0

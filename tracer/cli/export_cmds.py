@@ -97,17 +97,11 @@ def _selection(args: argparse.Namespace, session: Session) -> tuple[list[str], s
 
 def _case_selection(args: argparse.Namespace, session: Session) -> tuple[list[str], str, CaseSelection]:
     desk = CaseDesk(session)
-    view = desk.view(args.case_id)
-    if args.tag:
-        ids, what = (
-            desk.answers_tagged(args.tag, args.case_id),
-            f"answers of case {args.case_id} tagged {args.tag}",
-        )
-    elif args.answer or args.all or args.impact:
+    if args.answer or args.all or args.impact:
+        desk.view(args.case_id)  # the case must exist and be yours to see
         ids, what = _selection(args, session)
     else:
-        ids = [a for a in view.answer_ids() if desk.answer_visible(a)]
-        what = f"every answer case {args.case_id} tagged, annotated, found or held"
+        ids, what = desk.pack_answers(args.case_id, args.tag)
     return ids, what, CaseSelection(args.case_id, what, args.why)
 
 

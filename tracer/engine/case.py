@@ -315,6 +315,15 @@ class CaseDesk:
         ]
         return list(dict.fromkeys(ids))
 
+    def pack_answers(self, case_id: str, tag: str | None = None) -> tuple[list[str], str]:
+        """(answer ids, what was selected) for a case pack: the answers the case tagged
+        (`tag`), or every answer it tagged, annotated, found or held — those you may see."""
+        view = self.view(case_id)
+        if tag:
+            return self.answers_tagged(tag, case_id), f"answers of case {case_id} tagged {tag}"
+        ids = [a for a in view.answer_ids() if self.answer_visible(a)]
+        return ids, f"every answer case {case_id} tagged, annotated, found or held"
+
     def cases(self) -> list[CaseRecord]:
         """Cases whose opener the viewer covers, in the order they were opened."""
         return sorted((c for c in self.file.cases.values() if self.covers(c.opened_by)), key=lambda c: c.seq)

@@ -11,6 +11,7 @@ conclusion, every string drawn inert.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
@@ -96,6 +97,13 @@ class CasesScreen(TracerScreen):
             tooltip="Write a signed, multi-line note in the case",
         ),
         Binding("x", "clear", "No case", id="tracer.case_clear", tooltip="Work without a case"),
+        Binding(
+            "E",
+            "export_case",
+            "Export case",
+            id="tracer.case_export",
+            tooltip="Write the signed case pack (cover page, verification, every answer, notes, holds)",
+        ),
     ]
 
     @dataclass
@@ -191,6 +199,8 @@ class CasesScreen(TracerScreen):
 
     def action_clear(self) -> None:
         self.tracer_app.case_id = None
+        with self.engine.use() as s:
+            s.case_id = None  # what the session records from now on belongs to no case
         self.app.post_message(Recorded())
         self._load()
 
@@ -229,6 +239,36 @@ class CasesScreen(TracerScreen):
             self.post_message(Failed("case", str(exc)))
             return
         self.app.call_from_thread(self._selected, case_id)
+
+    def action_export_case(self) -> None:
+        case_id = self.current or self._row_case()
+        if case_id is None:
+            self.notify("no case to export", markup=False)
+            return
+        title = Text.assemble(plain("Write the case pack of "), safe_line(case_id), plain(" into directory:"))
+        safe = "".join(c if c.isalnum() or c in "-._" else "_" for c in case_id)
+        def chosen(out: str | None) -> None:
+            if out:
+                self._export_case(case_id, Path(out))
+
+        self.app.push_screen(PromptScreen(title, f"tracer-case-{safe}"), chosen)
+
+    @work(thread=True, exclusive=True, group="case-export")
+    def _export_case(self, case_id: str, out: Path) -> None:
+        from tracer.report import FORMATS, export_pack
+        from tracer.report.casepack import CaseSelection
+
+        try:
+            with self.engine.use() as s:
+                ids, what = CaseDesk(s).pack_answers(case_id)
+                pack = export_pack(
+                    s, ids, out, set(FORMATS), selection=what, case=CaseSelection(case_id, what, "")
+                )
+        except Exception as exc:  # shown to the investigator instead of crashing the app
+            self.post_message(Failed("case export", str(exc)))
+            return
+        self.app.post_message(Recorded())
+        self.notify(f"case pack written to {pack} (signed; export recorded in the access log)", markup=False)
 
     def action_note(self) -> None:
         case_id = self.current
