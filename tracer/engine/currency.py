@@ -15,7 +15,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
@@ -150,6 +150,12 @@ class CurrencyEngine:
         self._normalized: LRU[str, str] = LRU(2048)
         self._texts: LRU[tuple[str, str], TextResult] = LRU(32768)
         self._verdicts: LRU[tuple[Any, ...], Relocation] = LRU(8192)
+        #: a passage's currency by everything it depends on: popular chunks are retrieved
+        #: by many answers, and revisions do not change during one engine's life
+        self._currencies: LRU[tuple[Any, ...], Currency] = LRU(65536)
+        #: answer-time facts of passages answered from a superseded revision, by passage
+        #: and revision in force (`generated_at` is filled in per answer)
+        self._superseded: LRU[tuple[Any, ...], AnswerTime] = LRU(65536)
         self._tombstones: dict[str, TombstoneRow] | None = None
         # page-scoped pins of verified, normalized revisions (verify's page by page pass)
         self._pinning = False
@@ -328,7 +334,12 @@ class CurrencyEngine:
         self, ps: dict[str, Any], retrieved: TextResult, generated_at: str | None = None
     ) -> Currency:
         """The passage's currency today and, given the answer's `generated_at`, at answer time."""
-        cur = self._currency(ps, retrieved)
+        key = _currency_key(ps, retrieved)
+        cur = self._currencies.get(key) if key is not None else None
+        if cur is None:
+            cur = self._currency(ps, retrieved)
+            if key is not None:
+                self._currencies.put(key, cur)
         if generated_at is None:
             return cur
         return _with_answer_time(cur, self._answer_time(ps, retrieved, cur, generated_at))
@@ -513,7 +524,6 @@ class CurrencyEngine:
         given from a superseded revision; whether the quote still stood in it, and since
         which revision it had not, is decided by the same anchored search as `moved`.
         """
-        s = self.session
         unknown = answer_time_unknown
         if cur.reason == "out_of_scope":
             return unknown("out_of_scope", generated_at)
@@ -522,7 +532,6 @@ class CurrencyEngine:
         norms = self._norms(ps)
         if norms is None:
             return unknown("unknown_normalizer", generated_at)
-        recorded, norm = norms
         doc = ps["document"]["document_id"]
         revs = self.revisions(doc)
         if not revs:
@@ -540,10 +549,39 @@ class CurrencyEngine:
         k = bisect_right(instants, when) - 1
         if k <= ci:
             return AnswerTime("current", "latest_at_answer", generated_at, cited=cited, in_force=cited)
+        # the rest depends on the answer's time only through the revision in force (k):
+        # answers given from the same superseded revision share it
+        key = _currency_key(ps, retrieved)
+        if key is not None:
+            memo = self._superseded.get((*key, k))
+            if memo is None:
+                memo = self._superseded.put(
+                    (*key, k), self._in_force(ps, retrieved, cited, revs, instants, ci, k)
+                )
+            return replace(memo, generated_at=generated_at)
+        return replace(self._in_force(ps, retrieved, cited, revs, instants, ci, k), generated_at=generated_at)
+
+    def _in_force(
+        self,
+        ps: dict[str, Any],
+        retrieved: TextResult,
+        cited: RevisionRow,
+        revs: list[RevisionRow],
+        instants: list[datetime],
+        ci: int,
+        k: int,
+    ) -> AnswerTime:
+        """The answer-time fact when revision `k`, later than the cited `ci`, was in force
+        (`generated_at` left empty: the caller fills it in)."""
+        s = self.session
+        norms = self._norms(ps)
+        assert norms is not None  # noqa: S101 - the caller returned earlier otherwise
+        recorded, norm = norms
+        generated_at = ""
         in_force = revs[k]
         is_current = k == len(revs) - 1
         if not s.can_read(in_force.collection):
-            return unknown("out_of_scope", generated_at, cited=cited)
+            return answer_time_unknown("out_of_scope", generated_at, cited=cited)
         cited_text = self.revision_text(cited)
         quote = self._quote(ps, retrieved, cited, cited_text, recorded)
         base = AnswerTime(
@@ -632,3 +670,29 @@ def derived_transform(ps: dict[str, Any], retrieved: TextResult, source: TextRes
     if quote and quote in normalize(source.text):
         return Transform("found_in_source", "the passage quotes the source's stored text")
     return Transform("not_in_source", "the passage does not occur in the source's stored text")
+
+
+def _currency_key(ps: dict[str, Any], retrieved: TextResult) -> tuple[Any, ...] | None:
+    """What a passage's currency depends on, or None when it is not a plain shape (never
+    memoized then).  Only exact str and int values count, so 1 and "1" never share a key."""
+    doc, loc = ps.get("document"), ps.get("locator")
+    if not isinstance(doc, dict) or not isinstance(loc, dict):
+        return None
+    heading = loc.get("heading_path")
+    if not isinstance(heading, list) or not all(type(h) is str for h in heading):
+        return None
+    values = (
+        ps.get("collection"),
+        ps.get("derived_from") or "",
+        ps.get("normalizer_version"),
+        doc.get("document_id"),
+        doc.get("revision"),
+        loc.get("paragraph"),
+        loc.get("char_start"),
+        loc.get("char_end"),
+        retrieved.digest,
+        retrieved.state,
+    )
+    if not all(type(v) is str or type(v) is int for v in values):
+        return None
+    return (*values, tuple(heading))
