@@ -34,6 +34,14 @@ from store.errors import (
     VaultError,
     VaultInUseError,
 )
+from store.guarded import (
+    GUARDED_KINDS,
+    commitment,
+    extension_line,
+    guarded_kind,
+    guarded_rows,
+    signed_commitment,
+)
 from store.note import Checkpoint, open_note
 from store.roster import Roster, load_roster, name_problem
 from store.rowtables import RowsTable, rows_table
@@ -199,6 +207,7 @@ class Vault:
         #: checked or wrote them; DuckDB's lock keeps other writers out meanwhile
         self._roster: Roster | None = None
         self._covered: tuple[int, bytes] | None = None
+        self._guarded: list[tuple[int, bytes]] | None = None
         self._meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
 
     # -- lifecycle -----------------------------------------------------------------
@@ -569,14 +578,35 @@ class Vault:
             self._acc = acc
         return self._acc
 
-    def roster_rows(self) -> list[tuple[int, str, bytes, bytes]]:
-        """(seq, kind, entry bytes, stored leaf) of the entries that change the roster."""
+    def rows_claiming(self, kinds: Sequence[str]) -> list[tuple[int, str, bytes, bytes]]:
+        """(seq, kind column, entry bytes, stored leaf) of every row whose kind column or
+        whose own bytes (`..."kind":"K","seq":N}`) name one of `kinds`, in seq order.
+
+        The kind column is outside the Merkle tree: selecting by it alone would miss an
+        entry someone relabelled.  The bytes' tail is read in SQL (one pass, no entry
+        bytes leave DuckDB but those selected); callers decide by the bytes.
+        """
         rows = self.con.execute(
             "SELECT seq, kind, entry, leaf_hash FROM log WHERE kind IN (SELECT unnest(?::VARCHAR[])) "
-            "ORDER BY seq",
-            [sorted(ROSTER_KINDS)],
+            'OR regexp_extract(right(TRY(decode(entry)), 96), \'"kind":"([a-z_]+)","seq":[0-9]+\\}$\', 1) '
+            "IN (SELECT unnest(?::VARCHAR[])) ORDER BY seq",
+            [sorted(kinds), sorted(kinds)],
         ).fetchall()
         return [(int(a), str(b), bytes(c), bytes(d)) for a, b, c, d in rows]
+
+    def roster_rows(self) -> list[tuple[int, str, bytes, bytes]]:
+        """(seq, kind column, entry bytes, stored leaf) of the entries that change the roster,
+        selected by column or by bytes (`rows_claiming`): a relabelled one is a problem."""
+        return self.rows_claiming(sorted(ROSTER_KINDS))
+
+    def guarded_pairs(self) -> list[tuple[int, bytes]]:
+        """(seq, stored leaf) of every entry whose bytes say a guarded kind
+        (`store.guarded`): what each checkpoint's `tracer-guarded` line commits to."""
+        if self._guarded is None:
+            self._guarded = [
+                (seq, leaf) for seq, _k, data, leaf in guarded_rows(self) if guarded_kind(data) is not None
+            ]
+        return self._guarded
 
     def roster(self) -> Roster:
         """The roster folded from the log (`store.roster.load_roster`); refuses a damaged one.
@@ -598,13 +628,19 @@ class Vault:
         """A checkpoint row of exactly `size` entries, signed by a (name, key) pair the
         roster allows, whose origin and root are this log's; None when there is none."""
         verifiers = self.roster().note_verifiers()
+        guard = commitment(self.guarded_pairs())
         rows = self.con.execute("SELECT note FROM checkpoints WHERE size = ? ORDER BY id DESC", [size])
         for (note,) in rows.fetchall():
             try:
                 cp = Checkpoint.parse(open_note(str(note), verifiers)[0])
             except (SignatureError, InputError, ValueError):
                 continue
-            if cp.origin == self.origin and cp.size == size and cp.root == root:
+            if (
+                cp.origin == self.origin
+                and cp.size == size
+                and cp.root == root
+                and signed_commitment(cp.extensions) == guard
+            ):
                 return cp
         return None
 
@@ -648,6 +684,8 @@ class Vault:
                     "investigator's: it cannot sign this vault's checkpoints"
                 )
             name = roster_name
+        # the guarded entries already there, read before this batch's rows are inserted
+        guarded = list(self.guarded_pairs())
         b = Batch(self, acc.copy())
         if not _in_transaction:
             self.con.execute("BEGIN TRANSACTION")
@@ -655,7 +693,9 @@ class Vault:
             yield b
             if b.entries:
                 b.flush()
-                cp = Checkpoint(self.origin, b.acc.size, b.acc.root())
+                new = [(b.start + i, e.leaf) for i, e in enumerate(b.entries) if e.kind in GUARDED_KINDS]
+                pairs = [*guarded, *new]
+                cp = Checkpoint(self.origin, b.acc.size, b.acc.root(), (extension_line(pairs),))
                 note = cp.sign_as(signer, name)
                 cid = _one(self.con.execute("SELECT coalesce(max(id), -1) + 1 FROM checkpoints"))
                 self.con.execute(
@@ -668,9 +708,11 @@ class Vault:
             self._acc = None
             self._roster = None
             self._covered = None
+            self._guarded = None
             raise
         if b.entries:
             self._acc = b.acc
+            self._guarded = pairs
             self._covered = (b.acc.size, b.acc.root())
             if any(e.kind in ROSTER_KINDS for e in b.entries):
                 self._roster = None

@@ -10,6 +10,7 @@ from typing import Any
 from store import admin
 from store.crypto import Identity
 from store.entries import LogEntry, Statement, make_statement, place_of
+from store.guarded import extension_line, guarded_kind, guarded_rows
 from store.ingest import IngestReport, ingest
 from store.merkle import root
 from store.note import Checkpoint
@@ -224,9 +225,10 @@ def append_by_hand(
         if items:
             insert_rows(con, table, items)
     if checkpoint_signer is not None:
-        note = Checkpoint(case.vault.origin, seq + 1, root([*leaves, entry.leaf])).sign_as(
-            checkpoint_signer, checkpoint_name or checkpoint_signer.name
-        )
+        # as an honest signer would: committing to the guarded entries the bytes now say
+        pairs = [(s, leaf) for s, _k, data, leaf in guarded_rows(case.vault) if guarded_kind(data)]
+        cp = Checkpoint(case.vault.origin, seq + 1, root([*leaves, entry.leaf]), (extension_line(pairs),))
+        note = cp.sign_as(checkpoint_signer, checkpoint_name or checkpoint_signer.name)
         cid = con.execute("SELECT max(id) + 1 FROM checkpoints").fetchall()[0][0]
         con.execute(
             "INSERT INTO checkpoints VALUES (?, ?, ?, ?)", [cid, seq + 1, checkpoint_signer.key_id, note]

@@ -154,3 +154,19 @@ def test_grant_refusals_name_the_rule(case: Case) -> None:
         admin.grant_investigator(
             case.vault, case.custodian, Identity.from_seed("a+b", b"ab").public, ["*"], T0
         )
+
+
+def test_a_revocation_rewritten_to_look_like_something_else_is_caught_at_unlock(case: Case) -> None:
+    """Relabelling is not the only way to hide a row from readers that select by kind: the
+    bytes can be rewritten too (keeping the stored leaf hash).  Every checkpoint commits to
+    the guarded entries (revocations, tombstones, holds) by their bytes and leaves, so the
+    honest reader's recomputation differs and unlock refuses."""
+    omar = case.grant("omar", ["support"])
+    revoke = admin.revoke_investigator(case.vault, case.custodian, omar.key_id, LATER)
+    data = _entry_of(case, revoke).replace(b'"kind":"investigator_revoke"', b'"kind":"access"')
+    case.vault.con.execute("UPDATE log SET entry = ?, kind = 'access' WHERE seq = ?", [data, revoke])
+    with pytest.raises(TrustError, match="guarded_entries_changed|revocations, tombstones"):
+        case.session("omar")
+    found = _forensic_findings(case)
+    assert ("leaf_hash_mismatch", revoke) in found
+    assert ("checkpoint_guard_mismatch", None) in found

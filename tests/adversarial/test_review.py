@@ -47,11 +47,6 @@ def _kinds(case: Case, who: str = "ines", full: bool = True) -> list[str]:
 # -- the kind column ----------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="VULNERABILITY: roster rows are selected by the unhashed `kind` column "
-    "(Vault.roster_rows); relabelling an investigator_revoke row hides the revocation",
-)
 def test_relabelled_revocation_does_not_let_the_revoked_investigator_in(case: Case) -> None:
     omar = case.grant("omar", ["support"])
     revoke = admin.revoke_investigator(case.vault, case.custodian, omar.key_id, LATER)
@@ -68,11 +63,6 @@ def test_relabelled_revocation_is_reported_by_verify(case: Case) -> None:
     assert "entry_kind_mismatch" in _kinds(case)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="VULNERABILITY: a key_revoke row relabelled in the `kind` column is never folded, "
-    "so ingest accepts a manifest the revoked producer key signed after its revocation",
-)
 def test_relabelled_producer_revocation_lets_no_late_manifest_in(case: Case) -> None:
     revoke = admin.revoke_producer_key(
         case.vault, case.custodian, case.producer.key_id, "2026-03-01T00:00:00Z"
@@ -105,11 +95,6 @@ def test_relabelled_hold_still_blocks_a_purge(tmp_path: Path) -> None:
     c.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="VULNERABILITY: after a relabelled revocation the revoked investigator's own case "
-    "notes fold into the case file (load_casefile folds the roster from kind-selected rows)",
-)
 def test_revoked_investigators_case_note_never_counts_after_a_relabel(tmp_path: Path) -> None:
     world = build_world(tmp_path)
     c = world.case

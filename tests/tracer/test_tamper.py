@@ -674,7 +674,10 @@ def test_key_added_in_a_row_labelled_manifest_is_checked_the_same_by_workers(tv:
     ans = manifest("ans-3", "Thirty days.", [passage(rev, "thirty", "p3")])
     assert tv.ingest(rev, signed(tv, ans, second)).ok
     tv.vault.con.execute("UPDATE log SET kind = 'manifest' WHERE seq = ?", [seq])
-    report = run_verify(tv)
+    # unlock refuses the relabelled roster row; forensic inspection pins it
+    with pytest.raises(TrustError, match="entry_out_of_place"):
+        tv.session("ines", read_only=True)
+    report = run_verify(tv, forensic=True)
     assert [(f.kind, f.seq) for f in report.findings] == [("entry_kind_mismatch", seq)]
     assert "signature_invalid" not in kinds(report)
 

@@ -17,6 +17,7 @@ from store import admin, merkle
 from store.crypto import Identity, PublicIdentity, b64d
 from store.entries import make_statement
 from store.errors import AccessDeniedError, InputError, SignatureError
+from store.guarded import commitment, signed_commitment
 from store.keyring import ALL_SCOPES, DataKeys, in_scope
 from store.note import Checkpoint, open_note
 from store.roster import Roster, load_roster
@@ -116,8 +117,18 @@ def head_checkpoint(
     `checkpoint_root_mismatch` and `checkpoint_signature_invalid`.
     """
     valid, sizes = _valid_checkpoints(vault, roster)
+    guard = commitment(vault.guarded_pairs())
     for cp in valid:
         if cp.size == size and cp.root == root:
+            if signed_commitment(cp.extensions) != guard:
+                return (
+                    None,
+                    "guarded_entries_changed",
+                    (
+                        "the revocations, tombstones and legal holds in the log are not the ones its latest "
+                        "checkpoint commits to: one was hidden (relabelled or rewritten) or forged"
+                    ),
+                )
             return cp, "", ""
     top = valid[0] if valid else None
     if top is not None and top.size > size:

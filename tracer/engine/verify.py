@@ -27,6 +27,7 @@ from store.casefile import load_casefile
 from store.entries import ROSTER_KINDS
 from store.errors import InputError, SignatureError, UnwrapError
 from store.gcpause import no_cycle_collection
+from store.guarded import guarded_kind, signed_commitment
 from store.note import Checkpoint, open_note
 from store.roster import Roster
 from store.vault import Vault
@@ -172,7 +173,9 @@ class _Verifier:
         self.view_diffs: list[audit.ViewDiff] = []
         self._top = 0
         # signed checkpoints to check once the entry before them is, with the root there
-        self._checkpoints_after: dict[int, tuple[list[Any], bytes]] = {}
+        self._checkpoints_after: dict[int, tuple[list[Any], bytes, str]] = {}
+        #: the guarded-entry commitment (`store.guarded`) as the pass reaches each entry
+        self._guard = hashlib.sha256()
         # transform checks run page by page during the log pass, on the payloads it decoded
         self._scopes: list[str] | None = list(session.scopes) if session is not None else None
         self._sources: LRU[str, tuple[str, str]] = LRU(4096)
@@ -208,7 +211,7 @@ class _Verifier:
         self.counts["checkpoints"] = len(checkpoints)
         acc = merkle.RootAccumulator()
         if 0 in by_size:
-            self._check_checkpoints(by_size.pop(0), acc.root(), 0)
+            self._check_checkpoints(by_size.pop(0), acc.root(), 0, self._guard.hexdigest())
         workers = _worker_count(count)
         pool = _pool(workers)
         queue: deque[_Pending] = deque()
@@ -217,10 +220,16 @@ class _Verifier:
             for seq, kind, data, stored_leaf in self.vault.raw_entries():
                 leaf = merkle.leaf_hash(data)
                 row = (seq, kind, data, stored_leaf, leaf)
+                if guarded_kind(data) is not None:
+                    self._guard.update(b"%d:%s\n" % (seq, stored_leaf.hex().encode("ascii")))
                 if seq < self.start and leaf == stored_leaf and _covered_kind(kind, data):
                     acc.append(leaf)
                     if acc.size in by_size:
-                        self._checkpoints_after[seq] = (by_size.pop(acc.size), acc.root())
+                        self._checkpoints_after[seq] = (
+                            by_size.pop(acc.size),
+                            acc.root(),
+                            self._guard.hexdigest(),
+                        )
                     pool = self._covered(pool, queue, row)
                     continue
                 # a statement row (or one relabelled as a manifest) is checked here, in
@@ -230,7 +239,11 @@ class _Verifier:
                     self._roots[seq] = acc.root()
                 acc.append(leaf)
                 if acc.size in by_size:
-                    self._checkpoints_after[seq] = (by_size.pop(acc.size), acc.root())
+                    self._checkpoints_after[seq] = (
+                        by_size.pop(acc.size),
+                        acc.root(),
+                        self._guard.hexdigest(),
+                    )
                 if pool is not None and not statement:
                     if run and (
                         len(run) >= _RUN or audit.compare_range(run[0][0]) != audit.compare_range(seq)
@@ -292,7 +305,7 @@ class _Verifier:
             self.bump("manifests")
         after = self._checkpoints_after.pop(seq, None)
         if after is not None:
-            self._check_checkpoints(after[0], after[1], seq + 1)
+            self._check_checkpoints(after[0], after[1], seq + 1, after[2])
         self.progress("log", seq + 1, self._top)
         return pool
 
@@ -344,7 +357,7 @@ class _Verifier:
                 self.bump("manifests")
             after = self._checkpoints_after.pop(seq, None)
             if after is not None:
-                self._check_checkpoints(after[0], after[1], seq + 1)
+                self._check_checkpoints(after[0], after[1], seq + 1, after[2])
             last = seq
         self.progress("log", last + 1, self._top)
         if item.rows and item.rows[0][0] >= self.start:
@@ -368,7 +381,7 @@ class _Verifier:
             self._tkeys = {}
         return pool
 
-    def _check_checkpoints(self, cps: list[Any], root: bytes, size: int) -> None:
+    def _check_checkpoints(self, cps: list[Any], root: bytes, size: int, guard: str) -> None:
         good = False
         for cp in cps:
             try:
@@ -377,6 +390,15 @@ class _Verifier:
             except (SignatureError, InputError) as exc:
                 self.find("checkpoint_signature_invalid", None, str(exc), checkpoint=cp.id, size=cp.size)
                 continue
+            if signed_commitment(parsed.extensions) != guard:
+                self.find(
+                    "checkpoint_guard_mismatch",
+                    None,
+                    f"checkpoint {cp.id} (size {cp.size}) commits to other revocations, tombstones and legal "
+                    "holds than the log holds: one was hidden (relabelled or rewritten) or forged",
+                    checkpoint=cp.id,
+                    size=cp.size,
+                )
             if parsed.origin != self.vault.origin:
                 self.find(
                     "checkpoint_origin_mismatch",

@@ -83,6 +83,7 @@ class FindingKind(StrEnum):
     CHECKPOINT_SIZE_MISMATCH = "checkpoint_size_mismatch"
     CHECKPOINT_ROOT_MISMATCH = "checkpoint_root_mismatch"
     CHECKPOINT_BEYOND_LOG = "checkpoint_beyond_log"
+    CHECKPOINT_GUARD_MISMATCH = "checkpoint_guard_mismatch"
     VIEW_ROW_ALTERED_OR_EXTRA = "view_row_altered_or_extra"
     VIEW_ROW_MISSING_OR_ALTERED = "view_row_missing_or_altered"
     CHECKSUM_MISMATCH = "checksum_mismatch"
@@ -119,6 +120,9 @@ FINDINGS: dict[FindingKind, Term] = {
     FindingKind.CHECKPOINT_SIZE_MISMATCH: Term(_A, "a checkpoint note's size disagrees with its row"),
     FindingKind.CHECKPOINT_ROOT_MISMATCH: Term(_A, "the recomputed Merkle root differs from the signed one"),
     FindingKind.CHECKPOINT_BEYOND_LOG: Term(_A, "a checkpoint claims more entries than the log has"),
+    FindingKind.CHECKPOINT_GUARD_MISMATCH: Term(
+        _A, "a checkpoint commits to other revocations, tombstones, holds"
+    ),
     FindingKind.VIEW_ROW_ALTERED_OR_EXTRA: Term(_A, "a stored view row the log does not imply"),
     FindingKind.VIEW_ROW_MISSING_OR_ALTERED: Term(_A, "a view row the log implies is not stored"),
     FindingKind.CHECKSUM_MISMATCH: Term(_A, "a retained text was altered"),
