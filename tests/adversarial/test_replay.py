@@ -165,7 +165,7 @@ def test_a_revocation_rewritten_to_look_like_something_else_is_caught_at_unlock(
     revoke = admin.revoke_investigator(case.vault, case.custodian, omar.key_id, LATER)
     data = _entry_of(case, revoke).replace(b'"kind":"investigator_revoke"', b'"kind":"access"')
     case.vault.con.execute("UPDATE log SET entry = ?, kind = 'access' WHERE seq = ?", [data, revoke])
-    with pytest.raises(TrustError, match="guarded_entries_changed|revocations, tombstones"):
+    with pytest.raises(TrustError, match=r"guarded_entries_changed|revocations, tombstones"):
         case.session("omar")
     found = _forensic_findings(case)
     assert ("leaf_hash_mismatch", revoke) in found
