@@ -167,7 +167,7 @@ def purge(
         raise VaultError(f"{vault.path}: digest {digest} is under legal hold: {held[0].describe()}")
     if not vault.query("SELECT 1 FROM v_digests WHERE digest = ? LIMIT 1", [digest]):
         raise VaultError(f"{vault.path}: digest {digest} is not referenced by any log entry")
-    if vault.query("SELECT 1 FROM v_tombstones WHERE digest = ? LIMIT 1", [digest]):
+    if digest in vault.tombstone_index():
         raise VaultError(f"{vault.path}: digest {digest} is already purged (a tombstone exists)")
     stmt = {
         "digest": digest,

@@ -79,7 +79,7 @@ def append_imported(vault: Vault, custodian: Identity, items: list[ImportedItem]
         if it.answer_id in seen:
             raise InputError(it.file, "$", f"answer {it.answer_id} appears twice in this import")
         seen.add(it.answer_id)
-    tombstoned = {str(d) for (d,) in vault.query("SELECT DISTINCT digest FROM v_tombstones")}
+    tombstoned = set(vault.tombstone_index())
     for it in items:
         if sha256_hex(it.export) in tombstoned:
             raise InputError(

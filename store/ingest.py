@@ -240,10 +240,7 @@ class _Ingest:
         self.seen_revisions: set[tuple[str, str]] = set()
         self.known_docs: set[str] = set()
         #: digest -> seq of its tombstone: a purge is final, so these texts are never stored again
-        self.tombstoned: dict[str, int] = {
-            str(d): int(q)
-            for d, q in vault.query("SELECT digest, min(seq) FROM v_tombstones GROUP BY digest")
-        }
+        self.tombstoned: dict[str, int] = {d: int(row[0]) for d, row in vault.tombstone_index().items()}
         self._stored_revisions: set[tuple[str, str]] | None = None
         self._stored_documents: set[str] | None = None
 

@@ -210,12 +210,9 @@ def deletions_of_many(vault: Vault, document_ids: list[str]) -> dict[str, tuple[
 
 
 def tombstone_of(vault: Vault, digest: str) -> TombstoneRow | None:
-    rows = vault.query(
-        "SELECT seq, digest, policy, reason, authorizer, effective_at FROM v_tombstones "
-        "WHERE digest = ? ORDER BY seq LIMIT 1",
-        [digest],
-    )
-    return TombstoneRow(*rows[0]) if rows else None
+    """The first tombstone of `digest`, from the log (`Vault.tombstone_index`)."""
+    row = vault.tombstone_index().get(digest)
+    return TombstoneRow(*row) if row is not None else None
 
 
 def tombstone_map(vault: Vault) -> dict[str, TombstoneRow]:
@@ -238,10 +235,8 @@ def entries_at(vault: Vault, seqs: list[int]) -> dict[int, LogEntry]:
 
 
 def tombstones(vault: Vault) -> list[TombstoneRow]:
-    rows = vault.query(
-        "SELECT seq, digest, policy, reason, authorizer, effective_at FROM v_tombstones ORDER BY seq"
-    )
-    return [TombstoneRow(*r) for r in rows]
+    """Every tombstone (the first of each digest), in log order, from the log."""
+    return sorted((TombstoneRow(*r) for r in vault.tombstone_index().values()), key=lambda t: t.seq)
 
 
 def tombstone_collections(vault: Vault) -> dict[str, set[str]]:

@@ -180,6 +180,9 @@ def _add_views(con: duckdb.DuckDBPyConnection, tables: list[str]) -> None:
         raise
 
 
+#: a tombstone statement's fields after its digest, in `TombstoneRow` order
+_TOMB_FIELDS = ("policy", "reason", "authorizer", "effective_at")
+
 _SELECTS: set[str] = set()
 
 
@@ -208,6 +211,7 @@ class Vault:
         self._roster: Roster | None = None
         self._covered: tuple[int, bytes] | None = None
         self._guarded: list[tuple[int, bytes]] | None = None
+        self._tombstones: dict[str, tuple[Any, ...]] | None = None
         self._meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
 
     # -- lifecycle -----------------------------------------------------------------
@@ -488,19 +492,33 @@ class Vault:
         )
         return {str(d): str(c) for d, c in rows}
 
+    def tombstone_index(self) -> dict[str, tuple[Any, ...]]:
+        """digest -> (seq, digest, policy, reason, authorizer, effective_at) of its first
+        tombstone, read from the log's entry bytes, never from the editable `v_tombstones`.
+
+        Which entries are tombstones is decided by their bytes (`store.guarded`), and the
+        set is what the covering checkpoint commits to (unlock and appends refuse a
+        mismatch); an entry whose bytes no longer hash to its leaf is left to `verify`.
+        """
+        if self._tombstones is None:
+            found: dict[str, tuple[Any, ...]] = {}
+            for seq, _kind, data, leaf in guarded_rows(self):
+                if guarded_kind(data) != "tombstone" or merkle.leaf_hash(data) != leaf:
+                    continue
+                try:
+                    stmt = LogEntry.from_bytes(data).payload_json()
+                except (ValueError, InputError, AttributeError, TypeError):
+                    continue
+                if isinstance(stmt, dict) and isinstance(stmt.get("digest"), str):
+                    row = (seq, stmt["digest"], *(str(stmt.get(k, "")) for k in _TOMB_FIELDS))
+                    found.setdefault(stmt["digest"], row)
+            self._tombstones = found
+        return self._tombstones
+
     def tombstone_rows_many(self, digests: Sequence[str]) -> dict[str, tuple[Any, ...]]:
-        """The first `v_tombstones` row (seq, digest, policy, reason, authorizer,
-        effective_at) of each digest that has one, in one query."""
-        wanted = sorted(set(digests))
-        if not wanted:
-            return {}
-        rows = self._join_wanted(
-            wanted,
-            "SELECT seq, digest, policy, reason, authorizer, effective_at FROM v_tombstones "
-            "WHERE digest IN (SELECT digest FROM {want}) "
-            "QUALIFY row_number() OVER (PARTITION BY digest ORDER BY seq) = 1",
-        )
-        return {str(r[1]): tuple(r) for r in rows}
+        """`tombstone_index` rows of the digests that have one."""
+        index = self.tombstone_index()
+        return {d: index[d] for d in set(digests) if d in index}
 
     def _join_wanted(self, wanted: list[str], sql: str) -> list[tuple[Any, ...]]:
         """Run `sql` with `{want}` bound to a registered one-column Arrow table of digests."""
@@ -709,10 +727,13 @@ class Vault:
             self._roster = None
             self._covered = None
             self._guarded = None
+            self._tombstones = None
             raise
         if b.entries:
             self._acc = b.acc
             self._guarded = pairs
+            if new:
+                self._tombstones = None
             self._covered = (b.acc.size, b.acc.root())
             if any(e.kind in ROSTER_KINDS for e in b.entries):
                 self._roster = None

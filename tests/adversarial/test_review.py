@@ -133,11 +133,6 @@ def _purged(case: Case) -> tuple[dict[str, object], str, list[tuple[object, ...]
     return rev, digest, old
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="VULNERABILITY: reading a text looks its tombstone up in the editable v_tombstones "
-    "view; deleting that row and putting an old ciphertext back revives purged text",
-)
 def test_purged_text_put_back_with_its_tombstone_view_row_deleted_is_never_shown(case: Case) -> None:
     _rev, digest, old = _purged(case)
     con = case.vault.con
@@ -152,11 +147,6 @@ def test_purged_text_put_back_with_its_tombstone_view_row_deleted_is_never_shown
         s.close()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="VULNERABILITY: ingest reads tombstones from the editable v_tombstones view "
-    "(_Ingest.tombstoned), so with the row deleted a re-ingested purged text is stored again",
-)
 def test_ingest_never_stores_a_purged_text_even_with_its_tombstone_view_row_deleted(case: Case) -> None:
     rev, digest, _old = _purged(case)
     case.vault.con.execute("DELETE FROM v_tombstones WHERE digest = ?", [digest])
