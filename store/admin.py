@@ -12,8 +12,9 @@ from typing import Any
 
 from store.casefile import load_casefile
 from store.crypto import Identity, PublicIdentity, b64e
-from store.entries import Statement
-from store.errors import AccessDeniedError, VaultError
+from store.entries import HOLD_KINDS, Statement
+from store.errors import AccessDeniedError, VaultDamagedError, VaultError
+from store.guarded import guarded_kind, guarded_rows
 from store.keyring import ALL_SCOPES, DataKeys
 from store.roster import Investigator, ProducerKey, Roster
 from store.vault import Vault
@@ -162,7 +163,16 @@ def purge(
     under a legal hold in force is refused, naming the hold (`store.casefile`).
     """
     _require_custodian(vault, custodian)
-    held = load_casefile(vault).holds_on_digest(vault, digest)
+    case_file = load_casefile(vault)
+    hold_seqs = {seq for seq, _k, data, _l in guarded_rows(vault) if guarded_kind(data) in HOLD_KINDS}
+    damaged = [p for p in case_file.problems if p.seq in hold_seqs]
+    if damaged:
+        # a hold or release whose row does not hold (relabelled, rewritten) may be one in force
+        raise VaultDamagedError(
+            f"{vault.path}: the legal hold entry at log entry {damaged[0].seq} does not hold "
+            f"({damaged[0].code}: {damaged[0].detail}); refusing to purge anything (run `tracer verify`)"
+        )
+    held = case_file.holds_on_digest(vault, digest)
     if held:
         raise VaultError(f"{vault.path}: digest {digest} is under legal hold: {held[0].describe()}")
     if not vault.query("SELECT 1 FROM v_digests WHERE digest = ? LIMIT 1", [digest]):

@@ -398,14 +398,11 @@ def document_digests(vault: Vault, document_id: str) -> set[str]:
 
 
 def _case_rows(vault: Vault) -> list[tuple[int, str, bytes, bytes]]:
-    """Roster and case rows, plus the access and finding rows the case index names."""
-    kinds = sorted(_FOLD_KINDS)
-    marks = ", ".join("?" for _k in kinds)
-    sql = (
-        f"SELECT seq, kind, entry, leaf_hash FROM log WHERE kind IN ({marks}) "  # noqa: S608
-        "OR (kind IN ('access', 'finding') AND seq IN (SELECT seq FROM v_case_items)) ORDER BY seq"
-    )
-    return [(int(a), str(b), bytes(c), bytes(d)) for a, b, c, d in vault.query(sql, kinds)]
+    """Roster and case rows, chosen by kind column or by their own bytes (a relabelled
+    hold or revocation is a problem, not a row passed by), plus every access and finding
+    row: whether one belongs to a case is read from its signed statement, not from the
+    editable case index."""
+    return vault.rows_claiming(sorted(_FOLD_KINDS | {"access", "finding"}))
 
 
 def load_casefile(vault: Vault) -> CaseFile:
