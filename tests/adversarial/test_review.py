@@ -217,11 +217,6 @@ def _clean(text: str) -> bool:
     return "\x1b" not in text and "\x07" not in text and "Traceback" not in text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="VULNERABILITY: CustodianChangedError quotes custodian_name from known_vaults.json "
-    "and main() prints StoreError text raw (no inert)",
-)
 def test_a_hostile_pinned_custodian_name_never_reaches_the_terminal(vault_world: World) -> None:
     w = vault_world
     assert w.spawn(*_ines(w)).code == 0  # pins the custodian
@@ -234,11 +229,6 @@ def test_a_hostile_pinned_custodian_name_never_reaches_the_terminal(vault_world:
     assert _clean(r.err), repr(r.err)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="VULNERABILITY: the ORIGIN CHANGED warning quotes the origin remembered in "
-    "known_vaults.json `_paths`; open_session prints warnings raw",
-)
 def test_a_hostile_remembered_origin_never_reaches_the_terminal(vault_world: World) -> None:
     w = vault_world
     assert w.spawn(*_ines(w)).code == 0
@@ -250,11 +240,6 @@ def test_a_hostile_remembered_origin_never_reaches_the_terminal(vault_world: Wor
     assert _clean(r.err), repr(r.err)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="VULNERABILITY: `tracer access` prints the action and time columns of the editable "
-    "v_access view without inert()",
-)
 def test_a_hostile_access_view_row_never_reaches_the_terminal(vault_world: World) -> None:
     w = vault_world
     assert w.spawn(*_ines(w)).code == 0  # leaves access entries
@@ -281,11 +266,6 @@ def _forged_line(payload: bytes) -> str:
     return json.dumps({"vault": "tracer.test/cli", "entry": {"envelope": env}}) + "\n"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="VULNERABILITY: `tracer access` prints a journal line's action and time without "
-    "inert(), even for a line whose signature does not verify",
-)
 def test_a_forged_journal_line_never_puts_escapes_on_the_terminal(vault_world: World) -> None:
     w = vault_world
     stmt = {"statement": {"action": ESC, "target": "x", "at": ESC}, "type": "access"}
@@ -295,11 +275,6 @@ def test_a_forged_journal_line_never_puts_escapes_on_the_terminal(vault_world: W
     assert _clean(r.out), repr(r.out)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="VULNERABILITY: read_journal's SignatureError branch json-decodes the payload "
-    "unguarded: a forged line whose payload is not JSON is a traceback",
-)
 def test_a_journal_line_with_a_garbage_payload_is_no_traceback(vault_world: World) -> None:
     w = vault_world
     _journal(w).write_text(_forged_line(b"not json"), encoding="utf-8")
@@ -307,11 +282,6 @@ def test_a_journal_line_with_a_garbage_payload_is_no_traceback(vault_world: Worl
     assert r.code in (0, 2) and "Traceback" not in r.err, r.err
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="VULNERABILITY: _custodian_from_log b64-decodes meta's custodian key unguarded "
-    "(binascii.Error is no StoreError): a traceback, not exit 2",
-)
 def test_a_damaged_custodian_key_in_meta_is_a_plain_refusal(vault_world: World) -> None:
     w = vault_world
     con = _con(w)
@@ -321,11 +291,6 @@ def test_a_damaged_custodian_key_in_meta_is_a_plain_refusal(vault_world: World) 
     assert r.code == 2 and "Traceback" not in r.err, r
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="VULNERABILITY: only meta's custodian_ed25519 is compared with entry 0; an edited "
-    "custodian_name or custodian_x25519 passes unlock and a clean verify",
-)
 @pytest.mark.parametrize(("column", "value"), [("custodian_x25519", "AAAA"), ("custodian_name", "ines")])
 def test_edited_custodian_metadata_is_not_a_clean_verify(vault_world: World, column: str, value: str) -> None:
     w = vault_world
@@ -365,11 +330,6 @@ _ENTRY0 = pytest.mark.parametrize(
 )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="VULNERABILITY: _custodian_from_log parses entry 0 unguarded (JSONDecodeError, "
-    "KeyError, binascii.Error): unlock is a traceback, not exit 2",
-)
 @_ENTRY0
 def test_a_damaged_entry_zero_is_a_plain_refusal_at_unlock(
     vault_world: World, label: str, payload: bytes | None, raw: bytes | None
@@ -507,11 +467,6 @@ def test_another_viewers_receipt_is_ignored(case: Case) -> None:
 # -- scope --------------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="VULNERABILITY: verify reports producer_fault findings (answer id, run id, fault "
-    "path and message) for manifests outside the viewer's scope",
-)
 def test_verify_names_no_answer_outside_the_viewers_scope(tmp_path: Path) -> None:
     from tests.helpers import new_case
 

@@ -81,7 +81,10 @@ def cmd_revoke(args: argparse.Namespace) -> int:
     custodian = load_key(args.custodian_key, args.passphrase_file)
     with open_vault(args.vault) as vault:
         seq = admin.revoke_investigator(vault, custodian, args.key_id, now_iso(), args.reason)
-    print(f"revoked {args.key_id} at log entry {seq}; their collections' keys were rotated for new content")
+    print(
+        f"revoked {inert(args.key_id)} at log entry {seq}; "
+        "their collections' keys were rotated for new content"
+    )
     print("note: text they already read or exported cannot be recalled")
     return 0
 
@@ -135,8 +138,8 @@ def cmd_access(args: argparse.Namespace) -> int:
         for r in out:
             flag = " FORENSIC" if r["forensic"] else ""
             print(
-                f"{r['seq']:>8}  {r['at']}  {inert(str(r['investigator'])):<14} "
-                f"{r['action']:<14} {inert(str(r['target']))}{flag}"
+                f"{r['seq']:>8}  {inert(str(r['at']))}  {inert(str(r['investigator'])):<14} "
+                f"{inert(str(r['action'])):<14} {inert(str(r['target']))}{flag}"
             )
         if local:
             print(f"local journal on this machine (read-only or forensic opens): {len(local)} entries")
@@ -144,8 +147,8 @@ def cmd_access(args: argparse.Namespace) -> int:
             flag = " FORENSIC" if j["forensic"] else ""
             sig = "" if j["signature"] == "valid" else f" [{j['signature'].upper()}]"
             print(
-                f" journal  {j['at']}  {inert(str(j['investigator'])):<14} "
-                f"{j['action']:<14} {inert(str(j['target']))}{flag}{sig}"
+                f" journal  {inert(str(j['at']))}  {inert(str(j['investigator'])):<14} "
+                f"{inert(str(j['action'])):<14} {inert(str(j['target']))}{flag}{sig}"
             )
     return 0
 

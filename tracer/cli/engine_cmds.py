@@ -19,6 +19,7 @@ from tracer.engine.serialize import trace_json
 from tracer.engine.session import Session, unlock
 from tracer.engine.trace import Tracer, UnknownAnswerError
 from tracer.engine.verify import verify
+from tracer.inert import inert
 from tracer.secrets import load_key, resolve_key_path
 
 
@@ -91,7 +92,7 @@ def open_session(args: argparse.Namespace) -> Session:
     session = unlock(args.vault, identity, forensic=args.forensic)
     for w in session.status.warnings:
         loud = w.startswith("ORIGIN CHANGED")
-        print(f"tracer: {'WARNING' if loud else 'note'}: {w}", file=sys.stderr)
+        print(f"tracer: {'WARNING' if loud else 'note'}: {inert(w)}", file=sys.stderr)
     if session.status.forensic:
         print(f"tracer: FORENSIC MODE: {session.status.forensic_reason}", file=sys.stderr)
     return session

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable, Sequence
 
 from store.errors import StoreError, database_error_types
+from tracer.inert import inert
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -55,10 +56,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return handler(args)
     except StoreError as exc:
-        print(f"tracer: error: {exc.diagnostics()}", file=sys.stderr)
+        # an error can quote the vault or the trust store: never let it steer the terminal
+        print(f"tracer: error: {inert(exc.diagnostics())}", file=sys.stderr)
         return EXIT_USAGE
     except database_error_types() as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        first = inert(str(exc).strip().splitlines()[0]) if str(exc).strip() else type(exc).__name__
         print(
             f"tracer: error: the vault's database could not be read: {first}\n"
             "  hint: the vault is damaged; the files were left untouched; copy the vault directory "

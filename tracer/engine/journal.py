@@ -68,7 +68,13 @@ def read_journal(vault: Vault, trust: TrustStore | None = None) -> list[JournalE
             continue
         except SignatureError:
             key_id, signature = env.signatures[0].keyid if env.signatures else "", "signature_invalid"
-            stmt = json.loads(env.payload).get("statement", {})
+            try:
+                body = json.loads(env.payload)
+                stmt = body.get("statement", {}) if isinstance(body, dict) else {}
+            except ValueError:
+                stmt = {}
+            if not isinstance(stmt, dict):
+                stmt = {}
         out.append(
             JournalEntry(
                 n,

@@ -166,7 +166,10 @@ def _check_entry(
         payload = entry.payload_json() if env_error is None else None
     except (InputError, ValueError, AttributeError, TypeError):
         payload = None
-    if isinstance(payload, dict):
+    hidden = _outside_scope(run, entry.kind, payload)
+    if isinstance(payload, dict) and not hidden:
+        # a manifest outside the viewer's scope is pinned by its log entry only: its
+        # answer and run ids are facts about evidence the viewer may not see
         rec.update(_record(entry.kind, payload))
     if leaf != stored_leaf:
         found.append(_leaf_mismatch(seq, stored_leaf, leaf, rec))
@@ -266,7 +269,8 @@ def _signature(
             verify_envelope(env, keyring.producer_keys_at(str(body.get("generated_at", ""))))
         except SignatureError as exc:
             found.append(finding("signature_invalid", seq, str(exc), **rec))
-        _faults(found, seq, entry, body)
+        if not _outside_scope(run, kind, body):
+            _faults(found, seq, entry, body)
         return True
     if kind not in CUSTODIAN_KINDS and kind not in INVESTIGATOR_KINDS:
         found.append(finding("entry_unknown_kind", seq, f"unknown entry kind {kind!r}"))
@@ -306,6 +310,14 @@ def _self_signer(body: dict[str, Any]) -> dict[str, bytes]:
     except (KeyError, ValueError):
         return {}
     return {key_id_of(ed): ed} if len(ed) == 32 else {}
+
+
+def _outside_scope(run: RunInput, kind: str, payload: Any) -> bool:
+    """A manifest the viewer of this verification may not read (never true without a
+    viewer: a structural check reports what anyone holding the file can see)."""
+    if run.scopes is None or kind != "manifest" or not isinstance(payload, dict):
+        return False
+    return not in_scope(run.scopes, str(payload.get("collection")))
 
 
 def _faults(found: list[Finding], seq: int, entry: LogEntry, body: dict[str, Any]) -> None:

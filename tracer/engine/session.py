@@ -77,13 +77,17 @@ class OpenStatus:
 
 def _custodian_from_log(vault: Vault) -> PublicIdentity:
     """The custodian as entry 0 says, cross-checked with the vault's metadata."""
-    entry = vault.entry(0)
-    payload = entry.payload_json()
-    cust = payload["custodian"] if isinstance(payload, dict) else None
-    if entry.kind != "vault_init" or not isinstance(cust, dict):
-        raise TrustError(f"{vault.path}: log entry 0 is not a vault_init statement")
-    pub = PublicIdentity(str(cust["name"]), b64d(cust["ed25519"]), b64d(cust["x25519"]))
-    if pub.ed25519 != vault.custodian.ed25519:
+    try:
+        entry = vault.entry(0)
+        payload = entry.payload_json()
+        cust = payload["custodian"] if isinstance(payload, dict) else None
+        if entry.kind != "vault_init" or not isinstance(cust, dict):
+            raise TrustError(f"{vault.path}: log entry 0 is not a vault_init statement")
+        pub = PublicIdentity(str(cust["name"]), b64d(str(cust["ed25519"])), b64d(str(cust["x25519"])))
+        meta = vault.custodian
+    except (ValueError, KeyError, TypeError, AttributeError, InputError) as exc:
+        raise TrustError(f"{vault.path}: log entry 0 or the vault's metadata cannot be read ({exc})") from exc
+    if (pub.name, pub.ed25519, pub.x25519) != (meta.name, meta.ed25519, meta.x25519):
         raise TrustError(f"{vault.path}: vault metadata names a different custodian than log entry 0")
     return pub
 
