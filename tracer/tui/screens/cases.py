@@ -247,6 +247,7 @@ class CasesScreen(TracerScreen):
             return
         title = Text.assemble(plain("Write the case pack of "), safe_line(case_id), plain(" into directory:"))
         safe = "".join(c if c.isalnum() or c in "-._" else "_" for c in case_id)
+
         def chosen(out: str | None) -> None:
             if out:
                 self._export_case(case_id, Path(out))
