@@ -181,18 +181,14 @@ class Roster:
             k = self.producers.get(key_id)
             if k is None:
                 return f"no producer key {key_id[:16]} in the keyring"
-            if k.revoked_at is not None:
-                return f"producer key {key_id[:16]} was already revoked at {k.revoked_at}"
-            return _time_problem(stmt, "at")
+            return _revoke_refusal(k.revoked_at, f"producer key {key_id[:16]}", stmt)
         if kind == "investigator_grant":
             return self._grant_refusal(key_id, stmt)
         if kind == "investigator_revoke":
             inv = self.investigators.get(key_id)
             if inv is None:
                 return f"no investigator {key_id[:16]} was granted"
-            if inv.revoked_at is not None:
-                return f"{inv.name} ({key_id[:16]}) was already revoked at {inv.revoked_at}"
-            return _time_problem(stmt, "at")
+            return _revoke_refusal(inv.revoked_at, f"{inv.name} ({key_id[:16]})", stmt)
         return f"{kind!r} does not change the roster"
 
     def _new_key_refusal(
@@ -512,3 +508,10 @@ def producer_keys(vault: Vault) -> dict[str, ProducerKey]:
 def investigators(vault: Vault) -> dict[str, Investigator]:
     """Every investigator ever granted, as the (checked) log says."""
     return load_roster(vault)[0].investigators
+
+
+def _revoke_refusal(revoked_at: str | None, who: str, stmt: dict[str, Any]) -> str | None:
+    """A revocation is final: a second one is refused, whoever signs it."""
+    if revoked_at is not None:
+        return f"{who} was already revoked at {revoked_at}"
+    return _time_problem(stmt, "at")
