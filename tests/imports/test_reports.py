@@ -6,6 +6,7 @@ from tests.helpers import Case
 from tests.imports.conftest import run_import, with_sources, write
 from tracer.cli.main import main
 from tracer.importers.attest import IMPORTED_MARK
+from tracer.importers.otlp import span_time
 from tracer.report.export import export_pack
 
 
@@ -37,3 +38,8 @@ def test_a_pack_of_located_imported_passages_keeps_the_mark_beside_the_chain(
     md, html = _pack(case, lc_export, sourced=True)
     assert IMPORTED_MARK in md and IMPORTED_MARK in html and "Locator" in md
     assert main(["verify-pack", str(case.path.parent / "pack")]) == 0
+
+
+def test_span_times_are_spelled_as_reports_echo_them() -> None:
+    assert span_time(1_700_000_000_123_450_000) == "2023-11-14T22:13:20.12345Z"
+    assert span_time(1_700_000_000_000_000_999) == "2023-11-14T22:13:20Z"

@@ -40,3 +40,22 @@ def test_pack_names_the_superseded_revision_and_keeps_its_text_apart(
     html = (pack / "report.html").read_text("utf-8")
     assert "already said otherwise" in html and "in force when the answer was generated" in html
     assert verify_pack(pack).ok
+
+
+@pytest.mark.parametrize("generated_at", ["2026-02-01T10:00:00.500000Z", "2026-02-01T12:00:00.25+02:00"])
+def test_a_pack_binds_a_signed_time_however_it_was_written(tmp_path: Path, generated_at: str) -> None:
+    """The report echoes times in UTC; the binding compares the instant, not the spelling."""
+    case = new_case(tmp_path / "vault")
+    r1 = revision("returns", "r1", DOC.format("thirty"), "2026-01-05T00:00:00Z")
+    m = manifest("ans-t", "Thirty days.", [passage(r1, "thirty")], generated_at=generated_at)
+    assert case.ingest(r1, signed(case, m)).ok
+    s = case.session("ines")
+    try:
+        pack = export_pack(s, ["ans-t"], tmp_path / "pack", {"json"})
+    finally:
+        s.close()
+        case.close()
+    report = json.loads((pack / "report.json").read_text("ascii"))
+    assert report["answers"][0]["trace"]["generated_at"] != generated_at
+    result = verify_pack(pack)
+    assert result.ok, result.failures

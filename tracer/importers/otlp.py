@@ -20,6 +20,7 @@ from typing import Any
 
 from store.canonical import parse_strict
 from store.errors import InputError
+from tracer.engine.times import utc
 
 __all__ = [
     "AttrValue",
@@ -285,6 +286,6 @@ def read_otlp_proto(data: bytes, file: str) -> list[Span]:
 
 
 def span_time(ns: int) -> str:
-    """Unix nanoseconds as an RFC 3339 UTC time with microseconds (what the vault compares)."""
+    """Unix nanoseconds as the RFC 3339 UTC time tracer echoes (`utc`), so a report matches it."""
     moment = datetime.fromtimestamp(ns // 1_000_000_000, UTC).replace(microsecond=(ns // 1000) % 1_000_000)
-    return moment.isoformat().replace("+00:00", "Z")
+    return utc(moment.isoformat())

@@ -12,6 +12,7 @@ from typing import Any
 
 from store.crypto import sha256_hex
 from tracer.engine.states import CURRENCY, INTEGRITY
+from tracer.engine.times import utc
 from tracer.report.checks import PackVerification
 from tracer.report.model import REPORT_FILE
 
@@ -103,12 +104,13 @@ class _Answer:
         m = self.entry(t["seq"], "imported_trace" if imported else "manifest", f"{tp}.seq")
         if m is None:
             return
-        for field, signed in (
-            ("answer_id", "answer_id"),
-            ("run_id", "run_id"),
-            ("generated_at", "generated_at"),
+        # the report echoes times in UTC (`utc`), so the signed time is compared as that instant
+        for field, want in (
+            ("answer_id", m["answer_id"]),
+            ("run_id", m["run_id"]),
+            ("generated_at", utc(str(m["generated_at"]))),
         ):
-            if t[field] != m[signed]:
+            if t[field] != want:
                 self.fail(f"{tp}.{field}", f"differs from the signed manifest (entry {t['seq']})")
         for field in ("question", "answer"):
             if t[field].get("digest") != m[f"{field}_sha256"]:
