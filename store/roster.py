@@ -436,50 +436,10 @@ def load_roster(vault: Vault, leaves: Sequence[bytes] | None = None) -> tuple[Ro
     for seq, row_kind, data, stored_leaf in rows:
         while acc.size < seq and acc.size < len(leaves):
             acc.append(leaves[acc.size])
-        problem = _roster_entry(roster, seq, row_kind, data, stored_leaf, origin, acc)
+        problem = check_entry(roster, seq, row_kind, data, stored_leaf, origin, acc)
         if problem is not None:
             problems.append(problem)
     return roster, problems
-
-
-def _roster_entry(
-    roster: Roster,
-    seq: int,
-    row_kind: str,
-    data: bytes,
-    stored_leaf: bytes,
-    origin: str,
-    acc: merkle.RootAccumulator,
-) -> RosterProblem | None:
-    if merkle.leaf_hash(data) != stored_leaf:
-        return RosterProblem(seq, row_kind, "leaf_hash_mismatch", "the entry's bytes were changed")
-    try:
-        entry = LogEntry.from_bytes(data)
-    except ValueError as exc:
-        return RosterProblem(seq, row_kind, "entry_malformed", str(exc))
-    if entry.kind != row_kind or entry.seq != seq:
-        return RosterProblem(seq, row_kind, "entry_out_of_place", "entry kind or seq disagrees with its row")
-    if seq == 0 and entry.kind == "vault_init":
-        stmt = entry.payload_json()
-        if isinstance(stmt, dict) and isinstance(stmt.get("custodian"), dict):
-            cust = stmt["custodian"]
-            try:
-                signers = {key_id_of(b64d(str(cust["ed25519"]))): b64d(str(cust["ed25519"]))}
-            except (KeyError, ValueError):
-                signers = {}
-        else:
-            signers = {}
-    else:
-        signers = roster.statement_signers(entry.kind)
-    root_before = acc.root() if acc.size == seq else None
-    bad = statement_problem(entry, seq, origin, root_before, signers)
-    if bad is not None:
-        return RosterProblem(seq, entry.kind, bad[0], bad[1])
-    if entry.kind not in ROSTER_KINDS:
-        return None
-    stmt = entry.payload_json()
-    assert isinstance(stmt, dict)  # noqa: S101 - statement_problem checked it
-    return roster.fold(seq, entry.kind, stmt)
 
 
 def check_entry(
@@ -497,7 +457,27 @@ def check_entry(
     For readers of other statements (`store.casefile`) that must apply the roster as it
     stood at each entry: `acc` holds exactly the leaves before `seq`.
     """
-    return _roster_entry(roster, seq, row_kind, data, stored_leaf, origin, acc)
+    if merkle.leaf_hash(data) != stored_leaf:
+        return RosterProblem(seq, row_kind, "leaf_hash_mismatch", "the entry's bytes were changed")
+    try:
+        entry = LogEntry.from_bytes(data)
+    except ValueError as exc:
+        return RosterProblem(seq, row_kind, "entry_malformed", str(exc))
+    if entry.kind != row_kind or entry.seq != seq:
+        return RosterProblem(seq, row_kind, "entry_out_of_place", "entry kind or seq disagrees with its row")
+    if seq == 0 and entry.kind == "vault_init":
+        signers = _self_signer(entry.payload_json())
+    else:
+        signers = roster.statement_signers(entry.kind)
+    root_before = acc.root() if acc.size == seq else None
+    bad = statement_problem(entry, seq, origin, root_before, signers)
+    if bad is not None:
+        return RosterProblem(seq, entry.kind, bad[0], bad[1])
+    if entry.kind not in ROSTER_KINDS:
+        return None
+    stmt = entry.payload_json()
+    assert isinstance(stmt, dict)  # noqa: S101 - statement_problem checked it
+    return roster.fold(seq, entry.kind, stmt)
 
 
 def producer_keys(vault: Vault) -> dict[str, ProducerKey]:
@@ -515,3 +495,15 @@ def _revoke_refusal(revoked_at: str | None, who: str, stmt: dict[str, Any]) -> s
     if revoked_at is not None:
         return f"{who} was already revoked at {revoked_at}"
     return _time_problem(stmt, "at")
+
+
+def _self_signer(stmt: object) -> dict[str, bytes]:
+    """Entry 0 is signed by the custodian key it names (none, if it names none usably)."""
+    cust = stmt.get("custodian") if isinstance(stmt, dict) else None
+    if not isinstance(cust, dict):
+        return {}
+    try:
+        key = b64d(str(cust["ed25519"]))
+    except (KeyError, ValueError):
+        return {}
+    return {key_id_of(key): key}
