@@ -482,12 +482,12 @@ def check_entry(
 
 def producer_keys(vault: Vault) -> dict[str, ProducerKey]:
     """The producer keyring as the (checked) log says."""
-    return load_roster(vault)[0].producers
+    return vault.folded_roster()[0].producers
 
 
 def investigators(vault: Vault) -> dict[str, Investigator]:
     """Every investigator ever granted, as the (checked) log says."""
-    return load_roster(vault)[0].investigators
+    return vault.folded_roster()[0].investigators
 
 
 def _revoke_refusal(revoked_at: str | None, who: str, stmt: dict[str, Any]) -> str | None:

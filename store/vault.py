@@ -43,7 +43,7 @@ from store.guarded import (
     signed_commitment,
 )
 from store.note import Checkpoint, open_note
-from store.roster import Roster, load_roster, name_problem
+from store.roster import Roster, RosterProblem, load_roster, name_problem
 from store.rowtables import RowsTable, rows_table
 from store.schema import DB_FILE, FORMAT, RAW_DDL, VIEW_COLUMNS, VIEW_INDEXES, view_ddl
 from store.views import Rows, derive
@@ -208,7 +208,7 @@ class Vault:
         self._acc: merkle.RootAccumulator | None = None
         #: the roster and the (size, root) a valid checkpoint covers, as this process last
         #: checked or wrote them; DuckDB's lock keeps other writers out meanwhile
-        self._roster: Roster | None = None
+        self._roster: tuple[Roster, list[RosterProblem]] | None = None
         self._covered: tuple[int, bytes] | None = None
         self._guarded: list[tuple[int, bytes]] | None = None
         self._tombstones: dict[str, tuple[Any, ...]] | None = None
@@ -574,7 +574,7 @@ class Vault:
         """Use a roster the caller just folded from this vault's log without problems
         (unlock), so the first append does not read the roster entries again."""
         if self._roster is None:
-            self._roster = roster.copy()
+            self._roster = (roster.copy(), [])
 
     def covered_head(self) -> tuple[int, bytes] | None:
         """(size, root) of the log as a valid checkpoint covers it, once this process has
@@ -631,15 +631,20 @@ class Vault:
 
         Cached for this open vault: only this process can append while it holds the file.
         """
+        roster, problems = self.folded_roster()
+        if problems:
+            p = problems[0]
+            raise VaultDamagedError(
+                f"{self.path}: log entry {p.seq} ({p.kind}) does not hold: {p.code}: {p.detail}; "
+                "the roster of keys and investigators cannot be trusted (run `tracer verify`)"
+            )
+        return roster
+
+    def folded_roster(self) -> tuple[Roster, list[RosterProblem]]:
+        """`load_roster` of this open vault, cached until this process appends a roster
+        entry: readers that only name keys (traces, reports) need not re-read the log."""
         if self._roster is None:
-            roster, problems = load_roster(self)
-            if problems:
-                p = problems[0]
-                raise VaultDamagedError(
-                    f"{self.path}: log entry {p.seq} ({p.kind}) does not hold: {p.code}: {p.detail}; "
-                    "the roster of keys and investigators cannot be trusted (run `tracer verify`)"
-                )
-            self._roster = roster
+            self._roster = load_roster(self)
         return self._roster
 
     def covering_checkpoint(self, size: int, root: bytes) -> Checkpoint | None:
