@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +22,7 @@ from store.vault import Vault
 from tracer.cli.common import Sub, add_custodian, emit_json, open_vault, vault_arg
 from tracer.cli.outbox_cmds import pack_into
 from tracer.clock import now_iso, valid_iso
+from tracer.engine.times import spell_utc
 from tracer.inert import inert
 from tracer.secrets import load_key, read_passphrase
 
@@ -124,7 +125,7 @@ def _custodian(args: argparse.Namespace) -> Identity:
 
 
 def _time(value: str | None, flag: str) -> str:
-    """An RFC 3339 time from a flag, normalized to UTC `YYYY-MM-DDTHH:MM:SS[.ffffff]Z`.
+    """An RFC 3339 time from a flag, in `spell_utc`'s one UTC spelling.
 
     Stored key windows and effective times are compared with other times later, so
     they are written in one spelling; a time without an offset is ambiguous and refused.
@@ -136,9 +137,7 @@ def _time(value: str | None, flag: str) -> str:
     moment = datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
     if moment.tzinfo is None:
         raise InputError(flag, "$", f"time needs a UTC offset or 'Z': {value!r}")
-    moment = moment.astimezone(UTC)
-    fraction = f".{moment.microsecond:06d}" if moment.microsecond else ""
-    return moment.strftime("%Y-%m-%dT%H:%M:%S") + fraction + "Z"
+    return spell_utc(moment)
 
 
 def cmd_keygen(args: argparse.Namespace) -> int:

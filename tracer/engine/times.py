@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-__all__ = ["utc"]
+__all__ = ["spell_utc", "utc"]
 
 
 def utc(value: str) -> str:
@@ -19,6 +19,15 @@ def utc(value: str) -> str:
         return value
     if when.tzinfo is None:
         return value
-    when = when.astimezone(UTC)
+    return spell_utc(when)
+
+
+def spell_utc(moment: datetime) -> str:
+    """An aware time in tracer's one spelling: UTC, ``Z``, the fraction without trailing zeros.
+
+    Everything tracer writes (CLI flags, producer records, imports, reports) is spelled
+    this way, so the same instant never appears as two strings.
+    """
+    when = moment.astimezone(UTC)
     frac = f".{when.microsecond:06d}".rstrip("0") if when.microsecond else ""
     return when.strftime("%Y-%m-%dT%H:%M:%S") + frac + "Z"

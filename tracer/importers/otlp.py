@@ -20,7 +20,7 @@ from typing import Any
 
 from store.canonical import parse_strict
 from store.errors import InputError
-from tracer.engine.times import utc
+from tracer.engine.times import spell_utc
 
 __all__ = [
     "AttrValue",
@@ -286,6 +286,6 @@ def read_otlp_proto(data: bytes, file: str) -> list[Span]:
 
 
 def span_time(ns: int) -> str:
-    """Unix nanoseconds as the RFC 3339 UTC time tracer echoes (`utc`), so a report matches it."""
+    """Unix nanoseconds as the RFC 3339 UTC time tracer writes (`spell_utc`), so a report matches it."""
     moment = datetime.fromtimestamp(ns // 1_000_000_000, UTC).replace(microsecond=(ns // 1000) % 1_000_000)
-    return utc(moment.isoformat())
+    return spell_utc(moment)

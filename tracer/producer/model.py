@@ -11,7 +11,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from types import MappingProxyType
 from typing import Any
 
@@ -19,6 +19,7 @@ from store.canonical import canonical, parse_strict
 from store.crypto import sha256_hex
 from store.errors import InputError
 from tracer.engine.textnorm import CHUNKER_VERSION
+from tracer.engine.times import spell_utc
 from tracer.producer.errors import RecordError
 
 __all__ = [
@@ -77,9 +78,7 @@ def timestamp(value: object, what: str) -> str:
     if isinstance(value, datetime):
         if value.tzinfo is None or value.utcoffset() is None:
             raise RecordError(f"{what}: a datetime needs a time zone (use datetime.now(UTC))")
-        moment = value.astimezone(UTC)
-        fraction = f".{moment.microsecond:06d}" if moment.microsecond else ""
-        return moment.strftime("%Y-%m-%dT%H:%M:%S") + fraction + "Z"
+        return spell_utc(value)
     if not isinstance(value, str) or not _RFC3339.fullmatch(value):
         raise RecordError(f"{what}: expected an RFC 3339 time with Z or ±hh:mm, got {value!r}")
     try:
