@@ -193,7 +193,7 @@ def test_readme_walkthrough_at_80x24(sample: Path, term: Tmux, tmp_path: Path) -
     w.keys("Enter")
     term.wait_for("report pack written")
     w.keys("a")
-    log = _flat(term.wait_for("Access log"))
+    log = _flat(term.wait_for("Access log:", "entries, newest first"))  # the rows are loaded
     assert "export" in log and "verify" in log
     w.keys("q")
     while term.alive() and time.monotonic() < term.deadline:

@@ -34,7 +34,7 @@ class AccessLogScreen(TracerScreen):
 
     def compose(self) -> ComposeResult:
         yield from self.frame_top()
-        yield Static(plain(f"Access log (newest first, at most {LIMIT} entries)", "bold"))
+        yield Static(plain("Access log: loading…", "bold"), id="access-title")
         table: DataTable[Text] = DataTable(id="access", cursor_type="row")
         for col in ("entry", "time", "investigator", "action", "target", "forensic"):
             table.add_column(col, key=col)
@@ -57,6 +57,11 @@ class AccessLogScreen(TracerScreen):
 
     def on_access_log_screen_loaded(self, message: Loaded) -> None:
         table = self.query_one("#access", DataTable)
+        shown = len(message.rows)
+        cap = f", the newest {LIMIT}" if shown >= LIMIT else ""
+        self.query_one("#access-title", Static).update(
+            plain(f"Access log: {shown} entr{'y' if shown == 1 else 'ies'}{cap}, newest first", "bold")
+        )
         for seq, who, action, target, at, forensic in message.rows:
             table.add_row(
                 plain(str(seq)),
