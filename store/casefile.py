@@ -26,6 +26,7 @@ from store import merkle
 from store.crypto import Identity
 from store.entries import CASE_KINDS, HOLD_KINDS, ROSTER_KINDS, LogEntry, Statement
 from store.errors import AccessDeniedError, VaultError
+from store.records import MalformedRecordError
 from store.roster import Roster, check_entry
 from store.textrules import id_problem
 from store.vault import Vault
@@ -369,22 +370,22 @@ def answer_digests(vault: Vault, answer_id: str, _seen: set[str] | None = None) 
         stored = vault.query("SELECT leaf_hash FROM log WHERE seq = ?", [int(seq)])
         if entry.kind != "manifest" or not stored or bytes(stored[0][0]) != entry.leaf:
             continue
-        p = entry.payload_json()
-        if not isinstance(p, dict) or p.get("answer_id") != answer_id:
+        try:
+            m = entry.answer_record()
+        except MalformedRecordError:
             continue
-        out |= {str(p.get("question_sha256")), str(p.get("answer_sha256"))}
-        for ps in p.get("passages") or []:
-            if isinstance(ps, dict):
-                out |= {str(ps.get("retrieved_sha256")), str(ps.get("model_input_sha256"))}
-                doc = ps.get("document")
-                if isinstance(doc, dict):
-                    revs = vault.query(
-                        "SELECT content_sha256 FROM v_revisions WHERE document_id = ? AND revision = ?",
-                        [str(doc.get("document_id")), str(doc.get("revision"))],
-                    )
-                    out |= {str(r[0]) for r in revs}
-        for parent in p.get("lineage") or []:
-            out |= answer_digests(vault, str(parent), seen)
+        if m.answer_id != answer_id:
+            continue
+        out |= {str(m.question_sha256), str(m.answer_sha256)}
+        for ps in m.passages:
+            out |= {str(ps.retrieved_sha256), str(ps.model_input_sha256)}
+            revs = vault.query(
+                "SELECT content_sha256 FROM v_revisions WHERE document_id = ? AND revision = ?",
+                [str(ps.document.document_id), str(ps.document.revision)],
+            )
+            out |= {str(r[0]) for r in revs}
+        for parent in m.lineage:
+            out |= answer_digests(vault, parent, seen)
     return out
 
 

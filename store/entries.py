@@ -16,7 +16,9 @@ from typing import Any
 from store.canonical import MAX_SAFE_INT, canonical
 from store.crypto import Identity
 from store.dsse import Envelope, sign_envelope
+from store.errors import InputError
 from store.merkle import leaf_hash
+from store.records import MalformedRecordError, Manifest, imported_manifest
 
 __all__ = [
     "CASE_KINDS",
@@ -73,6 +75,8 @@ class LogEntry:
     canonical_data: bool = field(default=False, compare=False, repr=False)
     #: the envelope's payload as parsed by whoever checked it (ingest), if known
     parsed_payload: Any = field(default=None, compare=False, repr=False)
+    #: the manifest record parsed from that payload, if whoever checked it built one
+    manifest: Manifest | None = field(default=None, compare=False, repr=False)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> LogEntry:
@@ -110,11 +114,12 @@ class LogEntry:
         else:
             data = canonical(body)
             body = json.loads(data)
-        return LogEntry(data, body, None, True, self.parsed_payload)
+        return LogEntry(data, body, None, True, self.parsed_payload, self.manifest)
 
-    def with_payload(self, parsed: Any) -> LogEntry:
-        """The same entry, remembering its envelope's payload as already parsed (ingest)."""
-        return LogEntry(self.data, self.body, self._leaf, self.canonical_data, parsed)
+    def with_payload(self, parsed: Any, manifest: Manifest | None = None) -> LogEntry:
+        """The same entry, remembering its envelope's payload as already parsed (ingest),
+        and for a manifest the record built from it, so it is parsed once."""
+        return LogEntry(self.data, self.body, self._leaf, self.canonical_data, parsed, manifest)
 
     @property
     def seq(self) -> int | None:
@@ -138,6 +143,21 @@ class LogEntry:
             if sigs and isinstance(sigs[0], dict):
                 return str(sigs[0].get("keyid", ""))
         return None
+
+    def answer_record(self) -> Manifest:
+        """The answer this entry logs: a producer's manifest, or an imported trace in the
+        same record; `MalformedRecordError` for any other entry or a damaged payload."""
+        if self.manifest is not None:
+            return self.manifest
+        try:
+            payload = self.payload_json()
+        except (InputError, ValueError) as exc:
+            raise MalformedRecordError(f"payload unreadable: {exc}") from exc
+        if self.kind == "manifest":
+            return Manifest.from_json(payload)
+        if self.kind == "imported_trace":
+            return imported_manifest(payload)
+        raise MalformedRecordError(f"a {self.kind!r} entry logs no answer")
 
     def payload_json(self) -> Any:
         payload = self.parsed_payload

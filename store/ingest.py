@@ -21,6 +21,7 @@ from store.entries import MANIFEST_TYPE, LogEntry, Statement, make_entry
 from store.errors import InputError, SignatureError, StoreError
 from store.gcpause import no_cycle_collection
 from store.keyring import DataKeys
+from store.records import Manifest
 from store.schemacheck import load_schema, validate
 from store.textrules import id_problem
 from store.timeutil import instant
@@ -285,12 +286,14 @@ class _Ingest:
                 "$.envelope.signatures",
                 f"producer key {key_id[:16]} ({key.name}) is {problem}; manifest generated_at {when}",
             )
-        answer_id = payload["answer_id"]
-        faults, texts = self.manifest_faults(file, payload, doc["contents"])
+        manifest = Manifest.from_json(payload)
+        faults, texts = self.manifest_faults(file, manifest, doc["contents"])
         entry = make_entry("manifest", env, ingested_at=self.now, faults=[f.to_json() for f in faults])
         # the duplicate-answer check is the last one, made by `check_answers` for the
         # whole call with one query
-        return _Prepared(file, "manifest", answer_id, entry.with_payload(payload), texts, faults)
+        return _Prepared(
+            file, "manifest", manifest.answer_id, entry.with_payload(payload, manifest), texts, faults
+        )
 
     def stored_revisions(self) -> set[tuple[str, str]]:
         """(document_id, revision) of every revision in the vault, read once per call
@@ -331,9 +334,9 @@ class _Ingest:
             self.seen_answers.add(answer_id)
 
     def manifest_faults(
-        self, file: str, p: dict[str, Any], contents: dict[str, str]
+        self, file: str, p: Manifest, contents: dict[str, str]
     ) -> tuple[list[Fault], list[tuple[str, bytes]]]:
-        aid = p["answer_id"]
+        aid = p.answer_id
         faults: list[Fault] = []
 
         def fault(path: str, code: str, message: str) -> None:
@@ -349,17 +352,17 @@ class _Ingest:
             if collection not in collections:
                 collections.append(collection)
 
-        want(p["question_sha256"], p["collection"], "$.question_sha256")
-        want(p["answer_sha256"], p["collection"], "$.answer_sha256")
+        want(str(p.question_sha256), p.collection, "$.question_sha256")
+        want(str(p.answer_sha256), p.collection, "$.answer_sha256")
         ids: set[str] = set()
-        for i, ps in enumerate(p["passages"]):
-            if ps["passage_id"] in ids:
-                fault(f"$.passages[{i}].passage_id", "duplicate_passage_id", ps["passage_id"])
-            ids.add(ps["passage_id"])
-            for fld in ("retrieved_sha256", "model_input_sha256"):
-                want(ps[fld], ps["collection"], f"$.passages[{i}].{fld}")
-            loc = ps["locator"]
-            if loc["char_end"] < loc["char_start"]:
+        for i, ps in enumerate(p.passages):
+            if ps.passage_id in ids:
+                fault(f"$.passages[{i}].passage_id", "duplicate_passage_id", ps.passage_id)
+            ids.add(ps.passage_id)
+            want(str(ps.retrieved_sha256), ps.collection, f"$.passages[{i}].retrieved_sha256")
+            want(str(ps.model_input_sha256), ps.collection, f"$.passages[{i}].model_input_sha256")
+            loc = ps.located().locator
+            if loc.char_end < loc.char_start:
                 fault(f"$.passages[{i}].locator", "bad_locator", "char_end before char_start")
         texts: list[tuple[str, bytes]] = []
         answer_text: str | None = None
@@ -373,7 +376,7 @@ class _Ingest:
             if actual != digest:
                 fault(path, "text_digest_mismatch", f"text under {digest} hashes to {actual}")
                 continue
-            if digest == p["answer_sha256"]:
+            if digest == p.answer_sha256:
                 answer_text = text
             tomb = self.tombstoned.get(digest)
             if tomb is not None:
@@ -389,21 +392,21 @@ class _Ingest:
             if digest not in wanted:
                 path = member_path("$.contents", digest)
                 fault(path, "unreferenced_text", "text not named by the manifest")
-        for i, c in enumerate(p["citations"]):
-            for j, pid in enumerate(c["passage_ids"]):
+        for i, c in enumerate(p.citations):
+            for j, pid in enumerate(c.passage_ids):
                 if pid not in ids:
                     fault(
                         f"$.citations[{i}].passage_ids[{j}]",
                         "unknown_passage",
                         f"no passage {pid!r}",
                     )
-            if c["answer_end"] < c["answer_start"]:
+            if c.answer_end < c.answer_start:
                 fault(f"$.citations[{i}]", "bad_answer_range", "answer_end before answer_start")
-            elif answer_text is not None and c["answer_end"] > len(answer_text):
+            elif answer_text is not None and c.answer_end > len(answer_text):
                 fault(
                     f"$.citations[{i}].answer_end",
                     "answer_range_outside",
-                    f"{c['answer_end']} > answer length {len(answer_text)}",
+                    f"{c.answer_end} > answer length {len(answer_text)}",
                 )
         return faults, texts
 

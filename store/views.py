@@ -13,6 +13,7 @@ from json.encoder import encode_basestring
 from typing import Any
 
 from store.entries import LogEntry
+from store.records import Manifest, Revision, imported_manifest
 
 __all__ = ["Rows", "derive"]
 
@@ -34,69 +35,69 @@ def _j(value: Any) -> str:
     return _encode(value)
 
 
-def _manifest_rows(seq: int, entry: LogEntry, p: Mapping[str, Any], out: Rows) -> None:
-    answer_id = p["answer_id"]
+def _manifest_rows(seq: int, entry: LogEntry, m: Manifest, out: Rows) -> None:
+    answer_id, coll = m.answer_id, m.collection
     out["v_answers"].append(
         (
             seq,
-            p["run_id"],
+            m.run_id,
             answer_id,
-            p.get("kind", "answer"),
-            p["generated_at"],
-            p["producer"]["system"],
-            p["producer"]["version"],
+            m.kind,
+            m.generated_at,
+            m.producer.system,
+            m.producer.version,
             entry.signer or "",
-            p["collection"],
-            p["question_sha256"],
-            p["answer_sha256"],
-            len(p["passages"]),
-            len(p["citations"]),
-            _j(p.get("lineage", [])),
+            coll,
+            m.question_sha256,
+            m.answer_sha256,
+            len(m.passages),
+            len(m.citations),
+            _j(list(m.lineage)),
             _j(entry.body.get("faults", [])),
         )
     )
-    coll = p["collection"]
     digests = out["v_digests"].append
-    digests((seq, p["question_sha256"], "question", coll))
-    digests((seq, p["answer_sha256"], "answer", coll))
+    digests((seq, m.question_sha256, "question", coll))
+    digests((seq, m.answer_sha256, "answer", coll))
     passages = out["v_passages"].append
-    for idx, ps in enumerate(p["passages"]):
-        loc = ps["locator"]
-        row = (
-            seq,
-            answer_id,
-            idx,
-            ps["passage_id"],
-            ps["collection"],
-            ps["document"]["document_id"],
-            ps["document"]["uri"],
-            ps["document"]["revision"],
-            ps["document"]["backend"],
-            ps["source"]["system"],
-            ps["source"]["path"],
-            ps["source"]["revision"],
-            ps["chunk"]["chunk_id"],
-            ps["chunk"]["pipeline_version"],
-            _j(loc["heading_path"]),
-            loc["paragraph"],
-            loc["char_start"],
-            loc["char_end"],
-            ps["retrieved_sha256"],
-            ps["model_input_sha256"],
-            ps["normalizer_version"],
-            ps["retrieved_at"],
-            ps["rank"],
-            float(ps["score"]),
-            ps["query_sha256"],
-            ps.get("derived_from"),
+    for idx, ps in enumerate(m.passages):
+        doc, chain = ps.document, ps.located()
+        loc, src, chunk = chain.locator, chain.source, chain.chunk
+        passages(
+            (
+                seq,
+                answer_id,
+                idx,
+                ps.passage_id,
+                ps.collection,
+                doc.document_id,
+                doc.uri,
+                doc.revision,
+                doc.backend,
+                src.system,
+                src.path,
+                src.revision,
+                chunk.chunk_id,
+                chunk.pipeline_version,
+                _j(list(loc.heading_path)),
+                loc.paragraph,
+                loc.char_start,
+                loc.char_end,
+                ps.retrieved_sha256,
+                ps.model_input_sha256,
+                chain.normalizer_version,
+                ps.retrieved_at,
+                ps.rank,
+                float(ps.score) if ps.score is not None else None,
+                ps.query_sha256,
+                ps.derived_from,
+            )
         )
-        passages(row)
-        # the same values the row holds (collection, retrieved, model input), looked up once
-        digests((seq, row[18], "retrieved", row[4]))
-        digests((seq, row[19], "model_input", row[4]))
+        digests((seq, ps.retrieved_sha256, "retrieved", ps.collection))
+        digests((seq, ps.model_input_sha256, "model_input", ps.collection))
     citations = out["v_citations"].append
-    for idx, c in enumerate(p["citations"]):
-        citations((seq, answer_id, idx, c["answer_start"], c["answer_end"], _j(c["passage_ids"])))
+    for idx, c in enumerate(m.citations):
+        citations((seq, answer_id, idx, c.answer_start, c.answer_end, _j(list(c.passage_ids))))
 
 
 def _statement_rows(seq: int, entry: LogEntry, p: Mapping[str, Any], out: Rows) -> None:
@@ -129,23 +130,24 @@ def _statement_rows(seq: int, entry: LogEntry, p: Mapping[str, Any], out: Rows) 
             )
         )
     elif t == "revision":
+        r = Revision.from_json(p)
         out["v_revisions"].append(
             (
                 seq,
-                p["document_id"],
-                p["revision"],
-                p["source_system"],
-                p["source_revision"],
-                p["path"],
-                p["title"],
-                p["uri"],
-                p["backend"],
-                p["collection"],
-                p["committed_at"],
-                p["content_sha256"],
+                r.document_id,
+                r.revision,
+                r.source_system,
+                r.source_revision,
+                r.path,
+                r.title,
+                r.uri,
+                r.backend,
+                r.collection,
+                r.committed_at,
+                r.content_sha256,
             )
         )
-        out["v_digests"].append((seq, p["content_sha256"], "revision", p["collection"]))
+        out["v_digests"].append((seq, r.content_sha256, "revision", r.collection))
     elif t == "document_deletion":
         out["v_deletions"].append((seq, p["document_id"], p["deleted_at"], p["reason"]))
     elif t == "tombstone":
@@ -232,70 +234,73 @@ _CASE_ROWS = {
 def _imported_rows(seq: int, entry: LogEntry, p: Mapping[str, Any], out: Rows) -> None:
     """An imported trace (store/imported.py) as an answer of kind "imported": absent values
     stay NULL, and a passage's chain columns are filled only where the importer located it."""
-    answer_id, coll = p["answer_id"], p["collection"]
+    m = imported_manifest(p)
+    answer_id, coll = m.answer_id, m.collection
     out["v_answers"].append(
         (
             seq,
-            p["run_id"],
+            m.run_id,
             answer_id,
-            "imported",
-            p["generated_at"],
-            p["producer"]["system"] or "",
-            p["producer"]["version"] or "",
+            m.kind,
+            m.generated_at,
+            m.producer.system or "",
+            m.producer.version or "",
             entry.signer or "",
             coll,
-            p["question_sha256"],
-            p["answer_sha256"],
-            len(p["passages"]),
-            len(p["citations"]),
+            m.question_sha256,
+            m.answer_sha256,
+            len(m.passages),
+            len(m.citations),
             "[]",
             "[]",
         )
     )
     digests = out["v_digests"].append
     digests((seq, p["export"]["sha256"], "export", coll))
-    for role in ("question", "answer"):
-        if p[f"{role}_sha256"] is not None:
-            digests((seq, p[f"{role}_sha256"], role, coll))
-    for idx, ps in enumerate(p["passages"]):
-        chain = ps["chain"] or {}
-        doc, src, chunk, loc = (chain.get(k) or {} for k in ("document", "source", "chunk", "locator"))
+    if m.question_sha256 is not None:
+        digests((seq, m.question_sha256, "question", coll))
+    if m.answer_sha256 is not None:
+        digests((seq, m.answer_sha256, "answer", coll))
+    for idx, ps in enumerate(m.passages):
+        doc, chain = ps.document, ps.chain
+        loc = chain.locator if chain is not None else None
         out["v_passages"].append(
             (
                 seq,
                 answer_id,
                 idx,
-                ps["passage_id"],
-                ps["collection"],
-                ps["document_id"],
-                doc.get("uri"),
-                ps["revision"],
-                doc.get("backend"),
-                src.get("system"),
-                src.get("path"),
-                src.get("revision"),
-                chunk.get("chunk_id"),
-                chunk.get("pipeline_version"),
-                _j(loc["heading_path"]) if loc else None,
-                loc.get("paragraph"),
-                loc.get("char_start"),
-                loc.get("char_end"),
-                ps["retrieved_sha256"],
-                ps["model_input_sha256"],
-                chain.get("normalizer_version"),
-                ps["retrieved_at"],
-                ps["rank"],
-                None if ps["score"] is None else float(ps["score"]),
-                ps["query_sha256"],
+                ps.passage_id,
+                ps.collection,
+                doc.document_id,
+                doc.uri,
+                doc.revision,
+                doc.backend,
+                chain.source.system if chain else None,
+                chain.source.path if chain else None,
+                chain.source.revision if chain else None,
+                chain.chunk.chunk_id if chain else None,
+                chain.chunk.pipeline_version if chain else None,
+                _j(list(loc.heading_path)) if loc else None,
+                loc.paragraph if loc else None,
+                loc.char_start if loc else None,
+                loc.char_end if loc else None,
+                ps.retrieved_sha256,
+                ps.model_input_sha256,
+                chain.normalizer_version if chain else None,
+                ps.retrieved_at,
+                ps.rank,
+                None if ps.score is None else float(ps.score),
+                ps.query_sha256,
                 None,
             )
         )
-        for role in ("retrieved", "model_input"):
-            if ps[f"{role}_sha256"] is not None:
-                digests((seq, ps[f"{role}_sha256"], role, ps["collection"]))
-    for idx, c in enumerate(p["citations"]):
+        if ps.retrieved_sha256 is not None:
+            digests((seq, ps.retrieved_sha256, "retrieved", ps.collection))
+        if ps.model_input_sha256 is not None:
+            digests((seq, ps.model_input_sha256, "model_input", ps.collection))
+    for idx, c in enumerate(m.citations):
         out["v_citations"].append(
-            (seq, answer_id, idx, c["answer_start"], c["answer_end"], _j(c["passage_ids"]))
+            (seq, answer_id, idx, c.answer_start, c.answer_end, _j(list(c.passage_ids)))
         )
 
 
@@ -303,7 +308,7 @@ def derive(seq: int, entry: LogEntry, out: Rows) -> None:
     """Append the view rows that log entry `seq` implies to `out` (table -> rows)."""
     payload = entry.payload_json()
     if entry.kind == "manifest":
-        _manifest_rows(seq, entry, payload, out)
+        _manifest_rows(seq, entry, entry.manifest or Manifest.from_json(payload), out)
     elif entry.kind == "imported_trace" and payload is not None:
         _imported_rows(seq, entry, payload, out)
     elif payload is not None:

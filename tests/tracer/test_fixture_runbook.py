@@ -87,10 +87,11 @@ def test_retrieved_has_the_exception_and_the_answer_does_not(case: Case) -> None
     assert t.integrity == "intact" and t.currency == "verified"
     assert p.transform.state == "found_at_locator"
     # The chain down to the source revision.
-    m = p.meta
-    assert m["document"]["revision"] == "r1" and m["source"]["revision"] == "src-r1"
-    assert m["chunk"]["chunk_id"] == "restart-runbook#0"
-    assert m["locator"]["heading_path"] == ["Restart runbook", "Restarting the API"]
+    assert p.record is not None
+    chain = p.record.located()
+    assert p.record.document.revision == "r1" and chain.source.revision == "src-r1"
+    assert chain.chunk.chunk_id == "restart-runbook#0"
+    assert chain.locator.heading_path == ("Restart runbook", "Restarting the API")
     assert t.runtime["model"] == "model-x" and t.authorization["decision"] == "allow"
 
 

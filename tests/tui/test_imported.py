@@ -68,12 +68,23 @@ async def test_an_imported_answer_is_marked_everywhere_and_never_verified(tmp_pa
 
 
 def test_a_timeline_opens_only_for_a_passage_that_names_a_document() -> None:
-    from types import SimpleNamespace
-
+    from store.records import DocumentRef, Passage
+    from tracer.engine.currency import Currency
+    from tracer.engine.evidence import TextResult
+    from tracer.engine.trace import PassageTrace
+    from tracer.engine.transform import Transform
     from tracer.tui.screens.timeline import timeline_document
 
-    nowhere = SimpleNamespace(visible=True, meta={"document": {"document_id": None}})
-    hidden = SimpleNamespace(visible=False, meta={"document": {"document_id": "legal-draft"}})
-    named = SimpleNamespace(visible=True, meta={"document": {"document_id": "returns"}})
-    assert timeline_document([nowhere, hidden]) is None  # type: ignore[list-item]
-    assert timeline_document([nowhere, hidden, named]) == "returns"  # type: ignore[list-item]
+    def passage(document_id: str | None, visible: bool) -> PassageTrace:
+        record = Passage(
+            "p", "support", DocumentRef(document_id, None), None, None, None, None, None, None, None
+        )
+        text = TextResult("", "missing")
+        return PassageTrace(
+            0, "p", "support", visible, text, text, "missing", Currency("unchecked", "x"), Transform("x"),
+            "missing", "unchecked", record if visible else None,
+        )  # fmt: skip
+
+    nowhere, hidden, named = passage(None, True), passage("legal-draft", False), passage("returns", True)
+    assert timeline_document([nowhere, hidden]) is None
+    assert timeline_document([nowhere, hidden, named]) == "returns"

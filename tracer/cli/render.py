@@ -9,7 +9,7 @@ from __future__ import annotations
 import textwrap
 
 from store.roster import investigators
-from tracer.cli.render_imported import imported_head, imported_passage_chain
+from tracer.cli.render_imported import chain_lines, imported_head, imported_passage_chain
 from tracer.engine.answertime import AnswerTime, answer_time_sentence
 from tracer.engine.catalog import Revalidation
 from tracer.engine.evidence import TextResult
@@ -115,7 +115,7 @@ def _passage(p: PassageTrace) -> str:
     if not p.visible:
         out.append("  UNAVAILABLE: outside your scope")
         return "\n".join(out)
-    m = p.meta
+    m = p.record
     out.append(_text("retrieved", p.retrieved))
     out.append(_text("model input", p.model_input))
     if p.imported:
@@ -125,14 +125,11 @@ def _passage(p: PassageTrace) -> str:
             + (f" ({inert(p.transform.detail)})" if p.transform.detail else "")
         )
         return "\n".join(out)
-    d, s, c, loc = m["document"], m["source"], m["chunk"], m["locator"]
-    out.append(
-        f"  chain: chunk {inert(c['chunk_id'])} ({inert(c['pipeline_version'])}) at "
-        f"{' > '.join(inert(h) for h in loc['heading_path'])} ¶{loc['paragraph']} "
-        f"chars {loc['char_start']}..{loc['char_end']}"
-    )
-    out.append(f"      → imported {inert(d['uri'])} revision {inert(d['revision'])} ({inert(d['backend'])})")
-    out.append(f"      → source {inert(s['system'])}:{inert(s['path'])} revision {inert(s['revision'])}")
+    if m is None:
+        return "\n".join(out)
+    lines = chain_lines(m)
+    out.append("  chain: " + lines[0])
+    out += lines[1:]
     cited = p.currency.cited_text
     if cited is not None:
         out.append(_content("cited revision text", cited))
@@ -140,7 +137,7 @@ def _passage(p: PassageTrace) -> str:
         f"  transform: {p.transform.state}"
         + (f" ({inert(p.transform.detail)})" if p.transform.detail else "")
     )
-    out.append(f"  retrieved at {m['retrieved_at']}  rank {m['rank']}  score {m['score']}")
+    out.append(f"  retrieved at {m.retrieved_at}  rank {m.rank}  score {m.score}")
     cur = p.currency
     if (
         cur.current is not None
@@ -225,7 +222,7 @@ def print_trace(t: AnswerTrace, session: Session) -> None:
         _print_body(t, session)
         return
     print(
-        f"  generated {t.generated_at} by {inert(t.producer['system'])} {inert(t.producer['version'])}; "
+        f"  generated {t.generated_at} by {inert(str(t.producer.system))} {inert(str(t.producer.version))}; "
         f"signature {t.signature} ({t.signer[:16]})"
     )
     rt = t.runtime

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from store.records import Passage
 from tracer.engine.imported import ImportedFacts
 from tracer.engine.trace import AnswerTrace, PassageTrace
 from tracer.importers.attest import IMPORTED_MARK, FieldFact
 from tracer.inert import inert
 
-__all__ = ["imported_head", "imported_passage_chain"]
+__all__ = ["chain_lines", "imported_head", "imported_passage_chain"]
 
 _TAG = "[imported — not attested]"
 
@@ -31,9 +32,9 @@ def imported_head(t: AnswerTrace, facts: ImportedFacts) -> list[str]:
         f"{len(facts.span_ids)} span(s) used",
         "  " + _fact("generated", t.generated_at, f("$.generated_at")),
         "  "
-        + _fact("service", t.producer.get("system"), f("$.producer.system"))
+        + _fact("service", t.producer.system, f("$.producer.system"))
         + "  "
-        + _fact("version", t.producer.get("version"), f("$.producer.version")),
+        + _fact("version", t.producer.version, f("$.producer.version")),
         "  "
         + _fact("model", t.runtime.get("model"), f("$.runtime.model"))
         + "  "
@@ -48,10 +49,23 @@ def _state(fact: FieldFact | None) -> str:
     return str(fact.state) if fact is not None else "absent"
 
 
+def chain_lines(m: Passage) -> list[str]:
+    """A located passage's chain, chunk first; the caller labels the first line."""
+    c = m.located()
+    d, s, ch, loc = m.document, c.source, c.chunk, c.locator
+    return [
+        f"chunk {inert(ch.chunk_id)} ({inert(ch.pipeline_version)}) at "
+        f"{' > '.join(inert(h) for h in loc.heading_path)} ¶{loc.paragraph} "
+        f"chars {loc.char_start}..{loc.char_end}",
+        f"      → imported {inert(str(d.uri))} revision {inert(str(d.revision))} ({inert(str(d.backend))})",
+        f"      → source {inert(s.system)}:{inert(s.path)} revision {inert(s.revision)}",
+    ]
+
+
 def imported_passage_chain(p: PassageTrace) -> list[str]:
     """A passage's provenance with each fact's attestation (instead of the manifest chain)."""
-    a, m = p.attestation, p.meta
-    imp = m.get("imported", {})
+    a, m = p.attestation, p.record
+    imp = (m.imported if m is not None else None) or {}
     out = [
         f"  {_TAG} retrieved [{_state(a.get('retrieved_sha256'))}]  "
         f"model input [{_state(a.get('model_input_sha256'))}]"
@@ -65,27 +79,18 @@ def imported_passage_chain(p: PassageTrace) -> list[str]:
         + "  "
         + _fact("span", imp.get("span_id"), None).replace("[absent]", "[importer-computed]"),
     ]
-    if "locator" in m:
-        d, s, c, loc = m["document"], m["source"], m["chunk"], m["locator"]
-        out.append(
-            f"  chain [{_state(a.get('chain'))}]: chunk {inert(c['chunk_id'])} "
-            f"({inert(c['pipeline_version'])}) at "
-            f"{' > '.join(inert(h) for h in loc['heading_path'])} ¶{loc['paragraph']} "
-            f"chars {loc['char_start']}..{loc['char_end']}"
-        )
-        out.append(
-            f"      → imported {inert(d['uri'])} revision {inert(d['revision'])} ({inert(d['backend'])})"
-        )
-        out.append(f"      → source {inert(s['system'])}:{inert(s['path'])} revision {inert(s['revision'])}")
+    if m is not None and m.chain is not None:
+        out.append(f"  chain [{_state(a.get('chain'))}]: " + chain_lines(m)[0])
+        out += chain_lines(m)[1:]
     else:
         chain = a.get("chain")
         out.append(f"  chain: not located ({inert(chain.detail) if chain is not None else 'absent'})")
     out.append(
         "  "
-        + _fact("retrieved at", m.get("retrieved_at"), a.get("retrieved_at"))
+        + _fact("retrieved at", m.retrieved_at if m else None, a.get("retrieved_at"))
         + "  "
-        + _fact("rank", m.get("rank"), a.get("rank"))
+        + _fact("rank", m.rank if m else None, a.get("rank"))
         + "  "
-        + _fact("score", m.get("score"), a.get("score"))
+        + _fact("score", m.score if m else None, a.get("score"))
     )
     return out

@@ -37,6 +37,7 @@ from store.casefile import (
 )
 from store.errors import AccessDeniedError, StoreError
 from store.keyring import ALL_SCOPES
+from store.records import MalformedRecordError
 from store.roster import Roster
 from tracer.clock import now_iso
 from tracer.engine.lookup import UnknownIdError, resolve_answer, resolve_document
@@ -294,9 +295,11 @@ class CaseDesk:
         found = queries.answer_entry(self.s.vault, answer_id)
         if found is None:
             return set()
-        p = found[1].payload_json()
-        passages = p.get("passages", []) if isinstance(p, dict) else []
-        return {str(ps["document"]["document_id"]) for ps in passages if isinstance(ps, dict)}
+        try:
+            m = found[1].answer_record()
+        except MalformedRecordError:
+            return set()  # a damaged entry: verify pins it
+        return {str(ps.document.document_id) for ps in m.passages if ps.document.document_id}
 
     def tags_of_answer(self, answer_id: str, case_id: str | None = None) -> list[Tag]:
         """Tags in force on an answer (any target), in the given case or in all cases."""
@@ -453,13 +456,16 @@ class CaseDesk:
     def _check_target(self, answer_id: str, target: str) -> None:
         """A claim number or passage id the answer's signed manifest has."""
         found = queries.answer_entry(self.s.vault, answer_id)
-        p = found[1].payload_json() if found is not None else None
-        if not isinstance(p, dict) or target == "answer":
+        if found is None or target == "answer":
             return
+        try:
+            m = found[1].answer_record()
+        except MalformedRecordError:
+            return  # a damaged entry: verify pins it
         kind, _sep, ident = target.partition(":")
-        if kind == "claim" and ident.isdigit() and not 1 <= int(ident) <= len(p.get("citations", [])):
+        if kind == "claim" and ident.isdigit() and not 1 <= int(ident) <= len(m.citations):
             raise CaseError(f"{self.s.vault.path}: answer {answer_id} has no claim {ident}")
-        if kind == "passage" and ident not in {str(x.get("passage_id")) for x in p.get("passages", [])}:
+        if kind == "passage" and ident not in {p.passage_id for p in m.passages}:
             raise CaseError(f"{self.s.vault.path}: answer {answer_id} has no passage {ident!r}")
 
     def note(self, case_id: str, text: str, answer: str | None = None) -> int:

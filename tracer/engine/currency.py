@@ -1,4 +1,4 @@
-"""Currency of one retrieved passage, and its transformation trace.
+"""Currency of one retrieved passage: is what it quoted still what its source says?
 
 Decides `unavailable` and `unchecked` (what relocate.py leaves to callers) from the
 log: deletions, tombstones, scope, and which revisions were imported.  Revision texts
@@ -21,14 +21,15 @@ from typing import Any, Generic, TypeVar
 
 from store import queries
 from store.queries import RevisionRow, TombstoneRow
+from store.records import Chain, Locator, Passage
 from tracer.engine.answertime import AnswerTime, answer_time_unknown
 from tracer.engine.evidence import TextResult, read_text, read_texts
 from tracer.engine.normalizers import NORM1, RECORDED, Normalizer, by_version, carry_to_v2
-from tracer.engine.relocate import Locator, Relocation, check_same_revision, relocate, still_says
+from tracer.engine.relocate import Relocation, check_same_revision, relocate, still_says
 from tracer.engine.session import Session
-from tracer.engine.textnorm import CHUNKER_VERSION, normalize, normalize_quote
+from tracer.engine.textnorm import CHUNKER_VERSION
 
-__all__ = ["LRU", "Currency", "CurrencyEngine", "Transform", "carry", "derived_transform", "locator_of"]
+__all__ = ["LRU", "Currency", "CurrencyEngine", "carry"]
 
 #: (digest, collection) pairs per `read_texts` call
 _BATCH = 512
@@ -83,19 +84,6 @@ class Currency:
     def current_excerpt(self) -> str | None:
         """Current text, for the separately labelled "current revision" pane only."""
         return self.relocation.current_excerpt if self.relocation else None
-
-
-@dataclass(frozen=True)
-class Transform:
-    """Was the retrieved text really at its locator in the revision it names?"""
-
-    state: str
-    detail: str = ""
-
-
-def locator_of(ps: dict[str, Any]) -> Locator:
-    loc = ps["locator"]
-    return Locator(tuple(loc["heading_path"]), loc["paragraph"], loc["char_start"], loc["char_end"])
 
 
 def _instant(value: str) -> datetime | str:
@@ -157,10 +145,6 @@ class CurrencyEngine:
         #: and revision in force (`generated_at` is filled in per answer)
         self._superseded: LRU[tuple[Any, ...], AnswerTime] = LRU(65536)
         self._tombstones: dict[str, TombstoneRow] | None = None
-        # page-scoped pins of verified, normalized revisions (verify's page by page pass)
-        self._pinning = False
-        self._pinned: dict[tuple[str, str], str] = {}
-        self._verified_norm: LRU[tuple[str, str], str] = LRU(4096)
 
     # -- cached reads ------------------------------------------------------------------
 
@@ -172,26 +156,9 @@ class CurrencyEngine:
     def _read(self, digest: str, collection: str) -> TextResult:
         return read_text(self.session, digest, collection, self._tombstone_map())
 
-    def next_page(self, revisions: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
-        """Start a page of a long pass (verify): passage texts are dropped, and the page's
-        (revision digest, collection) pairs whose verified normalized text is still
-        cached are pinned for the whole page; the pairs returned must be read.
-
-        A pass moves on page by page through passages but keeps coming back to the same
-        popular revisions: pinned, they are neither decrypted nor normalized again, and a
-        pin cannot be evicted by the page's other revisions before it is used.
-        """
-        self._pinning = True
+    def drop_texts(self) -> None:
+        """Forget the passage texts read so far (a long pass moving on to its next page)."""
         self._texts = LRU(self._texts.size)
-        self._pinned = {}
-        todo: list[tuple[str, str]] = []
-        for pair in dict.fromkeys(revisions):
-            norm = self._verified_norm.get(pair)
-            if norm is None:
-                todo.append(pair)
-            else:
-                self._pinned[pair] = norm
-        return todo
 
     def prefetch(self, items: Iterable[tuple[str, str]], batch: int = _BATCH) -> None:
         """Read every (digest, collection) not yet cached in one batch (`read_texts`).
@@ -261,67 +228,13 @@ class CurrencyEngine:
             found = self._normalized.put(key, norm.structure(text.text or "").text)
         return found
 
-    def cited_revision(self, ps: dict[str, Any]) -> RevisionRow | None:
-        wanted = ps["document"]["revision"]
-        for rev in self.revisions(ps["document"]["document_id"]):
-            if rev.revision == wanted:
+    def cited_revision(self, document_id: str, revision: str) -> RevisionRow | None:
+        for rev in self.revisions(document_id):
+            if rev.revision == revision:
                 return rev
         return None
 
     # -- verdicts ----------------------------------------------------------------------
-
-    def transform(self, ps: dict[str, Any], retrieved: TextResult) -> Transform:
-        recorded = by_version(ps["normalizer_version"])
-        if recorded is None:
-            return Transform(
-                "unknown_normalizer", f"normalizer {ps['normalizer_version']!r} is not known here"
-            )
-        if recorded is not NORM1:
-            return self._transform_under(ps, retrieved, recorded)
-        cited = self.cited_revision(ps)
-        if cited is None:
-            return Transform("revision_not_imported", "the cited revision was never imported")
-        pair = (cited.content_sha256, cited.collection)
-        norm = self._pinned.get(pair)
-        if norm is None:
-            text = self.revision_text(cited)
-            if not text.verified or text.text is None:
-                return Transform("revision_unreadable", f"cited revision text is {text.state}")
-            if not retrieved.verified or retrieved.text is None:
-                return Transform("passage_unreadable", f"retrieved text is {retrieved.state}")
-            norm = self.normalized(cited, text)
-            if self._pinning:
-                self._pinned[pair] = self._verified_norm.put(pair, norm)
-        elif not retrieved.verified or retrieved.text is None:
-            return Transform("passage_unreadable", f"retrieved text is {retrieved.state}")
-        loc = ps["locator"]
-        quote = normalize_quote(retrieved.text)
-        if norm[loc["char_start"] : loc["char_end"]] == quote:
-            return Transform("found_at_locator")
-        where = norm.find(quote) if quote else -1
-        if where >= 0:
-            return Transform("found_elsewhere", f"found at characters {where}..{where + len(quote)}")
-        return Transform("not_found", "the retrieved text does not occur in the cited revision")
-
-    def _transform_under(self, ps: dict[str, Any], retrieved: TextResult, norm: Normalizer) -> Transform:
-        """The transformation trace of a passage recorded under another version than ``/1``."""
-        cited = self.cited_revision(ps)
-        if cited is None:
-            return Transform("revision_not_imported", "the cited revision was never imported")
-        text = self.revision_text(cited)
-        if not text.verified or text.text is None:
-            return Transform("revision_unreadable", f"cited revision text is {text.state}")
-        if not retrieved.verified or retrieved.text is None:
-            return Transform("passage_unreadable", f"retrieved text is {retrieved.state}")
-        norm_text = self.normalized(cited, text, norm)
-        loc = ps["locator"]
-        quote = norm.quote(retrieved.text)
-        if norm_text[loc["char_start"] : loc["char_end"]] == quote:
-            return Transform("found_at_locator")
-        where = norm_text.find(quote) if quote else -1
-        if where >= 0:
-            return Transform("found_elsewhere", f"found at characters {where}..{where + len(quote)}")
-        return Transform("not_found", "the retrieved text does not occur in the cited revision")
 
     def _deleted_now(self, document_id: str, latest: RevisionRow) -> tuple[int, str, str] | None:
         """The deletion in force: one not followed by a revision committed after it."""
@@ -330,9 +243,7 @@ class CurrencyEngine:
             return None
         return deleted
 
-    def currency(
-        self, ps: dict[str, Any], retrieved: TextResult, generated_at: str | None = None
-    ) -> Currency:
+    def currency(self, ps: Passage, retrieved: TextResult, generated_at: str | None = None) -> Currency:
         """The passage's currency today and, given the answer's `generated_at`, at answer time."""
         key = _currency_key(ps, retrieved)
         cur = self._currencies.get(key) if key is not None else None
@@ -344,31 +255,32 @@ class CurrencyEngine:
             return cur
         return _with_answer_time(cur, self._answer_time(ps, retrieved, cur, generated_at))
 
-    def _norms(self, ps: dict[str, Any]) -> tuple[Normalizer, Normalizer] | None:
+    def _norms(self, chain: Chain) -> tuple[Normalizer, Normalizer] | None:
         """(recorded, compared-under) normalizers of a passage; None for an unknown version."""
-        recorded = by_version(str(ps["normalizer_version"]))
+        recorded = by_version(str(chain.normalizer_version))
         if recorded is None:
             return None
         if self.requested is not None and recorded is NORM1:
             return recorded, self.requested
         return recorded, recorded
 
-    def _currency(self, ps: dict[str, Any], retrieved: TextResult) -> Currency:
+    def _currency(self, ps: Passage, retrieved: TextResult) -> Currency:
         s = self.session
-        if not s.can_read(ps["collection"]):
+        if not s.can_read(ps.collection):
             return Currency("unavailable", "out_of_scope")
-        if ps.get("derived_from"):
+        if ps.derived_from:
             return Currency("unchecked", "derived_text", "state comes from its lineage")
-        norms = self._norms(ps)
+        chain = ps.located()
+        norms = self._norms(chain)
         if norms is None:
             return Currency(
                 "unchecked",
                 "unknown_normalizer",
-                f"normalizer {ps['normalizer_version']!r} is not known here",
+                f"normalizer {chain.normalizer_version!r} is not known here",
             )
         recorded, norm = norms
         version = norm.version
-        doc = ps["document"]["document_id"]
+        doc = chain.document_id
         revs = self.revisions(doc)
         if not revs:
             return Currency(
@@ -378,7 +290,7 @@ class CurrencyEngine:
         if not s.can_read(latest.collection):
             return Currency("unavailable", "out_of_scope")
         deleted = self._deleted_now(doc, latest)
-        cited = self.cited_revision(ps)
+        cited = self.cited_revision(doc, chain.revision)
         cited_text = self.revision_text(cited) if cited is not None else None
         if deleted is not None:
             return Currency(
@@ -394,7 +306,7 @@ class CurrencyEngine:
             return Currency(
                 "unchecked",
                 "cited_revision_not_imported",
-                f"revision {ps['document']['revision']!r} of {doc} was never imported",
+                f"revision {chain.revision!r} of {doc} was never imported",
                 current=latest,
                 normalizer=version,
             )
@@ -421,7 +333,7 @@ class CurrencyEngine:
                 cited_text,
                 version,
             )
-        quote = self._quote(ps, retrieved, cited, cited_text, recorded)
+        quote = self._quote(chain, retrieved, cited, cited_text, recorded)
         if quote is None:
             return Currency(
                 "unchecked",
@@ -435,12 +347,12 @@ class CurrencyEngine:
                 cited_text,
                 version,
             )
-        rel = self._verdict(ps, quote, cited, cited_text, latest, latest_text, recorded, norm)
+        rel = self._verdict(chain, quote, cited, cited_text, latest, latest_text, recorded, norm)
         return Currency(rel.state, rel.reason, "", cited, latest, rel, cited_text, version)
 
     def _verdict(
         self,
-        ps: dict[str, Any],
+        chain: Chain,
         quote: str,
         cited: RevisionRow,
         cited_text: TextResult | None,
@@ -450,7 +362,7 @@ class CurrencyEngine:
         norm: Normalizer = NORM1,
     ) -> Relocation:
         """relocate.py's verdict, memoized: many answers cite the same chunk of a revision."""
-        loc = locator_of(ps)
+        loc = chain.locator
         key = (norm.version, quote, loc, cited.content_sha256, latest.content_sha256)
         found = self._verdicts.get(key)
         if found is not None:
@@ -462,13 +374,13 @@ class CurrencyEngine:
             rel = check_same_revision(quote, loc, later, norm)
         else:
             if old is None:
-                old = _stand_in(ps, quote, loc, norm)
+                old = _stand_in(chain, quote, loc, norm)
             rel = relocate(quote, loc, old, later, norm)
         return self._verdicts.put(key, rel)
 
     def _quote(
         self,
-        ps: dict[str, Any],
+        chain: Chain,
         retrieved: TextResult,
         cited: RevisionRow,
         cited_text: TextResult | None,
@@ -478,8 +390,8 @@ class CurrencyEngine:
         if retrieved.verified and retrieved.text is not None:
             return recorded.quote(retrieved.text)
         if cited_text is not None and cited_text.verified and cited_text.text is not None:
-            loc = ps["locator"]
-            return self.normalized(cited, cited_text, recorded)[loc["char_start"] : loc["char_end"]] or None
+            loc = chain.locator
+            return self.normalized(cited, cited_text, recorded)[loc.char_start : loc.char_end] or None
         return None
 
     # -- answer time -------------------------------------------------------------------
@@ -493,7 +405,7 @@ class CurrencyEngine:
 
     def _holds_quote(
         self,
-        ps: dict[str, Any],
+        chain: Chain,
         quote: str,
         cited: RevisionRow,
         cited_text: TextResult | None,
@@ -502,19 +414,19 @@ class CurrencyEngine:
         recorded: Normalizer,
         norm: Normalizer,
     ) -> bool:
-        loc = locator_of(ps)
+        loc = chain.locator
         key = (norm.version, quote, loc, cited.content_sha256, rev.content_sha256)
         found = self._holds.get(key)
         if found is None:
             old = cited_text.text if cited_text is not None and cited_text.verified else None
             q, carried = carry(quote, loc, old, recorded, norm)
             if old is None:
-                old = _stand_in(ps, q, carried, norm)
+                old = _stand_in(chain, q, carried, norm)
             found = self._holds.put(key, still_says(q, carried, old, rev_text, norm))
         return found
 
     def _answer_time(
-        self, ps: dict[str, Any], retrieved: TextResult, cur: Currency, generated_at: str
+        self, ps: Passage, retrieved: TextResult, cur: Currency, generated_at: str
     ) -> AnswerTime:
         """Was the cited revision already superseded when the answer was generated?
 
@@ -527,16 +439,17 @@ class CurrencyEngine:
         unknown = answer_time_unknown
         if cur.reason == "out_of_scope":
             return unknown("out_of_scope", generated_at)
-        if ps.get("derived_from"):
+        if ps.derived_from:
             return unknown("derived_text", generated_at)
-        norms = self._norms(ps)
+        chain = ps.located()
+        norms = self._norms(chain)
         if norms is None:
             return unknown("unknown_normalizer", generated_at)
-        doc = ps["document"]["document_id"]
+        doc = chain.document_id
         revs = self.revisions(doc)
         if not revs:
             return unknown("no_revisions_imported", generated_at)
-        cited = self.cited_revision(ps)
+        cited = self.cited_revision(doc, chain.revision)
         if cited is None:
             return unknown("cited_revision_not_imported", generated_at)
         instants = self._instants_of(doc)
@@ -556,14 +469,16 @@ class CurrencyEngine:
             memo = self._superseded.get((*key, k))
             if memo is None:
                 memo = self._superseded.put(
-                    (*key, k), self._in_force(ps, retrieved, cited, revs, instants, ci, k)
+                    (*key, k), self._in_force(chain, retrieved, cited, revs, instants, ci, k)
                 )
             return replace(memo, generated_at=generated_at)
-        return replace(self._in_force(ps, retrieved, cited, revs, instants, ci, k), generated_at=generated_at)
+        return replace(
+            self._in_force(chain, retrieved, cited, revs, instants, ci, k), generated_at=generated_at
+        )
 
     def _in_force(
         self,
-        ps: dict[str, Any],
+        chain: Chain,
         retrieved: TextResult,
         cited: RevisionRow,
         revs: list[RevisionRow],
@@ -574,7 +489,7 @@ class CurrencyEngine:
         """The answer-time fact when revision `k`, later than the cited `ci`, was in force
         (`generated_at` left empty: the caller fills it in)."""
         s = self.session
-        norms = self._norms(ps)
+        norms = self._norms(chain)
         assert norms is not None  # noqa: S101 - the caller returned earlier otherwise
         recorded, norm = norms
         generated_at = ""
@@ -583,7 +498,7 @@ class CurrencyEngine:
         if not s.can_read(in_force.collection):
             return answer_time_unknown("out_of_scope", generated_at, cited=cited)
         cited_text = self.revision_text(cited)
-        quote = self._quote(ps, retrieved, cited, cited_text, recorded)
+        quote = self._quote(chain, retrieved, cited, cited_text, recorded)
         base = AnswerTime(
             "superseded", "", generated_at, cited=cited, in_force=in_force, in_force_is_current=is_current
         )
@@ -592,16 +507,16 @@ class CurrencyEngine:
         text = self.revision_text(in_force)
         if not text.verified or text.text is None:
             return base.but("in_force_unreadable", f"the revision in force at answer time is {text.state}")
-        if self._holds_quote(ps, quote, cited, cited_text, in_force, text.text, recorded, norm):
+        if self._holds_quote(chain, quote, cited, cited_text, in_force, text.text, recorded, norm):
             return base.but("unchanged_before_answer")
-        rel = self._verdict(ps, quote, cited, cited_text, in_force, text, recorded, norm)
+        rel = self._verdict(chain, quote, cited, cited_text, in_force, text, recorded, norm)
         # The earliest revision since which, up to the answer, the quote had not stood.
         first = k
         for j in range(k - 1, ci, -1):
             t = self.revision_text(revs[j])
             if not t.verified or t.text is None or not s.can_read(revs[j].collection):
                 break
-            if self._holds_quote(ps, quote, cited, cited_text, revs[j], t.text, recorded, norm):
+            if self._holds_quote(chain, quote, cited, cited_text, revs[j], t.text, recorded, norm):
                 break
             first = j
         return base.but(
@@ -637,7 +552,7 @@ def _with_answer_time(cur: Currency, at: AnswerTime) -> Currency:
     )
 
 
-def _stand_in(ps: dict[str, Any], quote: str, loc: Locator, norm: Normalizer = NORM1) -> str:
+def _stand_in(chain: Chain, quote: str, loc: Locator, norm: Normalizer = NORM1) -> str:
     """What relocation may assume about a cited revision whose text is gone (purged).
 
     relocate.py anchors an occurrence as firmly as the quote was anchored in the cited
@@ -649,50 +564,32 @@ def _stand_in(ps: dict[str, Any], quote: str, loc: Locator, norm: Normalizer = N
     recorded offset restores exactly that anchoring; for other chunkers nothing can be
     assumed and an empty text (plain substring matching) is used.
     """
-    if ps["chunk"].get("pipeline_version") != CHUNKER_VERSION or loc.char_start < 3:
+    if chain.chunk.pipeline_version != CHUNKER_VERSION or loc.char_start < 3:
         return ""
     stand_in = "x" * (loc.char_start - 2) + "\n\n" + quote
     normalized = norm.structure(stand_in).text
     return stand_in if normalized[loc.char_start : loc.char_start + len(quote)] == quote else ""
 
 
-def derived_transform(ps: dict[str, Any], retrieved: TextResult, source: TextResult | None) -> Transform:
-    """A passage derived from a note or answer: is it that source's stored text (or part of it)?"""
-    if source is None:
-        return Transform("source_missing", f"{ps.get('derived_from')!r} is not in this vault")
-    if ps["retrieved_sha256"] == source.digest:
-        return Transform("matches_source", "the passage is the source's stored text (same digest)")
-    if not source.verified or source.text is None:
-        return Transform("source_unreadable", f"the source's text is {source.state}")
-    if not retrieved.verified or retrieved.text is None:
-        return Transform("passage_unreadable", f"retrieved text is {retrieved.state}")
-    quote = normalize_quote(retrieved.text)
-    if quote and quote in normalize(source.text):
-        return Transform("found_in_source", "the passage quotes the source's stored text")
-    return Transform("not_in_source", "the passage does not occur in the source's stored text")
-
-
-def _currency_key(ps: dict[str, Any], retrieved: TextResult) -> tuple[Any, ...] | None:
+def _currency_key(ps: Passage, retrieved: TextResult) -> tuple[Any, ...] | None:
     """What a passage's currency depends on, or None when it is not a plain shape (never
     memoized then).  Only exact str and int values count, so 1 and "1" never share a key."""
-    doc, loc = ps.get("document"), ps.get("locator")
-    if not isinstance(doc, dict) or not isinstance(loc, dict):
+    chain = ps.chain
+    if chain is None:
         return None
-    heading = loc.get("heading_path")
-    if not isinstance(heading, list) or not all(type(h) is str for h in heading):
-        return None
+    loc = chain.locator
     values = (
-        ps.get("collection"),
-        ps.get("derived_from") or "",
-        ps.get("normalizer_version"),
-        doc.get("document_id"),
-        doc.get("revision"),
-        loc.get("paragraph"),
-        loc.get("char_start"),
-        loc.get("char_end"),
+        ps.collection,
+        ps.derived_from or "",
+        chain.normalizer_version,
+        chain.document_id,
+        chain.revision,
+        loc.paragraph,
+        loc.char_start,
+        loc.char_end,
         retrieved.digest,
         retrieved.state,
     )
     if not all(type(v) is str or type(v) is int for v in values):
         return None
-    return (*values, tuple(heading))
+    return (*values, loc.heading_path)

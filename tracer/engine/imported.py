@@ -16,8 +16,10 @@ from typing import Any
 from store.dsse import Envelope, verify_envelope
 from store.errors import SignatureError
 from store.imported import IMPORTED_KIND, IMPORTED_SCHEMA
-from tracer.engine.currency import Currency, Transform
+from store.records import Manifest, imported_manifest
+from tracer.engine.currency import Currency
 from tracer.engine.evidence import TextResult
+from tracer.engine.transform import Transform
 from tracer.importers.attest import IMPORTED_MARK, Attestation, FieldFact
 
 __all__ = [
@@ -57,53 +59,10 @@ class ImportedFacts:
         return {k: v for k, v in self.fields.items() if v.state != Attestation.ATTESTED}
 
 
-def _chain_fields(ps: dict[str, Any]) -> dict[str, Any]:
-    """A located passage's chain, in the manifest's shape (what currency and transform read)."""
-    chain = ps.get("chain")
-    return dict(chain) if isinstance(chain, dict) else {}
-
-
-def _as_manifest(st: dict[str, Any]) -> dict[str, Any]:
-    """The statement in the manifest's shape, for the code paths both share (scope, citations)."""
-    passages = []
-    for ps in st["passages"]:
-        passages.append(
-            {
-                "passage_id": ps["passage_id"],
-                "collection": ps["collection"],
-                "retrieved_sha256": ps["retrieved_sha256"],
-                "model_input_sha256": ps["model_input_sha256"],
-                "retrieved_at": ps["retrieved_at"],
-                "rank": ps["rank"],
-                "score": ps["score"],
-                "query_sha256": ps["query_sha256"],
-                "imported": ps,
-                # what the mapping named (either may be None); a located passage's chain replaces it
-                "document": {"document_id": ps["document_id"], "revision": ps["revision"]},
-                **_chain_fields(ps),
-            }
-        )
-    return {
-        "run_id": st["run_id"],
-        "answer_id": st["answer_id"],
-        "kind": "imported",
-        "generated_at": st["generated_at"],
-        "producer": {"system": st["producer"]["system"], "version": st["producer"]["version"]},
-        "runtime": dict(st["runtime"]),
-        "authorization": {},
-        "collection": st["collection"],
-        "question_sha256": st["question_sha256"],
-        "answer_sha256": st["answer_sha256"],
-        "passages": passages,
-        "citations": list(st["citations"]),
-        "lineage": [],
-    }
-
-
 def read_imported(
     env: Envelope, seq: int, origin: str, custodian_id: str, custodian_ed25519: bytes
-) -> tuple[dict[str, Any], str, ImportedFacts]:
-    """(manifest-shaped payload, signature state, facts) of an imported_trace entry.
+) -> tuple[Manifest, str, ImportedFacts]:
+    """(manifest record, signature state, facts) of an imported_trace entry.
 
     The signature is checked against the custodian's key and the statement must name
     this vault and this seq (`verify` also checks the root before it).
@@ -134,7 +93,7 @@ def read_imported(
         imported_at=str(st["imported_at"]),
         fields={str(k): FieldFact.from_json(v) for k, v in st["fields"].items()},
     )
-    return _as_manifest(st), signature, facts
+    return imported_manifest(st), signature, facts
 
 
 def not_captured(fact: FieldFact | None) -> TextResult:

@@ -21,6 +21,7 @@ from store.dsse import Envelope, verify_envelope
 from store.entries import CUSTODIAN_KINDS, INVESTIGATOR_KINDS, MANIFEST_TYPE, ROSTER_KINDS, LogEntry
 from store.errors import InputError, SignatureError
 from store.keyring import in_scope
+from store.records import MalformedRecordError, Manifest, TransformKey
 from store.roster import Roster, statement_problem
 from store.rowtables import RowsTable, rows_table
 from store.schema import VIEW_COLUMNS
@@ -34,8 +35,6 @@ __all__ = [
     "check_run",
     "finding",
     "manifest_tasks",
-    "passage_of",
-    "transform_key",
 ]
 
 
@@ -43,21 +42,21 @@ __all__ = [
 class Task:
     """A passage to trace to its locator; picklable, so worker processes hand it back.
 
-    A passage whose verdict depends only on its memo `key` travels as the key alone
-    (`passage` is None): popular chunks repeat, and `passage_of` rebuilds what a trace
-    reads of it.
+    It travels as what its verdict depends on (`key`) and, for text derived from an
+    answer or note, the id of that source: popular chunks repeat, and nothing else of
+    the passage is read by the transform check.
     """
 
     seq: int
     pos: int
     kind: str
-    answer_id: Any
-    passage_id: Any
-    passage: dict[str, Any] | None
-    key: tuple[Any, ...] | None
+    answer_id: str
+    passage_id: str
+    key: TransformKey
+    derived_from: str | None = None
 
-    def with_key(self, key: tuple[Any, ...]) -> Task:
-        return Task(self.seq, self.pos, self.kind, self.answer_id, self.passage_id, self.passage, key)
+    def with_key(self, key: TransformKey) -> Task:
+        return Task(self.seq, self.pos, self.kind, self.answer_id, self.passage_id, key, self.derived_from)
 
 
 @dataclass(frozen=True)
@@ -108,7 +107,7 @@ class RunResult:
     #: the keyring version the run started from
     started: int
     #: one object per distinct memo key, so pickling the result sends each once
-    keys: dict[tuple[Any, ...], tuple[Any, ...]] = field(default_factory=dict)
+    keys: dict[TransformKey, TransformKey] = field(default_factory=dict)
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "keys": {}}
@@ -159,7 +158,7 @@ def _check_entry(
         env = entry.envelope
         if env is not None:
             raw = json.loads(env.payload)
-            entry = entry.with_payload(raw)
+            entry = entry.with_payload(raw, _manifest(entry.kind, raw))
     except (InputError, ValueError, AttributeError, TypeError) as exc:
         env_error = exc
     try:
@@ -188,8 +187,8 @@ def _check_entry(
             finding("entry_kind_mismatch", seq, f"log row says {kind!r}, entry says {entry.kind!r}", **rec)
         )
     manifest = _signature(run, keyring, found, seq, entry, rec, env, raw, env_error)
-    if kind == "manifest" and run.scopes is not None and env_error is None and isinstance(raw, dict):
-        _tasks(run.scopes, out, seq, kind, raw)
+    if kind == "manifest" and run.scopes is not None and entry.manifest is not None:
+        _tasks(run.scopes, out, seq, kind, entry.manifest)
     scratch: Rows = {t: [] for t in VIEW_COLUMNS}
     try:
         derive(seq, entry, scratch)
@@ -200,6 +199,17 @@ def _check_entry(
             if items:
                 out.rows[table].extend(items)
     return manifest
+
+
+def _manifest(kind: str, payload: Any) -> Manifest | None:
+    """The record of a manifest payload, parsed once for the derivation and the tasks;
+    None when it is not one (the derivation then reports it as malformed)."""
+    if kind != "manifest":
+        return None
+    try:
+        return Manifest.from_json(payload)
+    except MalformedRecordError:
+        return None
 
 
 def _leaf_mismatch(seq: int, stored: bytes, leaf: bytes, rec: dict[str, Any]) -> Finding:
@@ -334,24 +344,19 @@ def _faults(found: list[Finding], seq: int, entry: LogEntry, body: dict[str, Any
         )
 
 
-def _tasks(scopes: list[str], out: RunResult, seq: int, kind: str, body: dict[str, Any]) -> None:
-    """The readable passages of a manifest, to be traced to their locators.
-
-    A passage with a memo key travels as its key alone (a worker's result is pickled
-    back, and popular chunks repeat): `passage_of` rebuilds what a trace reads of it.
-    """
-    answer_id = body.get("answer_id")
-    for pos, ps in enumerate(body.get("passages", [])):
-        if isinstance(ps, dict) and in_scope(scopes, str(ps.get("collection"))):
-            if ps.get("derived_from"):
-                out.deferred.append(Task(seq, pos, kind, answer_id, ps.get("passage_id"), ps, None))
-                continue
-            key = transform_key(ps)
-            if key is not None:
-                key = out.keys.setdefault(key, key)
-            out.tasks.append(
-                Task(seq, pos, kind, answer_id, ps.get("passage_id"), None if key is not None else ps, key)
-            )
+def _tasks(scopes: list[str], out: RunResult, seq: int, kind: str, m: Manifest) -> None:
+    """The readable passages of a manifest, to be traced to their locators."""
+    for pos, ps in enumerate(m.passages):
+        key = ps.chain_key()
+        if key is None or not in_scope(scopes, str(ps.collection)):
+            continue
+        task = Task(seq, pos, kind, m.answer_id, ps.passage_id, key, ps.derived_from or None)
+        if task.derived_from:
+            out.deferred.append(task)
+        else:
+            if key.memoizable:
+                task = task.with_key(out.keys.setdefault(key, key))
+            out.tasks.append(task)
 
 
 def manifest_tasks(scopes: list[str], seq: int, data: bytes) -> tuple[list[Task], list[Task]]:
@@ -363,47 +368,8 @@ def manifest_tasks(scopes: list[str], seq: int, data: bytes) -> tuple[list[Task]
         body = json.loads(env.payload) if env is not None else None
     except (InputError, ValueError, AttributeError, TypeError):
         return [], []
-    if isinstance(body, dict):
-        _tasks(scopes, out, seq, "manifest", body)
+    try:
+        _tasks(scopes, out, seq, "manifest", Manifest.from_json(body))
+    except MalformedRecordError:
+        pass  # reported by the log pass
     return out.tasks, out.deferred
-
-
-def passage_of(task: Task) -> dict[str, Any]:
-    """The passage of a task, or the part of it its memo key holds (all a trace reads)."""
-    ps, key = task.passage, task.key
-    if ps is not None:
-        return ps
-    assert key is not None  # noqa: S101 - a task carries one or the other
-    retrieved, collection, normalizer, document_id, revision, start, end = key
-    return {
-        "passage_id": task.passage_id,
-        "retrieved_sha256": retrieved,
-        "collection": collection,
-        "normalizer_version": normalizer,
-        "document": {"document_id": document_id, "revision": revision},
-        "locator": {"char_start": start, "char_end": end},
-    }
-
-
-def transform_key(ps: dict[str, Any]) -> tuple[Any, ...] | None:
-    """What a passage's transform verdict depends on, or None when it is derived or not a
-    plain shape (then it is never memoized).  Only exact str and int values qualify, so
-    1 and 1.0 and "1" (and True) never share a key."""
-    if ps.get("derived_from"):
-        return None
-    doc, loc = ps.get("document"), ps.get("locator")
-    if not isinstance(doc, dict) or not isinstance(loc, dict):
-        return None
-    values = (
-        ps.get("retrieved_sha256"),
-        ps.get("collection"),
-        ps.get("normalizer_version"),
-        doc.get("document_id"),
-        doc.get("revision"),
-        loc.get("char_start"),
-        loc.get("char_end"),
-    )
-    for v in values:
-        if type(v) is not str and type(v) is not int:
-            return None
-    return values

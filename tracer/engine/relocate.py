@@ -38,6 +38,7 @@ from typing import Final
 from rapidfuzz import fuzz
 from rapidfuzz.distance import LCSseq
 
+from store.records import Locator
 from tracer.engine.normalizers import NORM1, Normalizer
 from tracer.engine.textnorm import Block, Structure
 
@@ -85,14 +86,6 @@ REASONS: Final = frozenset(
 SIMILARITY_THRESHOLD: Final = 0.6
 MAX_PROPOSALS: Final = 5
 _TOKEN: Final = re.compile(r"\w+|[^\w\s]")
-
-
-@dataclass(frozen=True)
-class Locator:
-    heading_path: tuple[str, ...]
-    paragraph: int
-    char_start: int
-    char_end: int
 
 
 @dataclass(frozen=True)

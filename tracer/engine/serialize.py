@@ -140,27 +140,23 @@ def passage_json(p: PassageTrace) -> dict[str, Any]:
     if not p.visible:
         out["integrity"] = "unavailable"
         return out
-    m = p.meta
+    m = p.record
     if p.imported:
         return {**out, **imported_passage_json(p)}
+    if m is None:
+        raise ValueError(f"passage {p.passage_id!r} is visible but has no record")
     out.update(
         {
             "collection": p.collection,
             "retrieved": text_json(p.retrieved),
             "model_input": text_json(p.model_input),
             "transform": {"state": p.transform.state, "detail": p.transform.detail},
-            "chain": {
-                "chunk": m["chunk"],
-                "locator": m["locator"],
-                "normalizer_version": m["normalizer_version"],
-                "document": m["document"],
-                "source": m["source"],
-            },
-            "retrieved_at": utc(str(m["retrieved_at"])),
-            "rank": m["rank"],
-            "score": m["score"],
-            "query_sha256": m["query_sha256"],
-            "derived_from": m.get("derived_from"),
+            "chain": m.chain_json(),
+            "retrieved_at": utc(str(m.retrieved_at)),
+            "rank": m.rank,
+            "score": m.score,
+            "query_sha256": m.query_sha256,
+            "derived_from": m.derived_from,
         }
     )
     return out
@@ -213,23 +209,20 @@ def _hidden_trace_json(t: AnswerTrace) -> dict[str, Any]:
 
 def imported_passage_json(p: PassageTrace) -> dict[str, Any]:
     """An imported passage: its texts, what the importer located, and every field's attestation."""
-    m = p.meta
-    imp = m.get("imported", {})
-    chain = (
-        {k: m[k] for k in ("chunk", "locator", "normalizer_version", "document", "source")}
-        if "locator" in m
-        else None
-    )
+    m = p.record
+    if m is None:
+        raise ValueError(f"passage {p.passage_id!r} is out of scope")
+    imp = m.imported or {}
     return {
         "collection": p.collection,
         "retrieved": text_json(p.retrieved),
         "model_input": text_json(p.model_input),
         "transform": {"state": p.transform.state, "detail": p.transform.detail},
-        "chain": chain,
-        "retrieved_at": utc(str(m["retrieved_at"])),
-        "rank": m["rank"],
-        "score": m["score"],
-        "query_sha256": m["query_sha256"],
+        "chain": m.chain_json(),
+        "retrieved_at": utc(str(m.retrieved_at)),
+        "rank": m.rank,
+        "score": m.score,
+        "query_sha256": m.query_sha256,
         "derived_from": None,
         "imported": {
             "mark": IMPORTED_MARK,
@@ -267,9 +260,9 @@ def _trace_json(t: AnswerTrace) -> dict[str, Any]:
         "answer_time": t.answer_time,
         "reasons": list(t.reasons),
         "signature": {"state": t.signature, "keyid": t.signer},
-        "producer": t.producer,
-        "runtime": t.runtime,
-        "authorization_at_run_time": t.authorization,
+        "producer": t.producer.to_json(),
+        "runtime": dict(t.runtime),
+        "authorization_at_run_time": dict(t.authorization),
         "question": text_json(t.question),
         "answer": text_json(t.answer),
         "citations": [

@@ -77,14 +77,14 @@ def document_timeline(
         if not t.visible:
             continue
         for p in t.passages:
-            if not p.visible or p.meta["document"]["document_id"] != document_id:
+            if not p.visible or p.record is None or p.document_id != document_id:
                 continue
             at = p.currency.answer_time
             events.append(
                 TimelineEvent(
                     utc(t.generated_at),
                     "answer",
-                    str(p.meta["document"]["revision"]),
+                    str(p.record.document.revision),
                     answer_id=aid,
                     passage_id=p.passage_id,
                     answer_time=at.state if at is not None else "unknown",

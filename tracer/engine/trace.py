@@ -13,6 +13,7 @@ unavailable to them, as a whole, with ids only.  Cycles are reported, never loop
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,10 +22,11 @@ from store.dsse import verify_envelope
 from store.entries import LogEntry
 from store.errors import InputError, SignatureError, StoreError, VaultError
 from store.queries import AnswerRow
+from store.records import Locator, MalformedRecordError, Manifest, Passage, Producer
 from store.roster import producer_keys
 from tracer.clock import now_iso
 from tracer.engine.answertime import strictest_answer_time
-from tracer.engine.currency import LRU, Currency, CurrencyEngine, Transform, derived_transform, locator_of
+from tracer.engine.currency import LRU, Currency, CurrencyEngine
 from tracer.engine.evidence import TextResult
 from tracer.engine.imported import (
     ImportedFacts,
@@ -34,9 +36,9 @@ from tracer.engine.imported import (
     read_imported,
 )
 from tracer.engine.normalizers import RECORDED
-from tracer.engine.relocate import Locator
 from tracer.engine.session import Session
 from tracer.engine.states import strictest_currency, strictest_integrity
+from tracer.engine.transform import Transform, TransformChecker, derived_transform
 from tracer.importers.attest import FieldFact
 
 __all__ = [
@@ -127,7 +129,8 @@ class PassageTrace:
     transform: Transform
     effective_integrity: str
     effective_currency: str
-    meta: dict[str, Any]
+    #: the signed passage; None when it is outside the viewer's scope (ids only then)
+    record: Passage | None
     #: an imported passage's fields and who vouches for each (empty for a producer's manifest)
     attestation: dict[str, FieldFact] = field(default_factory=dict)
 
@@ -136,8 +139,14 @@ class PassageTrace:
         return bool(self.attestation)
 
     @property
+    def document_id(self) -> str | None:
+        """The document the passage names (None out of scope, or for an import naming none)."""
+        doc = self.record.document.document_id if self.record is not None else None
+        return str(doc) if doc else None
+
+    @property
     def derived_from(self) -> str | None:
-        value = self.meta.get("derived_from")
+        value = self.record.derived_from if self.record is not None else None
         return str(value) if value else None
 
     @property
@@ -153,6 +162,7 @@ class PassageTrace:
             )  # fmt: skip
         c, at = self.currency, self.currency.answer_time
         rel = c.relocation
+        chain = self.record.chain if self.record is not None else None
         return PassageVerdict(
             self.passage_id,
             True,
@@ -160,8 +170,8 @@ class PassageTrace:
             c.reason,
             self.effective_currency,
             c.normalizer,
-            str(self.meta.get("normalizer_version", "")),
-            locator_of(self.meta) if "locator" in self.meta else None,
+            chain.normalizer_version if chain is not None else "",
+            chain.locator if chain is not None else None,
             rel.locator if rel is not None else None,
             at.state if at is not None else "unknown",
             at.reason if at is not None else "not_computed",
@@ -205,9 +215,9 @@ class AnswerTrace:
     visible: bool
     signature: str
     signer: str
-    producer: dict[str, Any]
-    runtime: dict[str, Any]
-    authorization: dict[str, Any]
+    producer: Producer
+    runtime: Mapping[str, Any]
+    authorization: Mapping[str, Any]
     question: TextResult
     answer: TextResult
     passages: list[PassageTrace]
@@ -230,7 +240,7 @@ class AnswerTrace:
 @dataclass(frozen=True)
 class _Manifest:
     seq: int
-    payload: dict[str, Any]
+    record: Manifest
     signature: str
     signer: str
     faults: list[dict[str, Any]]
@@ -238,10 +248,7 @@ class _Manifest:
 
     @property
     def sources(self) -> list[str]:
-        """Every answer id this one was built from: its lineage and its passages' sources."""
-        ids = {str(x) for x in self.payload.get("lineage", [])}
-        ids |= {str(p["derived_from"]) for p in self.payload.get("passages", []) if p.get("derived_from")}
-        return sorted(ids)
+        return self.record.sources
 
 
 @dataclass
@@ -250,16 +257,6 @@ class _Walk:
 
     pending: set[str] = field(default_factory=set)
     reasons: set[str] = field(default_factory=set)
-
-
-_HIDDEN_META = {"passage_id", "collection"}
-
-
-def _scrub(ps: dict[str, Any], visible: bool) -> dict[str, Any]:
-    """Out-of-scope passages keep no title, path, heading or excerpt: ids only."""
-    if visible:
-        return dict(ps)
-    return {k: ps[k] for k in _HIDDEN_META if k in ps}
 
 
 def _hidden(digest: str) -> TextResult:
@@ -276,6 +273,7 @@ class Tracer:
         """`normalizer`: "recorded", or the version to check ``/1`` citations under."""
         self.session = session
         self.currency = CurrencyEngine(session, normalizer)
+        self.transforms = TransformChecker(self.currency)
         self._keys = producer_keys(session.vault)
         self._summaries: dict[str, Summary] = {}
         self._manifests: LRU[str, _Manifest] = LRU(4096)
@@ -325,7 +323,14 @@ class Tracer:
         except SignatureError:
             signature = "signature_invalid"
         faults = entry.body.get("faults", [])
-        m = _Manifest(seq, payload, signature, signer, list(faults) if isinstance(faults, list) else [])
+        try:
+            record = Manifest.from_json(payload)
+        except MalformedRecordError as exc:
+            raise DamagedEntryError(
+                f"log entry {seq} (answer {answer_id!r}) is not a readable manifest"
+                f"{'' if signature == 'valid' else ' and fails its signature'}: {exc}"
+            ) from exc
+        m = _Manifest(seq, record, signature, signer, list(faults) if isinstance(faults, list) else [])
         return self._manifests.put(answer_id, m)
 
     def _imported(self, answer_id: str, seq: int, entry: LogEntry) -> _Manifest:
@@ -336,17 +341,17 @@ class Tracer:
             env = entry.envelope
             if env is None:
                 raise InputError("log", "$.envelope", "missing")
-            payload, signature, facts = read_imported(env, seq, vault.origin, cust.key_id, cust.ed25519)
+            record, signature, facts = read_imported(env, seq, vault.origin, cust.key_id, cust.ed25519)
         except (InputError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise DamagedEntryError(
                 f"log entry {seq} (imported answer {answer_id!r}) is damaged: {exc}"
             ) from exc
-        if payload.get("answer_id") != answer_id:
+        if record.answer_id != answer_id:
             raise DamagedEntryError(
                 f"the views place answer {answer_id!r} at log entry {seq}, which holds "
-                f"{payload.get('answer_id')!r}: the views were altered"
+                f"{record.answer_id!r}: the views were altered"
             )
-        return _Manifest(seq, payload, signature, entry.signer or "", [], facts)
+        return _Manifest(seq, record, signature, entry.signer or "", [], facts)
 
     def _text_or_absent(self, digest: str | None, collection: str, fact: FieldFact | None) -> TextResult:
         """A recorded text; where an import kept none, its attestation (never a text)."""
@@ -397,18 +402,14 @@ class Tracer:
         items: list[tuple[str, str]] = []
         docs: dict[str, set[str]] = {}
         for m in manifests:
-            p = m.payload
-            try:
-                coll = str(p["collection"])
-                items += [(str(p["question_sha256"]), coll), (str(p["answer_sha256"]), coll)]
-                for ps in p["passages"]:
-                    c = str(ps["collection"])
-                    items += [(str(ps["retrieved_sha256"]), c), (str(ps["model_input_sha256"]), c)]
-                    docs.setdefault(str(ps["document"]["document_id"]), set()).add(
-                        str(ps["document"]["revision"])
-                    )
-            except (KeyError, TypeError, AttributeError):
-                continue  # a damaged manifest reports itself when it is built
+            p = m.record
+            coll = p.collection
+            items += [(str(p.question_sha256), coll), (str(p.answer_sha256), coll)]
+            for ps in p.passages:
+                c = ps.collection
+                items += [(str(ps.retrieved_sha256), c), (str(ps.model_input_sha256), c)]
+                if ps.chain is not None:
+                    docs.setdefault(str(ps.chain.document_id), set()).add(str(ps.chain.revision))
         cur = self.currency
         cur.prefetch_revisions(docs)
         for doc, cited in docs.items():
@@ -458,7 +459,7 @@ class Tracer:
         "outside your scope".  A page primed with `prime` has its questions read already.
         """
         m = self._manifest(answer_id)
-        recorded = m.payload["question_sha256"]
+        recorded = m.record.question_sha256
         if recorded is None and m.imported is not None:  # an import that kept no question
             return (
                 not_captured(m.imported.field("$.question_sha256"))
@@ -468,7 +469,7 @@ class Tracer:
         digest = str(recorded)
         if not self.summary(answer_id).visible:
             return _hidden(digest)
-        return self.currency.text(digest, str(m.payload["collection"]))
+        return self.currency.text(digest, m.record.collection)
 
     def trace(self, answer_id: str, record: bool = True, stack: tuple[str, ...] = ()) -> AnswerTrace:
         """The full trace of one answer; `record` appends the look to the access log."""
@@ -480,27 +481,28 @@ class Tracer:
     # -- building -------------------------------------------------------------------------
 
     def _imported_passage(
-        self, ps: dict[str, Any], idx: int, generated_at: str, att: dict[str, FieldFact]
+        self, ps: Passage, idx: int, generated_at: str, att: dict[str, FieldFact]
     ) -> PassageTrace:
         """An imported passage: texts only where the export held them whole; currency only
         where the importer located the passage in a source revision of this vault."""
-        coll = ps["collection"]
-        retrieved = self._text_or_absent(ps["retrieved_sha256"], coll, att.get("retrieved_sha256"))
-        model_input = self._text_or_absent(ps["model_input_sha256"], coll, att.get("model_input_sha256"))
+        coll = ps.collection
+        retrieved = self._text_or_absent(ps.retrieved_sha256, coll, att.get("retrieved_sha256"))
+        model_input = self._text_or_absent(ps.model_input_sha256, coll, att.get("model_input_sha256"))
         integrity = strictest_integrity([retrieved.state, model_input.state])
-        if "locator" in ps and retrieved.digest:
+        key = ps.transform_key()
+        if key is not None and retrieved.digest:
             currency = self.currency.currency(ps, retrieved, generated_at)
-            transform = self.currency.transform(ps, retrieved)
+            transform = self.transforms.check(key, retrieved)
         else:
             currency, transform = not_located(att)
         return PassageTrace(
-            idx, ps["passage_id"], coll, True, retrieved, model_input, integrity, currency, transform,
-            integrity, currency.state, _scrub(ps, True), att,
+            idx, ps.passage_id, coll, True, retrieved, model_input, integrity, currency, transform,
+            integrity, currency.state, ps, att,
         )  # fmt: skip
 
     def _passage(
         self,
-        ps: dict[str, Any],
+        ps: Passage,
         idx: int,
         stack: tuple[str, ...],
         walk: _Walk,
@@ -508,8 +510,8 @@ class Tracer:
         imported: ImportedFacts | None = None,
     ) -> PassageTrace:
         s = self.session
-        derived = ps.get("derived_from")
-        visible = s.can_read(ps["collection"])
+        derived = ps.derived_from
+        visible = s.can_read(ps.collection)
         sub: Summary | None = None
         if derived and visible:
             sub = self._source(str(derived), stack, walk)
@@ -517,35 +519,39 @@ class Tracer:
         if not visible:
             return PassageTrace(
                 idx,
-                ps["passage_id"],
-                ps["collection"],
+                ps.passage_id,
+                ps.collection,
                 False,
-                _hidden(ps["retrieved_sha256"]),
-                _hidden(ps["model_input_sha256"]),
+                _hidden(str(ps.retrieved_sha256)),
+                _hidden(str(ps.model_input_sha256)),
                 "unavailable",
                 _OUT_OF_SCOPE,
                 Transform("unavailable"),
                 "unavailable",
                 "unavailable",
-                _scrub(ps, False),
+                None,  # out of scope: no title, path, heading or excerpt, ids only
             )
         if imported is not None:
             return self._imported_passage(ps, idx, generated_at, passage_attestation(imported, idx))
-        retrieved = self.currency.text(ps["retrieved_sha256"], ps["collection"])
-        model_input = self.currency.text(ps["model_input_sha256"], ps["collection"])
+        retrieved = self.currency.text(str(ps.retrieved_sha256), ps.collection)
+        model_input = self.currency.text(str(ps.model_input_sha256), ps.collection)
         integrity = strictest_integrity([retrieved.state, model_input.state])
         currency = self.currency.currency(ps, retrieved, generated_at)
         eff_i, eff_c = integrity, currency.state
-        if sub is not None:
-            transform = derived_transform(ps, retrieved, self._source_text(str(derived)))
+        key = ps.transform_key()
+        if sub is not None and derived:
+            source = self._source_text(derived)
+            transform = derived_transform(derived, str(ps.retrieved_sha256), retrieved, source)
             eff_i = strictest_integrity([eff_i, sub.integrity])
             eff_c = sub.currency
+        elif key is not None:
+            transform = self.transforms.check(key, retrieved)
         else:
-            transform = self.currency.transform(ps, retrieved)
+            raise MalformedRecordError(f"passage {ps.passage_id!r} names no revision and locator")
         return PassageTrace(
             idx,
-            ps["passage_id"],
-            ps["collection"],
+            ps.passage_id,
+            ps.collection,
             True,
             retrieved,
             model_input,
@@ -554,15 +560,15 @@ class Tracer:
             transform,
             eff_i,
             eff_c,
-            _scrub(ps, True),
+            ps,
         )
 
     def _source_text(self, answer_id: str) -> TextResult | None:
         try:
-            p = self._manifest(answer_id).payload
+            p = self._manifest(answer_id).record
         except (UnknownAnswerError, DamagedEntryError):
             return None
-        return self.currency.text(p["answer_sha256"], p["collection"])
+        return self.currency.text(str(p.answer_sha256), p.collection)
 
     def _lineage(self, ids: list[str], stack: tuple[str, ...], seen: set[str]) -> list[LineageNode]:
         """The lineage tree below `stack`; a source reached twice is expanded once (`shared`)."""
@@ -580,7 +586,7 @@ class Tracer:
                 kind = "missing" if "lineage_target_missing" in sub.reasons else "damaged"
                 nodes.append(LineageNode(aid, kind, sub.integrity, sub.currency, sub.visible))
                 continue
-            kind = str(m.payload.get("kind", "answer"))
+            kind = m.record.kind
             node = LineageNode(aid, kind, sub.integrity, sub.currency, sub.visible)
             if aid in seen:
                 node.shared = True
@@ -596,7 +602,7 @@ class Tracer:
             self._prefetch([m])
         try:
             return self._assemble(m, answer_id, stack, full)
-        except (KeyError, TypeError, AttributeError, IndexError) as exc:
+        except (MalformedRecordError, TypeError, AttributeError, IndexError) as exc:
             if m.signature == "valid":
                 raise  # a signed manifest passed the schema at ingest: this is a bug, not data
             raise DamagedEntryError(
@@ -605,50 +611,48 @@ class Tracer:
 
     def _assemble(self, m: _Manifest, answer_id: str, stack: tuple[str, ...], full: bool) -> AnswerTrace:
         s = self.session
-        p = m.payload
+        p = m.record
         stack = (*stack, answer_id)
         walk = _Walk()
-        kind = str(p.get("kind", "answer"))
-        generated_at = str(p["generated_at"])
+        kind = p.kind
+        generated_at = p.generated_at
         passages = [
-            self._passage(ps, i, stack, walk, generated_at, m.imported) for i, ps in enumerate(p["passages"])
+            self._passage(ps, i, stack, walk, generated_at, m.imported) for i, ps in enumerate(p.passages)
         ]
         by_id: dict[str, PassageTrace] = {}
         for pt in passages:
             by_id.setdefault(pt.passage_id, pt)
-        lineage_ids = sorted({str(x) for x in p.get("lineage", [])})
+        lineage_ids = sorted(set(p.lineage))
         sources = [self._source(x, stack, walk) for x in lineage_ids]
         reasons = walk.reasons
 
         # Scope: the answer's own collection, every source it was derived from, and for a
         # note (derived text by definition) every passage it was built from.
         visible = (
-            s.can_read(p["collection"])
+            s.can_read(p.collection)
             and all(sub.visible for sub in sources)
             and all(pt.visible for pt in passages if pt.derived_from)
             and (kind != "note" or all(pt.visible for pt in passages))
         )
         if not visible:
             reasons.add("out_of_scope")
-        if visible and m.imported is not None:
+        facts = m.imported
+        if visible:
             question = self._text_or_absent(
-                p["question_sha256"], p["collection"], m.imported.field("$.question_sha256")
+                p.question_sha256, p.collection, facts.field("$.question_sha256") if facts else None
             )
             answer = self._text_or_absent(
-                p["answer_sha256"], p["collection"], m.imported.field("$.answer_sha256")
+                p.answer_sha256, p.collection, facts.field("$.answer_sha256") if facts else None
             )
-        elif visible:
-            question = self.currency.text(p["question_sha256"], p["collection"])
-            answer = self.currency.text(p["answer_sha256"], p["collection"])
         else:
-            question, answer = _hidden(p["question_sha256"]), _hidden(p["answer_sha256"])
+            question, answer = _hidden(str(p.question_sha256)), _hidden(str(p.answer_sha256))
         lin_i = [sub.integrity for sub in sources]
         lin_c = [sub.currency for sub in sources]
 
         citations: list[CitationTrace] = []
-        for i, c in enumerate(p["citations"]):
-            cited = [by_id[x] for x in c["passage_ids"] if x in by_id]
-            unknown = [x for x in c["passage_ids"] if x not in by_id]
+        for i, c in enumerate(p.citations):
+            cited = [by_id[x] for x in c.passage_ids if x in by_id]
+            unknown = [x for x in c.passage_ids if x not in by_id]
             ci = strictest_integrity(
                 [pt.effective_integrity for pt in cited] + lin_i + (["missing"] if unknown else [])
             )
@@ -659,16 +663,16 @@ class Tracer:
             if (
                 answer.verified
                 and answer.text is not None
-                and 0 <= c["answer_start"] <= c["answer_end"] <= len(answer.text)
+                and 0 <= c.answer_start <= c.answer_end <= len(answer.text)
             ):
-                span = answer.text[c["answer_start"] : c["answer_end"]]
+                span = answer.text[c.answer_start : c.answer_end]
             citations.append(
                 CitationTrace(
                     i,
-                    c["answer_start"],
-                    c["answer_end"],
+                    c.answer_start,
+                    c.answer_end,
                     span,
-                    list(c["passage_ids"]),
+                    list(c.passage_ids),
                     cited,
                     unknown,
                     ci,
@@ -699,16 +703,16 @@ class Tracer:
         return AnswerTrace(
             seq=m.seq,
             answer_id=answer_id,
-            run_id=p["run_id"],
+            run_id=p.run_id,
             kind=kind,
-            generated_at=p["generated_at"],
-            collection=p["collection"],
+            generated_at=p.generated_at,
+            collection=p.collection,
             visible=visible,
             signature=m.signature,
             signer=m.signer,
-            producer=p["producer"],
-            runtime=p["runtime"] if visible else {},
-            authorization=p["authorization"] if visible else {},
+            producer=p.producer,
+            runtime=p.runtime if visible else {},
+            authorization=p.authorization if visible else {},
             question=question,
             answer=answer,
             passages=passages,

@@ -29,10 +29,11 @@ from store.errors import InputError, SignatureError, UnwrapError
 from store.gcpause import no_cycle_collection
 from store.guarded import guarded_kind, signed_commitment
 from store.note import Checkpoint, open_note
+from store.records import TransformKey
 from store.roster import Roster
 from store.vault import Vault
 from tracer.clock import now_iso
-from tracer.engine.currency import LRU, CurrencyEngine, Transform, derived_transform
+from tracer.engine.currency import LRU, CurrencyEngine
 from tracer.engine.logcheck import (
     Finding,
     RunInput,
@@ -41,10 +42,10 @@ from tracer.engine.logcheck import (
     check_run,
     finding,
     manifest_tasks,
-    passage_of,
 )
 from tracer.engine.receipt import Receipt, load_receipt, save_receipt
 from tracer.engine.session import Session
+from tracer.engine.transform import Transform, TransformChecker, derived_transform
 from tracer.engine.vocabulary import INFO_KINDS
 
 __all__ = ["INFO_KINDS", "Finding", "Progress", "VerifyReport", "verify"]
@@ -180,13 +181,12 @@ class _Verifier:
         self._scopes: list[str] | None = list(session.scopes) if session is not None else None
         self._sources: LRU[str, tuple[str, str]] = LRU(4096)
         self._tpage: list[Task] = []
-        self._tkeys: dict[tuple[Any, ...], tuple[Any, ...]] = {}
+        self._tkeys: dict[TransformKey, TransformKey] = {}
         self._tdeferred: list[Task] = []
         self._tfindings: list[tuple[int, int, Finding]] = []
         # verdicts by everything a non-derived passage's transform depends on: popular
         # chunks are retrieved by many answers and are checked once
-        self._tmemo: LRU[tuple[Any, ...], Transform] = LRU(32768)
-        self._engine: CurrencyEngine | None = None
+        self._checker: TransformChecker | None = None
         self._changed: set[str] = set()
 
     def find(self, kind: str, seq: int | None, detail: str, /, **record: Any) -> None:
@@ -369,10 +369,9 @@ class _Verifier:
         # copies after pickling, and a page holds many repeats of popular chunks
         keys = self._tkeys
         for task in result.tasks:
-            key = task.key
-            if key is not None:
-                same = keys.setdefault(key, key)
-                if same is not key:
+            if task.key.memoizable:
+                same = keys.setdefault(task.key, task.key)
+                if same is not task.key:
                     task = task.with_key(same)
             self._tpage.append(task)
         if len(self._tpage) >= _TRANSFORM_PAGE:
@@ -602,30 +601,26 @@ class _Verifier:
     def _transform_tasks(self, tasks: list[Task]) -> None:
         if self.session is None or not tasks:
             return
-        memo = self._tmemo
+        checker = self._checker
+        if checker is None:
+            # one checker (and engine) for the whole pass: popular revisions stay
+            # normalized across pages, and each distinct key is checked once
+            checker = self._checker = TransformChecker(CurrencyEngine(self.session), memo=32768)
         # Verdicts already known (popular chunks are retrieved by many answers) are
         # recorded before any text is read: only the rest need their texts.
         pending: list[Task] = []
         for task in tasks:
-            key = task.key
-            known = memo.get(key) if key is not None else None
+            known = None if task.derived_from else checker.known(task.key)
             if known is None:
                 pending.append(task)
             else:
                 self._transform_verdict(task, known)
         if not pending:
             return
-        # One engine for the whole pass: popular revisions stay normalized across pages.
-        engine = self._engine
-        if engine is None:
-            engine = self._engine = CurrencyEngine(self.session)
-        docs: set[str] = set()
-        for task in pending:
-            doc = passage_of(task).get("document")
-            if isinstance(doc, dict) and isinstance(doc.get("document_id"), str):
-                docs.add(doc["document_id"])
-        engine.prefetch_revisions(docs)
-        ranked = sorted(((_revision_key(passage_of(t)), i) for i, t in enumerate(pending)))
+        checker.engine.prefetch_revisions(
+            {t.key.document_id for t in pending if type(t.key.document_id) is str}
+        )
+        ranked = sorted(((_revision_key(t), i) for i, t in enumerate(pending)))
         # Texts are read a chunk of revisions at a time, so a page can hold many passages
         # (each revision normalized once per page) while few texts are held at once.
         chunk: list[Task] = []
@@ -634,59 +629,62 @@ class _Verifier:
         for rk, i in ranked:
             if rk != last:
                 if revisions >= _TEXT_CHUNK:
-                    self._transform_chunk(engine, chunk)
+                    self._transform_chunk(checker, chunk)
                     chunk, revisions = [], 0
                 revisions += 1
                 last = rk
             chunk.append(pending[i])
         if chunk:
-            self._transform_chunk(engine, chunk)
+            self._transform_chunk(checker, chunk)
 
-    def _transform_chunk(self, engine: CurrencyEngine, chunk: list[Task]) -> None:
-        memo = self._tmemo
-        seen: set[tuple[Any, ...]] = set()
+    def _transform_chunk(self, checker: TransformChecker, chunk: list[Task]) -> None:
+        engine = checker.engine
+        seen: set[tuple[TransformKey, str | None]] = set()
         unique = []
         for task in chunk:
-            key = task.key
-            if key is None or key not in seen:
-                if key is not None:
-                    seen.add(key)
+            mark = (task.key, task.derived_from)
+            if mark not in seen:
+                seen.add(mark)
                 unique.append(task)
         passages, revisions = self._page_texts(engine, self._sources, unique)
         # one blob scan per chunk: DuckDB reads texts by scanning, however few are asked
-        engine.prefetch(passages + engine.next_page(revisions), batch=len(unique) * 2 + 1)
+        engine.prefetch(passages + checker.next_page(revisions), batch=len(unique) * 2 + 1)
         for task in chunk:
-            seq, pos, kind, key = task.seq, task.pos, task.kind, task.key
-            t = memo.get(key) if key is not None else None
-            if t is None:
-                try:
-                    t = self._transform(engine, self._sources, passage_of(task))
-                except (KeyError, TypeError, ValueError) as exc:
-                    self._tfind(seq, pos, "entry_malformed", f"passage unreadable: {exc!r}", kind=kind)
-                    continue
-                if key is not None and t is not None:
-                    memo.put(key, t)
+            try:
+                t = self._transform(checker, self._sources, task)
+            except (KeyError, TypeError, ValueError) as exc:
+                self._tfind(
+                    task.seq, task.pos, "entry_malformed", f"passage unreadable: {exc!r}", kind=task.kind
+                )
+                continue
             if t is not None:
                 self._transform_verdict(task, t)
 
     def _transform_verdict(self, task: Task, t: Transform) -> None:
-        seq, pos, answer_id, passage_id = task.seq, task.pos, task.answer_id, task.passage_id
-        ps = passage_of(task)
         self.bump(f"transform_{t.state}")
         if t.state in _TRANSFORM_FINDINGS:
             self._tfind(
-                seq,
-                pos,
+                task.seq,
+                task.pos,
                 f"transform_{t.state}",
                 t.detail,
-                answer_id=answer_id,
-                passage_id=passage_id,
-                document_id=ps["document"]["document_id"],
-                revision=ps["document"]["revision"],
+                answer_id=task.answer_id,
+                passage_id=task.passage_id,
+                document_id=task.key.document_id,
+                revision=task.key.revision,
             )
 
     def _tfind(self, seq: int, pos: int, kind: str, detail: str, /, **record: Any) -> None:
         self._tfindings.append((seq, pos, finding(kind, seq, detail, **record)))
+
+    def _source_ref(self, sources: LRU[str, tuple[str, str]], source: str) -> tuple[str, str] | None:
+        """(digest, collection) of the stored text of the answer or note `source`."""
+        src = sources.get(source)
+        if src is None:
+            found = audit.answer_text_ref(self.vault, source)
+            if found is not None:
+                src = sources.put(source, found)
+        return src
 
     def _page_texts(
         self,
@@ -701,23 +699,18 @@ class _Verifier:
         items: list[tuple[str, str]] = []
         revisions: list[tuple[str, str]] = []
         for task in tasks:
-            ps = passage_of(task)
+            key = task.key
             try:
-                coll = str(ps["collection"])
+                coll = str(key.collection)
                 if not can_read(coll):
                     continue
-                items.append((str(ps["retrieved_sha256"]), coll))
-                source = ps.get("derived_from")
-                if source:
-                    src = sources.get(str(source))
-                    if src is None:
-                        found = audit.answer_text_ref(self.vault, str(source))
-                        if found is not None:
-                            src = sources.put(str(source), found)
+                items.append((str(key.retrieved_sha256), coll))
+                if task.derived_from:
+                    src = self._source_ref(sources, str(task.derived_from))
                     if src is not None:
                         items.append(src)
                     continue
-                cited = engine.cited_revision(ps)
+                cited = engine.cited_revision(key.document_id, key.revision)
                 if cited is not None:
                     revisions.append((cited.content_sha256, cited.collection))
             except (KeyError, TypeError, ValueError, AttributeError):
@@ -725,21 +718,23 @@ class _Verifier:
         return [(d, c) for d, c in items if can_read(c)], [(d, c) for d, c in revisions if can_read(c)]
 
     def _transform(
-        self, engine: CurrencyEngine, sources: LRU[str, tuple[str, str]], ps: dict[str, Any]
+        self, checker: TransformChecker, sources: LRU[str, tuple[str, str]], task: Task
     ) -> Transform | None:
         assert self.session is not None  # noqa: S101 - checked by the caller
-        retrieved = engine.text(ps["retrieved_sha256"], ps["collection"])
-        source = ps.get("derived_from")
+        key, source = task.key, task.derived_from
         if not source:
-            return engine.transform(ps, retrieved)
-        src = sources.get(str(source))
-        if src is None:
-            found = audit.answer_text_ref(self.vault, str(source))
-            if found is not None:
-                src = sources.put(str(source), found)
+            known = checker.known(key)
+            if known is not None:
+                return known
+        retrieved = checker.engine.text(key.retrieved_sha256, key.collection)
+        if not source:
+            return checker.check(key, retrieved)
+        src = self._source_ref(sources, str(source))
         if src is not None and not self.session.can_read(src[1]):
             return None
-        return derived_transform(ps, retrieved, engine.text(*src) if src else None)
+        return derived_transform(
+            str(source), key.retrieved_sha256, retrieved, checker.engine.text(*src) if src else None
+        )
 
 
 def _covered_kind(kind: str, data: bytes) -> bool:
@@ -750,11 +745,8 @@ def _covered_kind(kind: str, data: bytes) -> bool:
     return j > 0 and data[i + 8 : j].decode("ascii", "replace") == kind and kind not in ROSTER_KINDS
 
 
-def _revision_key(ps: dict[str, Any]) -> tuple[str, str]:
-    doc = ps.get("document")
-    if not isinstance(doc, dict):
-        return ("", "")
-    return (str(doc.get("document_id", "")), str(doc.get("revision", "")))
+def _revision_key(task: Task) -> tuple[str, str]:
+    return (str(task.key.document_id), str(task.key.revision))
 
 
 #: DuckDB's buffer pool during verification: the pass reads the whole log once and keeps

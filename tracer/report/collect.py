@@ -108,7 +108,7 @@ class _Collector:
             self.records.cite(seq, "finding", answer_id)
             self.authors.add(author)
         self._lineage(answer_id, t.lineage)
-        docs = sorted({str(p.meta["document"]["document_id"]) for p in t.passages if p.visible})
+        docs = sorted({p.document_id for p in t.passages if p.visible and p.document_id})
         holds = holds_of_answer(self.desk, answer_id, self.records)
         self.authors.update(h["signer"]["key_id"] for h in holds)
         return {
@@ -191,7 +191,7 @@ class _Collector:
         if cur.current is not None:
             self._revision(cur.current, "current_revision", answer_id, pid, tombs)
         if cur.reason == "source_deleted":
-            deleted = queries.deletion_of(self.vault, str(p.meta["document"]["document_id"]))
+            deleted = queries.deletion_of(self.vault, str(p.document_id))
             if deleted is not None:
                 self.records.cite(deleted[0], "document_deletion", answer_id, pid)
 

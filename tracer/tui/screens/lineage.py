@@ -56,10 +56,9 @@ def _passage(p: PassageTrace) -> LNode:
         note = f"derived from {p.derived_from}"
     node = LNode("passage", p.passage_id, p.integrity if p.visible else "unavailable", cur, p.visible, note)
     if p.visible:
-        doc = p.meta.get("document", {})
-        node.document = str(doc.get("document_id", ""))
-        cited = p.currency.cited
-        node.title = cited.title if cited is not None else str(p.meta.get("source", {}).get("path", ""))
+        node.document = p.document_id or ""
+        cited, chain = p.currency.cited, p.record.chain if p.record is not None else None
+        node.title = cited.title if cited is not None else (chain.source.path if chain is not None else "")
         node.collection = p.collection
     return node
 

@@ -158,7 +158,6 @@ def timeline_document(passages: Iterable[PassageTrace]) -> str | None:
     """The document a timeline opens for: that of the first visible passage that names one
     (an imported passage located in no revision names none)."""
     for p in passages:
-        doc = p.meta.get("document") if p.visible else None
-        if isinstance(doc, dict) and doc.get("document_id"):
-            return str(doc["document_id"])
+        if p.visible and p.document_id:
+            return p.document_id
     return None

@@ -59,6 +59,6 @@ def state_meanings(t: AnswerTrace) -> Text:
         return out
     if t.visible:
         out.append_text(plain(f"\ngenerated {t.generated_at} by "))
-        out.append_text(safe_line(f"{t.producer.get('system')} {t.producer.get('version')}"))
+        out.append_text(safe_line(f"{t.producer.system} {t.producer.version}"))
         out.append_text(plain(f"; producer signature {t.signature} (key {short(t.signer)})"))
     return out

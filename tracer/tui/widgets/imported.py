@@ -68,8 +68,10 @@ class ImportedPassage(Vertical):
 
     def compose(self) -> ComposeResult:
         p = self.passage
-        a, m = p.attestation, p.meta
-        imp = m.get("imported", {})
+        a, m = p.attestation, p.record
+        if m is None:  # an out-of-scope passage is not drawn with this widget
+            return
+        imp = m.imported or {}
         yield Static(mark(), classes="imported-mark")
         yield HistoricalText(
             plain(f"Retrieved text as imported [{_state(a, 'retrieved_sha256')}]"),
@@ -97,18 +99,18 @@ class ImportedPassage(Vertical):
             _fact("revision", imp.get("revision"), a.get("revision")),
             _fact("chunk ref", imp.get("chunk_ref"), a.get("chunk_ref")),
             _fact("span", imp.get("span_id"), None),
-            _fact("rank", m.get("rank"), a.get("rank")),
-            _fact("score", m.get("score"), a.get("score")),
-            _fact("retrieved at", m.get("retrieved_at"), a.get("retrieved_at")),
+            _fact("rank", m.rank, a.get("rank")),
+            _fact("score", m.score, a.get("score")),
+            _fact("retrieved at", m.retrieved_at, a.get("retrieved_at")),
         ]
-        if "locator" in m:
-            loc = m["locator"]
-            where = " > ".join(str(h) for h in loc["heading_path"]) or "(top)"
+        if m.chain is not None:
+            loc = m.chain.locator
+            where = " > ".join(str(h) for h in loc.heading_path) or "(top)"
             lines.append(
                 _fact(
                     "located at",
-                    f"{where} ¶{loc['paragraph']} chars {loc['char_start']}..{loc['char_end']} "
-                    f"of {m['document']['uri']} revision {m['document']['revision']}",
+                    f"{where} ¶{loc.paragraph} chars {loc.char_start}..{loc.char_end} "
+                    f"of {m.document.uri} revision {m.document.revision}",
                     a.get("chain"),
                 )
             )

@@ -64,16 +64,19 @@ def _states(p: PassageTrace) -> Text:
 
 def chain_tree(p: PassageTrace) -> Tree[None]:
     """passage → chunk → imported revision → source revision, each label inert."""
-    m = p.meta
-    d, s, c, loc = m["document"], m["source"], m["chunk"], m["locator"]
     tree: Tree[None] = Tree(Text.assemble(plain("passage "), safe_line(p.passage_id)), classes="chain")
-    where = " > ".join(str(h) for h in loc["heading_path"]) or "(top)"
+    if p.record is None or p.record.chain is None:
+        tree.root.add_leaf(plain("no chain: outside your scope or not located"))
+        return tree
+    d, ch = p.record.document, p.record.chain
+    s, c, loc = ch.source, ch.chunk, ch.locator
+    where = " > ".join(str(h) for h in loc.heading_path) or "(top)"
     chunk = tree.root.add(
         Text.assemble(
             plain("chunk "),
-            safe_line(str(c["chunk_id"])),
+            safe_line(str(c.chunk_id)),
             plain(" by chunker "),
-            safe_line(str(c["pipeline_version"])),
+            safe_line(str(c.pipeline_version)),
         ),
         expand=True,
     )
@@ -81,29 +84,29 @@ def chain_tree(p: PassageTrace) -> Tree[None]:
         Text.assemble(
             plain("locator "),
             safe_line(where),
-            plain(f" ¶{loc['paragraph']} chars {loc['char_start']}..{loc['char_end']}  transform: "),
+            plain(f" ¶{loc.paragraph} chars {loc.char_start}..{loc.char_end}  transform: "),
             transform(p.transform.state),
         )
     )
     imported = chunk.add(
         Text.assemble(
             plain("imported "),
-            safe_line(str(d["uri"])),
+            safe_line(str(d.uri)),
             plain(" revision "),
-            safe_line(str(d["revision"])),
+            safe_line(str(d.revision)),
             plain(" ("),
-            safe_line(str(d["backend"])),
+            safe_line(str(d.backend)),
             plain(") document "),
-            safe_line(str(d["document_id"])),
+            safe_line(str(d.document_id)),
         ),
         expand=True,
     )
     imported.add_leaf(
         Text.assemble(
             plain("source "),
-            safe_line(f"{s['system']}:{s['path']}"),
+            safe_line(f"{s.system}:{s.path}"),
             plain(" revision "),
-            safe_line(str(s["revision"])),
+            safe_line(str(s.revision)),
         )
     )
     tree.root.expand_all()
@@ -112,18 +115,20 @@ def chain_tree(p: PassageTrace) -> Tree[None]:
 
 
 def _details(p: PassageTrace) -> Text:
-    m = p.meta
-    c = m["chunk"]
+    m = p.record
+    c = m.chain if m is not None else None
+    if m is None or c is None:
+        return plain("no chain: outside your scope or not located")
     out = Text.assemble(
         plain("chunker "),
-        safe_line(str(c["pipeline_version"])),
+        safe_line(str(c.chunk.pipeline_version)),
         plain(" parameters "),
-        safe_line(str(c.get("parameters"))),
+        safe_line(str(dict(c.chunk.parameters))),
         plain("  normalizer "),
-        safe_line(str(m["normalizer_version"])),
+        safe_line(str(c.normalizer_version)),
         plain("\nretrieved at "),
-        safe_line(f"{m['retrieved_at']}  rank {m['rank']}  score {m['score']}"),
-        plain(f"  query sha256 {short(str(m.get('query_sha256')))}"),
+        safe_line(f"{m.retrieved_at}  rank {m.rank}  score {m.score}"),
+        plain(f"  query sha256 {short(str(m.query_sha256))}"),
     )
     if p.transform.detail:
         out.append("\ntransform: ")
@@ -136,10 +141,10 @@ def _details(p: PassageTrace) -> Text:
 
 
 def _historical_title(p: PassageTrace) -> Text:
-    d = p.meta["document"]
+    revision = p.record.document.revision if p.record is not None else None
     when = f" ({p.currency.cited.committed_at})" if p.currency.cited is not None else ""
     return Text.assemble(
-        plain("Historical: retrieved text as recorded, revision "), safe_line(str(d["revision"])), plain(when)
+        plain("Historical: retrieved text as recorded, revision "), safe_line(str(revision)), plain(when)
     )
 
 
