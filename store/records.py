@@ -45,6 +45,10 @@ KeyId = NewType("KeyId", str)
 JsonObject = Mapping[str, Any]
 
 
+_EXACT = frozenset((str, int))
+_STR = {str}
+
+
 class MalformedRecordError(ValueError):
     """A payload that does not have the shape of the record it claims to be."""
 
@@ -145,7 +149,7 @@ class TransformKey(NamedTuple):
     def memoizable(self) -> bool:
         """Only exact str and int values share a verdict, so 1, 1.0, "1" and True never
         collide (a payload edited in the vault may hold any JSON value)."""
-        return all(type(v) is str or type(v) is int for v in self)
+        return set(map(type, self)) <= _EXACT
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,14 +270,14 @@ class Manifest:
                 p["answer_sha256"],
                 tuple(map(_passage, p["passages"])),
                 tuple(map(_citation, p["citations"])),
-                _strings(p.get("lineage", ())),
+                _strings(p.get("lineage", [])),
             )
         except (KeyError, TypeError, AttributeError) as exc:
             raise MalformedRecordError(f"not a manifest: {type(exc).__name__} {exc}") from exc
 
 
 def _strings(items: Sequence[Any]) -> tuple[str, ...]:
-    if isinstance(items, str) or not all(isinstance(x, str) for x in items):
+    if type(items) is not list or (items and set(map(type, items)) != _STR):
         raise TypeError("expected a list of strings")
     return tuple(items)
 

@@ -54,9 +54,13 @@ class Task:
     passage_id: str
     key: TransformKey
     derived_from: str | None = None
+    #: `key.memoizable`, decided once: a task is looked up several times
+    memo: bool = False
 
     def with_key(self, key: TransformKey) -> Task:
-        return Task(self.seq, self.pos, self.kind, self.answer_id, self.passage_id, key, self.derived_from)
+        return Task(
+            self.seq, self.pos, self.kind, self.answer_id, self.passage_id, key, self.derived_from, self.memo
+        )
 
 
 @dataclass(frozen=True)
@@ -350,12 +354,16 @@ def _tasks(scopes: list[str], out: RunResult, seq: int, kind: str, m: Manifest) 
         key = ps.chain_key()
         if key is None or not in_scope(scopes, str(ps.collection)):
             continue
-        task = Task(seq, pos, kind, m.answer_id, ps.passage_id, key, ps.derived_from or None)
-        if task.derived_from:
+        derived = ps.derived_from or None
+        memo = derived is None and key.memoizable
+        task = Task(seq, pos, kind, m.answer_id, ps.passage_id, key, derived, memo)
+        if derived:
             out.deferred.append(task)
         else:
-            if key.memoizable:
-                task = task.with_key(out.keys.setdefault(key, key))
+            if memo:
+                same = out.keys.setdefault(key, key)
+                if same is not key:
+                    task = task.with_key(same)
             out.tasks.append(task)
 
 

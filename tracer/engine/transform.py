@@ -46,15 +46,21 @@ class TransformChecker:
         self._pinned: dict[tuple[str, str], str] = {}
         self._verified_norm: LRU[tuple[str, str], str] = LRU(pins)
 
-    def known(self, key: TransformKey) -> Transform | None:
-        return self._memo.get(key) if key.memoizable else None
+    def known(self, key: TransformKey, memo: bool | None = None) -> Transform | None:
+        """The verdict already computed for `key` in this run, if any. `memo` is
+        `key.memoizable`, for callers that computed it once for many lookups."""
+        if memo is None:
+            memo = key.memoizable
+        return self._memo.get(key) if memo else None
 
-    def check(self, key: TransformKey, retrieved: TextResult) -> Transform:
+    def check(self, key: TransformKey, retrieved: TextResult, memo: bool | None = None) -> Transform:
         """The verdict for `key`, given its retrieved text as read in this run."""
-        found = self.known(key)
+        if memo is None:
+            memo = key.memoizable
+        found = self._memo.get(key) if memo else None
         if found is None:
             found = self._check(key, retrieved)
-            if key.memoizable:
+            if memo:
                 self._memo.put(key, found)
         return found
 

@@ -369,7 +369,7 @@ class _Verifier:
         # copies after pickling, and a page holds many repeats of popular chunks
         keys = self._tkeys
         for task in result.tasks:
-            if task.key.memoizable:
+            if task.memo:
                 same = keys.setdefault(task.key, task.key)
                 if same is not task.key:
                     task = task.with_key(same)
@@ -610,7 +610,7 @@ class _Verifier:
         # recorded before any text is read: only the rest need their texts.
         pending: list[Task] = []
         for task in tasks:
-            known = None if task.derived_from else checker.known(task.key)
+            known = checker.known(task.key, task.memo)
             if known is None:
                 pending.append(task)
             else:
@@ -723,12 +723,12 @@ class _Verifier:
         assert self.session is not None  # noqa: S101 - checked by the caller
         key, source = task.key, task.derived_from
         if not source:
-            known = checker.known(key)
+            known = checker.known(key, task.memo)
             if known is not None:
                 return known
         retrieved = checker.engine.text(key.retrieved_sha256, key.collection)
         if not source:
-            return checker.check(key, retrieved)
+            return checker.check(key, retrieved, task.memo)
         src = self._source_ref(sources, str(source))
         if src is not None and not self.session.can_read(src[1]):
             return None

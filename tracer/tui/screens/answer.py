@@ -37,6 +37,7 @@ from tracer.tui.widgets.answer_text import answer_with_citations
 from tracer.tui.widgets.answer_time import answer_time_summary
 from tracer.tui.widgets.historical import HistoricalText, digest_line
 from tracer.tui.widgets.hold import HoldNotice
+from tracer.tui.widgets.pick_table import enter_picks
 
 __all__ = ["OUT_OF_SCOPE", "AnswerScreen"]
 
@@ -50,17 +51,20 @@ OUT_OF_SCOPE = (
 _NEEDS_TRACE = {"open_citation", "lineage", "add_note", "export", "timeline"}
 
 
+#: not priority: Enter on the claims is the table's (see `pick_table`), after the arrows
+EVIDENCE = Binding("enter", "open_citation", "Evidence", id="tracer.evidence", tooltip="Open this claim's evidence")
+
+
+class ClaimsTable(DataTable[Text]):
+    """The claims, then the passages retrieved but not cited; Enter opens a row's evidence."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [enter_picks(EVIDENCE)]
+
+
 class AnswerScreen(TracerScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         BACK,
-        Binding(
-            "enter",
-            "open_citation",
-            "Evidence",
-            id="tracer.evidence",
-            tooltip="Open this claim's evidence",
-            priority=True,
-        ),
+        EVIDENCE,
         Binding("l", "lineage", "Lineage", id="tracer.lineage", tooltip="What this text was derived from"),
         Binding(
             "T",
@@ -155,7 +159,6 @@ class AnswerScreen(TracerScreen):
         self.names = message.names
         self.holds = message.holds
         self.notes = list(t.findings)
-        self.show_head()
         body = self.query_one("#answer-body", VerticalScroll)
         await body.remove_children()
         await body.mount_all(self._widgets(t))
@@ -163,6 +166,9 @@ class AnswerScreen(TracerScreen):
         if t.visible:
             self._fill_citations(t)
             self.query_one("#citations", DataTable).focus()
+        # last: "states computed" is on screen only once the claims are there, focused, so
+        # the keys typed after reading it reach the table (not the body still being built)
+        self.show_head()
 
     def show_head(self) -> None:
         """The header, with the checkpoint the bar shows now if appends came since."""
@@ -194,7 +200,7 @@ class AnswerScreen(TracerScreen):
             out.append(Static(answer_with_citations(t.answer.text, t.citations), id="answer-text"))
         else:
             out.append(HistoricalText(plain("Answer (as recorded)"), t.answer, id="answer-text"))
-        table: DataTable[Text] = DataTable(id="citations", cursor_type="row")
+        table = ClaimsTable(id="citations", cursor_type="row")
         table.add_column("claim", key="claim")
         table.add_column("integrity", key="integrity", width=STATE_WIDTH["integrity"])
         table.add_column("currency", key="currency", width=STATE_WIDTH["currency"])
@@ -252,15 +258,16 @@ class AnswerScreen(TracerScreen):
             notes_text(self.notes, "Investigator notes on this answer", self.names)
         )
 
-    def _selected(self) -> tuple[str, list[PassageTrace], str] | None:
-        """(heading, passages, note target) of the highlighted row."""
+    def _selected(self, key: str | None = None) -> tuple[str, list[PassageTrace], str] | None:
+        """(heading, passages, note target) of the row `key`, or of the highlighted row."""
         t = self.trace
         if t is None or not t.visible:
             return None
-        table = self.query_one("#citations", DataTable)
-        if not table.row_count:
-            return None
-        key = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        if key is None:
+            table = self.query_one("#citations", DataTable)
+            if not table.row_count:
+                return None
+            key = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
         idx = int(key[1:])
         if key.startswith("c"):
             c = t.citations[idx]
@@ -269,14 +276,17 @@ class AnswerScreen(TracerScreen):
         return "retrieved, not cited", [p], passage_target(p.passage_id)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter (or a click) on a row: the row the event names, not wherever the cursor
+        is by the time the event is handled."""
         event.stop()
-        self._open_citation()
+        if event.row_key.value is not None:
+            self._open_citation(str(event.row_key.value))
 
     def action_open_citation(self) -> None:
         self._open_citation()
 
-    def _open_citation(self) -> None:
-        sel = self._selected()
+    def _open_citation(self, key: str | None = None) -> None:
+        sel = self._selected(key)
         if sel is not None and self.trace is not None:
             heading, passages, _target = sel
             self.app.push_screen(EvidenceScreen(self.trace, heading, passages, self.holds))

@@ -83,13 +83,13 @@ class EvidenceScreen(TracerScreen):
     def compose(self) -> ComposeResult:
         t = self.trace
         yield from self.frame_top()
+        # above the scrolling body, not in it: however far the passages are scrolled, the
+        # screen still says whose evidence this is
+        yield Static(
+            Text.assemble(plain(f"Evidence for {self.heading} of answer "), safe_line(t.answer_id, "bold")),
+            id="evidence-head",
+        )
         with VerticalScroll(id="evidence"):
-            yield Static(
-                Text.assemble(
-                    plain(f"Evidence for {self.heading} of answer "), safe_line(t.answer_id, "bold")
-                ),
-                id="evidence-head",
-            )
             if self.holds:
                 yield HoldNotice(self.holds, id="evidence-holds")
             for p in self.passages:
