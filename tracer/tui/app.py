@@ -13,8 +13,6 @@ shown; a refusal replaces it with the unlock screen, which names the refusal.
 from __future__ import annotations
 
 import asyncio
-import gc
-import sys
 import time
 from collections.abc import Callable
 from typing import ClassVar
@@ -26,6 +24,7 @@ from textual.binding import Binding, BindingType
 from textual.command import Provider
 
 from store.errors import StoreError
+from tracer import tuning
 from tracer.inert import inert
 from tracer.tui.commands import ActionCommands
 from tracer.tui.context import Engine, LaunchOptions
@@ -39,7 +38,6 @@ from tracer.tui.widgets.status_bar import StatusBar
 
 __all__ = ["TracerApp"]
 
-_SWITCH_INTERVAL = 0.001
 _INPUT_EVENTS = (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)
 
 #: actions that need an unlocked vault (hidden from footer and palette before)
@@ -107,6 +105,8 @@ class TracerApp(App[None]):
         #: the unlock already running (see `build_app`); started on mount when not given
         self._opening = opening
         self._engine: Engine | None = None
+        #: the GIL switch interval before the app set its own (restored on unmount)
+        self._switch_interval: float | None = None
         #: the case tags and notes belong to (screens/cases.py); None: no case selected
         self.case_id: str | None = None
         #: time.monotonic() of the last key or mouse action; background workers (the
@@ -129,10 +129,7 @@ class TracerApp(App[None]):
         return self._engine is not None
 
     def on_mount(self) -> None:
-        # Engine workers are CPU-bound Python threads; a short GIL switch interval lets
-        # the UI thread in within ~1 ms of a key event instead of the default 5 ms, many
-        # times over per keystroke.
-        sys.setswitchinterval(_SWITCH_INTERVAL)
+        self._switch_interval = tuning.interactive()
         self.register_theme(HIGH_CONTRAST)
         self._ansi_default = self.ansi_theme_dark
         self._set_contrast(self.options.theme == "high-contrast")
@@ -165,10 +162,7 @@ class TracerApp(App[None]):
     def opened(self, engine: Engine) -> None:
         """Called once the engine accepted us (unlock screen or the early opening)."""
         self._engine = engine
-        # Everything alive now (Textual, the session, the log's leaf hashes on a large
-        # vault) lives as long as the app: kept out of the cyclic collector's full
-        # passes, which otherwise stall a keystroke by 50-130 ms at a million passages.
-        gc.freeze()
+        tuning.long_lived()
         if isinstance(self.screen, AnswersScreen):
             self.screen.engine_ready()
         else:
@@ -200,7 +194,7 @@ class TracerApp(App[None]):
             self._opening.discard()
         if self._engine is not None:
             self._engine.close()
-        gc.unfreeze()  # an embedding process (the tests) gets its collector back whole
+        tuning.release(self._switch_interval)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in _NOT_ON_UNLOCK and isinstance(self.screen, UnlockScreen):
