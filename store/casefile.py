@@ -25,8 +25,8 @@ from typing import Any
 from store import merkle
 from store.crypto import Identity
 from store.entries import CASE_KINDS, HOLD_KINDS, ROSTER_KINDS, LogEntry, Statement
-from store.errors import AccessDeniedError, VaultError
-from store.records import MalformedRecordError
+from store.errors import AccessDeniedError, InputError, VaultError
+from store.records import MalformedRecordError, Revision
 from store.roster import Roster, check_entry
 from store.textrules import id_problem
 from store.vault import Vault
@@ -390,12 +390,31 @@ def answer_digests(vault: Vault, answer_id: str, _seen: set[str] | None = None) 
 
 
 def document_digests(vault: Vault, document_id: str) -> set[str]:
-    """The content of every revision of a document and every passage quoted from it."""
-    revs = vault.query("SELECT content_sha256 FROM v_revisions WHERE document_id = ?", [document_id])
-    quoted = vault.query(
-        "SELECT retrieved_sha256, model_input_sha256 FROM v_passages WHERE document_id = ?", [document_id]
-    )
-    return {str(r[0]) for r in revs} | {str(d) for row in quoted for d in row}
+    """The content of every revision of a document and every passage quoted from it.
+
+    Read from the log entries (each checked against its stored leaf, which the signed
+    tree covers), never from the views: someone who can write the file could rename the
+    document in `v_revisions` and `v_passages` and so lift its legal hold. This scans
+    the revisions and answers of the log, which only a purge under a document hold pays.
+    """
+    out: set[str] = set()
+    for _seq, _kind, data, stored in vault.rows_claiming(["revision", "manifest", "imported_trace"]):
+        try:
+            entry = LogEntry.from_bytes(data)
+            if entry.leaf != stored:
+                continue  # altered bytes: verify pins them; they vouch for nothing
+            if entry.kind == "revision":
+                rev = Revision.from_json(entry.payload_json())
+                if rev.document_id == document_id:
+                    out.add(str(rev.content_sha256))
+                continue
+            for ps in entry.answer_record().passages:
+                if ps.document.document_id == document_id:
+                    out |= {str(ps.retrieved_sha256), str(ps.model_input_sha256)}
+        except (MalformedRecordError, InputError, ValueError):
+            continue  # a damaged entry: verify reports it
+    out.discard("None")  # an imported passage may keep no text
+    return out
 
 
 def _case_rows(vault: Vault) -> list[tuple[int, str, bytes, bytes]]:

@@ -160,11 +160,6 @@ def test_purged_text_put_back_with_its_tombstone_view_row_deleted_is_reported(ca
     assert "purged_blob_still_present" in kinds and "view_row_missing_or_altered" in kinds
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="VULNERABILITY: CaseFile.holds_on_digest resolves a document hold through the "
-    "editable v_revisions/v_passages views; renaming the document there lifts the hold",
-)
 def test_a_document_hold_survives_an_edited_revisions_view(tmp_path: Path) -> None:
     world = build_world(tmp_path)
     s = world.session("ines")
