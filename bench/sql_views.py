@@ -71,6 +71,38 @@ FROM u
 """
 
 
+#: inputs on which a second JSON parser could read other values than the checks read
+_PROBES = {
+    "duplicate_key": '{"a":"first","a":"last"}',
+    "trailing_comma": '{"a":"x",}',
+    "nan": '{"a":NaN}',
+    "lone_surrogate": '{"a":"\\ud800"}',
+}
+
+
+def _parser_differences(con: Any) -> dict[str, list[str]]:
+    """[Python's reading, DuckDB's reading] of each probe where the two differ.
+
+    Python's `json.loads` is what verify and trace parse signed payloads with (ingest's
+    strict parser refuses all four probes); a view derived by DuckDB from the same bytes
+    would mean something else for any of these.
+    """
+    out: dict[str, list[str]] = {}
+    for name, doc in _PROBES.items():
+        try:
+            py = repr(json.loads(doc)["a"])
+        except ValueError as exc:
+            py = f"refused: {exc}"
+        try:
+            found = con.execute('SELECT json_transform(?, \'{"a":"VARCHAR"}\').a', [doc]).fetchall()
+            sql = repr(found[0][0])
+        except Exception as exc:  # DuckDB's refusal is its reading
+            sql = f"refused: {str(exc)[:60]}"
+        if py != sql:
+            out[name] = [py, sql]
+    return out
+
+
 def child(args: argparse.Namespace) -> dict[str, Any]:
     import duckdb
 
@@ -98,6 +130,7 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
     lacking = con.execute(
         f"SELECT count(*) FROM (SELECT {cols} FROM v_passages EXCEPT ALL SELECT {cols} FROM sql_passages)"  # noqa: S608
     ).fetchall()[0][0]
+    differs = _parser_differences(con)
     probe = ["a\u001bb"]
     written = con.execute(
         'SELECT CAST(json_transform(?, \'{"h":"JSON"}\').h AS VARCHAR)', [json.dumps({"h": probe})]
@@ -111,6 +144,7 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
         "identical": extra == 0 and lacking == 0,
         "escape_rule_differs": written != _j(probe),
         "escape_python_sql": [_j(probe), written],
+        "json_parser_differences": differs,
         "peak_rss_mib": common.peak_rss_mib(),
     }
 
