@@ -37,7 +37,7 @@ from tracer.tui.widgets.answer_text import answer_with_citations
 from tracer.tui.widgets.answer_time import answer_time_summary
 from tracer.tui.widgets.historical import HistoricalText, digest_line
 from tracer.tui.widgets.hold import HoldNotice
-from tracer.tui.widgets.pick_table import enter_picks
+from tracer.tui.widgets.pick_table import PickTable
 
 __all__ = ["OUT_OF_SCOPE", "AnswerScreen"]
 
@@ -51,14 +51,16 @@ OUT_OF_SCOPE = (
 _NEEDS_TRACE = {"open_citation", "lineage", "add_note", "export", "timeline"}
 
 
-#: not priority: Enter on the claims is the table's (see `pick_table`), after the arrows
-EVIDENCE = Binding("enter", "open_citation", "Evidence", id="tracer.evidence", tooltip="Open this claim's evidence")
+#: not priority: Enter on the claims is the table's own (`PickTable`), after the arrows
+EVIDENCE = Binding(
+    "enter", "open_citation", "Evidence", id="tracer.evidence", tooltip="Open this claim's evidence"
+)
 
 
-class ClaimsTable(DataTable[Text]):
+class ClaimsTable(PickTable):
     """The claims, then the passages retrieved but not cited; Enter opens a row's evidence."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [enter_picks(EVIDENCE)]
+    PICKS = EVIDENCE
 
 
 class AnswerScreen(TracerScreen):

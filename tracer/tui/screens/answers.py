@@ -36,6 +36,7 @@ from tracer.tui.messages import Failed
 from tracer.tui.screens.base import TracerScreen
 from tracer.tui.screens.prompt import PromptScreen
 from tracer.tui.text import STATE_WIDTH, plain, safe_line, state_word
+from tracer.tui.widgets.pick_table import PickTable
 from tracer.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
@@ -123,19 +124,22 @@ def _look(tracer: Tracer, answer_id: str) -> Looked:
     return Looked(summary, question)
 
 
+#: not priority: Enter on the list is the table's own (`PickTable`), after the arrows
+OPEN = Binding("enter", "open", "Open", id="tracer.open_answer", tooltip="Open the highlighted answer")
+
+
+class AnswersTable(PickTable):
+    """One row per answer in log order; Enter opens the row's answer."""
+
+    PICKS = OPEN
+
+
 class AnswersScreen(TracerScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "filter", "Filter", id="tracer.filter", tooltip=FILTER_HELP),
         Binding("c", "clear_filter", "Clear", id="tracer.clear_filter", tooltip="Show every answer"),
         Binding("s", "sort", "Sort", id="tracer.sort", tooltip="Oldest first / newest first (log order)"),
-        Binding(
-            "enter",
-            "open",
-            "Open",
-            id="tracer.open_answer",
-            tooltip="Open the highlighted answer",
-            priority=True,
-        ),
+        OPEN,
         Binding("r", "reload", "Reload", id="tracer.reload", tooltip="Recompute states now"),
         *export.EXPORT_BINDINGS,
     ]
@@ -181,7 +185,7 @@ class AnswersScreen(TracerScreen):
         yield from self.frame_top()
         yield Static(id="summary")
         yield Static(id="filter-line")
-        table: DataTable[Text] = DataTable(id="answers", cursor_type="row", zebra_stripes=True)
+        table = AnswersTable(id="answers", cursor_type="row", zebra_stripes=True)
         for col in COLUMNS:
             # fixed widths where a later fill must never be cut (states) or run long (question)
             width = STATE_WIDTH.get(col) or (QUESTION_WIDTH if col == "question" else None)

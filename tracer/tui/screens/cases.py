@@ -29,6 +29,7 @@ from tracer.tui.screens.base import BACK, TracerScreen
 from tracer.tui.screens.note_editor import NoteEditor
 from tracer.tui.screens.prompt import PromptScreen
 from tracer.tui.text import plain, safe_line
+from tracer.tui.widgets.pick_table import PickTable
 
 __all__ = ["CasesScreen", "case_text"]
 
@@ -77,17 +78,26 @@ def case_text(v: CaseView) -> Text:
     return out
 
 
+#: not priority: Enter on the cases is the table's own (`PickTable`), after the arrows
+SELECT_CASE = Binding(
+    "enter",
+    "select",
+    "Select case",
+    id="tracer.case_select",
+    tooltip="Work on this case: tags and notes belong to it from now on",
+)
+
+
+class CasesTable(PickTable):
+    """One row per case the viewer can see; Enter works on the row's case."""
+
+    PICKS = SELECT_CASE
+
+
 class CasesScreen(TracerScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         BACK,
-        Binding(
-            "enter",
-            "select",
-            "Select case",
-            id="tracer.case_select",
-            tooltip="Work on this case: tags and notes belong to it from now on",
-            priority=True,
-        ),
+        SELECT_CASE,
         Binding("o", "open_case", "Open case", id="tracer.case_open", tooltip="Open a new case (signed)"),
         Binding(
             "n",
@@ -119,7 +129,7 @@ class CasesScreen(TracerScreen):
     def compose(self) -> ComposeResult:
         yield from self.frame_top()
         yield Static(plain("Cases you can see (Enter selects, o opens a new one)", "bold"), id="cases-head")
-        table: DataTable[Text] = DataTable(id="cases", cursor_type="row")
+        table = CasesTable(id="cases", cursor_type="row")
         for col in ("case", "opened", "by", "title"):
             table.add_column(col, key=col)
         yield table

@@ -30,6 +30,7 @@ from tracer.tui.messages import Failed, Recorded
 from tracer.tui.screens.answer import AnswerScreen
 from tracer.tui.screens.base import BACK, TracerScreen
 from tracer.tui.text import STATE_WIDTH, plain, safe_line, short, state_word
+from tracer.tui.widgets.pick_table import PickTable
 from tracer.tui.widgets.tombstone import TombstoneCard
 
 __all__ = ["ImpactScreen", "Target"]
@@ -88,17 +89,26 @@ def _targets(s: Session) -> list[Target]:
     return out
 
 
+#: not priority: Enter on either table is the table's own (`PickTable`), after the arrows
+SELECT = Binding(
+    "enter",
+    "select",
+    "Select",
+    id="tracer.impact_select",
+    tooltip="Left: list dependent answers; right: open the answer",
+)
+
+
+class ImpactTable(PickTable):
+    """Targets (left) or their dependent answers (right); Enter selects the row."""
+
+    PICKS = SELECT
+
+
 class ImpactScreen(TracerScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         BACK,
-        Binding(
-            "enter",
-            "select",
-            "Select",
-            id="tracer.impact_select",
-            tooltip="Left: list dependent answers; right: open the answer",
-            priority=True,
-        ),
+        SELECT,
     ]
 
     @dataclass
@@ -119,14 +129,14 @@ class ImpactScreen(TracerScreen):
         with Horizontal(id="impact"):
             with Vertical(id="impact-left"):
                 yield Static(plain("Documents, revisions, tombstones (Enter: dependants)", "bold"))
-                targets: DataTable[Text] = DataTable(id="impact-targets", cursor_type="row")
+                targets = ImpactTable(id="impact-targets", cursor_type="row")
                 for col in ("kind", "target"):
                     targets.add_column(col, key=col)
                 yield targets
                 yield VerticalScroll(id="impact-target")
             with Vertical(id="impact-right"):
                 yield Static(plain("Pick a target on the left"), id="impact-head")
-                answers: DataTable[Text] = DataTable(id="impact-answers", cursor_type="row")
+                answers = ImpactTable(id="impact-answers", cursor_type="row")
                 answers.add_column("answer", key="answer")
                 answers.add_column("integrity", key="integrity", width=STATE_WIDTH["integrity"])
                 answers.add_column("currency", key="currency", width=STATE_WIDTH["currency"])

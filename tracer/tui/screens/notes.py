@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -23,23 +22,29 @@ from tracer.tui.screens.answer import AnswerScreen
 from tracer.tui.screens.base import BACK, TracerScreen
 from tracer.tui.signers import signer, signer_names
 from tracer.tui.text import plain, safe_line
+from tracer.tui.widgets.pick_table import PickTable
 
 __all__ = ["NotesScreen"]
 
 _HEAD = "Investigator notes: {n} (each signed by the investigator who wrote it)"
 
 
+#: not priority: Enter on the notes is the table's own (`PickTable`), after the arrows
+OPEN_NOTE = Binding(
+    "enter", "open", "Open answer", id="tracer.note_open", tooltip="Open the answer this note is about"
+)
+
+
+class NotesTable(PickTable):
+    """One row per signed note; Enter opens the answer the note is about."""
+
+    PICKS = OPEN_NOTE
+
+
 class NotesScreen(TracerScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         BACK,
-        Binding(
-            "enter",
-            "open",
-            "Open answer",
-            id="tracer.note_open",
-            tooltip="Open the answer this note is about",
-            priority=True,
-        ),
+        OPEN_NOTE,
     ]
 
     @dataclass
@@ -54,7 +59,7 @@ class NotesScreen(TracerScreen):
     def compose(self) -> ComposeResult:
         yield from self.frame_top()
         yield Static(plain(_HEAD.format(n="…"), "bold"), id="notes-head")
-        table: DataTable[Text] = DataTable(id="notes", cursor_type="row")
+        table = NotesTable(id="notes", cursor_type="row")
         for col in ("entry", "time", "signed by", "answer", "on", "note"):
             table.add_column(col, key=col)
         yield table

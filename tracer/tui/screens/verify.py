@@ -30,6 +30,7 @@ from tracer.tui.messages import Failed, Recorded
 from tracer.tui.screens.answer import AnswerScreen
 from tracer.tui.screens.base import BACK, TracerScreen
 from tracer.tui.text import plain, safe, safe_line
+from tracer.tui.widgets.pick_table import PickTable
 
 __all__ = ["VerifyScreen"]
 
@@ -38,17 +39,22 @@ class _CancelledError(Exception):
     pass
 
 
+#: not priority: Enter on the findings is the table's own (`PickTable`), after the arrows
+JUMP = Binding(
+    "enter", "jump", "Go to record", id="tracer.jump", tooltip="Open the answer this finding is about"
+)
+
+
+class FindingsTable(PickTable):
+    """One row per verification finding; Enter opens the answer it is about."""
+
+    PICKS = JUMP
+
+
 class VerifyScreen(TracerScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         BACK,
-        Binding(
-            "enter",
-            "jump",
-            "Go to record",
-            id="tracer.jump",
-            tooltip="Open the answer this finding is about",
-            priority=True,
-        ),
+        JUMP,
         Binding("c", "copy", "Copy record", id="tracer.copy_record", tooltip="Copy the finding's record"),
         Binding("r", "run", "Run again", id="tracer.verify_again", tooltip="Verify the whole vault again"),
     ]
@@ -72,7 +78,7 @@ class VerifyScreen(TracerScreen):
         yield Static(plain("verifying…"), id="verify-phase")
         yield ProgressBar(total=None, show_eta=False, id="verify-progress")
         yield Static(id="verify-result")
-        table: DataTable[Text] = DataTable(id="verify-findings", cursor_type="row")
+        table = FindingsTable(id="verify-findings", cursor_type="row")
         for col in COLUMNS:
             table.add_column(col, key=col)
         yield table
