@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -35,7 +34,7 @@ from tracer.engine.catalog import revalidate
 from tracer.engine.session import Session, unlock
 from tracer.engine.trace import DamagedEntryError, Tracer, UnknownAnswerError
 from tracer.engine.trust import TrustError, TrustStore
-from tracer.engine.verify import Finding, VerifyReport, verify
+from tracer.engine.verify import Finding, Sizes, VerifyReport, verify
 
 FIRST = "Customers may request a refund within thirty days of delivery."
 SECOND = "Refunds are paid to the original payment method within five business days."
@@ -89,21 +88,9 @@ def both_ways(vault: Vault, session: Session | None) -> VerifyReport:
 
 
 def _with_workers(n: int, vault: Vault, session: Session | None, full: bool = False) -> VerifyReport:
-    from tracer.engine import verify as verify_module
-
-    saved = (os.environ.get("TRACER_VERIFY_WORKERS"), verify_module._RUN, verify_module._TRANSFORM_PAGE)
-    os.environ["TRACER_VERIFY_WORKERS"] = str(n)
-    if n:
-        verify_module._RUN = 1
-        verify_module._TRANSFORM_PAGE = 1
-    try:
-        return verify(vault, session, full=full)
-    finally:
-        if saved[0] is None:
-            os.environ.pop("TRACER_VERIFY_WORKERS", None)
-        else:
-            os.environ["TRACER_VERIFY_WORKERS"] = saved[0]
-        verify_module._RUN, verify_module._TRANSFORM_PAGE = saved[1], saved[2]
+    """With workers, every run one entry and every transform page one passage."""
+    sizes = Sizes(run=1, transform_page=1, workers=n) if n else Sizes(workers=0)
+    return verify(vault, session, full=full, sizes=sizes)
 
 
 def run_verify(case: Case, **kw: Any) -> VerifyReport:

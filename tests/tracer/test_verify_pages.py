@@ -8,17 +8,19 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers import Case, manifest, passage, revision, signed
-from tracer.engine import verify as verify_module
+from tracer.engine.verify import Sizes, verify
 
 FIRST = "Customers may request a refund within thirty days of delivery."
 SECOND = "Refunds are paid to the original payment method within five business days."
 DOC = f"# Returns policy\n\n## Refund window\n\n{FIRST}\n\n{SECOND}\n"
 
 
-def _findings(case: Case) -> tuple[list[tuple[str, int | None, str]], dict[str, int]]:
+def _findings(
+    case: Case, sizes: Sizes | None = None
+) -> tuple[list[tuple[str, int | None, str]], dict[str, int]]:
     s = case.session("ines", read_only=True)
     try:
-        report = verify_module.verify(s.vault, s)
+        report = verify(s.vault, s, full=True, sizes=sizes or Sizes())
     finally:
         s.close()
     return [(f.kind, f.seq, f.detail) for f in report.findings], report.counts
@@ -41,7 +43,5 @@ def test_pinned_revisions_give_the_same_verdicts(case: Case, monkeypatch: pytest
     whole = _findings(case)
     kinds = [k for k, _s, _d in whole[0]]
     assert "transform_found_elsewhere" in kinds and "transform_not_found" in kinds
-    monkeypatch.setattr(verify_module, "_TEXT_CHUNK", 1)
-    assert _findings(case) == whole
-    monkeypatch.setattr(verify_module, "_TRANSFORM_PAGE", 1)
-    assert _findings(case) == whole
+    assert _findings(case, Sizes(text_chunk=1)) == whole
+    assert _findings(case, Sizes(text_chunk=1, transform_page=1)) == whole

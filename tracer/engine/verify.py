@@ -48,7 +48,7 @@ from tracer.engine.session import Session
 from tracer.engine.transform import Transform, TransformChecker, derived_transform
 from tracer.engine.vocabulary import INFO_KINDS
 
-__all__ = ["INFO_KINDS", "Finding", "Progress", "VerifyReport", "verify"]
+__all__ = ["INFO_KINDS", "Finding", "Progress", "Sizes", "VerifyReport", "verify"]
 
 Progress = Callable[[str, int, int], None]
 
@@ -114,18 +114,40 @@ class VerifyReport:
         }
 
 
-def _worker_count(entries: int) -> int:
+@dataclass(frozen=True)
+class Sizes:
+    """How verification cuts its work into pieces. The findings, their order and the
+    counts never depend on these (the tamper matrix runs with every size at 1); they
+    trade memory against speed, and are parameters so tests need patch no module."""
+
+    #: manifest rows per run handed to a worker
+    run: int = _RUN
+    #: runs queued per worker before the pass waits for results
+    queued: int = _QUEUED
+    #: passages whose transform checks are grouped into one page
+    transform_page: int = _TRANSFORM_PAGE
+    #: cited revisions whose texts are read at once within a page
+    text_chunk: int = _TEXT_CHUNK
+    #: logs shorter than this are checked in-line (workers would cost more than they save)
+    pool_min_entries: int = _POOL_MIN_ENTRIES
+    #: worker processes; None: TRACER_VERIFY_WORKERS, else one per core for a large log
+    workers: int | None = None
+
+
+def _worker_count(entries: int, sizes: Sizes) -> int:
     """Worker processes for the log pass: one per core for a large log, none for a small one.
 
     TRACER_VERIFY_WORKERS overrides it (0: all in this process), for benchmarks and tests.
     """
+    if sizes.workers is not None:
+        return sizes.workers
     value = os.environ.get("TRACER_VERIFY_WORKERS", "").strip()
     if value:
         if not value.isdigit():
             raise InputError("environment", "TRACER_VERIFY_WORKERS", f"not a whole number: {value!r}")
         return int(value)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return cores if cores > 1 and entries >= _POOL_MIN_ENTRIES else 0
+    return cores if cores > 1 and entries >= sizes.pool_min_entries else 0
 
 
 def _pool(workers: int) -> ProcessPoolExecutor | None:
@@ -153,8 +175,11 @@ class _Pending:
 
 
 class _Verifier:
-    def __init__(self, vault: Vault, session: Session | None, progress: Progress | None, start: int = 0):
+    def __init__(
+        self, vault: Vault, session: Session | None, progress: Progress | None, start: int, sizes: Sizes
+    ):
         self.vault = vault
+        self.sizes = sizes
         #: entries before `start` are covered by a receipt: their leaves, checkpoints and
         #: statements are checked, their manifests' per-entry checks are not run again
         self.start = start
@@ -212,7 +237,7 @@ class _Verifier:
         acc = merkle.RootAccumulator()
         if 0 in by_size:
             self._check_checkpoints(by_size.pop(0), acc.root(), 0, self._guard.hexdigest())
-        workers = _worker_count(count)
+        workers = _worker_count(count, self.sizes)
         pool = _pool(workers)
         queue: deque[_Pending] = deque()
         run: list[tuple[int, str, bytes, bytes, bytes]] = []
@@ -245,9 +270,8 @@ class _Verifier:
                         self._guard.hexdigest(),
                     )
                 if pool is not None and not statement:
-                    if run and (
-                        len(run) >= _RUN or audit.compare_range(run[0][0]) != audit.compare_range(seq)
-                    ):
+                    full_run = len(run) >= self.sizes.run
+                    if run and (full_run or audit.compare_range(run[0][0]) != audit.compare_range(seq)):
                         pool = self._submit(pool, queue, run)
                         run = []
                     run.append(row)
@@ -261,7 +285,7 @@ class _Verifier:
                             pool = self._take(pool, queue.popleft())
                 while queue and (queue[0].future is None or queue[0].future.done()):
                     pool = self._take(pool, queue.popleft())
-                while len(queue) > _QUEUED * max(workers, 1):
+                while len(queue) > self.sizes.queued * max(workers, 1):
                     pool = self._take(pool, queue.popleft())
             if run:
                 pool = self._submit(pool, queue, run)
@@ -374,7 +398,7 @@ class _Verifier:
                 if same is not task.key:
                     task = task.with_key(same)
             self._tpage.append(task)
-        if len(self._tpage) >= _TRANSFORM_PAGE:
+        if len(self._tpage) >= self.sizes.transform_page:
             self._transform_tasks(self._tpage)
             self._tpage = []
             self._tkeys = {}
@@ -628,7 +652,7 @@ class _Verifier:
         last: tuple[str, str] | None = None
         for rk, i in ranked:
             if rk != last:
-                if revisions >= _TEXT_CHUNK:
+                if revisions >= self.sizes.text_chunk:
                     self._transform_chunk(checker, chunk)
                     chunk, revisions = [], 0
                 revisions += 1
@@ -760,6 +784,7 @@ def verify(
     progress: Progress | None = None,
     *,
     full: bool = False,
+    sizes: Sizes = Sizes(),
 ) -> VerifyReport:
     """Check everything; with a session, start from this machine's receipt unless `full`.
 
@@ -788,14 +813,14 @@ def verify(
             # the covered views are hashed meanwhile too; if they changed since the receipt,
             # this run is discarded and done in full
             digests = audit.view_digests_meanwhile(vault, receipt.size)
-            report = _verify(vault, session, progress, receipt.size)
+            report = _verify(vault, session, progress, receipt.size, sizes)
             if digests() == receipt.views:
                 start, covered = receipt.size, receipt.views
             else:
                 warnings.append("receipt: view rows of covered entries changed since; verifying in full")
                 report = None
         if report is None:
-            report = _verify(vault, session, progress, 0)
+            report = _verify(vault, session, progress, 0, sizes)
         grown = growing() if growing is not None else {}
         report.mode = "incremental" if start else "full"
         report.verified_from = start
@@ -836,8 +861,10 @@ def _usable_receipt(vault: Vault, session: Session) -> tuple[Receipt | None, str
     return receipt, ""
 
 
-def _verify(vault: Vault, session: Session | None, progress: Progress | None, start: int = 0) -> VerifyReport:
-    v = _Verifier(vault, session, progress, start)
+def _verify(
+    vault: Vault, session: Session | None, progress: Progress | None, start: int, sizes: Sizes
+) -> VerifyReport:
+    v = _Verifier(vault, session, progress, start, sizes)
     v.scan_log()
     v.view_diffs = v.rebuild.finish()
     latest = vault.checkpoints()[-1] if vault.checkpoints() else None
