@@ -12,6 +12,7 @@ from typing import Any
 
 from store.entries import LogEntry
 from store.filters import AnswerFilter
+from store.records import Revision
 from store.vault import Vault
 
 __all__ = [
@@ -56,20 +57,11 @@ class AnswerRow:
     n_citations: int
 
 
-@dataclass(frozen=True)
-class RevisionRow:
+@dataclass(frozen=True, slots=True)
+class RevisionRow(Revision):
+    """A revision as the views list it, with the log entry that logged it."""
+
     seq: int
-    document_id: str
-    revision: str
-    source_system: str
-    source_revision: str
-    path: str
-    title: str
-    uri: str
-    backend: str
-    collection: str
-    committed_at: str
-    content_sha256: str
 
 
 @dataclass(frozen=True)
@@ -157,8 +149,8 @@ def answer_entry(vault: Vault, answer_id: str) -> tuple[int, LogEntry] | None:
 
 def revisions_of(vault: Vault, document_id: str) -> list[RevisionRow]:
     rows = vault.query(
-        "SELECT seq, document_id, revision, source_system, source_revision, path, title, uri, "
-        "backend, collection, committed_at, content_sha256 FROM v_revisions "
+        "SELECT document_id, revision, source_system, source_revision, path, title, uri, "
+        "backend, collection, committed_at, content_sha256, seq FROM v_revisions "
         "WHERE document_id = ? ORDER BY committed_at, seq",
         [document_id],
     )
@@ -170,8 +162,8 @@ def revisions_of_many(vault: Vault, document_ids: list[str]) -> dict[str, list[R
     if not document_ids:
         return {}
     rows = vault.query(
-        "SELECT seq, document_id, revision, source_system, source_revision, path, title, uri, "  # noqa: S608
-        "backend, collection, committed_at, content_sha256 FROM v_revisions "
+        "SELECT document_id, revision, source_system, source_revision, path, title, uri, "  # noqa: S608
+        "backend, collection, committed_at, content_sha256, seq FROM v_revisions "
         f"WHERE document_id IN ({', '.join('?' for _ in document_ids)}) "
         "ORDER BY document_id, committed_at, seq",
         list(document_ids),

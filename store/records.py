@@ -268,7 +268,7 @@ class Manifest:
                 p["collection"],
                 p["question_sha256"],
                 p["answer_sha256"],
-                tuple(map(_passage, p["passages"])),
+                tuple(map(_signed_passage, p["passages"])),
                 tuple(map(_citation, p["citations"])),
                 _strings(p.get("lineage", [])),
             )
@@ -296,8 +296,13 @@ def located_chain(ps: JsonObject) -> tuple[DocumentRef, Chain]:
     )
 
 
-def _passage(ps: JsonObject) -> Passage:
-    document, chain = located_chain(ps)
+def _passage(
+    ps: JsonObject,
+    document: DocumentRef,
+    chain: Chain | None,
+    derived_from: str | None = None,
+    imported: JsonObject | None = None,
+) -> Passage:
     return Passage(
         ps["passage_id"],
         ps["collection"],
@@ -309,8 +314,13 @@ def _passage(ps: JsonObject) -> Passage:
         ps["score"],
         ps["query_sha256"],
         chain,
-        ps.get("derived_from"),
+        derived_from,
+        imported,
     )
+
+
+def _signed_passage(ps: JsonObject) -> Passage:
+    return _passage(ps, *located_chain(ps), ps.get("derived_from"))
 
 
 def _citation(c: JsonObject) -> Citation:
@@ -320,23 +330,8 @@ def _citation(c: JsonObject) -> Citation:
 def _imported_passage(ps: JsonObject) -> Passage:
     chain = ps.get("chain")
     if isinstance(chain, Mapping):
-        document, located = located_chain(chain)
-    else:
-        document, located = DocumentRef(ps["document_id"], ps["revision"]), None
-    return Passage(
-        ps["passage_id"],
-        ps["collection"],
-        document,
-        ps["retrieved_sha256"],
-        ps["model_input_sha256"],
-        ps["retrieved_at"],
-        ps["rank"],
-        ps["score"],
-        ps["query_sha256"],
-        located,
-        None,
-        ps,
-    )
+        return _passage(ps, *located_chain(chain), None, ps)
+    return _passage(ps, DocumentRef(ps["document_id"], ps["revision"]), None, None, ps)
 
 
 def imported_manifest(st: Any) -> Manifest:

@@ -35,7 +35,10 @@ def _j(value: Any) -> str:
     return _encode(value)
 
 
-def _manifest_rows(seq: int, entry: LogEntry, m: Manifest, out: Rows) -> None:
+def _answer_rows(seq: int, entry: LogEntry, m: Manifest, out: Rows, export: str | None = None) -> None:
+    """A producer's manifest, or an imported trace (`export`: its export file's digest)
+    as an answer of kind "imported": what the export lacks stays NULL, and a passage's
+    chain columns are filled only where the importer located it."""
     answer_id, coll = m.answer_id, m.collection
     out["v_answers"].append(
         (
@@ -44,8 +47,8 @@ def _manifest_rows(seq: int, entry: LogEntry, m: Manifest, out: Rows) -> None:
             answer_id,
             m.kind,
             m.generated_at,
-            m.producer.system,
-            m.producer.version,
+            m.producer.system or "",
+            m.producer.version or "",
             entry.signer or "",
             coll,
             m.question_sha256,
@@ -57,12 +60,16 @@ def _manifest_rows(seq: int, entry: LogEntry, m: Manifest, out: Rows) -> None:
         )
     )
     digests = out["v_digests"].append
-    digests((seq, m.question_sha256, "question", coll))
-    digests((seq, m.answer_sha256, "answer", coll))
+    if export is not None:
+        digests((seq, export, "export", coll))
+    if m.question_sha256 is not None:
+        digests((seq, m.question_sha256, "question", coll))
+    if m.answer_sha256 is not None:
+        digests((seq, m.answer_sha256, "answer", coll))
     passages = out["v_passages"].append
     for idx, ps in enumerate(m.passages):
-        doc, chain = ps.document, ps.located()
-        loc, src, chunk = chain.locator, chain.source, chain.chunk
+        doc, chain = ps.document, ps.chain
+        loc = chain.locator if chain is not None else None
         passages(
             (
                 seq,
@@ -74,27 +81,29 @@ def _manifest_rows(seq: int, entry: LogEntry, m: Manifest, out: Rows) -> None:
                 doc.uri,
                 doc.revision,
                 doc.backend,
-                src.system,
-                src.path,
-                src.revision,
-                chunk.chunk_id,
-                chunk.pipeline_version,
-                _j(list(loc.heading_path)),
-                loc.paragraph,
-                loc.char_start,
-                loc.char_end,
+                chain.source.system if chain else None,
+                chain.source.path if chain else None,
+                chain.source.revision if chain else None,
+                chain.chunk.chunk_id if chain else None,
+                chain.chunk.pipeline_version if chain else None,
+                _j(list(loc.heading_path)) if loc else None,
+                loc.paragraph if loc else None,
+                loc.char_start if loc else None,
+                loc.char_end if loc else None,
                 ps.retrieved_sha256,
                 ps.model_input_sha256,
-                chain.normalizer_version,
+                chain.normalizer_version if chain else None,
                 ps.retrieved_at,
                 ps.rank,
-                float(ps.score) if ps.score is not None else None,
+                None if ps.score is None else float(ps.score),
                 ps.query_sha256,
                 ps.derived_from,
             )
         )
-        digests((seq, ps.retrieved_sha256, "retrieved", ps.collection))
-        digests((seq, ps.model_input_sha256, "model_input", ps.collection))
+        if ps.retrieved_sha256 is not None:
+            digests((seq, ps.retrieved_sha256, "retrieved", ps.collection))
+        if ps.model_input_sha256 is not None:
+            digests((seq, ps.model_input_sha256, "model_input", ps.collection))
     citations = out["v_citations"].append
     for idx, c in enumerate(m.citations):
         citations((seq, answer_id, idx, c.answer_start, c.answer_end, _j(list(c.passage_ids))))
@@ -231,85 +240,12 @@ _CASE_ROWS = {
 }
 
 
-def _imported_rows(seq: int, entry: LogEntry, p: Mapping[str, Any], out: Rows) -> None:
-    """An imported trace (store/imported.py) as an answer of kind "imported": absent values
-    stay NULL, and a passage's chain columns are filled only where the importer located it."""
-    m = imported_manifest(p)
-    answer_id, coll = m.answer_id, m.collection
-    out["v_answers"].append(
-        (
-            seq,
-            m.run_id,
-            answer_id,
-            m.kind,
-            m.generated_at,
-            m.producer.system or "",
-            m.producer.version or "",
-            entry.signer or "",
-            coll,
-            m.question_sha256,
-            m.answer_sha256,
-            len(m.passages),
-            len(m.citations),
-            "[]",
-            "[]",
-        )
-    )
-    digests = out["v_digests"].append
-    digests((seq, p["export"]["sha256"], "export", coll))
-    if m.question_sha256 is not None:
-        digests((seq, m.question_sha256, "question", coll))
-    if m.answer_sha256 is not None:
-        digests((seq, m.answer_sha256, "answer", coll))
-    for idx, ps in enumerate(m.passages):
-        doc, chain = ps.document, ps.chain
-        loc = chain.locator if chain is not None else None
-        out["v_passages"].append(
-            (
-                seq,
-                answer_id,
-                idx,
-                ps.passage_id,
-                ps.collection,
-                doc.document_id,
-                doc.uri,
-                doc.revision,
-                doc.backend,
-                chain.source.system if chain else None,
-                chain.source.path if chain else None,
-                chain.source.revision if chain else None,
-                chain.chunk.chunk_id if chain else None,
-                chain.chunk.pipeline_version if chain else None,
-                _j(list(loc.heading_path)) if loc else None,
-                loc.paragraph if loc else None,
-                loc.char_start if loc else None,
-                loc.char_end if loc else None,
-                ps.retrieved_sha256,
-                ps.model_input_sha256,
-                chain.normalizer_version if chain else None,
-                ps.retrieved_at,
-                ps.rank,
-                None if ps.score is None else float(ps.score),
-                ps.query_sha256,
-                None,
-            )
-        )
-        if ps.retrieved_sha256 is not None:
-            digests((seq, ps.retrieved_sha256, "retrieved", ps.collection))
-        if ps.model_input_sha256 is not None:
-            digests((seq, ps.model_input_sha256, "model_input", ps.collection))
-    for idx, c in enumerate(m.citations):
-        out["v_citations"].append(
-            (seq, answer_id, idx, c.answer_start, c.answer_end, _j(list(c.passage_ids)))
-        )
-
-
 def derive(seq: int, entry: LogEntry, out: Rows) -> None:
     """Append the view rows that log entry `seq` implies to `out` (table -> rows)."""
     payload = entry.payload_json()
     if entry.kind == "manifest":
-        _manifest_rows(seq, entry, entry.manifest or Manifest.from_json(payload), out)
+        _answer_rows(seq, entry, entry.manifest or Manifest.from_json(payload), out)
     elif entry.kind == "imported_trace" and payload is not None:
-        _imported_rows(seq, entry, payload, out)
+        _answer_rows(seq, entry, imported_manifest(payload), out, payload["export"]["sha256"])
     elif payload is not None:
         _statement_rows(seq, entry, payload, out)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from store.crypto import sha256_hex
+from store.records import Locator
 from tracer.engine.textnorm import (
     CHUNKER_VERSION,
     NORMALIZER_VERSION,
@@ -35,24 +36,6 @@ __all__ = [
     "locate",
     "occurrences",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class Locator:
-    """Where a passage sits in the normalized revision (the manifest's `locator`)."""
-
-    heading_path: tuple[str, ...]
-    paragraph: int
-    char_start: int
-    char_end: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "heading_path": list(self.heading_path),
-            "paragraph": self.paragraph,
-            "char_start": self.char_start,
-            "char_end": self.char_end,
-        }
 
 
 @dataclass(frozen=True, slots=True)
