@@ -139,16 +139,13 @@ def _passage(p: PassageTrace) -> str:
     )
     out.append(f"  retrieved at {m.retrieved_at}  rank {m.rank}  score {m.score}")
     cur = p.currency
-    if (
-        cur.current is not None
-        and cur.current_excerpt is not None
-        and cur.state in ("moved", "stale", "ambiguous")
-    ):
+    excerpt = cur.current_excerpt
+    if cur.shows_current and cur.current is not None and excerpt is not None:
         out.append(f"  --- current revision {inert(cur.current.revision)} ({cur.current.committed_at}) ---")
         rel = cur.relocation
         if rel is not None and rel.locator is not None:
             out.append(f"    now at {_where(rel.locator)}")
-        out.append(_block(cur.current_excerpt))
+        out.append(_block(excerpt))
     elif cur.relocation is not None and cur.state == "ambiguous" and cur.current is not None:
         out.append(
             f"  --- current revision {inert(cur.current.revision)} ({cur.current.committed_at}): "

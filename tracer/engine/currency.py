@@ -29,7 +29,10 @@ from tracer.engine.relocate import Relocation, check_same_revision, relocate, st
 from tracer.engine.session import Session
 from tracer.engine.textnorm import CHUNKER_VERSION
 
-__all__ = ["LRU", "Currency", "CurrencyEngine", "carry"]
+__all__ = ["COMPARED", "LRU", "Currency", "CurrencyEngine", "carry"]
+
+#: the currency states in which the current revision's text is compared with the quote
+COMPARED = frozenset({"moved", "stale", "ambiguous"})
 
 #: (digest, collection) pairs per `read_texts` call
 _BATCH = 512
@@ -84,6 +87,13 @@ class Currency:
     def current_excerpt(self) -> str | None:
         """Current text, for the separately labelled "current revision" pane only."""
         return self.relocation.current_excerpt if self.relocation else None
+
+    @property
+    def shows_current(self) -> bool:
+        """Whether today's text is set beside the historical quote: only where the source
+        changed or moved since (or the quote is ambiguous there) and a current excerpt
+        exists. The one rule every screen, the CLI, the JSON and the reports follow."""
+        return self.state in COMPARED and self.current is not None and self.current_excerpt is not None
 
 
 def _instant(value: str) -> datetime | str:

@@ -80,6 +80,7 @@ def currency_json(c: Currency, visible: bool = True) -> dict[str, Any]:
     if not visible:
         return out
     out["normalizer"] = c.normalizer or None
+    out["shows_current"] = c.shows_current
     if c.cited is not None:
         out["cited_revision"] = _revision_json(c.cited)
         if c.cited_text is not None:

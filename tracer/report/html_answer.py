@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from tracer.engine.currency import COMPARED
 from tracer.engine.states import CURRENCY_MEANING, INTEGRITY_MEANING
 from tracer.report.htmltext import block, esc, keyref, state
 from tracer.report.words import (
@@ -146,16 +147,14 @@ def _chain(p: dict[str, Any]) -> str:
     )
 
 
-_COMPARED = frozenset({"moved", "stale", "ambiguous"})
-
-
 def _currency_blocks(cur: dict[str, Any]) -> str:
-    """Old and current text side by side, where the source changed or moved since."""
-    if cur.get("state") not in _COMPARED:
+    """Old and current text side by side, where the source changed or moved since
+    (`Currency.shows_current`, carried in the JSON as `shows_current`)."""
+    if cur.get("state") not in COMPARED:
         return ""
     cited = cur.get("cited_revision")
     current = cur.get("current_revision")
-    if not current or current.get("excerpt") is None:
+    if not cur.get("shows_current") or not current:
         return _candidates(cur)  # nothing to set the historical quote against
     now = block(
         "current",

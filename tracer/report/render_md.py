@@ -88,7 +88,7 @@ def _passage(p: dict[str, Any], tombs: list[dict[str, Any]]) -> list[str]:
     else:
         out.append(_text_slot("Model input text", p["model_input"]))
     cited, current = cur.get("cited_revision"), cur.get("current_revision")
-    if cur["state"] not in ("moved", "stale", "ambiguous") or not current or current.get("excerpt") is None:
+    if not cur.get("shows_current") or not current:
         cited = current = None  # nothing changed, or nothing to set the historical quote against
     if "old_excerpt" in cur and cited:
         label = f"Historical quote: cited revision {md(cited['revision'])}, dated {md(cited['committed_at'])}"

@@ -26,14 +26,12 @@ from tracer.tui.words import reason, transform
 
 __all__ = ["PassageView", "chain_tree", "needs_current_content", "shows_current"]
 
-_SIDE_BY_SIDE = ("moved", "stale", "ambiguous")
 #: currency reasons that name a current revision whose text cannot be shown
 _CURRENT_GONE = ("latest_revision_purged", "latest_revision_unreadable")
 
 
 def shows_current(p: PassageTrace) -> bool:
-    c = p.currency
-    return p.visible and c.state in _SIDE_BY_SIDE and c.current is not None and c.current_excerpt is not None
+    return p.visible and p.currency.shows_current
 
 
 def needs_current_content(p: PassageTrace) -> bool:
