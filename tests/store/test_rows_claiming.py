@@ -1,0 +1,43 @@
+"""`Vault.rows_claiming` picks rows by their kind column *or* by the kind their own bytes
+end with, and scans each entry's tail once per process however often it is asked."""
+
+from __future__ import annotations
+
+from tests.helpers import Case, revision
+
+
+def _seqs(case: Case, *kinds: str) -> list[int]:
+    return [seq for seq, _k, _d, _l in case.vault.rows_claiming(list(kinds))]
+
+
+def test_a_relabelled_row_is_found_by_its_bytes_before_and_after_the_tail_is_remembered(case: Case) -> None:
+    grants = _seqs(case, "investigator_grant")  # the tails of the log so far are read here
+    assert grants
+    assert case.ingest(revision("d", "A", "# D\n\nText.\n", "2026-01-05T00:00:00Z")).ok
+    added = _seqs(case, "revision")  # only the appended entries' tails are read now
+    assert added
+    for seq in (grants[0], added[-1]):
+        case.vault.con.execute("UPDATE log SET kind = 'access' WHERE seq = ?", [seq])
+    assert _seqs(case, "investigator_grant") == grants  # the bytes still say it
+    assert _seqs(case, "revision") == added
+    assert grants[0] in _seqs(case, "access")  # and the column says the other kind
+    case.reopen()  # a fresh process reads every tail again, with the same answer
+    assert _seqs(case, "investigator_grant") == grants and _seqs(case, "revision") == added
+
+
+def test_an_entry_that_is_not_utf8_still_shows_its_kind(case: Case) -> None:
+    grants = _seqs(case, "investigator_grant")
+    data = bytes(case.vault.con.execute("SELECT entry FROM log WHERE seq = ?", [grants[0]]).fetchall()[0][0])
+    broken = b"\xff\xfe" + data  # not UTF-8 as a whole; the tail is untouched
+    case.vault.con.execute("UPDATE log SET entry = ?, kind = 'access' WHERE seq = ?", [broken, grants[0]])
+    case.reopen()
+    assert grants[0] in _seqs(case, "investigator_grant")
+
+
+def test_text_that_spells_an_escaped_quote_does_not_fake_a_kind(case: Case) -> None:
+    grants = _seqs(case, "investigator_grant")
+    data = bytes(case.vault.con.execute("SELECT entry FROM log WHERE seq = ?", [grants[0]]).fetchall()[0][0])
+    forged = data[: data.rfind(b'"kind"')] + rb"\x22kind\x22:\x22hold\x22,\x22seq\x22:3}"
+    case.vault.con.execute("UPDATE log SET entry = ? WHERE seq = ?", [forged, grants[0]])
+    case.reopen()
+    assert grants[0] not in _seqs(case, "hold")
