@@ -78,35 +78,40 @@ def chain_tree(p: PassageTrace) -> Tree[None]:
         ),
         expand=True,
     )
-    chunk.add_leaf(
+    # Tree labels do not wrap: each starts with the short facts (numbers, revision ids)
+    # and the long ones (headings, URIs, paths) get a line of their own, last; the
+    # details under the tree repeat the long ones wrapped (`_details`).
+    locator = chunk.add(
         Text.assemble(
-            plain("locator "),
-            safe_line(where),
-            plain(f" ¶{loc.paragraph} chars {loc.char_start}..{loc.char_end}  transform: "),
+            plain(f"locator ¶{loc.paragraph} chars {loc.char_start}..{loc.char_end}  transform: "),
             transform(p.transform.state),
-        )
-    )
-    imported = chunk.add(
-        Text.assemble(
-            plain("imported "),
-            safe_line(str(d.uri)),
-            plain(" revision "),
-            safe_line(str(d.revision)),
-            plain(" ("),
-            safe_line(str(d.backend)),
-            plain(") document "),
-            safe_line(str(d.document_id)),
         ),
         expand=True,
     )
-    imported.add_leaf(
+    locator.add_leaf(Text.assemble(plain("under "), safe_line(where)))
+    imported = chunk.add(
         Text.assemble(
-            plain("source "),
-            safe_line(f"{s.system}:{s.path}"),
-            plain(" revision "),
-            safe_line(str(s.revision)),
-        )
+            plain("imported revision "),
+            safe_line(str(d.revision)),
+            plain(" of document "),
+            safe_line(str(d.document_id)),
+            plain(" ("),
+            safe_line(str(d.backend)),
+            plain(")"),
+        ),
+        expand=True,
     )
+    imported.add_leaf(Text.assemble(plain("at "), safe_line(str(d.uri))))
+    source = imported.add(
+        Text.assemble(
+            plain("source revision "),
+            safe_line(str(s.revision)),
+            plain(" in "),
+            safe_line(str(s.system)),
+        ),
+        expand=True,
+    )
+    source.add_leaf(Text.assemble(plain("path "), safe_line(str(s.path))))
     tree.root.expand_all()
     tree.show_root = True
     return tree
@@ -128,6 +133,12 @@ def _details(p: PassageTrace) -> Text:
         safe_line(f"{m.retrieved_at}  rank {m.rank}  score {m.score}"),
         plain(f"  query sha256 {short(str(m.query_sha256))}"),
     )
+    out.append("\nheading path ")
+    out.append_text(safe_line(" > ".join(str(h) for h in c.locator.heading_path) or "(top)"))
+    out.append("\nimported at ")
+    out.append_text(safe_line(str(m.document.uri)))
+    out.append("\nsource path ")
+    out.append_text(safe_line(f"{c.source.system}:{c.source.path}"))
     if p.transform.detail:
         out.append("\ntransform: ")
         out.append_text(safe_line(p.transform.detail))
