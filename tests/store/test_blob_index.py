@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from store import vault as vault_module
 from store.vault import Vault
 from tests.helpers import Case, manifest, passage, revision, signed
 
@@ -12,7 +15,9 @@ def _lookups(vault: Vault, digests: list[str]) -> dict[str, list[tuple[str, str,
     return vault.blob_rows_many(digests)
 
 
-def test_index_agrees_with_sql_including_shared_prefixes_and_strangers(case: Case) -> None:
+def test_index_agrees_with_sql_including_shared_prefixes_and_strangers(
+    case: Case, monkeypatch: pytest.MonkeyPatch
+) -> None:
     rev = revision("policy", "A", DOC, "2026-01-05T00:00:00Z")
     ans = manifest("ans-1", "Thirty days.", [passage(rev, "thirty", "p1")])
     assert case.ingest(rev, signed(case, ans)).ok
@@ -32,6 +37,16 @@ def test_index_agrees_with_sql_including_shared_prefixes_and_strangers(case: Cas
     assert indexed == plain
     assert set(indexed) == {*stored, twin}
     assert len(indexed[stored[0]]) == 1
+    # a few digests go through the digest index, many through a join: the same rows
+    monkeypatch.setattr(vault_module, "_POINT_LOOKUPS", 0)
+    assert _lookups(vault, asked) == plain
+
+
+def test_a_vault_made_before_the_digest_index_gets_it_when_opened_for_writing(case: Case) -> None:
+    case.vault.con.execute("DROP INDEX ix_blobs_digest")
+    case.reopen()
+    names = {str(r[0]) for r in case.vault.con.execute("SELECT index_name FROM duckdb_indexes()").fetchall()}
+    assert "ix_blobs_digest" in names
 
 
 def test_a_write_drops_the_index(case: Case) -> None:
