@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +15,17 @@ from tests.helpers import Case, new_case
 
 if TYPE_CHECKING:
     from sample_vault.build import BuildInfo
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
+    """Run `async def` tests (the Pilot tests) on a fresh event loop: no asyncio plugin
+    is installed."""
+    if not inspect.iscoroutinefunction(pyfuncitem.obj):
+        return None
+    names = pyfuncitem._fixtureinfo.argnames
+    asyncio.run(pyfuncitem.obj(**{n: pyfuncitem.funcargs[n] for n in names}))
+    return True
 
 
 @pytest.fixture(autouse=True)

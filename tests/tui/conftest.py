@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,16 +26,6 @@ class Built:
     def app(self, key: Path | None = None, passphrase: bytes | None = PASSPHRASE, **kw: object) -> TracerApp:
         opts = LaunchOptions(self.vault, key or self.keys.ines, passphrase, **kw)  # type: ignore[arg-type]
         return TracerApp(opts)
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> bool | None:
-    """Run `async def` tests on a fresh event loop (no asyncio plugin is installed)."""
-    if not inspect.iscoroutinefunction(pyfuncitem.obj):
-        return None
-    names = pyfuncitem._fixtureinfo.argnames
-    asyncio.run(pyfuncitem.obj(**{n: pyfuncitem.funcargs[n] for n in names}))
-    return True
 
 
 @pytest.fixture(autouse=True)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import shutil
 import subprocess
 import sys
@@ -20,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tui.test_tmux import Tmux
+from tests.tui.test_tmux import Tmux, open_command
 
 BUDGET = 150.0
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,27 +48,8 @@ def term(tmp_path: Path) -> Iterator[Tmux]:
 
 
 def _open(sample: Path, tmp_path: Path, who: str) -> str:
-    tracer = Path(sys.executable).parent / "tracer"
-    env = {
-        "TRACER_HOME": str(tmp_path / "tracer-home"),
-        "TRACER_PASSPHRASE": f"{who}-demo",
-        "TERM": "xterm-256color",
-    }
-    return " ".join(
-        [
-            "env",
-            "-u",
-            "COLUMNS",
-            "-u",
-            "LINES",
-            *(f"{k}={shlex.quote(v)}" for k, v in env.items()),
-            shlex.quote(str(tracer)),
-            "open",
-            shlex.quote(str(sample)),
-            "--key",
-            shlex.quote(str(sample / "keys" / f"{who}.key")),
-        ]
-    )
+    env = {"TRACER_HOME": str(tmp_path / "tracer-home"), "TRACER_PASSPHRASE": f"{who}-demo"}
+    return open_command(sample, sample / "keys" / f"{who}.key", env)
 
 
 class Walk:

@@ -61,10 +61,10 @@ def tmux(tmp_path: Path) -> Iterator[Tmux]:
     subprocess.run([*t.base, "kill-server"], capture_output=True)
 
 
-def _open_command(built: Built, tmp_path: Path, **extra: str) -> str:
-    """`tracer open` on the fixture vault as ines, in a clean environment plus `extra`."""
+def open_command(vault: Path, key: Path, env: dict[str, str]) -> str:
+    """The real `tracer open VAULT --key KEY` in a clean environment (no COLUMNS/LINES
+    from this terminal) plus `env`, as one shell command for tmux."""
     tracer = Path(sys.executable).parent / "tracer"
-    env = {"TRACER_HOME": str(tmp_path / "tracer-home"), "TRACER_CLOCK": CLOCK, "TERM": "xterm-256color"}
     return " ".join(
         [
             "env",
@@ -72,14 +72,20 @@ def _open_command(built: Built, tmp_path: Path, **extra: str) -> str:
             "COLUMNS",
             "-u",
             "LINES",
-            *(f"{k}={shlex.quote(v)}" for k, v in {**env, **extra}.items()),
+            *(f"{k}={shlex.quote(v)}" for k, v in {"TERM": "xterm-256color", **env}.items()),
             shlex.quote(str(tracer)),
             "open",
-            shlex.quote(str(built.vault)),
+            shlex.quote(str(vault)),
             "--key",
-            shlex.quote(str(built.keys.ines)),
+            shlex.quote(str(key)),
         ]
     )
+
+
+def _open_command(built: Built, tmp_path: Path, **extra: str) -> str:
+    """`tracer open` on the fixture vault as ines, in a clean environment plus `extra`."""
+    env = {"TRACER_HOME": str(tmp_path / "tracer-home"), "TRACER_CLOCK": CLOCK}
+    return open_command(built.vault, built.keys.ines, {**env, **extra})
 
 
 def test_tracer_open_in_tmux(built: Built, tmux: Tmux, tmp_path: Path) -> None:
