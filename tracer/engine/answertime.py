@@ -16,7 +16,7 @@ from typing import Final
 
 from store.queries import RevisionRow
 from tracer.engine.relocate import Relocation
-from tracer.engine.times import utc
+from tracer.engine.times import aware, utc
 
 __all__ = [
     "ANSWER_TIME",
@@ -95,10 +95,26 @@ class AnswerTime:
             changed_at=changed_at,
         )
 
+    def at(self, generated_at: str) -> AnswerTime:
+        """The same fact for an answer generated at `generated_at` (a memoized fact is
+        shared by every answer given from the same revision in force)."""
+        return AnswerTime(
+            self.state,
+            self.reason,
+            generated_at,
+            self.detail,
+            self.cited,
+            self.in_force,
+            self.in_force_is_current,
+            self.relocation,
+            self.changed_in,
+            self.changed_at,
+        )
+
     @property
     def seconds_before_answer(self) -> int | None:
         """How long before the answer the quote had stopped standing (the index lag)."""
-        when = _aware(self.generated_at)
+        when = aware(self.generated_at)
         if self.changed_at is None or when is None:
             return None
         return int((when - self.changed_at).total_seconds())
@@ -110,14 +126,6 @@ class AnswerTime:
         if self.relocation is None or self.in_force_is_current:
             return None
         return self.relocation.current_excerpt
-
-
-def _aware(value: str) -> datetime | None:
-    try:
-        x = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return x if x.tzinfo is not None else None
 
 
 def answer_time_unknown(reason: str, generated_at: str, *, cited: RevisionRow | None = None) -> AnswerTime:
@@ -147,7 +155,7 @@ def lag_words(seconds: int) -> str:
 
 
 def _seconds_between(earlier: str, later: str) -> int | None:
-    a, b = _aware(earlier), _aware(later)
+    a, b = aware(earlier), aware(later)
     return int((b - a).total_seconds()) if a is not None and b is not None else None
 
 

@@ -13,9 +13,8 @@ answers over few documents does not re-read or re-normalize a revision per passa
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections import OrderedDict
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
@@ -28,8 +27,9 @@ from tracer.engine.normalizers import NORM1, RECORDED, Normalizer, by_version, c
 from tracer.engine.relocate import Relocation, check_same_revision, relocate, still_says
 from tracer.engine.session import Session
 from tracer.engine.textnorm import CHUNKER_VERSION
+from tracer.engine.times import aware
 
-__all__ = ["COMPARED", "LRU", "Currency", "CurrencyEngine", "carry"]
+__all__ = ["COMPARED", "Currency", "CurrencyEngine", "Memo", "carry"]
 
 #: the currency states in which the current revision's text is compared with the quote
 COMPARED = frozenset({"moved", "stale", "ambiguous"})
@@ -41,24 +41,35 @@ K = TypeVar("K")
 V = TypeVar("V")
 
 
-class LRU(Generic[K, V]):
-    """A small bounded memo: a run over a million passages must not hold them all."""
+class Memo(Generic[K, V]):
+    """A bounded memo for one run: a pass over a million passages must not hold them all.
+
+    Two generations of plain dicts instead of an exact LRU: a hit is one dict lookup
+    (an `OrderedDict` re-ordered on every hit cost ~10 % of a revalidation), a hit in the
+    older generation is carried into the newer, and when the newer one is full the older
+    is dropped whole. At most `size` entries are held, and whatever was used within the
+    last `size // 2` insertions is kept.
+    """
 
     def __init__(self, size: int):
         self.size = size
-        self._d: OrderedDict[K, V] = OrderedDict()
+        self._half = max(1, size // 2)
+        self._new: dict[K, V] = {}
+        self._old: dict[K, V] = {}
 
     def get(self, key: K) -> V | None:
-        value = self._d.get(key)
-        if value is not None:
-            self._d.move_to_end(key)
+        value = self._new.get(key)
+        if value is None:
+            value = self._old.get(key)
+            if value is not None:
+                self.put(key, value)
         return value
 
     def put(self, key: K, value: V) -> V:
-        self._d[key] = value
-        self._d.move_to_end(key)
-        if len(self._d) > self.size:
-            self._d.popitem(last=False)
+        new = self._new
+        new[key] = value
+        if len(new) >= self._half:
+            self._old, self._new = new, {}
         return value
 
 
@@ -96,33 +107,18 @@ class Currency:
         return self.state in COMPARED and self.current is not None and self.current_excerpt is not None
 
 
-def _instant(value: str) -> datetime | str:
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except ValueError:
-        return value
-
-
 def _not_before(a: str, b: str) -> bool:
-    """a >= b as instants (RFC 3339 with any offset); falls back to string order."""
-    x, y = _instant(a), _instant(b)
-    if isinstance(x, datetime) and isinstance(y, datetime):
-        try:
-            return x >= y
-        except TypeError:  # naive vs aware
-            return a >= b
-    return a >= b
-
-
-def _aware(value: str) -> datetime | None:
-    x = _instant(value)
-    return x if isinstance(x, datetime) and x.tzinfo is not None else None
+    """a >= b as instants (RFC 3339 with any offset). Ingest refuses a time without an
+    offset, so one that cannot be read is damage: it is taken as not earlier (a deletion
+    that cannot be ordered stays in force), never compared as a string."""
+    x, y = aware(a), aware(b)
+    return x is None or y is None or x >= y
 
 
 def _ordered(revs: list[RevisionRow]) -> list[RevisionRow]:
     """Oldest first by commit instant (any UTC offset), when every instant parses."""
-    instants = [_instant(r.committed_at) for r in revs]
-    if all(isinstance(i, datetime) and i.tzinfo is not None for i in instants):
+    instants = [x for x in (aware(r.committed_at) for r in revs) if x is not None]
+    if len(instants) == len(revs):
         order = sorted(range(len(revs)), key=lambda k: (instants[k], revs[k].seq))
         revs = [revs[k] for k in order]
     return revs
@@ -141,19 +137,20 @@ class CurrencyEngine:
         if normalizer != RECORDED and self.requested is None:
             raise ValueError(f"unknown normalizer {normalizer!r}")
         self._instants: dict[str, list[datetime] | None] = {}
-        self._holds: LRU[tuple[Any, ...], bool] = LRU(16384)
+        self._cited_at: dict[tuple[str, str], int | None] = {}
+        self._holds: Memo[tuple[Any, ...], bool] = Memo(16384)
         self._revs: dict[str, list[RevisionRow]] = {}
         self._deleted: dict[str, tuple[int, str, str] | None] = {}
-        self._rev_texts: LRU[tuple[str, str], TextResult] = LRU(2048)
-        self._normalized: LRU[str, str] = LRU(2048)
-        self._texts: LRU[tuple[str, str], TextResult] = LRU(32768)
-        self._verdicts: LRU[tuple[Any, ...], Relocation] = LRU(8192)
+        self._rev_texts: Memo[tuple[str, str], TextResult] = Memo(2048)
+        self._normalized: Memo[str, str] = Memo(2048)
+        self._texts: Memo[tuple[str, str], TextResult] = Memo(32768)
+        self._verdicts: Memo[tuple[Any, ...], Relocation] = Memo(8192)
         #: a passage's currency by everything it depends on: popular chunks are retrieved
         #: by many answers, and revisions do not change during one engine's life
-        self._currencies: LRU[tuple[Any, ...], Currency] = LRU(65536)
+        self._currencies: Memo[tuple[Any, ...], Currency] = Memo(65536)
         #: answer-time facts of passages answered from a superseded revision, by passage
         #: and revision in force (`generated_at` is filled in per answer)
-        self._superseded: LRU[tuple[Any, ...], AnswerTime] = LRU(65536)
+        self._superseded: Memo[tuple[Any, ...], AnswerTime] = Memo(65536)
         self._tombstones: dict[str, TombstoneRow] | None = None
 
     # -- cached reads ------------------------------------------------------------------
@@ -168,7 +165,7 @@ class CurrencyEngine:
 
     def drop_texts(self) -> None:
         """Forget the passage texts read so far (a long pass moving on to its next page)."""
-        self._texts = LRU(self._texts.size)
+        self._texts = Memo(self._texts.size)
 
     def prefetch(self, items: Iterable[tuple[str, str]], batch: int = _BATCH) -> None:
         """Read every (digest, collection) not yet cached in one batch (`read_texts`).
@@ -263,7 +260,7 @@ class CurrencyEngine:
                 self._currencies.put(key, cur)
         if generated_at is None:
             return cur
-        return _with_answer_time(cur, self._answer_time(ps, retrieved, cur, generated_at))
+        return _with_answer_time(cur, self._answer_time(ps, retrieved, key, cur, generated_at))
 
     def _norms(self, chain: Chain) -> tuple[Normalizer, Normalizer] | None:
         """(recorded, compared-under) normalizers of a passage; None for an unknown version."""
@@ -408,7 +405,7 @@ class CurrencyEngine:
 
     def _instants_of(self, document_id: str) -> list[datetime] | None:
         if document_id not in self._instants:
-            found = [_aware(r.committed_at) for r in self.revisions(document_id)]
+            found = [aware(r.committed_at) for r in self.revisions(document_id)]
             dated = [x for x in found if x is not None]
             self._instants[document_id] = dated if len(dated) == len(found) else None
         return self._instants[document_id]
@@ -436,7 +433,12 @@ class CurrencyEngine:
         return found
 
     def _answer_time(
-        self, ps: Passage, retrieved: TextResult, cur: Currency, generated_at: str
+        self,
+        ps: Passage,
+        retrieved: TextResult,
+        key: tuple[Any, ...] | None,
+        cur: Currency,
+        generated_at: str,
     ) -> AnswerTime:
         """Was the cited revision already superseded when the answer was generated?
 
@@ -445,6 +447,7 @@ class CurrencyEngine:
         then log order). If it is a later one than the cited revision, the answer was
         given from a superseded revision; whether the quote still stood in it, and since
         which revision it had not, is decided by the same anchored search as `moved`.
+        `key` is the passage's `_currency_key` (None: not memoized).
         """
         unknown = answer_time_unknown
         if cur.reason == "out_of_scope":
@@ -452,21 +455,20 @@ class CurrencyEngine:
         if ps.derived_from:
             return unknown("derived_text", generated_at)
         chain = ps.located()
-        norms = self._norms(chain)
-        if norms is None:
+        if self._norms(chain) is None:
             return unknown("unknown_normalizer", generated_at)
         doc = chain.document_id
         revs = self.revisions(doc)
         if not revs:
             return unknown("no_revisions_imported", generated_at)
-        cited = self.cited_revision(doc, chain.revision)
-        if cited is None:
+        ci = self._cited_index(doc, chain.revision)
+        if ci is None:
             return unknown("cited_revision_not_imported", generated_at)
+        cited = revs[ci]
         instants = self._instants_of(doc)
-        when = _aware(generated_at)
+        when = aware(generated_at)
         if instants is None or when is None:
             return unknown("undated", generated_at, cited=cited)
-        ci = revs.index(cited)
         if instants[ci] > when:
             return unknown("cited_after_answer", generated_at, cited=cited)
         k = bisect_right(instants, when) - 1
@@ -474,17 +476,23 @@ class CurrencyEngine:
             return AnswerTime("current", "latest_at_answer", generated_at, cited=cited, in_force=cited)
         # the rest depends on the answer's time only through the revision in force (k):
         # answers given from the same superseded revision share it
-        key = _currency_key(ps, retrieved)
-        if key is not None:
-            memo = self._superseded.get((*key, k))
-            if memo is None:
-                memo = self._superseded.put(
-                    (*key, k), self._in_force(chain, retrieved, cited, revs, instants, ci, k)
-                )
-            return replace(memo, generated_at=generated_at)
-        return replace(
-            self._in_force(chain, retrieved, cited, revs, instants, ci, k), generated_at=generated_at
-        )
+        if key is None:
+            return self._in_force(chain, retrieved, cited, revs, instants, ci, k).at(generated_at)
+        memo = self._superseded.get((*key, k))
+        if memo is None:
+            memo = self._superseded.put(
+                (*key, k), self._in_force(chain, retrieved, cited, revs, instants, ci, k)
+            )
+        return memo.at(generated_at)
+
+    def _cited_index(self, document_id: str, revision: str) -> int | None:
+        """Where the cited revision stands in the document's ordered revisions (the first
+        one of that name, as `cited_revision` finds it), memoized per run."""
+        pair = (document_id, revision)
+        if pair not in self._cited_at:
+            revs = self.revisions(document_id)
+            self._cited_at[pair] = next((i for i, r in enumerate(revs) if r.revision == revision), None)
+        return self._cited_at[pair]
 
     def _in_force(
         self,

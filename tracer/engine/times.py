@@ -2,9 +2,24 @@
 
 from __future__ import annotations
 
+import functools
 from datetime import UTC, datetime
 
-__all__ = ["spell_utc", "utc"]
+__all__ = ["aware", "spell_utc", "utc"]
+
+
+@functools.lru_cache(maxsize=65536)
+def aware(value: str) -> datetime | None:
+    """An RFC 3339 time as an aware instant; None when it does not parse or has no offset.
+
+    The one reading of a recorded time that comparisons use (never string order).
+    Memoized: a revalidation reads each answer's `generated_at` once per passage.
+    """
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except (ValueError, AttributeError):
+        return None
+    return when if when.tzinfo is not None else None
 
 
 def utc(value: str) -> str:
@@ -13,13 +28,8 @@ def utc(value: str) -> str:
     The same instant, so nothing is lost; a value that does not parse, or has no offset,
     is returned as recorded rather than guessed at.
     """
-    try:
-        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    except (ValueError, AttributeError):
-        return value
-    if when.tzinfo is None:
-        return value
-    return spell_utc(when)
+    when = aware(value)
+    return value if when is None else spell_utc(when)
 
 
 def spell_utc(moment: datetime) -> str:

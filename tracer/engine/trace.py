@@ -26,7 +26,7 @@ from store.records import Locator, MalformedRecordError, Manifest, Passage, Prod
 from store.roster import producer_keys
 from tracer.clock import now_iso
 from tracer.engine.answertime import strictest_answer_time
-from tracer.engine.currency import LRU, Currency, CurrencyEngine
+from tracer.engine.currency import Currency, CurrencyEngine, Memo
 from tracer.engine.evidence import TextResult
 from tracer.engine.imported import (
     ImportedFacts,
@@ -276,7 +276,7 @@ class Tracer:
         self.transforms = TransformChecker(self.currency)
         self._keys = producer_keys(session.vault)
         self._summaries: dict[str, Summary] = {}
-        self._manifests: LRU[str, _Manifest] = LRU(4096)
+        self._manifests: Memo[str, _Manifest] = Memo(4096)
         self._unknown: set[str] = set()
         self._primed: dict[str, tuple[int, LogEntry]] = {}
         #: answers of the last primed page, whose texts were read in one batch

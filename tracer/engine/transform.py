@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from store.records import TransformKey
-from tracer.engine.currency import LRU, CurrencyEngine
+from tracer.engine.currency import CurrencyEngine, Memo
 from tracer.engine.evidence import TextResult
 from tracer.engine.normalizers import NORM1, Normalizer, by_version
 from tracer.engine.textnorm import normalize, normalize_quote
@@ -41,10 +41,10 @@ class TransformChecker:
 
     def __init__(self, engine: CurrencyEngine, memo: int = 65536, pins: int = 4096):
         self.engine = engine
-        self._memo: LRU[TransformKey, Transform] = LRU(memo)
+        self._memo: Memo[TransformKey, Transform] = Memo(memo)
         self._paging = False
         self._pinned: dict[tuple[str, str], str] = {}
-        self._verified_norm: LRU[tuple[str, str], str] = LRU(pins)
+        self._verified_norm: Memo[tuple[str, str], str] = Memo(pins)
 
     def known(self, key: TransformKey, memo: bool | None = None) -> Transform | None:
         """The verdict already computed for `key` in this run, if any. `memo` is

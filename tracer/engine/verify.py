@@ -33,7 +33,7 @@ from store.records import TransformKey
 from store.roster import Roster
 from store.vault import Vault
 from tracer.clock import now_iso
-from tracer.engine.currency import LRU, CurrencyEngine
+from tracer.engine.currency import CurrencyEngine, Memo
 from tracer.engine.logcheck import (
     Finding,
     RunInput,
@@ -204,7 +204,7 @@ class _Verifier:
         self._guard = hashlib.sha256()
         # transform checks run page by page during the log pass, on the payloads it decoded
         self._scopes: list[str] | None = list(session.scopes) if session is not None else None
-        self._sources: LRU[str, tuple[str, str]] = LRU(4096)
+        self._sources: Memo[str, tuple[str, str]] = Memo(4096)
         self._tpage: list[Task] = []
         self._tkeys: dict[TransformKey, TransformKey] = {}
         self._tdeferred: list[Task] = []
@@ -701,7 +701,7 @@ class _Verifier:
     def _tfind(self, seq: int, pos: int, kind: str, detail: str, /, **record: Any) -> None:
         self._tfindings.append((seq, pos, finding(kind, seq, detail, **record)))
 
-    def _source_ref(self, sources: LRU[str, tuple[str, str]], source: str) -> tuple[str, str] | None:
+    def _source_ref(self, sources: Memo[str, tuple[str, str]], source: str) -> tuple[str, str] | None:
         """(digest, collection) of the stored text of the answer or note `source`."""
         src = sources.get(source)
         if src is None:
@@ -713,7 +713,7 @@ class _Verifier:
     def _page_texts(
         self,
         engine: CurrencyEngine,
-        sources: LRU[str, tuple[str, str]],
+        sources: Memo[str, tuple[str, str]],
         tasks: list[Task],
     ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
         """(digest, collection) of every readable text a page's passages will ask for:
@@ -742,7 +742,7 @@ class _Verifier:
         return [(d, c) for d, c in items if can_read(c)], [(d, c) for d, c in revisions if can_read(c)]
 
     def _transform(
-        self, checker: TransformChecker, sources: LRU[str, tuple[str, str]], task: Task
+        self, checker: TransformChecker, sources: Memo[str, tuple[str, str]], task: Task
     ) -> Transform | None:
         assert self.session is not None  # noqa: S101 - checked by the caller
         key, source = task.key, task.derived_from
