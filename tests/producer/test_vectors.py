@@ -28,6 +28,9 @@ def test_there_are_vectors_for_every_rule() -> None:
         "whitespace",
         "unicode",
         "repeats",
+        "closing-sequences",
+        "overlaps",
+        "byte-order-mark",
     } <= names
 
 
