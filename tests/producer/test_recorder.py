@@ -172,7 +172,50 @@ def test_a_repeated_text_needs_saying_which_occurrence(recorder: Recorder) -> No
     first = rec.retrieved("Same sentence.", rev, rank=3, score=0.3, query="q", near=0)
     assert second.locator == near.locator and second.locator.heading_path == ("B",)
     assert first.locator.heading_path == ("A",)
-    assert [p.chunk_id for p in rec.passages] == ["dup#0", "dup#0", "dup#0"]  # text equal to chunk 0
+    # the chunk is the one at the locator, not the first chunk of equal text
+    assert [p.chunk_id for p in rec.passages] == ["dup#1", "dup#1", "dup#0"]
+
+
+def _chunk_claim(path: Path) -> list[object]:
+    payload, _ = _payload(path)
+    passages = payload["passages"]
+    assert isinstance(passages, list)
+    return [(p["chunk"]["chunk_id"], p["chunk"]["pipeline_version"]) for p in passages]
+
+
+def test_a_pipeline_chunk_id_is_signed_as_the_reference_chunker_only_when_it_is_one(
+    case: Case, recorder: Recorder
+) -> None:
+    """A pipeline's own chunk id with the chunker left out: the SDK checks what it signs.
+
+    The text of the reference chunk at the locator keeps `tracer-para-chunker/1`; any
+    other text (a naive splitter's window) is recorded as `unspecified`, never as the
+    reference chunker, and still ingests and traces.
+    """
+    rev = source_revision("returns", RETURNS)
+    whole, window = chunks(RETURNS)[1].text, "within thirty days of delivery."
+    with recorder.start(QUESTION, AUTH, "support", answer_id="ans-claims") as rec:
+        rec.retrieved(whole, rev, rank=1, score=0.9, query="q", chunk_id="node-7f3a")
+        rec.retrieved(window, rev, rank=2, score=0.8, query="q", chunk_id="returns#3")
+        rec.sent([whole, window])
+        rec.answer(ANSWER)
+    path = next(recorder.outbox.directory.glob("answer-ans-claims-*.json"))
+    assert _chunk_claim(path) == [("node-7f3a", "tracer-para-chunker/1"), ("returns#3", "unspecified")]
+    report = ingest_files(case, recorder.write_revision(rev), path)
+    assert report.ok and not report.faults, report.to_json()
+    t = trace_of(case, "ans-claims")
+    assert [p.transform.state for p in t.passages] == ["found_at_locator", "found_at_locator"]
+
+
+def test_an_explicit_reference_chunker_claim_is_checked(recorder: Recorder) -> None:
+    rev = source_revision("returns", RETURNS)
+    rec = recorder.start(QUESTION, AUTH, "support")
+    with pytest.raises(RecordError, match="not one tracer-para-chunker/1 chunk"):
+        rec.retrieved(
+            "within thirty days", rev, rank=1, score=0.5, query="q", chunk_id="c", chunker=Chunker()
+        )
+    p = rec.retrieved(chunks(RETURNS)[0].text, rev, rank=1, score=0.5, query="q", chunker=Chunker())
+    assert (p.chunk_id, p.chunker.version) == ("returns#0", "tracer-para-chunker/1")
 
 
 @pytest.mark.parametrize(

@@ -21,12 +21,13 @@ from tracer.producer.locate import (
 )
 from tracer.producer.model import Authorization, Chunker, Producer, Runtime, SourceRevision, text_sha256
 from tracer.producer.outbox import Outbox
-from tracer.producer.recorder import AnswerRecord, Note, Passage, Recorder, Written
+from tracer.producer.recorder import UNSPECIFIED_CHUNKER, AnswerRecord, Note, Passage, Recorder, Written
 from tracer.producer.signer import Signer
 
 __all__ = [
     "CHUNKER_VERSION",
     "NORMALIZER_VERSION",
+    "UNSPECIFIED_CHUNKER",
     "AnswerRecord",
     "Authorization",
     "Chunker",

@@ -27,7 +27,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
-from tracer.engine.textnorm import CHUNKER_VERSION, NORMALIZER_VERSION, normalize_quote
+from tracer.engine.textnorm import CHUNKER_VERSION, NORMALIZER_VERSION
 from tracer.producer import model as m
 from tracer.producer.errors import CitationError, ModelInputError, RecordError
 from tracer.producer.locate import Locator, chunks, locate
@@ -35,13 +35,15 @@ from tracer.producer.model import Authorization, Chunker, Producer, Runtime, Sou
 from tracer.producer.outbox import Outbox, file_stem
 from tracer.producer.signer import Signer
 
-__all__ = ["AnswerRecord", "Note", "Passage", "Recorder", "Written"]
+__all__ = ["UNSPECIFIED_CHUNKER", "AnswerRecord", "Note", "Passage", "Recorder", "Written"]
 
 Kind = Literal["answer", "note"]
 Clock = Callable[[], datetime]
 #: the manifest schema's limit on passages per manifest
 MAX_PASSAGES = 10_000
 NOTE_CHUNKER = "tracer-note/1"
+#: the chunker recorded for a pipeline's own chunk id when the pipeline does not name one
+UNSPECIFIED_CHUNKER = "unspecified"
 
 
 def _utc_now() -> datetime:
@@ -273,7 +275,10 @@ class AnswerRecord:
 
         The locator is computed from `revision.content`; `occurrence`/`near` choose
         between repeated occurrences (see `locate`). `chunk_id` may be left out only for
-        a chunk of the reference chunker, which is then named `<document_id>#<n>`.
+        a chunk of the reference chunker, which is then named `<document_id>#<n>`. The
+        chunker `tracer-para-chunker/1` (the default) is signed only when the text is the
+        reference chunk at its locator; a pipeline's own `chunk_id` for any other text,
+        with `chunker` left out, is signed with the chunker `unspecified`.
         """
         self._open()
         m.text(text, "retrieved text")
@@ -287,16 +292,14 @@ class AnswerRecord:
         pid = self._next_id(passage_id)
         what = f"passage {pid} ({revision.document_id} revision {revision.revision})"
         loc = locate(revision.content, text, occurrence=occurrence, near=near, what=what)
-        chunker = chunker or Chunker()
-        if chunk_id is None:
-            chunk_id = self._reference_chunk_id(revision, text, chunker, what)
+        chunk_id, chunker = self._chunk_claim(revision, loc, chunk_id, chunker, what)
         passage = Passage(
             passage_id=pid,
             text=text,
             collection=m.name(collection or revision.collection, "passage collection"),
             source=(revision.source_system, revision.path, revision.source_revision),
             document=(revision.document_id, revision.uri, revision.revision, revision.backend),
-            chunk_id=m.name(chunk_id, "chunk_id"),
+            chunk_id=chunk_id,
             chunker=chunker,
             locator=loc,
             rank=m.non_negative(rank, "rank"),
@@ -310,13 +313,41 @@ class AnswerRecord:
         return passage
 
     @staticmethod
-    def _reference_chunk_id(revision: SourceRevision, text: str, chunker: Chunker, what: str) -> str:
-        if chunker.version == CHUNKER_VERSION:
-            quote = normalize_quote(text)
-            for c in chunks(revision.content):
-                if c.text == quote:
-                    return f"{revision.document_id}#{c.chunk_index}"
-        raise RecordError(f"{what}: chunk_id is required (the text is not one {CHUNKER_VERSION} chunk)")
+    def _chunk_claim(
+        revision: SourceRevision, loc: Locator, chunk_id: str | None, chunker: Chunker | None, what: str
+    ) -> tuple[str, Chunker]:
+        """The chunk id and chunker a passage is signed with; a reference claim is checked.
+
+        `tracer-para-chunker/1` is claimed only for the reference chunk at the passage's
+        locator (given or defaulted). A pipeline chunk id with the chunker left out is
+        signed as `unspecified` when the text is not that chunk: the SDK does not know
+        which splitter cut it and never says it was tracer's.
+        """
+        index = next(
+            (
+                c.chunk_index
+                for c in chunks(revision.content)
+                if (c.locator.char_start, c.locator.char_end) == (loc.char_start, loc.char_end)
+            ),
+            None,
+        )
+        if chunker is None:
+            chunker = Chunker() if index is not None or chunk_id is None else Chunker(UNSPECIFIED_CHUNKER)
+        if chunker.version == CHUNKER_VERSION and index is None:
+            if chunk_id is None:
+                raise RecordError(
+                    f"{what}: chunk_id is required (the text is not one {CHUNKER_VERSION} chunk); pass "
+                    "chunk_id= and chunker=Chunker('<your splitter>/<version>', {...})"
+                )
+            raise RecordError(
+                f"{what}: the text is not one {CHUNKER_VERSION} chunk at its locator, so that chunker "
+                "is not claimed; pass chunker=Chunker('<your splitter>/<version>', {...}) or leave it out"
+            )
+        if chunk_id is None:
+            if index is None:
+                raise RecordError(f"{what}: chunk_id is required with chunker {chunker.version!r}")
+            chunk_id = f"{revision.document_id}#{index}"
+        return m.name(chunk_id, "chunk_id"), chunker
 
     def retrieved_note(
         self,
