@@ -98,6 +98,14 @@ def _rag(content: str = PASSAGE, prompt: str | None = None, **retriever_extra: A
     )
 
 
+def retrace(doc: dict[str, Any], trace_id: str) -> dict[str, Any]:
+    """`doc` as another trace with the same span ids (span ids are unique only in a trace)."""
+    out: dict[str, Any] = json.loads(json.dumps(doc))
+    for s in spans(out):
+        s["traceId"] = trace_id
+    return out
+
+
 def _stored(case: Case) -> set[str]:
     return {str(d) for (d,) in case.vault.query("SELECT digest FROM blobs")}
 
@@ -185,7 +193,7 @@ def test_metadata_json_string_is_parsed_strictly(sourced: Case) -> None:
     attr(spans(doc)[1], "retrieval.documents.0.document.metadata")["value"] = {  # type: ignore[index]
         "stringValue": '{"document_id": "returns", "document_id": "shipping"}'
     }
-    path = write(sourced, "meta.jsonl", dump([_rag(), doc]))
+    path = write(sourced, "meta.jsonl", dump([retrace(_rag(), "6" * 32), doc]))
     size = len(sourced.vault.leaf_hashes())
     with pytest.raises(InputError) as err:
         run_import(sourced, path)

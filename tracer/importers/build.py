@@ -50,7 +50,7 @@ def _scalar(meta: Any, key: str) -> str | None:
 
 def _model_input(doc: Document, answer: ImportedAnswer) -> tuple[TextField, str]:
     """The retrieved text as an exact substring of a recorded prompt, or why not (never guessed)."""
-    if doc.content.value is None:
+    if not doc.content.value:  # not whole, or empty: an empty text is in every prompt
         return TextField(
             None,
             FieldFact(
@@ -87,19 +87,34 @@ def _chain(
     facts: dict[str, FieldFact] = {}
     document_id = _scalar(meta, mapping.document_key)
     revision = _scalar(meta, mapping.revision_key)
-    src = doc.metadata.fact.source
+    src, cut = doc.metadata.fact.source, doc.metadata.fact.state
+
+    def missing(key: str) -> FieldFact:
+        if doc.metadata.value is None and cut != A.ABSENT:  # the metadata is there, but not whole
+            return FieldFact(cut, src, f"metadata[{key!r}] cannot be read: the metadata is {cut}")
+        if doc.metadata.value is None:
+            return FieldFact(A.ABSENT, "", f"no metadata key {key!r}: no metadata recorded")
+        return FieldFact(A.ABSENT, "", f"no metadata key {key!r}")
+
     facts["document_id"] = (
         FieldFact(A.IMPORTER_COMPUTED, src, f"metadata[{mapping.document_key!r}]")
         if document_id
-        else FieldFact(A.ABSENT, "", f"no metadata key {mapping.document_key!r}")
+        else missing(mapping.document_key)
     )
     facts["revision"] = (
         FieldFact(A.IMPORTER_COMPUTED, src, f"metadata[{mapping.revision_key!r}]")
         if revision
-        else FieldFact(A.ABSENT, "", f"no metadata key {mapping.revision_key!r}")
+        else missing(mapping.revision_key)
     )
     if not document_id or not revision:
-        facts["chain"] = FieldFact(A.ABSENT, "", "no document id and revision to match a source revision")
+        why = (
+            f"the metadata is {cut}"
+            if doc.metadata.value is None and cut != A.ABSENT
+            else f"the metadata names no {mapping.document_key!r} and {mapping.revision_key!r}"
+        )
+        facts["chain"] = FieldFact(
+            A.ABSENT, "", f"no document id and revision to match a source revision: {why}"
+        )
         return document_id, revision, None, facts
     found = lookup(document_id, revision)
     if found is None:
@@ -108,8 +123,10 @@ def _chain(
         )
         return document_id, revision, None, facts
     rev, text = found
-    if doc.content.value is None:
-        facts["chain"] = FieldFact(A.ABSENT, "", "the retrieved text is not whole: it cannot be located")
+    if not doc.content.value:
+        facts["chain"] = FieldFact(
+            A.ABSENT, "", f"the retrieved text is not whole ({doc.content.fact.state}): it cannot be located"
+        )
         return document_id, revision, None, facts
     places = occurrences(text, doc.content.value)
     if len(places) != 1:
@@ -175,6 +192,10 @@ def build_item(
             A.IMPORTER_COMPUTED, doc.source, "the span's end time"
         ).to_json()
         fields[f"{base}.query_sha256"] = doc.query.fact.to_json()
+        fields[f"{base}.span_id"] = FieldFact(
+            A.IMPORTER_COMPUTED, doc.source, "the span the passage was read from"
+        ).to_json()
+        fields[f"{base}.data_source"] = doc.data_source.fact.to_json()
         for name, fact in facts.items():
             fields[f"{base}.{name}"] = fact.to_json()
         passages.append(
@@ -194,6 +215,7 @@ def build_item(
                 "score": doc.score.value,
                 "query_sha256": _digest(doc.query),
                 "retrieved_at": doc.retrieved_at,
+                "data_source": doc.data_source.value,
                 "chain": chain,
             }
         )

@@ -68,6 +68,8 @@ class Document:
     query: TextField
     retrieved_at: str
     source: str
+    #: GenAI `gen_ai.data_source.id` of the retrieval span: the store the text came from
+    data_source: Value
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +133,12 @@ class _Reader:
             return TextField.missing(A.ABSENT, where, f"{what}: {key} is not a string")
         return self.classify(value, where, what)
 
+    def content(self, span: Span, key: str, what: str) -> TextField:
+        """A retrieved text: an empty one holds nothing (it is in every prompt, so it proves none)."""
+        if span.attributes.get(key) == "":
+            return TextField.missing(A.ABSENT, span.where(key), f"{what}: {key} is an empty text")
+        return self.text(span, key, what)
+
     def classify(self, value: str, where: str, what: str) -> TextField:
         if is_redacted(value, self.opts.redaction_markers):
             return TextField.missing(
@@ -138,11 +146,13 @@ class _Reader:
             )
         limit = self.opts.value_length_limit
         if limit is not None and len(value) >= limit:
-            return TextField.missing(
-                A.TRUNCATED,
-                where,
-                f"{what}: {len(value)} characters, at the exporter's value length limit {limit}",
+            size = (
+                f"{len(value)} characters, at the exporter's value length limit {limit}"
+                if len(value) == limit
+                else f"{len(value)} characters, over the value length limit {limit} given: taken as cut "
+                "(is that the exporter's limit?)"
             )
+            return TextField.missing(A.TRUNCATED, where, f"{what}: {size}")
         return TextField(value, FieldFact(A.IMPORTER_COMPUTED, where))
 
 
@@ -196,11 +206,34 @@ def _json_attr(r: _Reader, span: Span, key: str, what: str) -> Value:
     return Value(parsed, FieldFact(A.IMPORTER_COMPUTED, where))
 
 
-def _score(span: Span, key: str) -> Value:
-    value = span.attributes.get(key)
+def _number(value: Any, where: str, what: str) -> Value:
+    """A score: a number is kept; anything else is described, never read as a number."""
+    if value is None:
+        return Value(None, FieldFact(A.ABSENT, "", f"no {what} recorded"))
     if isinstance(value, bool) or not isinstance(value, int | float):
-        return Value(None, FieldFact(A.ABSENT, "", "no score recorded"))
-    return Value(float(value), FieldFact(A.IMPORTER_COMPUTED, span.where(key)))
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:40] + "…"
+        return Value(
+            None,
+            FieldFact(
+                A.ABSENT, where, f"the {what} is not a number ({type(value).__name__} {shown}): not kept"
+            ),
+        )
+    return Value(float(value), FieldFact(A.IMPORTER_COMPUTED, where))
+
+
+def _score(span: Span, key: str) -> Value:
+    return _number(span.attributes.get(key), span.where(key), "score")
+
+
+def _data_source(span: Span) -> Value:
+    """GenAI `gen_ai.data_source.id`: the data source (store, index) a retrieval read from."""
+    key = "gen_ai.data_source.id"
+    value = span.attributes.get(key)
+    if isinstance(value, str) and value:
+        return Value(value, FieldFact(A.IMPORTER_COMPUTED, span.where(key), f"{key} of span {span.span_id}"))
+    if value is not None and value != "":
+        return Value(None, FieldFact(A.ABSENT, span.where(key), f"{key} is not a string"))
+    return Value(None, FieldFact(A.ABSENT, "", f"no {key} on span {span.span_id}"))
 
 
 def _documents(r: _Reader, span: Span, prefix: str, query: TextField) -> list[Document]:
@@ -213,15 +246,16 @@ def _documents(r: _Reader, span: Span, prefix: str, query: TextField) -> list[Do
                 span_id=span.span_id,
                 index=i,
                 rank=rank,
-                content=r.text(span, base + "content", f"document {i} content"),
+                content=r.content(span, base + "content", f"document {i} content"),
                 ref=Value(ref, FieldFact(A.IMPORTER_COMPUTED, span.where(base + "id")))
                 if ref
-                else Value(None, FieldFact(A.ABSENT, "", "no document id")),
+                else Value(None, FieldFact(A.ABSENT, "", f"no {base}id on span {span.span_id}")),
                 score=_score(span, base + "score"),
                 metadata=_json_attr(r, span, base + "metadata", f"document {i} metadata"),
                 query=query,
                 retrieved_at=span_time(span.end_ns),
                 source=f"line {span.line} {span.path}",
+                data_source=_data_source(span),
             )
         )
     return out
@@ -239,26 +273,31 @@ def _genai_documents(r: _Reader, span: Span, query: TextField) -> list[Document]
             continue
         ref, score = d.get("id"), d.get("score")
         content = d.get("content")
+        if content == "":
+            text = TextField.missing(A.ABSENT, f"{where}[{i}].content", f"document {i} content: empty text")
+        elif isinstance(content, str):
+            text = r.classify(content, f"{where}[{i}].content", f"document {i} content")
+        else:
+            text = TextField.missing(
+                A.ABSENT, "", "the GenAI retrieval convention records no document content"
+            )
         out.append(
             Document(
                 span_id=span.span_id,
                 index=i,
                 rank=i + 1,
-                content=r.classify(content, f"{where}[{i}].content", f"document {i} content")
-                if isinstance(content, str)
-                else TextField.missing(
-                    A.ABSENT, "", "the GenAI retrieval convention records no document content"
-                ),
+                content=text,
                 ref=Value(str(ref), FieldFact(A.IMPORTER_COMPUTED, f"{where}[{i}].id"))
-                if isinstance(ref, str | int)
-                else Value(None, FieldFact(A.ABSENT)),
-                score=Value(float(score), FieldFact(A.IMPORTER_COMPUTED, f"{where}[{i}].score"))
-                if isinstance(score, int | float) and not isinstance(score, bool)
-                else Value(None, FieldFact(A.ABSENT, "", "no score recorded")),
-                metadata=Value(None, FieldFact(A.ABSENT, "", "no metadata recorded")),
+                if isinstance(ref, str | int) and not isinstance(ref, bool) and ref != ""
+                else Value(None, FieldFact(A.ABSENT, "", f"document {i} has no id")),
+                score=_number(score, f"{where}[{i}].score", "score"),
+                metadata=Value(
+                    None, FieldFact(A.ABSENT, "", "the GenAI retrieval convention records no metadata")
+                ),
                 query=query,
                 retrieved_at=span_time(span.end_ns),
                 source=f"line {span.line} {span.path}",
+                data_source=_data_source(span),
             )
         )
     return out
@@ -368,23 +407,25 @@ def _answer(r: _Reader, root: Span, calls: Sequence[tuple[Span, LlmCall]]) -> Te
 def answers_of(spans: Sequence[Span], opts: ReadOptions) -> tuple[list[ImportedAnswer], list[Skipped]]:
     """The answers an export holds (one per root span with a model call), and what was skipped."""
     r = _Reader(opts)
-    by_id = {s.span_id: s for s in spans}
-    children: dict[str, list[Span]] = {}
+    # a span is (trace id, span id): span ids are unique only within their trace, and a
+    # parent is always in the child's own trace (the reader refuses a span written twice)
+    by_id = {(s.trace_id, s.span_id): s for s in spans}
+    children: dict[tuple[str, str], list[Span]] = {}
     roots: list[Span] = []
     for s in spans:
-        if s.parent_id and s.parent_id in by_id:
-            children.setdefault(s.parent_id, []).append(s)
+        if s.parent_id and (s.trace_id, s.parent_id) in by_id:
+            children.setdefault((s.trace_id, s.parent_id), []).append(s)
         else:
             roots.append(s)
     answers: list[ImportedAnswer] = []
     skipped: list[Skipped] = []
-    for root in sorted(roots, key=lambda s: (s.start_ns, s.line, s.span_id)):
+    for root in sorted(roots, key=lambda s: (s.start_ns, s.line, s.trace_id, s.span_id)):
         tree: list[Span] = []
         todo = [root]
         while todo:
             s = todo.pop()
             tree.append(s)
-            todo.extend(children.get(s.span_id, ()))
+            todo.extend(children.get((s.trace_id, s.span_id), ()))
         tree.sort(key=lambda s: (s.start_ns, s.end_ns, s.span_id))
         llm_spans = [s for s in tree if _kind(s) == "LLM"]
         if not llm_spans:

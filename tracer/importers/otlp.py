@@ -236,15 +236,49 @@ def spans_of(doc: Any, file: str, line: int) -> Iterator[Span]:
                     end_ns=_int64(sp.get("endTimeUnixNano", 0), file, line, f"{path}.endTimeUnixNano"),
                     attributes=attrs,
                     attribute_paths=paths,
-                    dropped_attributes=_int64(
+                    dropped_attributes=_count(
                         sp.get("droppedAttributesCount", 0), file, line, f"{path}.droppedAttributesCount"
                     ),
                     resource=res_attrs,
                 )
 
 
+def _count(value: Any, file: str, line: int, path: str) -> int:
+    """A count (`droppedAttributesCount`): a 64-bit integer that is never negative."""
+    n = _int64(value, file, line, path)
+    if n < 0:
+        raise ExportFormatError(file, line, path, f"a count cannot be negative: {n}")
+    return n
+
+
+def _unique(spans: list[Span]) -> list[Span]:
+    """Refuse a span written twice (a retried batch, exports concatenated): a span is one
+    (trace id, span id), and one written twice would be read into its answer twice."""
+    seen: dict[tuple[str, str], Span] = {}
+    for s in spans:
+        first = seen.setdefault((s.trace_id, s.span_id), s)
+        if first is not s:
+            raise ExportFormatError(
+                s.file,
+                s.line,
+                f"{s.path}.spanId",
+                f"span {s.span_id} of trace {s.trace_id} appears twice (first at line {first.line} "
+                f"{first.path}): a line written twice, or exports concatenated? Drop the copy",
+            )
+    return spans
+
+
 def read_otlp_json_lines(data: bytes, file: str) -> list[Span]:
-    """Every span of an OTLP JSON Lines file; the first bad line refuses the whole file."""
+    """Every span of an OTLP JSON Lines file; the first bad line refuses the whole file, and
+    so does a span written twice (the same trace id and span id)."""
+    if b"\x00" in data:  # never in JSON text: a binary file has no lines to name
+        raise ExportFormatError(
+            file,
+            0,
+            "$",
+            "a binary file, not OTLP JSON Lines text (it holds NUL bytes); "
+            "a binary ExportTraceServiceRequest is read with --format otlp-proto",
+        )
     out: list[Span] = []
     for n, raw in enumerate(data.split(b"\n"), start=1):
         if not raw.strip():
@@ -256,7 +290,7 @@ def read_otlp_json_lines(data: bytes, file: str) -> list[Span]:
         out.extend(spans_of(doc, file, n))
     if not out:
         raise ExportFormatError(file, 0, "$", "no spans: the file holds no OTLP trace data")
-    return out
+    return _unique(out)
 
 
 def read_otlp_proto(data: bytes, file: str) -> list[Span]:
@@ -282,7 +316,7 @@ def read_otlp_proto(data: bytes, file: str) -> list[Span]:
     spans = list(spans_of(doc, file, 1))
     if not spans:
         raise ExportFormatError(file, 0, "$", "no spans: the file holds no OTLP trace data")
-    return spans
+    return _unique(spans)
 
 
 def span_time(ns: int) -> str:

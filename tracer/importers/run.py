@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from store import queries
 from store.crypto import Identity, sha256_hex
+from store.errors import InputError
 from store.imported import ImportedItem, append_imported, imported_answer_seqs
 from store.ingest import read_input_file
 from store.keyring import DataKeys
@@ -48,7 +49,7 @@ class ImportPlan:
             "answers": [
                 _item_json(it, self.seqs[i] if self.seqs else None) for i, it in enumerate(self.items)
             ],
-            "skipped": [s.__dict__ for s in self.skipped],
+            "skipped": [asdict(s) for s in self.skipped],
         }
 
 
@@ -111,7 +112,25 @@ def plan_import(
         answers, skipped = answers_of(spans, opts)
         plan.skipped += skipped
         plan.items += [build_item(a, data, str(fmt), collection, now, mapping, lookup) for a in answers]
+    _refuse_doubles(plan.items)
     return plan
+
+
+def _refuse_doubles(items: list[ImportedItem]) -> None:
+    """One answer twice in one call (the same export given twice, or two exports sharing a
+    trace): refused in the dry run as in the real one, naming both places."""
+    first: dict[str, ImportedItem] = {}
+    for it in items:
+        seen = first.setdefault(it.answer_id, it)
+        if seen is not it:
+            lines = it.statement["export"]["lines"]
+            raise InputError(
+                f"{it.file}:{lines[0]}" if lines else it.file,
+                "$",
+                f"answer {it.answer_id} (trace {it.statement['trace_id']}, root span "
+                f"{it.statement['root_span_id']}) appears twice in this import: first in {seen.file} "
+                f"line {seen.statement['export']['lines'][0]}; give each export once",
+            )
 
 
 def import_files(
@@ -127,14 +146,15 @@ def import_files(
 ) -> ImportPlan:
     plan = plan_import(vault, custodian, files, fmt, collection, now, mapping, opts)
     if dry_run:
+        # the same refusals as `append_imported`, so a dry run and the real one agree
         taken = imported_answer_seqs(vault, [it.answer_id for it in plan.items])
-        if taken:
-            first = next(iter(taken))
-            from store.errors import InputError
-
-            raise InputError(
-                str(files[0]), "$", f"answer {first} already in the vault (log entry {taken[first]})"
-            )
+        for it in plan.items:
+            if it.answer_id in taken:
+                raise InputError(
+                    it.file,
+                    "$",
+                    f"answer {it.answer_id} already in the vault (log entry {taken[it.answer_id]})",
+                )
         return plan
     if plan.items:
         plan.seqs = append_imported(vault, custodian, plan.items)
