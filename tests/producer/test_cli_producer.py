@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from tests.cli.conftest import PASSPHRASE, World, draft, revision_input
 from tests.producer.conftest import RETURNS, Ticks
 from tracer.cli import outbox_cmds, store_cmds
 from tracer.producer import Authorization, Producer, Recorder, Runtime, Signer, SourceRevision, chunk_report
+from tracer.producer.outbox import TEMP_MAX_AGE
 
 
 def _sdk_record(w: World, outbox: Path, answer_id: str) -> Path:
@@ -83,8 +85,13 @@ def test_ingest_outbox_appends_then_moves_aside(vault_world: World) -> None:
     outbox = w.root / "outbox"
     first = _sdk_record(w, outbox, "ans-sdk-1")
     (outbox / ".tmp-0123-half.json").write_text('{"envel')  # a write in progress
+    stale = outbox / ".tmp-4567-answer-dead.json"  # what a writer killed an hour ago left
+    stale.write_text('{"envel')
+    old = time.time() - TEMP_MAX_AGE - 1
+    os.utime(stale, (old, old))
     r = w.ok("ingest-outbox", w.vault, outbox, *w.cust())
     assert "appended 2 file(s)" in r.out
+    assert not stale.exists() and f"removed {stale.name}" in r.out
     assert sorted(p.name for p in (outbox / "ingested").iterdir()) == sorted(
         [first.name, next((outbox / "ingested").glob("revision-*")).name]
     )
@@ -153,6 +160,50 @@ def test_watch_picks_up_files_written_while_it_waits(vault_world: World) -> None
     assert busy == 2 and waits == [5.0, 5.0]
     assert [len(p.moved) for p in passes] == [2, 1]
     assert len(list((outbox / "ingested").glob("answer-*.json"))) == 2
+
+
+def test_watch_waits_for_an_outbox_the_producer_has_not_created_yet(vault_world: World) -> None:
+    w = vault_world
+    outbox = w.root / "not-yet"
+    custodian = load_identity(w.key("custodian"), PASSPHRASE.encode())
+    passes: list[outbox_cmds.Pass] = []
+    waits: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        waits.append(seconds)
+        if len(waits) == 2:  # the producer starts only after two polls
+            _sdk_record(w, outbox, "ans-sdk-1")
+
+    busy = outbox_cmds.watch(
+        w.vault, outbox, custodian, interval=1.0, rounds=4, on_pass=passes.append, sleep=sleep
+    )
+    assert busy == 1 and [len(p.moved) for p in passes] == [2]
+    assert w.capsys.readouterr().err.count("waiting for") == 1
+    # the command line: a watcher starts on a missing outbox, a single pass refuses it plainly
+    r = w.run("ingest-outbox", w.vault, w.root / "nowhere", *w.cust())
+    assert (
+        r.code == 2
+        and r.err
+        == f"tracer: error: {w.root / 'nowhere'}: the outbox does not exist (with --watch it is waited for)\n"
+    )
+    r = w.run(
+        "ingest-outbox",
+        w.vault,
+        w.root / "nowhere",
+        *w.cust(),
+        "--watch",
+        "--rounds",
+        "1",
+        "--interval",
+        "0.01",
+    )
+    assert r.code == 0 and "waiting for" in r.err and not (w.root / "nowhere").exists()
+
+
+def test_path_errors_name_the_file_without_a_json_path(world: World, tmp_path: Path) -> None:
+    r = world.run("chunk", tmp_path / "nonexistent.md")
+    assert r.code == 2 and "$" not in r.err
+    assert r.err.startswith(f"tracer: error: {tmp_path / 'nonexistent.md'}: cannot read file (")
 
 
 CRASH = """

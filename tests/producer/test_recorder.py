@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import base64
 import json
+import os
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -21,11 +23,13 @@ from tracer.producer import (
     LocateError,
     ModelInputError,
     Note,
+    Outbox,
     Recorder,
     RecordError,
     Runtime,
     chunks,
 )
+from tracer.producer.outbox import TEMP_MAX_AGE
 
 AUTH = Authorization("agent:helpdesk", "acl-7", "allow")
 QUESTION = "How long do I have to return something?"
@@ -265,10 +269,38 @@ def test_a_record_closes_once_and_an_error_inside_with_writes_nothing(recorder: 
     done.close()
     with pytest.raises(RecordError, match="already closed"):
         done.close()
-    again = recorder.start(QUESTION, AUTH, "support", answer_id="ans-x")
-    again.answer("no passages needed")
     with pytest.raises(RecordError, match="already in the outbox"):
-        again.close()
+        recorder.start(QUESTION, AUTH, "support", answer_id="ans-x")
+
+
+@pytest.mark.parametrize("folder", ["ingested", "rejected"])
+def test_an_answer_id_already_ingested_or_rejected_is_refused_at_start(
+    recorder: Recorder, folder: str
+) -> None:
+    """`tracer ingest-outbox` moves files aside; their ids stay taken (found at the call, not at ingest)."""
+    done = recorder.start(QUESTION, AUTH, "support", answer_id="ghost-ans")
+    done.answer("first")
+    path = done.close().path
+    (path.parent / folder).mkdir()
+    path.rename(path.parent / folder / path.name)
+    with pytest.raises(RecordError, match=f"ghost-ans.*{folder}"):
+        recorder.start(QUESTION, AUTH, "support", answer_id="ghost-ans")
+    with pytest.raises(RecordError, match=folder):
+        recorder.start(QUESTION, AUTH, "support", answer_id="ghost-ans", kind="note")
+    fresh = recorder.start(QUESTION, AUTH, "support", answer_id="ghost-ans-2")
+    fresh.answer("second")
+    fresh.close()
+
+
+def test_a_crashed_writer_s_temporary_file_is_removed_once_stale(recorder: Recorder) -> None:
+    outbox = recorder.outbox.directory
+    stale, fresh = outbox / ".tmp-0123-answer-x.json", outbox / ".tmp-4567-answer-y.json"
+    for f in (stale, fresh):
+        f.write_bytes(b'{"half": ')
+    old = time.time() - TEMP_MAX_AGE - 60
+    os.utime(stale, (old, old))
+    Outbox(outbox)  # the next process to open the outbox
+    assert not stale.exists() and fresh.exists()  # a write in progress is left alone
 
 
 def test_a_note_and_an_answer_citing_it_ingest_with_their_lineage(case: Case, recorder: Recorder) -> None:

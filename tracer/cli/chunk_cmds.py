@@ -10,7 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from store.errors import InputError
+from store.errors import InputError, StoreError
 from tracer.cli.common import Sub, emit_json
 from tracer.inert import inert
 from tracer.producer.locate import chunk_report
@@ -23,15 +23,25 @@ def register(sub: Sub) -> None:
     p.set_defaults(handler=cmd_chunk)
 
 
+class PathError(InputError):
+    """A file or directory argument that cannot be used: says which and why, no JSON path."""
+
+    def __init__(self, file: str, message: str) -> None:
+        StoreError.__init__(self, f"{file}: {message}")
+        self.file = file
+        self.path = ""
+        self.message = message
+
+
 def _read_text(path: Path) -> str:
     try:
         raw = sys.stdin.buffer.read() if str(path) == "-" else path.read_bytes()
     except OSError as exc:
-        raise InputError(str(path), "$", f"cannot read file ({exc.strerror})") from exc
+        raise PathError(str(path), f"cannot read file ({exc.strerror})") from exc
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise InputError(str(path), "$", f"not UTF-8 (byte {exc.start})") from exc
+        raise PathError(str(path), f"not UTF-8 (byte {exc.start})") from exc
 
 
 def cmd_chunk(args: argparse.Namespace) -> int:

@@ -7,7 +7,9 @@ leaves files that are already in the vault; the next pass recognizes them (same 
 id and the very same signed envelope, or the same revision with the same content) and
 moves them aside without ingesting them twice. Files the vault refuses go to
 `OUTBOX/rejected/` beside a `.reason.txt` when `--skip-invalid` (or `--watch`) is given;
-otherwise nothing is appended and they stay for someone to fix.
+otherwise nothing is appended and they stay for someone to fix. Every pass also removes
+the `.tmp-*` files a crashed writer left (older than `TEMP_MAX_AGE`). `--watch` started
+before the producer's first write waits for the outbox to appear.
 """
 
 from __future__ import annotations
@@ -31,14 +33,19 @@ from store.errors import InputError, StoreError, VaultInUseError
 from store.ingest import IngestReport, ingest
 from store.producer import draft_to_input
 from store.vault import Vault
+from tracer.cli.chunk_cmds import PathError
 from tracer.cli.common import Sub, add_custodian, emit_json, open_vault, vault_arg
 from tracer.clock import now_iso
 from tracer.inert import inert
-from tracer.producer.outbox import TEMP_PREFIX, encode, write_atomically
+from tracer.producer.outbox import (
+    INGESTED,
+    REJECTED,
+    TEMP_PREFIX,
+    encode,
+    remove_stale_temporaries,
+    write_atomically,
+)
 from tracer.secrets import load_key
-
-INGESTED = "ingested"
-REJECTED = "rejected"
 
 
 def register(sub: Sub) -> None:
@@ -66,6 +73,8 @@ class Pass:
     already: list[str] = field(default_factory=list)
     moved: list[str] = field(default_factory=list)
     rejected_moved: list[str] = field(default_factory=list)
+    #: `.tmp-*` files a crashed writer left, removed in this pass
+    stale_removed: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -78,6 +87,7 @@ class Pass:
             "already_in_vault": self.already,
             "moved_to_ingested": self.moved,
             "moved_to_rejected": self.rejected_moved,
+            "stale_temporaries_removed": self.stale_removed,
         }
 
 
@@ -138,7 +148,7 @@ def _already_in_vault(vault: Vault, path: Path) -> bool:
 
 def drain(vault_path: Path, outbox: Path, custodian: Identity, now: str, skip_invalid: bool = False) -> Pass:
     """One pass: ingest every finished file as one batch, then move each file aside."""
-    out = Pass()
+    out = Pass(stale_removed=remove_stale_temporaries(outbox))
     files = pending(outbox)
     if not files:
         return out
@@ -189,17 +199,17 @@ def pack_into(out_dir: Path, drafts: list[tuple[Path, dict[str, Any]]], producer
     seen: set[Path] = set()
     for t in targets:
         if t in seen or t.exists():
-            raise InputError(str(t), "$", "already exists (or two drafts share its name); not overwritten")
+            raise PathError(str(t), "already exists (or two drafts share its name); not overwritten")
         seen.add(t)
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        raise InputError(str(out_dir), "$", f"cannot create directory ({exc.strerror})") from exc
+        raise PathError(str(out_dir), f"cannot create directory ({exc.strerror})") from exc
     for target, (_, draft) in zip(targets, drafts, strict=True):
         try:
             write_atomically(target, encode(draft_to_input(draft, producer)))
         except OSError as exc:
-            raise InputError(str(target), "$", f"cannot write file ({exc.strerror})") from exc
+            raise PathError(str(target), f"cannot write file ({exc.strerror})") from exc
     return targets
 
 
@@ -224,6 +234,8 @@ def _print(p: Pass, as_json: bool) -> None:
             print("nothing appended (all-or-nothing: fix the files or use --skip-invalid)")
     for name in p.rejected_moved:
         print(f"moved {inert(name)} to {REJECTED}/ (reason beside it)")
+    for name in p.stale_removed:
+        print(f"removed {inert(name)}: a temporary file a crashed writer left")
 
 
 def watch(
@@ -240,26 +252,43 @@ def watch(
     """Poll the outbox; returns the number of passes that found something to do."""
     busy = 0
     n = 0
+    waiting = False
     while rounds is None or n < rounds:
         if n:
             sleep(interval)
         n += 1
+        if not outbox.is_dir():  # started before the producer's first write: wait for it
+            _check_outbox(outbox, missing_ok=True)
+            if not waiting:
+                print(f"tracer: waiting for {inert(str(outbox))} to be created", file=sys.stderr)
+                waiting = True
+            continue
+        waiting = False
         try:
             p = drain(vault_path, outbox, custodian, clock(), skip_invalid=True)
         except VaultInUseError as exc:  # another writer holds the vault: try next poll
             print(f"tracer: {exc}; retrying", file=sys.stderr)
             continue
-        if p.report is not None or p.already:
+        except FileNotFoundError:  # the outbox was removed meanwhile: wait for it again
+            continue
+        if p.report is not None or p.already or p.stale_removed:
             busy += 1
             on_pass(p)
     return busy
 
 
+def _check_outbox(outbox: Path, *, missing_ok: bool) -> None:
+    if outbox.is_dir() or (missing_ok and not os.path.lexists(outbox)):
+        return
+    if os.path.lexists(outbox):
+        raise PathError(str(outbox), "the outbox is not a directory")
+    raise PathError(str(outbox), "the outbox does not exist (with --watch it is waited for)")
+
+
 def cmd_ingest_outbox(args: argparse.Namespace) -> int:
-    if not args.outbox.is_dir():
-        raise InputError(str(args.outbox), "$", "not a directory")
+    _check_outbox(args.outbox, missing_ok=args.watch)
     if args.interval <= 0 or (args.rounds is not None and args.rounds < 1):
-        raise InputError("ingest-outbox", "$", "--interval must be > 0 and --rounds ≥ 1")
+        raise PathError("ingest-outbox", "--interval must be > 0 and --rounds ≥ 1")
     custodian = load_key(args.custodian_key, args.passphrase_file)
     if args.watch:
         with contextlib.suppress(KeyboardInterrupt):
@@ -277,6 +306,7 @@ def cmd_ingest_outbox(args: argparse.Namespace) -> int:
         if args.json:
             emit_json(p.to_json())
         else:
+            _print(p, False)
             print("nothing to ingest")
         return 0
     _print(p, args.json)

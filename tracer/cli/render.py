@@ -206,14 +206,11 @@ def print_trace(t: AnswerTrace, session: Session) -> None:
         f"root {t.checkpoint_root[:16]}…"
     )
     print(f"  viewer {inert(session.who)}")
+    from tracer.cli.case_lines import trace_case_lines
     from tracer.engine.case import CaseDesk
 
-    for hv in CaseDesk(session).holds_on_answer(t.answer_id):
-        h = hv.hold
-        print(
-            f"  LEGAL HOLD in force on {h.subject_kind} {inert(h.subject)}: {inert(h.reason)}; placed by "
-            f"{inert(hv.signer.label())} at {inert(h.at)}, log entry {h.seq}"
-        )
+    for line in trace_case_lines(CaseDesk(session), t.answer_id):
+        print(f"  {line}")
     if t.imported is not None:
         print("\n".join(imported_head(t, t.imported)))
         _print_body(t, session)

@@ -3,7 +3,13 @@
 A file is written under a temporary dot-name in the outbox itself, flushed and fsynced,
 then linked to its final name (which fails, rather than replaces, if that name exists)
 and the directory is fsynced. A crash at any point leaves either no file or the whole
-file under its final name, plus at worst a `.tmp-*` file that readers ignore.
+file under its final name, plus at worst a `.tmp-*` file that readers ignore and that
+is removed once it is older than `TEMP_MAX_AGE` (by the next `Outbox` opened on the
+directory, and by every `tracer ingest-outbox` pass).
+
+`tracer ingest-outbox` moves what it ingested to `ingested/` and what the vault refused
+to `rejected/`; an answer id found in either is taken, and recording it again is an
+error at `start`, not a refusal at ingest.
 """
 
 from __future__ import annotations
@@ -13,15 +19,32 @@ import json
 import os
 import re
 import secrets
+import time
 from pathlib import Path
 from typing import Any
 
 from store.crypto import sha256_hex
 from tracer.producer.errors import RecordError
 
-__all__ = ["TEMP_PREFIX", "Outbox", "file_stem", "write_atomically"]
+__all__ = [
+    "INGESTED",
+    "REJECTED",
+    "TEMP_MAX_AGE",
+    "TEMP_PREFIX",
+    "Outbox",
+    "file_stem",
+    "remove_stale_temporaries",
+    "write_atomically",
+]
 
 TEMP_PREFIX = ".tmp-"
+#: seconds after which a `.tmp-*` file is a crashed writer's leftover, not a write in progress
+TEMP_MAX_AGE = 3600.0
+#: where `tracer ingest-outbox` moves the files it ingested, and the ones the vault refused
+INGESTED = "ingested"
+REJECTED = "rejected"
+#: the kinds of record file whose names carry an answer id
+RECORD_KINDS = ("answer", "note")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -58,6 +81,31 @@ def write_atomically(path: Path, data: bytes, *, replace: bool = False) -> None:
     _fsync_dir(path.parent)
 
 
+def remove_stale_temporaries(directory: Path, max_age: float = TEMP_MAX_AGE) -> list[str]:
+    """Remove the `.tmp-*` files in `directory` not written to for `max_age` seconds.
+
+    A write takes well under a second, so such a file is what a writer killed mid-write
+    left behind (readers ignore it; this only keeps the outbox from filling up). Returns
+    the names removed; a file that vanishes meanwhile is simply skipped.
+    """
+    removed: list[str] = []
+    cutoff = time.time() - max_age
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return removed
+    for entry in entries:
+        if not entry.name.startswith(TEMP_PREFIX):
+            continue
+        try:
+            if entry.is_file(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_mtime < cutoff:
+                os.unlink(entry.path)
+                removed.append(entry.name)
+        except OSError:
+            continue
+    return removed
+
+
 def encode(value: Any) -> bytes:
     """The bytes of an ingest file (the layout `tracer pack` writes)."""
     return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
@@ -72,13 +120,32 @@ class Outbox:
             self.directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise RecordError(f"{self.directory}: cannot create the outbox ({exc.strerror})") from exc
+        remove_stale_temporaries(self.directory)
 
     def __repr__(self) -> str:
         return f"Outbox({str(self.directory)!r})"
 
+    def _taken(self, name: str) -> Path | None:
+        """Where a file of this name already is: the outbox, `ingested/` or `rejected/`."""
+        for folder in (self.directory, self.directory / INGESTED, self.directory / REJECTED):
+            if (folder / name).exists():
+                return folder / name
+        return None
+
+    def check_answer_id(self, answer_id: str) -> None:
+        """Refuse an answer id already recorded here: waiting, ingested or rejected."""
+        stem = file_stem(answer_id)
+        for kind in RECORD_KINDS:
+            found = self._taken(f"{kind}-{stem}.json")
+            if found is not None:
+                raise RecordError(_used_message(answer_id, found))
+
     def write(self, stem: str, value: Any) -> Path:
         """Write `stem`.json; a name already taken is an error (an id used twice)."""
         path = self.directory / f"{stem}.json"
+        found = self._taken(path.name)
+        if found is not None and found != path:
+            raise RecordError(f"{path.name}: {_used_message(stem, found)}")
         try:
             write_atomically(path, encode(value))
         except FileExistsError as exc:
@@ -95,3 +162,15 @@ class Outbox:
             if path.read_bytes() != data:
                 raise RecordError(f"{path}: a different file of this name is already in the outbox") from exc
         return path
+
+
+def _used_message(what: str, found: Path) -> str:
+    folder = found.parent.name
+    if folder == INGESTED:
+        return f"{what!r} was already recorded and ingested ({found}); an answer id is used once"
+    if folder == REJECTED:
+        return (
+            f"{what!r} was already recorded and the vault refused it ({found}); remove that file "
+            "and its .reason.txt to record this id again"
+        )
+    return f"{what!r} is already in the outbox ({found}); was this id recorded twice?"

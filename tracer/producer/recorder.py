@@ -203,6 +203,8 @@ class AnswerRecord:
         self.authorization = authorization
         self.collection = m.name(collection, "collection")
         self.answer_id = m.name(answer_id or f"ans-{uuid.uuid4().hex}", "answer_id")
+        if answer_id is not None:  # a generated id is fresh; a given one may be reused
+            recorder.outbox.check_answer_id(self.answer_id)
         self.run_id = m.name(run_id or f"run-{self.answer_id}", "run_id")
         self.kind: Kind = kind
         self.runtime = runtime
