@@ -8,11 +8,21 @@ text is gone, its tombstone card or a `missing` alarm stands in its place.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from tracer.engine.currency import COMPARED
 from tracer.engine.states import CURRENCY_MEANING, INTEGRITY_MEANING
 from tracer.report.htmltext import block, esc, keyref, state
+from tracer.report.imported import (
+    IMPORTED_HEAD,
+    RUNTIME_ABSENT,
+    Fact,
+    answer_fact,
+    imported_mark,
+    is_imported,
+    passage_tag,
+)
 from tracer.report.words import (
     answer_time_text,
     candidates_intro,
@@ -62,12 +72,24 @@ def _tombstone_table(tombs: list[dict[str, Any]]) -> str:
     return f"<table>{head}<th>Log entry</th></tr>{rows}</table>"
 
 
-def _text_slot(label: str, t: dict[str, Any]) -> str:
-    """The historical text if it verified, else what stands in its place; never other text."""
+def _text_slot(label: str, t: dict[str, Any], tag: str = "") -> str:
+    """The historical text if it verified, else what stands in its place; never other text.
+    `tag`: an imported text's mark and attestation (`[imported — …: importer-computed]`)."""
     st = t.get("state", "unavailable")
     if isinstance(t.get("text"), str):
         head = f"{esc(label)}: historical text as recorded, SHA-256 verified ({esc(t['digest'][:16])}…)"
+        if tag:
+            head = (
+                f"{esc(label)} {esc(tag)}: text as imported, SHA-256 verified against the digest the "
+                f"importer signed ({esc(t['digest'][:16])}…)"
+            )
         return block("historical", head, t["text"])
+    if tag and st == "not_captured":
+        return (
+            f"<p>{esc(label)} <span class='imported'>{esc(tag)}</span>: {state(st)} "
+            f"<span class='reason'>{esc(t.get('detail', ''))}</span>: the export held no whole text, "
+            "nothing to verify</p>"
+        )
     if st == "purged" and t.get("tombstone"):
         return tombstone_card({"subject": label, **t["tombstone"]})
     if st == "missing":
@@ -84,7 +106,7 @@ def _text_slot(label: str, t: dict[str, Any]) -> str:
     return f"<p>{esc(label)}: {state(st)} <span class='reason'>{esc(t.get('detail', ''))}</span></p>"
 
 
-def _citations(t: dict[str, Any]) -> str:
+def _citations(t: dict[str, Any], tag: Callable[[str], str] = lambda _path: "") -> str:
     if not t["citations"]:
         return "<p class='muted'>The answer cites no passage.</p>"
     rows = []
@@ -95,8 +117,10 @@ def _citations(t: dict[str, Any]) -> str:
             if c["unknown_passages"]
             else ""
         )
+        cited = tag(f"$.citations[{c['index']}]")
+        mark = f" <span class='imported'>{esc(cited)}</span>" if cited else ""
         rows.append(
-            f"<tr><td class='num'>{c['index'] + 1}</td>"
+            f"<tr><td class='num'>{c['index'] + 1}{mark}</td>"
             f"<td class='mono nowrap'>{c['answer_start']}–{c['answer_end']}</td>"
             f"<td>{span}</td><td class='nowrap'>{'<br>'.join(esc(x) for x in c['passage_ids'])}{unknown}</td>"
             f"<td>{state(c['integrity'])}</td><td>{state(c['currency'])}</td></tr>"
@@ -205,11 +229,11 @@ def _passage(p: dict[str, Any], tombs: list[dict[str, Any]]) -> str:
     parts.append(
         f"<p>Transformation check: {esc(tr['state'])} <span class='reason'>{esc(tr['detail'])}</span></p>"
     )
-    parts.append(_text_slot("Retrieved text", p["retrieved"]))
+    parts.append(_text_slot("Retrieved text", p["retrieved"], passage_tag(p, "retrieved_sha256")))
     if p["model_input"].get("digest") == p["retrieved"].get("digest"):
         parts.append("<p class='muted'>Model input: identical to the retrieved text (same SHA-256).</p>")
     else:
-        parts.append(_text_slot("Model input text", p["model_input"]))
+        parts.append(_text_slot("Model input text", p["model_input"], passage_tag(p, "model_input_sha256")))
     parts.append(_currency_blocks(cur))
     at = p.get("answer_time")
     if at:
@@ -242,6 +266,37 @@ def _lineage(nodes: list[dict[str, Any]]) -> str:
             f"{state(n['integrity'])} {state(n['currency'])}{cycle}{_lineage(n.get('children', []))}</li>"
         )
     return f"<ul class='lineage'>{''.join(items)}</ul>" if items else ""
+
+
+def _imported_runtime(t: dict[str, Any]) -> list[tuple[str, str]]:
+    """An imported answer's facts, each with the mark and its attestation (no producer signed)."""
+    mark, imp = imported_mark(t), t["imported"]
+    ex, rt, pr = imp.get("export") or {}, t["runtime"], t["producer"]
+
+    def fact(value: Any, f: Fact) -> str:
+        detail = f" <span class='reason'>({esc(f.detail)})</span>" if f.detail else ""
+        return f"{esc(value)} <span class='imported'>{esc(f.tag(mark))}</span>{detail}"
+
+    absent = fact(None, Fact("absent", RUNTIME_ABSENT))
+    sig = t["signature"]
+    return [
+        ("Imported from", f"{esc(ex.get('file'))} ({esc(ex.get('format'))}) {keyref(ex.get('sha256'))}"),
+        ("Run", fact(t["run_id"], Fact("importer-computed", "the trace id"))),
+        ("Kind", esc(t["kind"])),
+        ("Generated at", fact(t["generated_at"], answer_fact(t, "$.generated_at"))),
+        ("Producer", fact(pr.get("system"), answer_fact(t, "$.producer.system"))),
+        ("Producer version", fact(pr.get("version"), answer_fact(t, "$.producer.version"))),
+        ("Model", fact(rt.get("model"), answer_fact(t, "$.runtime.model"))),
+        ("Session", fact(rt.get("session_id"), answer_fact(t, "$.runtime.session_id"))),
+        ("Prompt template, pipeline, parameters", absent),
+        ("Authorization at run time", absent),
+        (
+            "Importer signature",
+            f"{state(sig['state'])} {keyref(sig['keyid'])} <span class='muted'>(the importer's, not a "
+            "producer's)</span>",
+        ),
+        ("Imported statement log entry", esc(t["seq"])),
+    ]
 
 
 def _runtime(t: dict[str, Any]) -> list[tuple[str, str]]:
@@ -282,10 +337,20 @@ def answer_section(i: int, a: dict[str, Any], people: dict[str, str] | None = No
         f"<p class='muted'>{esc(INTEGRITY_MEANING.get(a['integrity'], ''))}; "
         f"{esc(CURRENCY_MEANING.get(a['currency'], ''))}.</p>"
     )
-    parts.append(_facts(_runtime(t)))
-    parts.append(_text_slot("Question", t["question"]))
-    parts.append(_text_slot("Answer", t["answer"]))
-    parts.append("<h3>Citations</h3>" + _citations(t))
+    imported = is_imported(t)
+    if imported:
+        parts.append(
+            f"<p class='imported'><strong>{IMPORTED_HEAD}</strong>: signed by the importer, not by the "
+            "pipeline that ran. Every fact below says who vouches for it.</p>"
+        )
+    parts.append(_facts(_imported_runtime(t) if imported else _runtime(t)))
+
+    def tag(path: str) -> str:
+        return answer_fact(t, path).tag(imported_mark(t)) if imported else ""
+
+    parts.append(_text_slot("Question", t["question"], tag("$.question_sha256")))
+    parts.append(_text_slot("Answer", t["answer"], tag("$.answer_sha256")))
+    parts.append("<h3>Citations</h3>" + _citations(t, tag))
     parts.append("<h3>Passages</h3>" + "".join(_passage(p, a["tombstones"]) for p in t["passages"]))
     if a["tombstones"]:
         parts.append("<h3>Tombstones for this answer</h3>" + _tombstone_table(a["tombstones"]))

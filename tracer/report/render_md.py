@@ -10,6 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from tracer.report.case_md import case_cover_md, case_sections_md, holds_md, signature_md
+from tracer.report.imported import (
+    IMPORTED_HEAD,
+    RUNTIME_ABSENT,
+    Fact,
+    answer_fact,
+    imported_mark,
+    is_imported,
+    passage_tag,
+)
 from tracer.report.mdtext import fence, md
 from tracer.report.words import (
     answer_time_text,
@@ -23,12 +32,24 @@ from tracer.report.words import (
 __all__ = ["render_md"]
 
 
-def _text_slot(label: str, t: dict[str, Any]) -> str:
+def _text_slot(label: str, t: dict[str, Any], tag: str = "") -> str:
+    """`tag`: an imported text's mark and attestation (`[imported — …: importer-computed]`)."""
     if isinstance(t.get("text"), str):
+        if tag:
+            return fence(
+                f"{label} {md(tag)}: text as imported, SHA-256 verified against the digest the importer "
+                f"signed ({md(t['digest'][:16])}…)",
+                t["text"],
+            )
         return fence(
             f"{label}: historical text as recorded, SHA-256 verified ({md(t['digest'][:16])}…)", t["text"]
         )
     st = t.get("state", "unavailable")
+    if tag and st == "not_captured":
+        return (
+            f"**{md(label)}** {md(tag)}: **{md(st)}** ({md(t.get('detail', ''))}): "
+            "the export held no whole text, nothing to verify\n"
+        )
     if st == "purged" and t.get("tombstone"):
         return _tombstone({"subject": label, **t["tombstone"]})
     if st == "missing":
@@ -67,7 +88,9 @@ def _passage(p: dict[str, Any], tombs: list[dict[str, Any]]) -> list[str]:
             out.append(f"- {md(name)}: **{md(f.get('state'))}**{detail}\n")
     if ch is None:  # an imported passage that could not be located in any revision
         out.append("No source chain: the passage was not located in an imported revision.\n")
-        out.append(_text_slot("Retrieved text", p["retrieved"]))
+        out.append(_text_slot("Retrieved text", p["retrieved"], passage_tag(p, "retrieved_sha256")))
+        if p["model_input"].get("digest") != p["retrieved"].get("digest"):
+            out.append(_text_slot("Model input text", p["model_input"], passage_tag(p, "model_input_sha256")))
         return out
     src, doc, chunk, loc = ch["source"], ch["document"], ch["chunk"], ch["locator"]
     out.append(
@@ -82,11 +105,11 @@ def _passage(p: dict[str, Any], tombs: list[dict[str, Any]]) -> list[str]:
         f"Rank {md(p['rank'])}, score {md(p['score'])}, retrieved {md(p['retrieved_at'])}; "
         f"transformation check: {md(p['transform']['state'])}\n"
     )
-    out.append(_text_slot("Retrieved text", p["retrieved"]))
+    out.append(_text_slot("Retrieved text", p["retrieved"], passage_tag(p, "retrieved_sha256")))
     if p["model_input"].get("digest") == p["retrieved"].get("digest"):
         out.append("Model input: identical to the retrieved text (same SHA-256).\n")
     else:
-        out.append(_text_slot("Model input text", p["model_input"]))
+        out.append(_text_slot("Model input text", p["model_input"], passage_tag(p, "model_input_sha256")))
     cited, current = cur.get("cited_revision"), cur.get("current_revision")
     if not cur.get("shows_current") or not current:
         cited = current = None  # nothing changed, or nothing to set the historical quote against
@@ -132,14 +155,37 @@ def _lineage(nodes: list[dict[str, Any]], depth: int = 0) -> list[str]:
     return out
 
 
-def _answer(i: int, a: dict[str, Any], people: dict[str, str]) -> list[str]:
-    out = [f"## {i + 1}. Answer {md(a['answer_id'])}\n"]
-    if not a["visible"]:
-        return [*out, "Integrity: **unavailable** · Currency: **unavailable**\n"]
-    t = a["trace"]
+def _imported_facts(t: dict[str, Any]) -> list[str]:
+    """An imported answer's facts, each with the mark and its attestation (no producer signed)."""
+    mark, imp = imported_mark(t), t["imported"]
+    ex, rt, pr = imp.get("export") or {}, t["runtime"], t["producer"]
+
+    def fact(value: Any, f: Fact) -> str:
+        return f"{md(value)} {md(f.tag(mark))}" + (f" ({md(f.detail)})" if f.detail else "")
+
+    absent = fact(None, Fact("absent", RUNTIME_ABSENT))
+    computed = md(Fact("importer-computed").tag(mark))
+    sig = t["signature"]
+    return [
+        f"> **{IMPORTED_HEAD}.** Imported from {md(ex.get('file'))} ({md(ex.get('format'))}, SHA-256 "
+        f"{md(ex.get('sha256'))}), trace {md(imp.get('trace_id'))}: signed by the importer, not by the "
+        "pipeline that ran. Every fact below says who vouches for it.\n",
+        f"- Run {md(t['run_id'])} ({md(t['kind'])}) {computed} (the trace id)\n"
+        f"- Generated {fact(t['generated_at'], answer_fact(t, '$.generated_at'))}\n"
+        f"- Producer {fact(pr.get('system'), answer_fact(t, '$.producer.system'))}, version "
+        f"{fact(pr.get('version'), answer_fact(t, '$.producer.version'))}\n"
+        f"- Model {fact(rt.get('model'), answer_fact(t, '$.runtime.model'))}; session "
+        f"{fact(rt.get('session_id'), answer_fact(t, '$.runtime.session_id'))}\n"
+        f"- Prompt template, pipeline, parameters: {absent}\n"
+        f"- Authorization at run time: {absent}\n"
+        f"- Importer signature **{md(sig['state'])}** by key {md(sig['keyid'][:16])}… (the importer's, "
+        f"not a producer's); imported statement log entry {md(t['seq'])}\n",
+    ]
+
+
+def _manifest_facts(t: dict[str, Any]) -> list[str]:
     rt, az, pr = t["runtime"], t["authorization_at_run_time"], t["producer"]
-    out.append(f"Integrity: **{md(a['integrity'])}** · Currency: **{md(a['currency'])}**\n")
-    out.append(
+    return [
         f"- Run {md(t['run_id'])} ({md(t['kind'])}), generated {md(t['generated_at'])} by "
         f"{md(pr.get('system'))} {md(pr.get('version'))}\n"
         f"- Model {md(rt.get('model'))}, prompt template {md(rt.get('prompt_template_version'))}, pipeline "
@@ -148,14 +194,31 @@ def _answer(i: int, a: dict[str, Any], people: dict[str, str]) -> list[str]:
         f"policy {md(az.get('policy_version'))}, decision {md(az.get('decision'))}\n"
         f"- Producer signature **{md(t['signature']['state'])}** by key {md(t['signature']['keyid'][:16])}…; "
         f"manifest log entry {md(t['seq'])}\n"
-    )
-    out.append(_text_slot("Question", t["question"]))
-    out.append(_text_slot("Answer", t["answer"]))
+    ]
+
+
+def _answer(i: int, a: dict[str, Any], people: dict[str, str]) -> list[str]:
+    out = [f"## {i + 1}. Answer {md(a['answer_id'])}\n"]
+    if not a["visible"]:
+        return [*out, "Integrity: **unavailable** · Currency: **unavailable**\n"]
+    t = a["trace"]
+    out.append(f"Integrity: **{md(a['integrity'])}** · Currency: **{md(a['currency'])}**\n")
+    imported = is_imported(t)
+    out += _imported_facts(t) if imported else _manifest_facts(t)
+    mark = imported_mark(t) if imported else ""
+
+    def tag(path: str) -> str:
+        return answer_fact(t, path).tag(mark) if imported else ""
+
+    out.append(_text_slot("Question", t["question"], tag("$.question_sha256")))
+    out.append(_text_slot("Answer", t["answer"], tag("$.answer_sha256")))
     out.append("### Citations\n")
     out.append("| # | Chars | Quoted span | Passages | Integrity | Currency |\n|---|---|---|---|---|---|")
     for c in t["citations"]:
+        cited = tag(f"$.citations[{c['index']}]")
         out.append(
-            f"| {c['index'] + 1} | {c['answer_start']}–{c['answer_end']} | {md(c['span'])} | "
+            f"| {c['index'] + 1}{' ' + md(cited) if cited else ''} | {c['answer_start']}–{c['answer_end']} | "
+            f"{md(c['span'])} | "
             f"{md(', '.join(c['passage_ids']))} | **{md(c['integrity'])}** | **{md(c['currency'])}** |"
         )
     out.append("\n### Passages\n")
