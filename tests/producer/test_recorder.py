@@ -109,6 +109,31 @@ def test_a_model_input_must_be_an_exact_substring_of_the_prompt(recorder: Record
         rec.model_input(p, text, prompt=text)
 
 
+def test_a_model_input_must_carry_the_retrieved_text(recorder: Recorder) -> None:
+    """Any substring of the prompt is not enough: it must contain the passage or be part of it."""
+    returns = source_revision("returns", RETURNS)
+    text = chunks(RETURNS)[0].text
+    prompt = f"System: be brief.\n\nContext:\n[1] {text[:30]}…\n[2] {text}\n\nQ: {QUESTION}"
+    rec = recorder.start(QUESTION, AUTH, "support")
+    unrelated, labelled, cut, rewrapped, escaped = (
+        rec.retrieved(text, returns, rank=n, score=0.5, query="q") for n in range(1, 6)
+    )
+    with pytest.raises(ModelInputError, match="neither contains the retrieved text nor is part of it"):
+        rec.model_input(unrelated, "System:", prompt=prompt)
+    rec.model_input(labelled, f"[2] {text}", prompt=prompt)
+    rec.model_input(cut, text[:30], prompt=prompt)  # cut to fit the context: part of it
+    wrapped = text.replace("refund within", "refund\n   within")
+    rec.model_input(rewrapped, wrapped, prompt=f"Context:\n{wrapped}")
+    as_json = json.dumps({"passage": text, "note": "quoted"})
+    with pytest.raises(ModelInputError, match="rewritten=True"):
+        rec.model_input(escaped, as_json.replace("thirty", "30"), prompt=as_json.replace("thirty", "30"))
+    rec.model_input(
+        escaped, as_json.replace("thirty", "30"), prompt=as_json.replace("thirty", "30"), rewritten=True
+    )
+    assert all(rec.has_model_input(p) for p in (labelled, cut, rewrapped, escaped))
+    assert not rec.has_model_input(unrelated)
+
+
 def test_close_refuses_a_passage_the_model_input_of_which_is_unknown(recorder: Recorder) -> None:
     rec = recorder.start(QUESTION, AUTH, "support")
     rec.retrieved(chunks(RETURNS)[0].text, source_revision("returns", RETURNS), rank=1, score=0.5, query="q")

@@ -11,7 +11,8 @@
 The SDK never signs what it did not see: every digest in the manifest is computed here
 from the text passed in (there is no parameter that takes a digest), every locator is
 computed from the revision text by the engine's own chunker, and a model-input text is
-accepted only as an exact substring of the prompt it was sent in. A mistake raises at
+accepted only as an exact substring of the prompt it was sent in that also carries the
+retrieved text (see `AnswerRecord.model_input`). A mistake raises at
 the call that made it; nothing is written until `close`, and a record left by an
 exception is discarded, never written half-done.
 """
@@ -19,6 +20,7 @@ exception is discarded, never written half-done.
 from __future__ import annotations
 
 import os
+import unicodedata
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -27,7 +29,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
-from tracer.engine.textnorm import CHUNKER_VERSION, NORMALIZER_VERSION
+from tracer.engine.textnorm import CHUNKER_VERSION, NORMALIZER_VERSION, fold_whitespace
 from tracer.producer import model as m
 from tracer.producer.errors import CitationError, ModelInputError, RecordError
 from tracer.producer.locate import Locator, chunks, locate
@@ -169,6 +171,14 @@ class Recorder:
 
     def now(self) -> str:
         return m.timestamp(self.clock(), "clock")
+
+
+def derivable(model_input: str, retrieved: str) -> bool:
+    """Whether a model-input text carries its retrieved text: in NFC, with whitespace
+    folded (`fold_whitespace`), one contains the other."""
+    sent = fold_whitespace(unicodedata.normalize("NFC", model_input))
+    got = fold_whitespace(unicodedata.normalize("NFC", retrieved))
+    return bool(sent) and bool(got) and (got in sent or sent in got)
 
 
 def _prompt_parts(prompt: str | Sequence[str]) -> tuple[str, ...]:
@@ -415,21 +425,38 @@ class AnswerRecord:
 
     # -- what the model saw -------------------------------------------------------------
 
-    def model_input(self, passage: Passage, text: str, *, prompt: str | Sequence[str]) -> None:
+    def model_input(
+        self, passage: Passage, text: str, *, prompt: str | Sequence[str], rewritten: bool = False
+    ) -> None:
         """The exact text of `passage` as it went into the model, inside `prompt`.
 
         `prompt` is what was sent (a string, or the contents of the chat messages);
-        `text` must occur in it exactly, character for character.
+        `text` must occur in it exactly, character for character. `text` must also be
+        derivable from the retrieved text: once both are in NFC with every run of
+        whitespace folded to one space, it contains the retrieved text (a label or
+        metadata header around it, a re-wrap) or is part of it (a passage cut to fit the
+        context). A pipeline that transforms passages before sending them (escaping,
+        compression, translation) says so with `rewritten=True`: the text is then still
+        checked against the prompt, not against the retrieved text.
         """
         self._open()
         self._own(passage)
         m.text(text, f"model input of passage {passage.passage_id}")
         if passage.passage_id in self._model_inputs:
             raise ModelInputError(f"passage {passage.passage_id}: model input already recorded")
+        if not isinstance(rewritten, bool):
+            raise ModelInputError(f"rewritten: expected True or False, got {rewritten!r}")
         if not any(text in part for part in _prompt_parts(prompt)):
             raise ModelInputError(
                 f"passage {passage.passage_id}: the model-input text is not an exact substring of the "
                 f"prompt sent ({len(text)} characters, starting {text[:40]!r})"
+            )
+        if not rewritten and not derivable(text, passage.text):
+            raise ModelInputError(
+                f"passage {passage.passage_id}: the model-input text ({len(text)} characters, starting "
+                f"{text[:40]!r}) neither contains the retrieved text nor is part of it (compared in NFC "
+                "with whitespace folded); record the part of the prompt that carried this passage, or "
+                "pass rewritten=True if the pipeline transformed it before sending"
             )
         self._model_inputs[passage.passage_id] = text
 
