@@ -9,7 +9,7 @@ from __future__ import annotations
 import textwrap
 
 from store.roster import investigators
-from tracer.cli.render_imported import chain_lines, imported_head, imported_passage_chain
+from tracer.cli.render_imported import chain_lines, citation_mark, imported_head, imported_passage_chain
 from tracer.engine.answertime import AnswerTime, answer_time_sentence
 from tracer.engine.catalog import Revalidation
 from tracer.engine.evidence import TextResult
@@ -238,7 +238,10 @@ def _print_body(t: AnswerTrace, session: Session) -> None:
     print(_text("answer", t.answer))
     for c in t.citations:
         span = f'"{inert(c.span)}"' if c.span is not None else "(span not available)"
-        print(f"\ncitation [{c.index + 1}] chars {c.answer_start}..{c.answer_end} {span}")
+        print(
+            f"\ncitation [{c.index + 1}] chars {c.answer_start}..{c.answer_end} {span}"
+            + citation_mark(t, c.index)
+        )
         print(
             f"  integrity {c.integrity.upper()}   currency {c.currency.upper()}   "
             f"at answer time {c.answer_time.upper()}"

@@ -5,10 +5,10 @@ from __future__ import annotations
 from store.records import Passage
 from tracer.engine.imported import ImportedFacts
 from tracer.engine.trace import AnswerTrace, PassageTrace
-from tracer.importers.attest import IMPORTED_MARK, FieldFact
+from tracer.importers.attest import Attestation, FieldFact
 from tracer.inert import inert
 
-__all__ = ["chain_lines", "imported_head", "imported_passage_chain"]
+__all__ = ["chain_lines", "citation_mark", "imported_head", "imported_passage_chain"]
 
 _TAG = "[imported — not attested]"
 
@@ -24,7 +24,7 @@ def imported_head(t: AnswerTrace, facts: ImportedFacts) -> list[str]:
     """Replaces the producer, runtime and authorization lines of a manifest."""
     f, ex = facts.field, facts.export
     return [
-        f"  IMPORTED — NOT ATTESTED BY THE PRODUCER: {IMPORTED_MARK}",
+        "  IMPORTED — NOT ATTESTED BY THE PRODUCER: each fact below says who vouches for it",
         f"  imported {facts.imported_at} from {inert(str(ex['file']))} ({ex['format']}, lines "
         f"{ex['lines'][0]}..{ex['lines'][1]}, sha256 {ex['sha256']}); signed by the importer "
         f"{t.signer[:16]}: signature {t.signature}",
@@ -39,7 +39,8 @@ def imported_head(t: AnswerTrace, facts: ImportedFacts) -> list[str]:
         + _fact("model", t.runtime.get("model"), f("$.runtime.model"))
         + "  "
         + _fact("session", t.runtime.get("session_id"), f("$.runtime.session_id")),
-        "  authorization at run time: absent (an export records none)",
+        "  prompt template, pipeline, parameters — [absent] (an export records none)",
+        "  authorization at run time — [absent] (an export records none)",
         f"  question {_TAG} [{_state(f('$.question_sha256'))}]   "
         f"answer {_TAG} [{_state(f('$.answer_sha256'))}]",
     ]
@@ -47,6 +48,19 @@ def imported_head(t: AnswerTrace, facts: ImportedFacts) -> list[str]:
 
 def _state(fact: FieldFact | None) -> str:
     return str(fact.state) if fact is not None else "absent"
+
+
+def citation_mark(t: AnswerTrace, index: int) -> str:
+    """After an imported answer's citation line: the mark and who computed the citation."""
+    if t.imported is None:
+        return ""
+    fact = t.imported.field(f"$.citations[{index}]")
+    detail = f" ({inert(fact.detail)})" if fact is not None and fact.detail else ""
+    return f"  {_TAG} [{_state(fact)}]{detail}"
+
+
+#: the span a passage was read from, for statements written before it had its own fact
+_SPAN = FieldFact(Attestation.IMPORTER_COMPUTED, "", "the span the passage was read from")
 
 
 def chain_lines(m: Passage) -> list[str]:
@@ -77,7 +91,8 @@ def imported_passage_chain(p: PassageTrace) -> list[str]:
         "  "
         + _fact("chunk ref", imp.get("chunk_ref"), a.get("chunk_ref"))
         + "  "
-        + _fact("span", imp.get("span_id"), None).replace("[absent]", "[importer-computed]"),
+        + _fact("span", imp.get("span_id"), a.get("span_id", _SPAN)),
+        "  " + _fact("data source", imp.get("data_source"), a.get("data_source")),
     ]
     if m is not None and m.chain is not None:
         out.append(f"  chain [{_state(a.get('chain'))}]: " + chain_lines(m)[0])
