@@ -45,6 +45,7 @@ __all__ = [
     "Tag",
     "answer_digests",
     "append_case_statement",
+    "canonical_target",
     "case_id_problem",
     "case_items",
     "digest_collections",
@@ -72,6 +73,30 @@ def case_id_problem(case_id: object) -> str | None:
             f"case id {case_id!r} is not 1-64 characters of A-Z a-z 0-9 . _ - starting with a letter or digit"
         )
     return None
+
+
+#: spellings of a target written before there was one (`tracer finding --target citation:1`,
+#: the TUI's `citation [1]` and `passage p1`, the default `answer:<its answer id>`)
+_OLD_CLAIM = re.compile(r"citation(?::| \[)([1-9][0-9]{0,5})\]?")
+
+
+def canonical_target(target: str, answer_id: str = "") -> str:
+    """The one spelling of what a tag or an investigator note is on: `answer`, `claim:N`
+    (citation N, counted from 1) or `passage:ID`.
+
+    Older spellings read as the same target: `citation:N` and `citation [N]` as `claim:N`,
+    `passage ID` as `passage:ID`, an empty target and `answer:<the note's own answer id>` as
+    `answer`.  Anything else is returned unchanged (and `target_problem` refuses it).
+    """
+    t = target.strip()
+    if not t or t == f"answer:{answer_id}" or (not answer_id and t.startswith("answer:")):
+        return "answer"
+    old = _OLD_CLAIM.fullmatch(t)
+    if old is not None and t.endswith("]") == t.startswith("citation ["):
+        return f"claim:{old.group(1)}"
+    if t.startswith("passage ") and " " not in t[len("passage ") :]:
+        return f"passage:{t[len('passage ') :]}"
+    return t
 
 
 def target_problem(target: object) -> str | None:
@@ -152,7 +177,8 @@ class Hold:
     def describe(self) -> str:
         return (
             f"hold at log entry {self.seq} on {self.subject_kind} {self.subject!r} "
-            f"({self.reason!r}, since {self.at}); release it first (`tracer release`)"
+            f"({self.reason!r}, since {self.at}); release it first: "
+            f"`tracer release VAULT {self.seq} --reason …`"
         )
 
 
@@ -466,7 +492,11 @@ def append_case_statement(vault: Vault, signer: Identity, kind: str, stmt: dict[
         if kind in HOLD_KINDS:
             raise AccessDeniedError(
                 f"{vault.path}: {who} may not sign a {kind}: holds are placed and released by the "
-                "custodian or an investigator granted the 'hold' right"
+                "custodian or an investigator granted the 'hold' right. Ask the custodian to place it "
+                "(run the same command with the custodian's key), or to give you the right: a grant "
+                "cannot be changed, so it takes a new key (`tracer keygen NAME --out DIR`), "
+                "`tracer investigators revoke VAULT OLD-KEY-ID` and then `tracer investigators grant "
+                "VAULT DIR/NAME.pub --scope … --right hold` (see docs/cases.md, 'The hold right')"
             )
         raise AccessDeniedError(f"{vault.path}: {who} may not sign a {kind} statement")
     problem = load_casefile(vault).refusal(kind, stmt)

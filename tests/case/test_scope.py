@@ -40,13 +40,23 @@ def test_a_support_only_pack_holds_nothing_of_legal(world: World, tmp_path: Path
     pack = export_case(world, tmp_path / "pack", who="omar", case_id="INC-S")
     assert verify_pack(pack).ok
     text = _everything(pack)
-    for word in (*SECRET_WORDS, "INC-L", "ines"):
+    for word in (*SECRET_WORDS, "INC-L"):
         assert word not in text, word
     r = report_of(pack)
     assert r["verification"]["scope"] == "records in the exporter's scope"
     assert set(r["verification"]["counts"]) <= {"entries", "checkpoints"}
     assert [a["answer_id"] for a in r["answers"]] == ["ans-restart"]
-    assert r["answers"][0]["holds"] == []  # ines's hold: its author could read legal
+    # ines's hold on a public answer: omar sees that it is in force, and who placed it, but
+    # not its reason (ines could have written anything she reads into it)
+    [held] = r["answers"][0]["holds"]
+    assert held["subject"] == {"kind": "answer", "id": "ans-restart"} and held["in_force"]
+    assert held["signer"]["name"] == "ines" and held["reason"] is None and held["withheld"] == ["reason"]
+    assert held["seq"] not in {rec["seq"] for rec in r["records"]}  # its entry would carry the reason
+    checked = verify_pack(pack)
+    assert any("shown without its reason" in w for w in checked.warnings), checked.warnings
+    md = (pack / "report.md").read_text("utf-8")
+    assert "Also in force over the evidence in this pack" in md and "reason withheld" in md
+    assert "No hold you may see" not in md
     # ines, who reads everything, sees omar's case and both holds
     s = world.session("ines")
     desk = CaseDesk(s)

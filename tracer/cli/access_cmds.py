@@ -1,12 +1,14 @@
 """CLI for authorization: the investigator roster, the access log and investigator notes.
 
-An investigator's signed note (log kind `finding`, command `tracer finding`) is called a
-note in what this prints, so it is never confused with what `tracer verify` raises.
+An investigator's signed note (log kind `finding`) is written with `tracer annotate`
+(`tracer finding`, its old name, still works) and is called a note in everything this
+prints, so it is never confused with what `tracer verify` raises (findings).
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -54,20 +56,43 @@ def register(sub: Sub) -> None:
     p.add_argument("--limit", type=int, default=1000)
     p.set_defaults(handler=cmd_access)
 
-    p = sub.add_parser("finding", help="sign and append an investigator note on an answer or passage")
+    p = sub.add_parser(
+        "annotate",
+        aliases=["finding"],
+        help="sign an investigator note on an answer, a claim or a passage ('finding' is its old name)",
+        description="Sign and append an investigator note on an answer, one of its claims or one of "
+        "its passages. `tracer finding` is the old name of this command and still works. What "
+        "`tracer verify` raises is a finding; what you write here is a note (log kind `finding`). "
+        "Case notes, not tied to one answer, are `tracer note`.",
+    )
     vault_arg(p)
     p.add_argument("answer_id", help="an answer id, or a prefix of exactly one")
-    p.add_argument("note")
-    p.add_argument("--target", default="", help="e.g. citation:1 or passage:ID (default: the answer)")
-    p.add_argument("--case", dest="case_id", metavar="CASE-ID", help="the case this finding belongs to")
+    p.add_argument("note", help="the note's text")
+    p.add_argument(
+        "--target",
+        default="answer",
+        help="answer (default), claim:N (citation N, from 1; citation:N is read the same) or passage:ID",
+    )
+    p.add_argument("--case", dest="case_id", metavar="CASE-ID", help="the case this note belongs to")
     add_investigator(p)
-    p.set_defaults(handler=cmd_finding)
+    p.set_defaults(handler=cmd_annotate)
 
 
 def cmd_grant(args: argparse.Namespace) -> int:
     custodian = load_key(args.custodian_key, args.passphrase_file)
     pub = load_public(args.pubfile)
     with open_vault(args.vault) as vault:
+        old = vault.roster().investigators.get(pub.key_id)
+        if old is not None and old.active:
+            print(
+                f"tracer: error: {args.vault}: {inert(old.name)} ({pub.key_id[:16]}) is already granted, and "
+                "a grant cannot be changed: to give them other scopes or rights (such as --right hold), "
+                "they make a new key (`tracer keygen NAME --out DIR`), you revoke the old one "
+                f"(`tracer investigators revoke VAULT {pub.key_id[:16]}`) and grant the new one "
+                "(see docs/cases.md, 'The hold right')",
+                file=sys.stderr,
+            )
+            return 2
         seq = admin.grant_investigator(vault, custodian, pub, list(args.scope), now_iso(), list(args.right))
     rights = f" rights {', '.join(sorted(set(args.right)))}" if args.right else ""
     print(
@@ -153,19 +178,18 @@ def cmd_access(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_finding(args: argparse.Namespace) -> int:
+def cmd_annotate(args: argparse.Namespace) -> int:
     from tracer.cli.engine_cmds import open_session
+    from tracer.engine.case import CaseDesk
 
-    session = open_session(args)
-    try:
+    if args.command == "finding":
+        print(
+            "tracer: note: `tracer finding` is now `tracer annotate`; the old name keeps working",
+            file=sys.stderr,
+        )
+    with open_session(args) as session:
+        desk = CaseDesk(session)
         answer_id = resolve_answer(session.vault, args.answer_id)
-        if args.case_id is not None:
-            from tracer.engine.case import CaseDesk
-
-            seq = CaseDesk(session).finding(args.case_id, answer_id, args.target, args.note)
-        else:
-            seq = session.add_finding(answer_id, args.target or f"answer:{answer_id}", args.note)
-    finally:
-        session.close()
+        seq = desk.finding(args.case_id, answer_id, args.target, args.note)
     print(f"investigator note on {inert(answer_id)} signed and recorded at log entry {seq}")
     return 0

@@ -22,10 +22,10 @@ from tracer.inert import inert
 __all__ = ["register", "text_arg"]
 
 
-def _case_arg(p: argparse.ArgumentParser, required: bool = False) -> None:
-    p.add_argument(
-        "--case", dest="case_id", required=required, metavar="CASE-ID", help="the case this belongs to"
-    )
+def _case_arg(
+    p: argparse.ArgumentParser, required: bool = False, what: str = "the case this belongs to"
+) -> None:
+    p.add_argument("--case", dest="case_id", required=required, metavar="CASE-ID", help=what)
 
 
 def text_arg(p: argparse.ArgumentParser, name: str, what: str) -> None:
@@ -38,7 +38,7 @@ def text_arg(p: argparse.ArgumentParser, name: str, what: str) -> None:
 def register(sub: Sub) -> None:
     case = sub.add_parser("case", help="open, list, show and conclude cases")
     csub = case.add_subparsers(dest="case_command", required=True, metavar="ACTION")
-    p = csub.add_parser("open", help="open a case: everything tagged, noted or found under it belongs to it")
+    p = csub.add_parser("open", help="open a case: everything tagged, noted or held under it belongs to it")
     vault_arg(p)
     p.add_argument("case_id", metavar="CASE-ID")
     p.add_argument("--title", required=True)
@@ -50,7 +50,7 @@ def register(sub: Sub) -> None:
     p.add_argument("--json", action="store_true")
     add_investigator(p)
     p.set_defaults(handler=cmd_case_list)
-    p = csub.add_parser("show", help="a case: tags, notes, findings, holds, activity, conclusion")
+    p = csub.add_parser("show", help="a case: tags, notes, notes on answers, holds, activity, conclusion")
     vault_arg(p)
     p.add_argument("case_id", metavar="CASE-ID")
     p.add_argument("--json", action="store_true")
@@ -67,7 +67,11 @@ def register(sub: Sub) -> None:
     vault_arg(p)
     p.add_argument("answer_id", help="an answer id, or a prefix of exactly one")
     p.add_argument("tag", help="a-z 0-9 . _ -, e.g. dropped-exception")
-    p.add_argument("--target", default="answer", help="answer (default), claim:N or passage:ID")
+    p.add_argument(
+        "--target",
+        default="answer",
+        help="answer (default), claim:N (citation N, from 1; citation:N is read the same) or passage:ID",
+    )
     p.add_argument("--remove", action="store_true", help="take the tag off again (signed too)")
     _case_arg(p)
     add_investigator(p)
@@ -75,7 +79,7 @@ def register(sub: Sub) -> None:
     p = sub.add_parser("tags", help="tags in force, or the answers carrying one")
     vault_arg(p)
     p.add_argument("--tag", help="only this tag")
-    _case_arg(p)
+    _case_arg(p, what="only the tags of this case")
     p.add_argument("--json", action="store_true")
     add_investigator(p)
     p.set_defaults(handler=cmd_tags)
@@ -187,7 +191,7 @@ def print_case(v: CaseView) -> None:
         print(f"  {n['seq']:>6}  {n['at']}  {_who(n['by'])}{about}")
         for line in inert(n["text"]).split("\n"):
             print(f"          {line}")
-    print(f"findings    {len(c['findings'])}")
+    print(f"answer notes {len(c['findings'])} (investigators' signed notes on answers, `tracer annotate`)")
     for f in c["findings"]:
         print(
             f"  {f['seq']:>6}  {inert(f['answer_id'], False)} {inert(f['target'], False)}: "
@@ -212,12 +216,27 @@ def print_case(v: CaseView) -> None:
 
 
 def hold_line(h: HoldView) -> str:
+    """One hold: entry, state, subject, reason (or that it is withheld), who, when; a
+    release on the line below with who released it, when and why."""
     j: dict[str, Any] = h.to_json()
     state = "IN FORCE" if j["in_force"] else f"released at entry {j['release']['seq']}"
-    return (
-        f"{j['seq']:>6}  {state:<22} {j['subject']['kind']} {inert(j['subject']['id'], False)}: "
-        f"{inert(j['reason'], False)}  by {_who(j['signer'])} at {j['at']}"
+    case = (
+        "  case withheld"
+        if "case_id" in h.withheld
+        else f"  case {inert(j['case_id'], False)}"
+        if j["case_id"]
+        else ""
     )
+    line = (
+        f"{j['seq']:>6}  {state:<22} {j['subject']['kind']} {inert(j['subject']['id'], False)}: "
+        f"{inert(h.reason_text, False)}  by {_who(j['signer'])} at {j['at']}{case}"
+    )
+    rel = j["release"]
+    if rel is not None:
+        line += (
+            f"\n{'':>8}released {rel['at']} by {_who(rel['signer'])}: {inert(h.release_reason_text, False)}"
+        )
+    return line
 
 
 def cmd_case_show(args: argparse.Namespace) -> int:

@@ -10,7 +10,14 @@ from __future__ import annotations
 from tracer.engine.case import CaseDesk, HoldView
 from tracer.inert import inert
 
-__all__ = ["hold_line_short", "holds_on_document", "tag_lines", "trace_case_lines"]
+__all__ = [
+    "hold_line_short",
+    "holds_on_document",
+    "impact_hold_lines",
+    "impact_holds",
+    "tag_lines",
+    "trace_case_lines",
+]
 
 
 def hold_line_short(hv: HoldView) -> str:
@@ -46,3 +53,35 @@ def holds_on_document(desk: CaseDesk, document_id: str) -> list[HoldView]:
         for hv in desk.holds(in_force_only=True)
         if hv.hold.subject_kind == "document" and hv.hold.subject == document_id
     ]
+
+
+def impact_holds(
+    desk: CaseDesk, document_id: str | None, answer_ids: list[str]
+) -> list[tuple[HoldView, list[str]]]:
+    """Holds in force over an impact's evidence: on the document itself, and over each
+    answer listed (by answer, a document it cites, or a text), with the answers each covers."""
+    found: dict[int, tuple[HoldView, list[str]]] = {}
+    if document_id is not None:
+        for hv in holds_on_document(desk, document_id):
+            found[hv.hold.seq] = (hv, [])
+    for aid in answer_ids:
+        for hv in desk.holds_on_answer(aid):
+            found.setdefault(hv.hold.seq, (hv, []))[1].append(aid)
+    return [found[seq] for seq in sorted(found)]
+
+
+def impact_hold_lines(held: list[tuple[HoldView, list[str]]], listed: int) -> list[str]:
+    if not held:
+        return []
+    out = ["legal holds in force over this evidence (a purge of what they hold is refused):"]
+    for hv, aids in held:
+        if not aids:
+            covers = "none of the answers listed"
+        elif len(aids) == listed:
+            covers = f"all {listed} answer(s) listed"
+        elif len(aids) <= 3:
+            covers = ", ".join(inert(a, False) for a in aids)
+        else:
+            covers = f"{len(aids)} of the {listed} answer(s) listed"
+        out.append(f"  {hold_line_short(hv)}; covers {covers}")
+    return out

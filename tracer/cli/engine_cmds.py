@@ -10,9 +10,11 @@ from typing import Any
 from store import queries
 from store.errors import StoreError
 from store.vault import Vault
+from tracer.cli.case_lines import impact_hold_lines, impact_holds
 from tracer.cli.common import Sub, add_investigator, emit_json, vault_arg
 from tracer.cli.render import print_revalidation, print_trace, print_verify
 from tracer.engine import lookup
+from tracer.engine.case import CaseDesk
 from tracer.engine.catalog import impact, revalidate
 from tracer.engine.normalizers import KNOWN, RECORDED
 from tracer.engine.serialize import trace_json
@@ -187,10 +189,16 @@ def cmd_impact(args: argparse.Namespace) -> int:
             normalizer=args.normalizer,
             superseded_only=args.answered_from_superseded,
         )
+        seen = [a.row.answer_id for a in result.answers if a.summary.visible]
+        held = impact_holds(CaseDesk(session), None if args.digest else document, seen)
     if args.json:
-        emit_json(result.to_json())
+        out = result.to_json()
+        out["holds"] = [{**hv.to_json(), "covers": aids} for hv, aids in held]
+        emit_json(out)
     else:
         print_revalidation(result)
+        for line in impact_hold_lines(held, len(result.answers)):
+            print(line)
     return 0
 
 

@@ -41,7 +41,7 @@ class AnswerTimeState(StrEnum):
 ANSWER_TIME: Final = tuple(s.value for s in AnswerTimeState)
 
 ANSWER_TIME_REASONS: Final = {
-    "latest_at_answer": "current: the cited revision was the latest committed when the answer was generated",
+    "latest_at_answer": "current: the cited revision was the latest revision when the answer was generated",
     "changed_before_answer": "superseded: a revision committed before the answer no longer said the quote",
     "unchanged_before_answer": "superseded: revisions committed before the answer still said it",
     "in_force_unreadable": "superseded: a later revision was in force; its text or the quote is unreadable",
@@ -175,8 +175,15 @@ def answer_time_sentence(at: AnswerTime) -> str:
     already said otherwise".
     """
     if at.state == AnswerTimeState.CURRENT:
-        rev = at.cited.revision if at.cited is not None else "?"
-        return f"current when answered: revision {rev} was the latest committed at {utc(at.generated_at)}"
+        if at.cited is None:
+            return (
+                "current when answered: the cited revision was the latest revision at the answer time "
+                f"{utc(at.generated_at)}"
+            )
+        return (
+            f"current when answered: revision {at.cited.revision} was the latest revision at the answer "
+            f"time {utc(at.generated_at)} (committed {utc(at.cited.committed_at)})"
+        )
     if at.state == AnswerTimeState.UNKNOWN:
         return f"answer time unknown ({at.reason}): {ANSWER_TIME_REASONS.get(at.reason, at.reason)}"
     f = at.in_force

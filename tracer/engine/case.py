@@ -11,12 +11,17 @@ viewer sees of a case item, and both must hold:
   scopes do not include all of the author's sees nothing of it — not even that it
   exists (no counts).
 
+A legal hold is the one exception to the second rule: whoever sees its subject sees
+that a hold is in force on it (entry, subject, since, in force, who placed it), so
+nobody is told that nothing is held when something they can see is; only its reason
+and case id are withheld, and marked withheld (`HoldView`).
+
 Investigators are named by the roster's name beside their key fingerprint.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from store import admin, queries
@@ -30,10 +35,12 @@ from store.casefile import (
     Tag,
     answer_digests,
     append_case_statement,
+    canonical_target,
     case_id_problem,
     digest_collections,
     document_collections,
     load_casefile,
+    target_problem,
 )
 from store.errors import AccessDeniedError, StoreError
 from store.keyring import ALL_SCOPES
@@ -45,6 +52,7 @@ from tracer.engine.session import Session
 from tracer.engine.trace import Tracer
 
 __all__ = [
+    "WITHHELD",
     "CaseDesk",
     "CaseError",
     "CaseView",
@@ -74,27 +82,59 @@ class Person:
         return {"name": self.name, "key_id": self.key_id, "role": self.role}
 
 
+#: what stands in place of a withheld field, in words
+WITHHELD = "withheld: written by someone who may read collections you cannot"
+
+
 @dataclass(frozen=True, slots=True)
 class HoldView:
+    """A hold as one viewer may see it.
+
+    Whoever sees a hold's subject sees that the hold is in force on it: its log entry,
+    subject, since when, whether it is in force, and who placed (and released) it.  The
+    free texts its author wrote — the reason, and the case it was placed under — are
+    withheld when the viewer does not cover that author (`CaseDesk.covers`): `hold` then
+    carries them blank and `withheld` names them (`reason`, `case_id`, `release.reason`).
+    Show `reason_text`, never `hold.reason` alone.
+    """
+
     hold: Hold
     signer: Person
     released_by: Person | None
+    withheld: tuple[str, ...] = ()
+
+    @property
+    def reason_text(self) -> str:
+        return f"reason {WITHHELD}" if "reason" in self.withheld else self.hold.reason
+
+    @property
+    def release_reason_text(self) -> str:
+        r = self.hold.release
+        if r is None:
+            return ""
+        return f"reason {WITHHELD}" if "release.reason" in self.withheld else r.reason
 
     def to_json(self) -> dict[str, Any]:
         h, r = self.hold, self.hold.release
         return {
             "seq": h.seq,
-            "case_id": h.case_id,
+            "case_id": None if "case_id" in self.withheld else h.case_id,
             "subject": {"kind": h.subject_kind, "id": h.subject},
-            "reason": h.reason,
+            "reason": None if "reason" in self.withheld else h.reason,
             "at": h.at,
             "signer": self.signer.to_json(),
             "in_force": h.in_force,
             "release": (
                 None
                 if r is None or self.released_by is None
-                else {"seq": r.seq, "reason": r.reason, "at": r.at, "signer": self.released_by.to_json()}
+                else {
+                    "seq": r.seq,
+                    "reason": None if "release.reason" in self.withheld else r.reason,
+                    "at": r.at,
+                    "signer": self.released_by.to_json(),
+                }
             ),
+            "withheld": list(self.withheld),
         }
 
 
@@ -189,7 +229,7 @@ class CaseView:
         }
 
     def answer_ids(self, tag: str | None = None) -> list[str]:
-        """Answers this case concerns (tagged, annotated, found, held), first mention first;
+        """Answers this case concerns (tagged, noted on, held), first mention first;
         with `tag`, only those carrying it."""
         if tag is not None:
             return list(dict.fromkeys(t.answer_id for t in self.tags if t.tag == tag))
@@ -252,19 +292,34 @@ class CaseDesk:
         return bool(collections) and all(self.s.can_read(c) for c in collections)
 
     def hold_visible(self, h: Hold) -> bool:
-        if not self.covers(h.signer):
-            return False
-        if h.release is not None and not self.covers(h.release.signer):
-            return False
+        """A hold is visible to whoever sees its subject; what its authors wrote is cut
+        in `hold_view`."""
         if h.subject_kind == "answer":
             return self.answer_visible(h.subject)
         if h.subject_kind == "document":
             return self._collections_visible(document_collections(self.s.vault, h.subject))
         return self._collections_visible(digest_collections(self.s.vault, h.subject))
 
+    def _case_visible(self, case_id: str) -> bool:
+        record = self.file.cases.get(case_id)
+        return record is not None and self.covers(record.opened_by)
+
     def hold_view(self, h: Hold) -> HoldView:
-        rel = self.person(h.release.signer) if h.release is not None else None
-        return HoldView(h, self.person(h.signer), rel)
+        """`h` cut to the viewer (see `HoldView`): a case id they can see anyway is kept."""
+        withheld: list[str] = []
+        shown = h
+        if not self.covers(h.signer):
+            withheld.append("reason")
+            shown = replace(shown, reason="")
+            if h.case_id is not None and not self._case_visible(h.case_id):
+                withheld.append("case_id")
+                shown = replace(shown, case_id=None)
+        rel = h.release
+        if rel is not None and not self.covers(rel.signer):
+            withheld.append("release.reason")
+            shown = replace(shown, release=replace(rel, reason=""))
+        by = self.person(rel.signer) if rel is not None else None
+        return HoldView(shown, self.person(h.signer), by, tuple(withheld))
 
     def holds(self, in_force_only: bool = False) -> list[HoldView]:
         """Every hold the viewer may see, in log order."""
@@ -320,12 +375,12 @@ class CaseDesk:
 
     def pack_answers(self, case_id: str, tag: str | None = None) -> tuple[list[str], str]:
         """(answer ids, what was selected) for a case pack: the answers the case tagged
-        (`tag`), or every answer it tagged, annotated, found or held — those you may see."""
+        (`tag`), or every answer it tagged, held or wrote a note on — those you may see."""
         view = self.view(case_id)
         if tag:
             return self.answers_tagged(tag, case_id), f"answers of case {case_id} tagged {tag}"
         ids = [a for a in view.answer_ids() if self.answer_visible(a)]
-        return ids, f"every answer case {case_id} tagged, annotated, found or held"
+        return ids, f"every answer case {case_id} tagged, held or wrote a note on"
 
     def cases(self) -> list[CaseRecord]:
         """Cases whose opener the viewer covers, in the order they were opened."""
@@ -441,7 +496,7 @@ class CaseDesk:
         if case_id is not None:
             self._require_case(case_id)
         answer_id = self._visible_answer(wanted)
-        self._check_target(answer_id, target)
+        target = self.target_of(answer_id, target)
         stmt: dict[str, Any] = {
             "op": "remove" if remove else "add",
             "tag": tag,
@@ -453,20 +508,37 @@ class CaseDesk:
             stmt["case_id"] = case_id
         return self._append("tag", stmt)
 
-    def _check_target(self, answer_id: str, target: str) -> None:
-        """A claim number or passage id the answer's signed manifest has."""
+    def target_of(self, answer_id: str, target: str) -> str:
+        """`target` in its one spelling (`answer`, `claim:N`, `passage:ID`; older spellings
+        such as `citation:N` are read as the same), checked against the answer's signed
+        manifest: a claim number it has, a passage it retrieved.  A refusal names `--target`."""
+        where = self.s.vault.path
+        canon = canonical_target(target, answer_id)
+        if target_problem(canon) is not None:
+            raise CaseError(
+                f"{where}: --target {target!r} is not 'answer', 'claim:N' (citation N, from 1) "
+                "or 'passage:ID'"
+            )
         found = queries.answer_entry(self.s.vault, answer_id)
-        if found is None or target == "answer":
-            return
+        if found is None or canon == "answer":
+            return canon
         try:
             m = found[1].answer_record()
         except MalformedRecordError:
-            return  # a damaged entry: verify pins it
-        kind, _sep, ident = target.partition(":")
-        if kind == "claim" and ident.isdigit() and not 1 <= int(ident) <= len(m.citations):
-            raise CaseError(f"{self.s.vault.path}: answer {answer_id} has no claim {ident}")
+            return canon  # a damaged entry: verify pins it
+        kind, _sep, ident = canon.partition(":")
+        if kind == "claim" and not 1 <= int(ident) <= len(m.citations):
+            raise CaseError(
+                f"{where}: --target {target!r}: answer {answer_id} has no claim {ident} "
+                f"(its claims are numbered 1 to {len(m.citations)})"
+            )
         if kind == "passage" and ident not in {p.passage_id for p in m.passages}:
-            raise CaseError(f"{self.s.vault.path}: answer {answer_id} has no passage {ident!r}")
+            known = ", ".join(sorted(p.passage_id for p in m.passages)) or "none"
+            raise CaseError(
+                f"{where}: --target {target!r}: answer {answer_id} has no passage {ident!r} "
+                f"(its passages: {known})"
+            )
+        return canon
 
     def note(self, case_id: str, text: str, answer: str | None = None) -> int:
         self._require_case(case_id)
@@ -479,10 +551,18 @@ class CaseDesk:
         self._require_case(case_id)
         return self._append("case_conclusion", {"case_id": case_id, "text": text, "at": now_iso()})
 
-    def finding(self, case_id: str, wanted: str, target: str, note: str) -> int:
-        self._require_case(case_id)
+    def finding(self, case_id: str | None, wanted: str, target: str, note: str) -> int:
+        """An investigator's signed note on an answer, a claim or a passage (log kind
+        `finding`), under `case_id` when one is given."""
+        if case_id is not None:
+            self._require_case(case_id)
         answer_id = self._visible_answer(wanted)
-        stmt = {"answer_id": answer_id, "target": target or f"answer:{answer_id}", "note": note}
+        target = self.target_of(answer_id, target)
+        if case_id is None:
+            seq = self.s.add_finding(answer_id, target, note)
+            self.refresh()
+            return seq
+        stmt = {"answer_id": answer_id, "target": target, "note": note}
         return self._append("finding", {**stmt, "at": now_iso(), "case_id": case_id})
 
     def hold(self, kind: str, wanted: str, reason: str, case_id: str | None = None) -> int:
@@ -505,6 +585,12 @@ class CaseDesk:
         held = self.file.holds.get(hold_seq)
         if held is None or not self.hold_visible(held):
             raise CaseError(f"{self.s.vault.path}: no hold at log entry {hold_seq} you can see")
+        if not self.covers(held.signer):
+            raise CaseError(
+                f"{self.s.vault.path}: the hold at log entry {hold_seq} was placed by "
+                f"{self.person(held.signer).label()}, who may read collections you cannot; its reason "
+                "is withheld from you, so you may not release it: ask them or the custodian"
+            )
         stmt: dict[str, Any] = {"hold_seq": hold_seq, "reason": reason, "at": now_iso()}
         if case_id is not None:
             self._require_case(case_id)

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from tracer.report.case_md import pack_holds
 from tracer.report.htmltext import esc, keyref
+from tracer.report.words import PACK_CHECK_CODE, hold_case, hold_reason
 
 __all__ = ["case_cover_html", "case_sections_html", "holds_html", "person_html", "signature_html"]
 
@@ -29,12 +31,14 @@ def holds_html(holds: list[dict[str, Any]]) -> str:
             "<strong>IN FORCE</strong>"
             if h["in_force"]
             else f"released at log entry {esc(h['release']['seq'])} by "
-            f"{person_html(h['release']['signer'])}, {esc(h['release']['at'])}: {esc(h['release']['reason'])}"
+            f"{person_html(h['release']['signer'])}, {esc(h['release']['at'])}: "
+            f"{esc(hold_reason(h, 'release.'))}"
         )
         items.append(
             f"<div class='hold'><h4>Legal hold, log entry {esc(h['seq'])}</h4>"
             f"<p>{state}. {esc(h['subject']['kind'])} <span class='mono'>{esc(h['subject']['id'])}</span>; "
-            f"reason: {esc(h['reason'])}; placed {esc(h['at'])} by {person_html(h['signer'])}.</p></div>"
+            f"{esc(hold_reason(h))}; placed {esc(h['at'])} by {person_html(h['signer'])}"
+            f"{esc(hold_case(h))}.</p></div>"
         )
     return "".join(items)
 
@@ -127,8 +131,16 @@ def case_sections_html(r: dict[str, Any]) -> str:
             else "<p>No notes on answers under this case.</p>"
         )
     )
+    under, others = pack_holds(r)
+    also = (
+        "<p>Also in force over the evidence in this pack (placed outside this case):</p>" + holds_html(others)
+        if others
+        else ""
+        if under
+        else "<p>No hold you may see is in force over the evidence in this pack.</p>"
+    )
     parts.append(
-        "<h2>Legal holds</h2>" + (holds_html(c["holds"]) or "<p>No holds placed under this case.</p>")
+        "<h2>Legal holds</h2>" + (holds_html(under) or "<p>No hold was placed under this case.</p>") + also
     )
     acts = "".join(
         f"<tr><td class='num'>{esc(a['seq'])}</td><td>{esc(a['at'])}</td><td>{person_html(a['by'])}</td>"
@@ -163,13 +175,13 @@ def signature_html(r: dict[str, Any]) -> str:
         if head
         else f"the custodian's checkpoint (size {esc(r['checkpoint']['size'])})"
     )
-    code = (
-        "import json\nfrom securesystemslib.dsse import Envelope\n"
-        "from securesystemslib.signer import SSlibKey\n\n"
-        'keys = json.load(open("keys.json"))\nexporter = keys["exporter"]\n'
-        'key = SSlibKey.from_dict(exporter["key_id"], dict(exporter["sslib_key"]))\n'
-        'env = Envelope.from_dict(json.load(open("report.dsse.json")))\nenv.verify([key], 1)\n'
-        'assert env.payload == open("report.json", "rb").read()'
+    head_step = (
+        "For an entry proven to the exporter's checkpoint, check <code>head.note</code> the same way "
+        "with <code>keys.json</code> <code>exporter.verifier_key</code>, and its "
+        "<code>head.consistency</code> proof from the custodian's size to its own (RFC 9162 section "
+        "2.1.4.2). "
+        if head
+        else ""
     )
     return (
         "<section class='signature' id='signature'><h2>Signature and how to check this pack</h2>"
@@ -181,11 +193,22 @@ def signature_html(r: dict[str, Any]) -> str:
         "included; the one signature therefore covers the whole pack. The public keys are in "
         "<code>keys.json</code>.</p>"
         f"<p>Each log entry the pack cites carries an RFC 6962 inclusion proof to {proofs}. "
-        f"<code>checkpoint.note</code> is signed by the custodian {esc(cust['name'])} "
-        f"{keyref(cust['key_id'])}: "
-        "compare <code>keys.json</code> <code>custodian.verifier_key</code> with the custodian key you "
-        "obtained independently.</p>"
-        "<p>Offline, with tracer: <code>tracer verify-pack DIR</code> (exit 0 when every signature, proof "
-        "and digest holds). Without tracer, with securesystemslib:</p>"
-        f"<pre>{esc(code, keep_newlines=True)}</pre></section>"
+        f"<code>checkpoint.note</code> is signed by the vault's custodian, {esc(cust['name'])} "
+        f"{keyref(cust['key_id'])}.</p>"
+        "<p>How to check it, with nothing but this directory and the custodian's public key:</p><ol>"
+        "<li>Obtain the custodian's public key yourself, from the custodian, not from this pack, and "
+        "compare it with <code>keys.json</code> <code>custodian.verifier_key</code>.</li>"
+        "<li>With tracer: <code>tracer verify-pack DIR</code> checks everything below (exit 0 when every "
+        "signature, proof and digest holds; each failure is named with its file and place).</li>"
+        "<li>Without tracer, the signature and the files, in Python with securesystemslib (run it in "
+        f"this directory):<pre>{esc(PACK_CHECK_CODE, keep_newlines=True)}</pre></li>"
+        "<li><code>checkpoint.note</code> is a C2SP signed note (origin, tree size, base64 root, a blank "
+        "line, then signature lines): its Ed25519 signature by the custodian key covers the text before "
+        "the blank line, newline included (in Go: <code>golang.org/x/mod/sumdb/note</code> with the "
+        "verifier key).</li>"
+        "<li>Each record in <code>report.json</code> <code>records[]</code>: the SHA-256 of the byte 0x00 "
+        "followed by the decoded <code>entry</code> is its <code>leaf_hash</code>, and its "
+        "<code>inclusion</code> proof leads from that leaf to the checkpoint's root (RFC 9162 section "
+        f"2.1.3.2). {head_step}The entry's own DSSE envelope is signed by the key <code>keys.json</code> "
+        "lists for its signer.</li></ol></section>"
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from tracer.report.mdtext import fence, md
+from tracer.report.words import PACK_CHECK_CODE, hold_case, hold_reason
 
 __all__ = ["case_cover_md", "case_sections_md", "holds_md", "person_md", "signature_md"]
 
@@ -24,13 +25,28 @@ def holds_md(holds: list[dict[str, Any]]) -> list[str]:
         state = "**IN FORCE**" if h["in_force"] else f"released at log entry {md(h['release']['seq'])}"
         out.append(
             f"- LEGAL HOLD, log entry {md(h['seq'])}: {state}; {md(h['subject']['kind'])} "
-            f"{md(h['subject']['id'])}; reason {md(h['reason'])}; placed {md(h['at'])} by "
-            f"{person_md(h['signer'])}"
+            f"{md(h['subject']['id'])}; {md(hold_reason(h))}; placed {md(h['at'])} by "
+            f"{person_md(h['signer'])}{md(hold_case(h))}"
         )
         if h["release"] is not None:
             r = h["release"]
-            out.append(f"  - released {md(r['at'])} by {person_md(r['signer'])}: {md(r['reason'])}")
+            out.append(
+                f"  - released {md(r['at'])} by {person_md(r['signer'])}: {md(hold_reason(h, 'release.'))}"
+            )
     return out
+
+
+def pack_holds(r: dict[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(holds placed under the case, other holds in force over the pack's answers), each once."""
+    under = list(r["case"]["holds"])
+    seen = {h["seq"] for h in under}
+    others: list[dict[str, Any]] = []
+    for a in r["answers"]:
+        for h in a.get("holds") or []:
+            if h["seq"] not in seen:
+                seen.add(h["seq"])
+                others.append(h)
+    return under, others
 
 
 def case_cover_md(r: dict[str, Any]) -> list[str]:
@@ -88,7 +104,13 @@ def case_sections_md(r: dict[str, Any]) -> list[str]:
         for f in c["findings"]
     ] or ["No notes on answers under this case."]
     out.append("\n## Legal holds\n")
-    out += holds_md(c["holds"]) or ["No holds placed under this case."]
+    under, others = pack_holds(r)
+    out += holds_md(under) or ["No hold was placed under this case."]
+    if others:
+        out.append("\nAlso in force over the evidence in this pack (placed outside this case):\n")
+        out += holds_md(others)
+    elif not under:
+        out.append("No hold you may see is in force over the evidence in this pack.")
     out.append("\n## Activity of the case\n")
     out.append("| Entry | When | Who | Action | Target | Recorded |\n|---|---|---|---|---|---|")
     out += [
@@ -120,6 +142,13 @@ def signature_md(r: dict[str, Any]) -> list[str]:
         if head
         else f"the custodian's checkpoint (size {md(r['checkpoint']['size'])})"
     )
+    head_step = (
+        "For an entry proven to the exporter's checkpoint, check `head.note` the same way with "
+        "`keys.json` `exporter.verifier_key`, and its `head.consistency` proof from the custodian's "
+        "size to its own (RFC 9162 section 2.1.4.2). "
+        if head
+        else ""
+    )
     return [
         "## Signature and how to check this pack\n",
         f"This pack is **signed by {md(ex['name'])}** (Ed25519 key {md(ex['key_id'])}). The signature is in "
@@ -127,14 +156,21 @@ def signature_md(r: dict[str, Any]) -> list[str]:
         "bytes of `report.json`. `report.json` lists the SHA-256 of every other file in the pack, this one "
         "included, so the one signature covers the whole pack. The public keys are in `keys.json`.\n",
         f"Each log entry the pack cites carries an RFC 6962 inclusion proof to {proofs}. "
-        f"`checkpoint.note` is signed by the custodian {md(cust['name'])} (key {md(cust['key_id'][:16])}…): "
-        "compare "
-        "`keys.json` `custodian.verifier_key` with the custodian key you obtained independently.\n",
-        "To check it offline: `tracer verify-pack DIR` (exit 0 when every signature, proof and digest "
-        "holds). Without tracer, with securesystemslib:\n",
-        "```python\nimport json\nfrom securesystemslib.dsse import Envelope\nfrom securesystemslib.signer "
-        'import SSlibKey\n\nkeys = json.load(open("keys.json"))\nexporter = keys["exporter"]\n'
-        'key = SSlibKey.from_dict(exporter["key_id"], dict(exporter["sslib_key"]))\n'
-        'env = Envelope.from_dict(json.load(open("report.dsse.json")))\nenv.verify([key], 1)\n'
-        'assert env.payload == open("report.json", "rb").read()\n```\n',
+        f"`checkpoint.note` is signed by the vault's custodian, {md(cust['name'])} "
+        f"(key {md(cust['key_id'][:16])}…).\n",
+        "How to check it, with nothing but this directory and the custodian's public key:\n",
+        "1. Obtain the custodian's public key yourself, from the custodian, not from this pack, and "
+        "compare it with `keys.json` `custodian.verifier_key`.",
+        "2. With tracer: `tracer verify-pack DIR` checks everything below (exit 0 when every signature, "
+        "proof and digest holds; each failure is named with its file and place).",
+        "3. Without tracer, the signature and the files, in Python with securesystemslib (run it in "
+        "this directory):\n",
+        f"```python\n{PACK_CHECK_CODE}\n```\n",
+        "4. `checkpoint.note` is a C2SP signed note (origin, tree size, base64 root, a blank line, then "
+        "signature lines): its Ed25519 signature by the custodian key covers the text before the blank "
+        "line, newline included (in Go: `golang.org/x/mod/sumdb/note` with the verifier key).",
+        "5. Each record in `report.json` `records[]`: the SHA-256 of the byte 0x00 followed by the "
+        "decoded `entry` is its `leaf_hash`, and its `inclusion` proof leads from that leaf to the "
+        f"checkpoint's root (RFC 9162 section 2.1.3.2). {head_step}The entry's own DSSE envelope is "
+        "signed by the key `keys.json` lists for its signer.\n",
     ]

@@ -51,6 +51,11 @@ class _Check:
                 REPORT_FILE, f"{path}.name", f"is not the name {KEYS_FILE} gives key {signer[:16]}", answer_id
             )
 
+    def person_named(self, path: str, by: dict[str, Any], answer_id: str = "") -> None:
+        """A signer named without its entry: at least the name is the one keys.json gives."""
+        if self.names.get(str(by.get("key_id"))) != by.get("name"):
+            self.v.fail(REPORT_FILE, f"{path}.name", f"is not the name {KEYS_FILE} gives that key", answer_id)
+
     def same(
         self,
         path: str,
@@ -63,21 +68,55 @@ class _Check:
             if claimed.get(mine) != stmt.get(theirs):
                 self.v.fail(REPORT_FILE, f"{path}.{mine}", "differs from its signed log entry", answer_id)
 
+    def withheld(self, path: str, h: dict[str, Any], answer_id: str) -> set[str]:
+        """The fields a hold shows as withheld (they must then be empty); each withheld
+        entry is not in the pack, so what is said of it is stated, not checked."""
+        withheld = set(h.get("withheld") or [])
+        unknown = withheld - {"reason", "case_id", "release.reason"}
+        if unknown:
+            self.v.fail(REPORT_FILE, f"{path}.withheld", f"names unknown fields {sorted(unknown)}", answer_id)
+        rel = h.get("release") or {}
+        shown = {"reason": h.get("reason"), "case_id": h.get("case_id"), "release.reason": rel.get("reason")}
+        for name in sorted(withheld & set(shown)):
+            if shown[name] is not None:
+                self.v.fail(REPORT_FILE, f"{path}.{name}", "is marked withheld but shown", answer_id)
+        if "reason" in withheld:
+            self.v.warnings.append(
+                f"{path}: the hold at log entry {h.get('seq')} is shown without its reason (withheld from "
+                "the exporter), so its entry is not in the pack: its subject, time and signer are stated, "
+                "not checked"
+            )
+        elif "release.reason" in withheld:
+            self.v.warnings.append(
+                f"{path}: the release of the hold at log entry {h.get('seq')} is shown without its reason "
+                "(withheld from the exporter), so its entry is not in the pack: its time and signer are "
+                "stated, not checked"
+            )
+        return withheld
+
     def hold(self, path: str, h: dict[str, Any], answer_id: str = "") -> None:
+        withheld = self.withheld(path, h, answer_id)
+        rel = h.get("release")
+        if "reason" in withheld:
+            self.person_named(f"{path}.signer", h["signer"], answer_id)
+            if rel is None and h.get("in_force") is not True:
+                self.v.fail(
+                    REPORT_FILE, f"{path}.in_force", "a hold without a release is in force", answer_id
+                )
+            self.v.checked["holds shown without their reason"] += 1
+            return
         got = self.entry(f"{path}.seq", h["seq"], "hold", answer_id)
         if got is None:
             return
         stmt, signer = got
-        self.same(
-            path,
-            h,
-            stmt,
-            {"reason": "reason", "at": "at", "subject": "subject", "case_id": "case_id"},
-            answer_id,
-        )
+        fields = {"reason": "reason", "at": "at", "subject": "subject"}
+        if "case_id" not in withheld:
+            fields["case_id"] = "case_id"
+        self.same(path, h, stmt, fields, answer_id)
         self.person(f"{path}.signer", h["signer"], signer, answer_id)
-        rel = h.get("release")
-        if rel is not None:
+        if rel is not None and "release.reason" in withheld:
+            self.person_named(f"{path}.release.signer", rel["signer"], answer_id)
+        elif rel is not None:
             got = self.entry(f"{path}.release.seq", rel["seq"], "hold_release", answer_id)
             if got is not None:
                 stmt, signer = got

@@ -15,11 +15,11 @@ from typing import Any
 
 from store.casefile import digest_collections, document_collections
 from store.keyring import ALL_SCOPES
-from tracer.engine.case import CaseDesk, CaseView
+from tracer.engine.case import CaseDesk, CaseView, HoldView
 from tracer.engine.verify import INFO_KINDS, VerifyReport
 from tracer.report.records import RecordSet
 
-__all__ = ["CaseSelection", "case_section", "holds_of_answer", "verification_section"]
+__all__ = ["CaseSelection", "case_section", "cite_hold", "holds_of_answer", "verification_section"]
 
 #: roles of case entries in `records[].cited_by`
 ROLES = {
@@ -52,9 +52,7 @@ def _cite_view(records: RecordSet, v: CaseView, related: list[dict[str, Any]]) -
     for f in v.findings:
         records.cite(f.seq, "case_finding", f.answer_id)
     for h in v.holds:
-        records.cite(h.hold.seq, "hold")
-        if h.hold.release is not None:
-            records.cite(h.hold.release.seq, "hold_release")
+        cite_hold(records, h)
     for a in v.activity:
         records.cite(a.seq, "case_activity")
     for item in related:
@@ -88,11 +86,21 @@ def case_section(
     return out
 
 
+def cite_hold(records: RecordSet, h: HoldView, answer_id: str = "") -> None:
+    """Cite a hold's entries, except those whose text is withheld from the exporter: an
+    entry travels whole (its signed bytes), so citing it would hand over the reason."""
+    if "reason" not in h.withheld:
+        records.cite(h.hold.seq, "hold", answer_id)
+    if h.hold.release is not None and "release.reason" not in h.withheld:
+        records.cite(h.hold.release.seq, "hold_release", answer_id)
+
+
 def holds_of_answer(desk: CaseDesk, answer_id: str, records: RecordSet) -> list[dict[str, Any]]:
-    """Holds in force over an answer's evidence, cited as records."""
+    """Holds in force over an answer's evidence the exporter sees, cited as records; one
+    whose reason is withheld from the exporter is listed, marked, and not cited."""
     out = []
     for h in desk.holds_on_answer(answer_id):
-        records.cite(h.hold.seq, "hold", answer_id)
+        cite_hold(records, h, answer_id)
         out.append(h.to_json())
     return out
 

@@ -7,11 +7,16 @@ from typing import Any
 from tracer.engine.answertime import ANSWER_TIME_REASONS, lag_words
 
 __all__ = [
+    "PACK_CHECK_CODE",
     "answer_time_text",
     "candidates_intro",
+    "checkpoint_headline",
     "heading_path",
+    "hold_case",
+    "hold_reason",
     "is_revision_tombstone",
     "locator_text",
+    "normalizer_words",
     "reason_text",
     "subject_label",
 ]
@@ -59,9 +64,12 @@ def candidates_intro(n: int, revision: str | None) -> str:
 
 
 def reason_text(currency: dict[str, Any]) -> str:
-    """A currency reason code with its detail, e.g. "source_deleted: deleted at 2026-09-14"."""
+    """A currency reason code with its detail and the normalizer whose verdict it is, e.g.
+    "quote_changed, under tracer-norm/2" or "source_deleted: deleted at 2026-09-14"."""
     reason, detail = str(currency.get("reason", "")), str(currency.get("detail", ""))
-    return f"{reason}: {detail}" if reason and detail else reason or detail
+    text = f"{reason}: {detail}" if reason and detail else reason or detail
+    normalizer = currency.get("normalizer")
+    return f"{text}, under {normalizer}" if normalizer and text else text
 
 
 def answer_time_text(at: dict[str, Any]) -> str:
@@ -80,7 +88,87 @@ def answer_time_text(at: dict[str, Any]) -> str:
         if in_force and in_force.get("revision") != changed.get("revision"):
             out += f"; revision {in_force['revision']} was in force"
         return out + "."
+    if why == "latest_at_answer" and at.get("cited_revision"):
+        rev = at["cited_revision"]
+        return (
+            f"{head}: revision {rev.get('revision', '?')} was the latest revision at the answer time "
+            f"{at.get('generated_at', '?')} (committed {rev.get('committed_at', '?')})."
+        )
     if state == "superseded" and in_force:
         then = f"revision {in_force['revision']} ({in_force['committed_at']})"
         return f"{head}: {then} was in force instead of {cited}."
     return f"{head}: {ANSWER_TIME_REASONS.get(why, why)}."
+
+
+#: said in place of a hold's reason or case the exporter may not read (tracer.engine.case.WITHHELD)
+WITHHELD_TEXT = "withheld: written by someone who may read collections the exporter cannot"
+
+
+def hold_reason(h: dict[str, Any], prefix: str = "") -> str:
+    """A hold's reason (`prefix` "release." for its release's), or that it is withheld."""
+    if f"{prefix}reason" in (h.get("withheld") or []):
+        return f"reason {WITHHELD_TEXT}"
+    item = (h.get("release") or {}) if prefix else h
+    return f"reason {item.get('reason')}"
+
+
+def hold_case(h: dict[str, Any]) -> str:
+    """ "; under case C", "; the case … is withheld", or "" for a hold placed outside any case."""
+    if "case_id" in (h.get("withheld") or []):
+        return "; the case it was placed under is withheld"
+    return f"; under case {h['case_id']}" if h.get("case_id") else ""
+
+
+#: the check a reader runs without tracer (report.md and report.html print it verbatim;
+#: tests/report/test_pack_steps.py runs it)
+PACK_CHECK_CODE = """import hashlib, json
+from securesystemslib.dsse import Envelope
+from securesystemslib.signer import SSlibKey
+
+keys = json.load(open("keys.json"))
+exporter = keys["exporter"]
+key = SSlibKey.from_dict(exporter["key_id"], dict(exporter["sslib_key"]))
+env = Envelope.from_dict(json.load(open("report.dsse.json")))
+env.verify([key], 1)  # raises unless the exporter's key signed it
+assert env.payload == open("report.json", "rb").read()
+report = json.loads(env.payload)
+for name, digest in report["files"].items():  # every other file of the pack
+    assert hashlib.sha256(open(name, "rb").read()).hexdigest() == digest, name
+assert open("checkpoint.note", "rb").read().decode() == report["checkpoint"]["note"]
+print("signature and files OK")"""
+
+
+def checkpoint_headline(r: dict[str, Any]) -> str:
+    """Which checkpoint a pack's states are as of, in words (the caller escapes it).
+
+    With `head`, the exporter signed a checkpoint over its own export entry before the
+    states were computed: that is the one they are computed against (and the one the
+    TUI's status bar showed after the export).  Otherwise the custodian's."""
+    cp, head, ca = r["checkpoint"], r.get("head"), r.get("computed_against") or {}
+    if head:
+        return (
+            f"against checkpoint size {head['size']}, root {head['root']}, which the exporter "
+            f"{head['signer']['name']} signed over its own entries; a consistency proof ties it to the "
+            f"custodian's checkpoint size {cp['size']}"
+        )
+    out = f"against the custodian's checkpoint size {cp['size']}, root {cp['root']}"
+    if ca.get("size") not in (None, cp["size"]):
+        out += (
+            f" (the log held {ca['size']} entries when the states were computed; nothing was signed "
+            "over the later ones)"
+        )
+    return out
+
+
+def normalizer_words(r: dict[str, Any]) -> str:
+    """How the pack's currency was checked, e.g. "checked under tracer-norm/2 (…)"."""
+    chosen = r.get("normalizer") or "recorded"
+    if chosen == "recorded":
+        return (
+            "checked under the normalizer each citation was recorded with (named beside each verdict; "
+            "`tracer export --normalizer` chooses another)"
+        )
+    return (
+        f"checked under {chosen}: citations recorded under tracer-norm/1 carried over to it (named "
+        "beside each verdict)"
+    )
