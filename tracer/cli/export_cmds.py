@@ -14,7 +14,8 @@ from pathlib import Path
 from store import queries
 from store.queries import AnswerFilter
 from tracer.cli.common import Sub, add_investigator, emit_json, vault_arg
-from tracer.cli.engine_cmds import open_session
+from tracer.cli.engine_cmds import _normalizer_arg, open_session
+from tracer.engine import lookup
 from tracer.engine.case import CaseDesk
 from tracer.engine.catalog import impact
 from tracer.engine.session import Session
@@ -32,16 +33,26 @@ def register(sub: Sub) -> None:
     p = sub.add_parser("export", help="write an evidence pack (report.json signed, md, html, PROV, proofs)")
     vault_arg(p)
     what = p.add_mutually_exclusive_group()
-    what.add_argument("--answer", action="extend", nargs="+", metavar="ID", help="answer id(s); repeatable")
+    what.add_argument(
+        "--answer",
+        action="extend",
+        nargs="+",
+        metavar="ID",
+        help="answer id(s), each an id or a prefix of exactly one; repeatable",
+    )
     what.add_argument("--all", action="store_true", help="every answer you may read")
-    what.add_argument("--impact", metavar="DOCUMENT", help="every answer you may read that cites DOCUMENT")
+    what.add_argument(
+        "--impact",
+        metavar="DOCUMENT",
+        help="every answer you may read that cites DOCUMENT (an id, or a prefix of exactly one)",
+    )
     what.add_argument("--tag", metavar="TAG", help="with --case: the case's answers carrying TAG")
     p.add_argument(
         "--case",
         dest="case_id",
         metavar="CASE-ID",
         help="a case pack: cover page, the case file, holds, the vault-wide verification (default "
-        "selection: every answer the case tagged, annotated, found or held)",
+        "selection: every answer the case tagged, held or wrote a note on)",
     )
     p.add_argument("--why", default="", help="with --case: why this selection was made (on the cover page)")
     p.add_argument("--out", type=Path, required=True, metavar="DIR", help="new or empty directory")
@@ -50,6 +61,7 @@ def register(sub: Sub) -> None:
         default="md,html,json",
         help="comma-separated: md, html, json (json is always written: the signature covers it)",
     )
+    _normalizer_arg(p)
     add_investigator(p)
     p.set_defaults(handler=cmd_export)
 
@@ -86,13 +98,18 @@ def _readable_ids(session: Session, f: AnswerFilter) -> list[str]:
 
 
 def _selection(args: argparse.Namespace, session: Session) -> tuple[list[str], str]:
+    """The answers chosen, resolved the way `trace` and `impact` resolve ids: a unique
+    prefix is enough, and a miss is exit 2 naming the closest known ids (never an empty
+    pack, nor "nothing matches" for a typo)."""
     if args.answer:
-        return list(args.answer), "answer ids"
+        ids = [lookup.resolve_answer(session.vault, a) for a in args.answer]
+        return list(dict.fromkeys(ids)), "answer ids"
     if args.all:
         return _readable_ids(session, AnswerFilter()), "all answers in scope"
-    found = impact(session, document=args.impact).answers
+    document = lookup.resolve_document(session, args.impact)
+    found = impact(session, document=document, normalizer=args.normalizer).answers
     readable = [a.row.answer_id for a in found if a.summary.visible and session.can_read(a.row.collection)]
-    return readable, f"answers in scope citing document {args.impact}"
+    return readable, f"answers in scope citing document {document}"
 
 
 def _case_selection(args: argparse.Namespace, session: Session) -> tuple[list[str], str, CaseSelection]:
@@ -126,7 +143,9 @@ def cmd_export(args: argparse.Namespace) -> int:
         if not ids:
             print("tracer: error: no answer you may read matches; nothing exported", file=sys.stderr)
             return 1
-        out = export_pack(session, ids, args.out, formats, selection=selection, case=case)
+        out = export_pack(
+            session, ids, args.out, formats, selection=selection, case=case, normalizer=args.normalizer
+        )
     finally:
         session.close()
     print(f"exported {len(ids)} answer(s) to {out}")

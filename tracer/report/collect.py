@@ -19,6 +19,7 @@ from store.queries import RevisionRow
 from store.roster import investigators, producer_keys
 from tracer.engine.case import CaseDesk
 from tracer.engine.evidence import TextResult
+from tracer.engine.normalizers import RECORDED
 from tracer.engine.serialize import trace_json
 from tracer.engine.session import Session
 from tracer.engine.trace import LineageNode, PassageTrace, Tracer
@@ -84,10 +85,11 @@ def _exporter_head(session: Session, cp: Checkpoint) -> dict[str, Any] | None:
 
 
 class _Collector:
-    def __init__(self, session: Session, desk: CaseDesk):
+    def __init__(self, session: Session, desk: CaseDesk, normalizer: str = RECORDED):
         self.s = session
         self.vault = session.vault
-        self.tracer = Tracer(session)
+        self.normalizer = normalizer
+        self.tracer = Tracer(session, normalizer)
         self.desk = desk
         self.records = RecordSet()
         self.pkeys = producer_keys(self.vault)
@@ -267,6 +269,7 @@ class _Collector:
                 "forensic": s.status.forensic,
                 "forensic_reason": s.status.forensic_reason,
             },
+            "normalizer": self.normalizer,
             "summary": _summary(answers),
             "answers": answers,
             "records": records,
@@ -344,9 +347,13 @@ def collect(
     computed_at: str,
     selection: str = "",
     case: CaseSelection | None = None,
+    normalizer: str = RECORDED,
 ) -> Collected:
     """Trace every answer and gather its records; records the export as an access entry.
 
+    `normalizer`: check each citation under the normalizer it was recorded with
+    ("recorded"), or carry `tracer-norm/1` citations over to that version, as `tracer trace
+    --normalizer` does; every verdict in the pack names the version that produced it.
     With `case`, the pack also carries the case file and the vault-wide verification
     (`tracer.report.casepack`)."""
     ids = list(dict.fromkeys(answer_ids))
@@ -357,7 +364,7 @@ def collect(
     if case is not None:
         desk.view(case.case_id)  # an unknown case is refused before anything is appended
     export_seq = _record_export(session, desk, ",".join(ids), case)
-    c = _Collector(session, desk)
+    c = _Collector(session, desk, normalizer)
     answers = [c.answer(aid) for aid in ids]
     extra: dict[str, Any] = {}
     if case is not None:

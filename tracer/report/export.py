@@ -19,6 +19,7 @@ from typing import Any
 from store.crypto import sha256_hex
 from store.dsse import sign_envelope
 from tracer.clock import now_iso
+from tracer.engine.normalizers import RECORDED
 from tracer.engine.session import Session
 from tracer.report.casepack import CaseSelection
 from tracer.report.collect import collect
@@ -71,6 +72,7 @@ def export_pack(
     formats: set[str],
     selection: str = "",
     case: CaseSelection | None = None,
+    normalizer: str = RECORDED,
 ) -> Path:
     """Export `answer_ids` as an evidence pack in `out_dir` (created; must not hold files).
 
@@ -81,7 +83,7 @@ def export_pack(
     if unknown:
         raise ReportError(f"unknown format(s) {', '.join(sorted(unknown))}; choose from md, html, json")
     _check_target(out_dir)
-    collected = collect(session, answer_ids, now_iso(), selection, case)
+    collected = collect(session, answer_ids, now_iso(), selection, case, normalizer)
     report = collected.report
     files = _files(report, collected.keys, collected.note, set(formats))
     report["files"] = {name: sha256_hex(data) for name, data in sorted(files.items())}

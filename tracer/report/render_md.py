@@ -23,8 +23,10 @@ from tracer.report.mdtext import fence, md
 from tracer.report.words import (
     answer_time_text,
     candidates_intro,
+    checkpoint_headline,
     is_revision_tombstone,
     locator_text,
+    normalizer_words,
     reason_text,
     subject_label,
 )
@@ -251,9 +253,10 @@ def render_md(r: dict[str, Any]) -> str:
     out = case_cover_md(r) if r.get("case") else []
     out += [
         f"# Evidence report: {n} answer{'s' if n != 1 else ''}\n",
-        f"> **Computed at {md(r['computed_at'])} against checkpoint size {md(cp['size'])}, root "
-        f"{md(cp['root'])}.**  \n> A report cannot be revalidated after export: every state below is as of "
-        "that moment. Check the pack offline with `tracer verify-pack DIR` (see docs/reports.md).\n",
+        f"> **Computed at {md(r['computed_at'])} {md(checkpoint_headline(r))}.**  \n> Currency "
+        f"{md(normalizer_words(r))}. A report cannot be revalidated after export: every state below is as "
+        "of that moment. To check this pack offline, see *Signature and how to check this pack* at the "
+        "end.\n",
         f"- Vault origin: {md(r['vault']['origin'])}",
         f"- Exported by: {md(ex['name'])} ({md(ex['role'])}), key {md(ex['key_id'][:16])}…",
         f"- Selection: {md(r.get('selection') or 'answer ids')}\n",
