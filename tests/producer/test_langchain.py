@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import base64
 import json
+import logging
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,14 +18,20 @@ from langchain_core.embeddings import DeterministicFakeEmbedding
 from langchain_core.language_models import FakeListChatModel, FakeListLLM
 from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate, PromptTemplate
-from langchain_core.runnables import Runnable, RunnableLambda, RunnableParallel, RunnablePassthrough
+from langchain_core.runnables import (
+    Runnable,
+    RunnableConfig,
+    RunnableLambda,
+    RunnableParallel,
+    RunnablePassthrough,
+)
 from langchain_core.vectorstores import InMemoryVectorStore
 
 from tests.cli.conftest import PASSPHRASE, World
 from tests.producer.conftest import Ticks
 from tests.producer.pipelines import AUTH, REVISIONS, chunk_rows, resolve
 from tracer.cli.outbox_cmds import pending
-from tracer.producer import LocateError, ModelInputError, Producer, Recorder, Runtime, Signer
+from tracer.producer import LocateError, ModelInputError, Producer, Recorder, RecordError, Runtime, Signer
 from tracer.producer.langchain import ScoringRetriever, TracerCallbackHandler
 
 ANSWER = "Refunds are accepted within thirty days of delivery."
@@ -154,3 +164,104 @@ def test_a_document_not_in_its_revision_stops_the_chain(vault_world: World) -> N
     with pytest.raises(LocateError, match="does not occur in the revision"):
         chain.invoke("Refund window?", config={"callbacks": [tracer]})
     assert tracer.written == [] and pending(w.root / "outbox") == []
+
+
+def _payload(path: Path) -> tuple[dict[str, Any], dict[str, str]]:
+    doc = json.loads(path.read_text())
+    return json.loads(base64.b64decode(doc["envelope"]["payload"])), doc["contents"]
+
+
+async def _astream(chain: Runnable[str, str], question: str, config: RunnableConfig) -> str:
+    return "".join([chunk async for chunk in chain.astream(question, config=config)])
+
+
+def test_async_batch_and_streamed_runs_are_recorded_too(vault_world: World) -> None:
+    """ainvoke (ScoringRetriever's async path), batch, abatch, stream and astream: each
+    root run is one answer, a streamed one given its question when its input arrives."""
+    w = vault_world
+    outbox = w.root / "outbox"
+    retriever = ScoringRetriever(vectorstore=_store(), search_kwargs={"k": 2})
+    answers = [f"Answer {n}." for n in range(7)]
+    chain = _chain(retriever, answers)
+    tracer = TracerCallbackHandler(_recorder(w, outbox), resolve, authorization=AUTH, collection="support")
+    config: RunnableConfig = {"callbacks": [tracer]}
+
+    got = [
+        asyncio.run(chain.ainvoke("q-ainvoke", config=config)),
+        "".join(chain.stream("q-stream", config=config)),
+        asyncio.run(_astream(chain, "q-astream", config)),
+        *chain.batch(["q-batch-1", "q-batch-2"], config=config),
+        *asyncio.run(chain.abatch(["q-abatch-1", "q-abatch-2"], config=config)),
+    ]
+    assert sorted(got) == answers and tracer.failures == []
+    recorded = {}
+    for written in tracer.written:
+        payload, contents = _payload(written.path)
+        recorded[contents[payload["question_sha256"]]] = written.answer
+        assert len(payload["passages"]) == 2
+        assert all(isinstance(p["score"], float) for p in payload["passages"])
+    questions = ["q-ainvoke", "q-stream", "q-astream", "q-batch-1", "q-batch-2", "q-abatch-1", "q-abatch-2"]
+    assert sorted(recorded) == sorted(questions) and sorted(recorded.values()) == answers
+    assert (
+        recorded["q-ainvoke"] == got[0] and recorded["q-stream"] == got[1] and recorded["q-astream"] == got[2]
+    )
+    for rev in REVISIONS.values():
+        _recorder(w, outbox).write_revision(rev)
+    report = w.ok("ingest-outbox", w.vault, outbox, *w.cust(), "--json").json()
+    assert report["ok"] and report["ingest"]["faults"] == [], report
+    w.env["TRACER_KEY"] = str(w.key("ines"))
+    for written in tracer.written[:3]:  # one of each kind of run
+        doc = w.spawn("trace", w.vault, written.answer_id, "--json").json()
+        assert (doc["integrity"], doc["currency"]) == ("intact", "verified")
+
+
+def test_scoring_retriever_refuses_a_search_without_scores() -> None:
+    retriever = ScoringRetriever(vectorstore=_store(), search_type="mmr", search_kwargs={"k": 2})
+    with pytest.raises(RecordError, match="returns no scores"):
+        retriever.invoke("refund")
+    with pytest.raises(RecordError, match="returns no scores"):
+        asyncio.run(retriever.ainvoke("refund"))
+
+
+def test_on_error_skip_lets_the_answer_through_logged_and_kept(
+    vault_world: World, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A production pipeline that must never break: the answer goes out unrecorded, the
+    failure is logged at ERROR on `tracer.producer` and raised by check()."""
+    w = vault_world
+    outbox = w.root / "outbox"
+    store = InMemoryVectorStore(DeterministicFakeEmbedding(size=16))
+    store.add_documents(
+        [
+            Document(
+                page_content="Refunds within ninety days.",
+                metadata={"document_id": "returns", "revision": "r1", "chunk": 0},
+            )
+        ]
+    )
+    chain = _chain(ScoringRetriever(vectorstore=store, search_kwargs={"k": 1}), [ANSWER, ANSWER, ANSWER])
+    tracer = TracerCallbackHandler(
+        _recorder(w, outbox), resolve, authorization=AUTH, collection="support", on_error="skip"
+    )
+    with caplog.at_level(logging.ERROR, logger="tracer.producer"):
+        assert chain.invoke("Refund window?", config={"callbacks": [tracer]}) == ANSWER
+    (line,) = [r for r in caplog.records if r.name == "tracer.producer"]
+    assert line.levelno == logging.ERROR and "was not recorded: LocateError" in line.getMessage()
+    assert tracer.written == [] and pending(outbox) == []
+    assert [type(f) for f in tracer.failures] == [LocateError]
+    with pytest.raises(LocateError, match="does not occur in the revision"):
+        tracer.check()
+    tracer.check()  # raised once
+    for _ in range(2):
+        chain.invoke("Refund window?", config={"callbacks": [tracer]})
+    with pytest.raises(ExceptionGroup) as group:
+        tracer.check()
+    assert [type(e) for e in group.value.exceptions] == [LocateError, LocateError]
+    with pytest.raises(RecordError, match="on_error"):
+        TracerCallbackHandler(
+            _recorder(w, outbox),
+            resolve,
+            authorization=AUTH,
+            collection="support",
+            on_error="ignore",  # type: ignore[arg-type]
+        )

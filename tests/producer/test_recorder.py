@@ -369,3 +369,18 @@ def test_nothing_secret_reaches_the_outbox(case: Case, recorder: Recorder) -> No
     for form in (secret, secret.hex().encode(), base64.b64encode(secret)):
         assert form not in raw
     assert "key_id" in repr(recorder.signer) and secret.hex() not in repr(recorder)
+
+
+def test_a_record_started_without_its_question_needs_it_before_close(recorder: Recorder) -> None:
+    rec = recorder.start_without_question(AUTH, "support", answer_id="ans-later")
+    assert rec.question is None
+    rec.answer("no passages needed")
+    with pytest.raises(RecordError, match="close before set_question"):
+        rec.close()
+    with pytest.raises(RecordError, match="question"):
+        rec.set_question("")
+    rec.set_question(QUESTION)
+    with pytest.raises(RecordError, match="already set"):
+        rec.set_question("another")
+    payload, contents = _payload(rec.close().path)
+    assert contents[str(payload["question_sha256"])] == QUESTION

@@ -6,10 +6,20 @@ No framework knows which source revision a chunk was cut from, so every adapter 
 adapter records the document's text as retrieved, and as model input the first of its
 candidate forms (the text with the framework's metadata header, then the bare text)
 that occurs exactly in the prompt the model was sent.
+
+A recording that fails (a document not in its revision, a passage never sent, a
+`resolve` that raises) writes nothing for that answer. What happens next is the
+adapter's `on_error` policy: `"raise"` (the default) brings the error to the pipeline
+(the LangChain chain call raises; LlamaIndex, which swallows handler errors, keeps it
+for `check()`); `"skip"` lets the answer through unrecorded. Either way every failure
+is logged at ERROR on the `tracer.producer` logger and kept in the handler's bounded
+`failures` list, so none is silent.
 """
 
 from __future__ import annotations
 
+import logging
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -18,9 +28,77 @@ from tracer.producer.errors import ModelInputError, RecordError
 from tracer.producer.model import Chunker, SourceRevision
 from tracer.producer.recorder import AnswerRecord, Written
 
-__all__ = ["Resolution", "Resolver", "Retrieved", "Run", "cite_all_sent"]
+__all__ = [
+    "KEEP",
+    "Failures",
+    "OnError",
+    "Resolution",
+    "Resolver",
+    "Retrieved",
+    "Run",
+    "cite_all_sent",
+    "log",
+]
 
 Unsent = Literal["error", "omit"]
+OnError = Literal["raise", "skip"]
+#: how many written answers and failures a handler keeps (a server runs for months)
+KEEP = 1000
+#: where the adapters report every answer they failed to record
+log = logging.getLogger("tracer.producer")
+
+
+def on_error_policy(value: object) -> OnError:
+    if value == "raise":
+        return "raise"
+    if value == "skip":
+        return "skip"
+    raise RecordError(f"on_error: expected 'raise' or 'skip', got {value!r}")
+
+
+class Failures:
+    """The failures of one handler: logged, kept (the latest `KEEP`), raised by `check`.
+
+    `pending` are the ones the pipeline has not been told of yet: `check()` raises them
+    (the one failure itself, or an `ExceptionGroup` of all when several runs failed
+    since the last check) and forgets them.
+    """
+
+    def __init__(self, keep: int = KEEP) -> None:
+        self.keep = keep
+        self.all: list[BaseException] = []
+        self._pending: list[Exception] = []
+        self._lock = threading.Lock()
+
+    def add(self, exc: Exception, answer_id: str | None, *, pending: bool, logged: bool = True) -> None:
+        if logged:
+            log.error(
+                "tracer: answer %s was not recorded: %s: %s",
+                answer_id or "(not started)",
+                type(exc).__name__,
+                exc,
+                exc_info=exc,
+            )
+        with self._lock:
+            self.all.append(exc)
+            del self.all[: -self.keep]
+            if pending:
+                self._pending.append(exc)
+                del self._pending[: -self.keep]
+
+    def check(self) -> None:
+        with self._lock:
+            pending, self._pending = self._pending, []
+        if len(pending) == 1:
+            raise pending[0]
+        if pending:
+            raise ExceptionGroup(f"{len(pending)} answers were not recorded", pending)
+
+
+def keep_written(written: list[Written], new: Written, lock: threading.Lock, keep: int = KEEP) -> None:
+    with lock:
+        written.append(new)
+        del written[:-keep]
 
 
 @dataclass(frozen=True, slots=True)

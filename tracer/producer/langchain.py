@@ -6,9 +6,15 @@
 `on_chain_start` of the root run opens the record (the question is the chain's input),
 `on_retriever_end` receives the real `Document`s, `on_chat_model_start` (or
 `on_llm_start`) the exact prompt, and `on_chain_end` of the root run carries the answer;
-the record is then signed and written to the outbox. `raise_error` is set, so a
-mistake (a document that is not in its revision, a passage never sent) stops the chain
-with the SDK's error instead of being logged and lost. Needs `tracer[langchain]`.
+the record is then signed and written to the outbox. `invoke`, `ainvoke`, `batch`,
+`abatch`, `stream` and `astream` are all recorded: a streamed run's input reaches the
+callbacks only with its end (its start carries LangChain's placeholder
+`{"input": ""}`), so its record is opened without a question and given the input when
+the run ends. `raise_error` is set: with `on_error="raise"` (the default) a mistake (a
+document that is not in its revision, a passage never sent) stops the chain with the
+SDK's error; with `on_error="skip"` the answer goes through unrecorded and the error is
+logged at ERROR on the `tracer.producer` logger and kept for `check()`. Needs
+`tracer[langchain]`.
 """
 
 from __future__ import annotations
@@ -18,13 +24,28 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 from uuid import UUID
 
-from langchain_core.callbacks import BaseCallbackHandler, CallbackManagerForRetrieverRun
+from langchain_core.callbacks import (
+    AsyncCallbackManagerForRetrieverRun,
+    BaseCallbackHandler,
+    CallbackManagerForRetrieverRun,
+)
 from langchain_core.documents import Document
 from langchain_core.messages import BaseMessage
 from langchain_core.outputs import LLMResult
 from langchain_core.vectorstores import VectorStoreRetriever
 
-from tracer.producer.adapters import Citer, Resolver, Retrieved, Run, Unsent, cite_all_sent
+from tracer.producer.adapters import (
+    Citer,
+    Failures,
+    OnError,
+    Resolver,
+    Retrieved,
+    Run,
+    Unsent,
+    cite_all_sent,
+    keep_written,
+    on_error_policy,
+)
 from tracer.producer.errors import RecordError
 from tracer.producer.model import Authorization
 from tracer.producer.recorder import Recorder, Written
@@ -33,6 +54,8 @@ __all__ = ["ScoringRetriever", "TracerCallbackHandler", "message_text"]
 
 #: keys under which a chain's input dict usually carries the user's question
 QUESTION_KEYS = ("question", "input", "query")
+#: what `on_chain_start` receives for a streamed run, whose input arrives with its end
+STREAMED_INPUT = {"input": ""}
 
 
 def message_text(message: BaseMessage) -> str:
@@ -85,14 +108,38 @@ class ScoringRetriever(VectorStoreRetriever):
     search_kwargs={"k": 4})`.
     """
 
+    def _unscored(self) -> RecordError:
+        return RecordError(
+            f"ScoringRetriever: search_type {self.search_type!r} returns no scores; use 'similarity' "
+            "or 'similarity_score_threshold', or return a score from resolve() (Resolution.score)"
+        )
+
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun, **kwargs: Any
     ) -> list[Document]:
-        found = self.vectorstore.similarity_search_with_score(query, **(self.search_kwargs | kwargs))
-        return [
-            Document(page_content=d.page_content, metadata={**d.metadata, "score": float(s)}, id=d.id)
-            for d, s in found
-        ]
+        kw = self.search_kwargs | kwargs
+        if self.search_type == "similarity":
+            return _scored(self.vectorstore.similarity_search_with_score(query, **kw))
+        if self.search_type == "similarity_score_threshold":
+            return _scored(self.vectorstore.similarity_search_with_relevance_scores(query, **kw))
+        raise self._unscored()
+
+    async def _aget_relevant_documents(
+        self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun, **kwargs: Any
+    ) -> list[Document]:
+        kw = self.search_kwargs | kwargs
+        if self.search_type == "similarity":
+            return _scored(await self.vectorstore.asimilarity_search_with_score(query, **kw))
+        if self.search_type == "similarity_score_threshold":
+            return _scored(await self.vectorstore.asimilarity_search_with_relevance_scores(query, **kw))
+        raise self._unscored()
+
+
+def _scored(found: Sequence[tuple[Document, float]]) -> list[Document]:
+    return [
+        Document(page_content=d.page_content, metadata={**d.metadata, "score": float(s)}, id=d.id)
+        for d, s in found
+    ]
 
 
 class TracerCallbackHandler(BaseCallbackHandler):
@@ -110,36 +157,72 @@ class TracerCallbackHandler(BaseCallbackHandler):
         cite: Citer = cite_all_sent,
         unsent: Unsent = "error",
         answer_id: Callable[[UUID], str] | None = None,
+        on_error: OnError = "raise",
     ) -> None:
         """`authorization` is fixed, or computed from the run's metadata
         (`config={"metadata": {...}}`); `answer_id` maps the root run id to the answer
-        id (default `ans-<run id>`)."""
+        id (default `ans-<run id>`); `on_error` is `"raise"` (stop the chain) or
+        `"skip"` (log, keep for `check()`, let the answer through unrecorded)."""
         self.recorder = recorder
         self.resolve = resolve
         self.authorization = authorization
         self.collection = collection
         self.cite = cite
         self.unsent: Unsent = unsent
+        self.on_error: OnError = on_error_policy(on_error)
         self.answer_id = answer_id or (lambda run_id: f"ans-{run_id}")
-        #: what each finished root run wrote, in order
+        #: what each finished root run wrote, in order (the latest `adapters.KEEP`)
         self.written: list[Written] = []
+        self._failures = Failures()
         self._runs: dict[UUID, Run] = {}
         self._root: dict[UUID, UUID] = {}
         self._queries: dict[UUID, str] = {}
         self._lock = threading.Lock()
 
+    @property
+    def failures(self) -> list[BaseException]:
+        """Every recording failure (the latest `adapters.KEEP`), oldest first."""
+        return self._failures.all
+
+    def check(self) -> None:
+        """With `on_error="skip"`: raise the failures not raised yet (an ExceptionGroup
+        when several runs failed since the last call). With `"raise"` the chain call
+        itself has raised them, so there is nothing to raise here."""
+        self._failures.check()
+
     # -- which answer a callback belongs to ----------------------------------------------
 
-    def _run_for(self, run_id: UUID, parent_run_id: UUID | None) -> Run | None:
+    def _root_of(self, run_id: UUID, parent_run_id: UUID | None) -> UUID:
         with self._lock:
             if parent_run_id is not None:
                 self._root[run_id] = self._root.get(parent_run_id, parent_run_id)
-            root = self._root.get(run_id, run_id)
-            return self._runs.get(root)
+            return self._root.get(run_id, run_id)
 
     def _auth(self, metadata: Mapping[str, Any] | None) -> Authorization:
         auth = self.authorization
         return auth if isinstance(auth, Authorization) else auth(metadata or {})
+
+    def _guard(self, root: UUID, action: Callable[[Run], None]) -> None:
+        """Run `action` on the root's run; a failure discards the run (see `on_error`)."""
+        with self._lock:
+            run = self._runs.get(root)
+        if run is None:
+            return
+        try:
+            action(run)
+        except Exception as exc:
+            self._fail(root, exc)
+
+    def _fail(self, root: UUID, exc: Exception) -> None:
+        with self._lock:
+            run = self._runs.pop(root, None)
+        if run is not None:
+            run.record.discard()  # a failed recording writes nothing
+        answer_id = run.record.answer_id if run is not None else None
+        if self.on_error == "raise":
+            self._failures.add(exc, answer_id, pending=False, logged=False)
+            raise exc
+        self._failures.add(exc, answer_id, pending=True)
 
     # -- callbacks ------------------------------------------------------------------------
 
@@ -155,11 +238,18 @@ class TracerCallbackHandler(BaseCallbackHandler):
         **kwargs: Any,
     ) -> None:
         if parent_run_id is not None:
-            self._run_for(run_id, parent_run_id)
+            self._root_of(run_id, parent_run_id)
             return
-        record = self.recorder.start(
-            _question(inputs), self._auth(metadata), self.collection, answer_id=self.answer_id(run_id)
-        )
+        try:
+            answer_id = self.answer_id(run_id)
+            auth = self._auth(metadata)
+            if inputs == STREAMED_INPUT:  # a streamed run: the input comes with on_chain_end
+                record = self.recorder.start_without_question(auth, self.collection, answer_id=answer_id)
+            else:
+                record = self.recorder.start(_question(inputs), auth, self.collection, answer_id=answer_id)
+        except Exception as exc:
+            self._fail(run_id, exc)
+            return
         with self._lock:
             self._runs[run_id] = Run(record, self.resolve, self.unsent)
 
@@ -174,7 +264,7 @@ class TracerCallbackHandler(BaseCallbackHandler):
         metadata: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        self._run_for(run_id, parent_run_id)
+        self._root_of(run_id, parent_run_id)
         with self._lock:
             self._queries[run_id] = query
 
@@ -186,10 +276,10 @@ class TracerCallbackHandler(BaseCallbackHandler):
         parent_run_id: UUID | None = None,
         **kwargs: Any,
     ) -> None:
-        run = self._run_for(run_id, parent_run_id)
+        root = self._root_of(run_id, parent_run_id)
         with self._lock:
             query = self._queries.pop(run_id, None)
-        if run is None or query is None:
+        if query is None:
             return  # a retriever called outside a chain: no answer to attach it to
         docs = [
             Retrieved(
@@ -201,7 +291,7 @@ class TracerCallbackHandler(BaseCallbackHandler):
             )
             for d in documents
         ]
-        run.retrieved(docs, query)
+        self._guard(root, lambda run: run.retrieved(docs, query))
 
     def on_chat_model_start(
         self,
@@ -214,9 +304,9 @@ class TracerCallbackHandler(BaseCallbackHandler):
         metadata: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        run = self._run_for(run_id, parent_run_id)
-        if run is not None:
-            run.prompt([message_text(m) for batch in messages for m in batch])
+        root = self._root_of(run_id, parent_run_id)
+        parts = [message_text(m) for batch in messages for m in batch]
+        self._guard(root, lambda run: run.prompt(parts))
 
     def on_llm_start(
         self,
@@ -229,9 +319,8 @@ class TracerCallbackHandler(BaseCallbackHandler):
         metadata: dict[str, Any] | None = None,
         **kwargs: Any,
     ) -> None:
-        run = self._run_for(run_id, parent_run_id)
-        if run is not None:
-            run.prompt(list(prompts))
+        root = self._root_of(run_id, parent_run_id)
+        self._guard(root, lambda run: run.prompt(list(prompts)))
 
     def on_llm_end(
         self,
@@ -241,7 +330,9 @@ class TracerCallbackHandler(BaseCallbackHandler):
         parent_run_id: UUID | None = None,
         **kwargs: Any,
     ) -> None:
-        run = self._run_for(run_id, parent_run_id)
+        root = self._root_of(run_id, parent_run_id)
+        with self._lock:
+            run = self._runs.get(root)
         if run is not None and response.generations and response.generations[0]:
             run.answer_candidate = response.generations[0][0].text
 
@@ -255,17 +346,20 @@ class TracerCallbackHandler(BaseCallbackHandler):
     ) -> None:
         if parent_run_id is not None:
             return
-        with self._lock:
-            run = self._runs.pop(run_id, None)
-            self._forget(run_id)
-        if run is None:
-            return
-        try:
+        inputs = kwargs.get("inputs")
+
+        def finish(run: Run) -> None:
+            if run.record.question is None:  # a streamed run: its input has arrived
+                run.record.set_question(_question(inputs))
             written = run.finish(_answer(outputs, run.answer_candidate), self.cite)
-        except BaseException:
-            run.record.discard()
-            raise
-        self.written.append(written)
+            keep_written(self.written, written, self._lock)
+
+        try:
+            self._guard(run_id, finish)
+        finally:
+            with self._lock:
+                self._runs.pop(run_id, None)
+                self._forget(run_id)
 
     def on_chain_error(
         self,

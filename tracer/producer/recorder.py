@@ -164,6 +164,33 @@ class Recorder:
             runtime=runtime or self.runtime,
         )
 
+    def start_without_question(
+        self,
+        authorization: Authorization,
+        collection: str,
+        *,
+        answer_id: str | None = None,
+        run_id: str | None = None,
+        kind: Kind = "answer",
+        runtime: Runtime | None = None,
+    ) -> AnswerRecord:
+        """Begin a record whose question is not known yet; `set_question` before `close`.
+
+        For a framework that says what was asked only after the run (a streamed
+        LangChain run, whose input arrives with its end; a chat engine, whose message
+        is seen after the retrieval): every other call still fails where it is made.
+        """
+        return AnswerRecord(
+            self,
+            question=None,
+            authorization=authorization,
+            collection=collection,
+            answer_id=answer_id,
+            run_id=run_id,
+            kind=kind,
+            runtime=runtime or self.runtime,
+        )
+
     def write_revision(self, revision: SourceRevision) -> Path:
         """The revision's `tracer.source_revision/v1` file in the outbox (idempotent)."""
         stem = file_stem(revision.document_id, revision.revision)
@@ -196,7 +223,7 @@ class AnswerRecord:
         self,
         recorder: Recorder,
         *,
-        question: str,
+        question: str | None,
         authorization: Authorization,
         collection: str,
         answer_id: str | None,
@@ -209,7 +236,7 @@ class AnswerRecord:
         if not isinstance(authorization, Authorization):
             raise RecordError("authorization: expected a tracer.producer.Authorization")
         self._recorder = recorder
-        self.question = m.text(question, "question")
+        self._question = None if question is None else m.text(question, "question")
         self.authorization = authorization
         self.collection = m.name(collection, "collection")
         self.answer_id = m.name(answer_id or f"ans-{uuid.uuid4().hex}", "answer_id")
@@ -242,6 +269,18 @@ class AnswerRecord:
     def _open(self) -> None:
         if self._closed:
             raise RecordError(f"record {self.answer_id!r} is already closed")
+
+    @property
+    def question(self) -> str | None:
+        """The question; None only for a record begun by `start_without_question`, until set."""
+        return self._question
+
+    def set_question(self, question: str) -> None:
+        """The question of a record begun by `start_without_question`; once."""
+        self._open()
+        if self._question is not None:
+            raise RecordError(f"record {self.answer_id!r}: the question is already set")
+        self._question = m.text(question, "question")
 
     @property
     def passages(self) -> tuple[Passage, ...]:
@@ -550,6 +589,8 @@ class AnswerRecord:
         self._open()
         if self._answer is None:
             raise RecordError(f"record {self.answer_id!r}: close before answer()")
+        if self._question is None:
+            raise RecordError(f"record {self.answer_id!r}: close before set_question()")
         missing = [p.passage_id for p in self._passages if p.passage_id not in self._model_inputs]
         if missing:
             raise ModelInputError(
@@ -576,7 +617,7 @@ class AnswerRecord:
             "runtime": self.runtime.to_json(),
             "authorization": self.authorization.to_json(),
             "collection": self.collection,
-            "question": self.question,
+            "question": self._question,
             "answer": answer,
             "passages": [self._passage_json(p) for p in self._passages],
             "citations": [

@@ -15,6 +15,7 @@ from tracer.engine.states import CURRENCY, CURRENCY_MEANING, INTEGRITY, INTEGRIT
 from tracer.report.case_html import case_cover_html, case_sections_html, signature_html
 from tracer.report.html_answer import answer_section
 from tracer.report.htmltext import esc, keyref, state
+from tracer.report.words import checkpoint_headline, normalizer_words, record_kind_text, role_text
 
 __all__ = ["render_html"]
 
@@ -45,13 +46,14 @@ def _banner(r: dict[str, Any]) -> str:
         )
     return (
         "<section class='banner' role='note'>"
-        f"<p><strong>Computed at {esc(r['computed_at'])} against checkpoint size {esc(cp['size'])}, "
-        f"root <span class='mono'>{esc(cp['root'])}</span>.</strong></p>"
-        f"{_grown(cp, ca)}"
+        f"<p><strong>Computed at {esc(r['computed_at'])} {esc(checkpoint_headline(r))}.</strong></p>"
+        f"{'' if r.get('head') else _grown(cp, ca)}"
+        f"<p>Currency {esc(normalizer_words(r))}.</p>"
         "<p>A report cannot be revalidated after export: every state below is as of that moment. "
         "Sources may have changed since; revalidate in the vault for today's states.</p>"
         "<p>Check this pack offline with <code>tracer verify-pack DIR</code>, or with standard tools "
-        "(DSSE, C2SP signed note, RFC 6962 inclusion proofs) as described in docs/reports.md.</p>"
+        "(DSSE, C2SP signed note, RFC 6962 inclusion proofs): every step is under "
+        "<a href='#signature'>Signature and how to check this pack</a> at the end of this page.</p>"
         f"</section>{forensic}"
     )
 
@@ -121,13 +123,16 @@ def _records(r: dict[str, Any]) -> str:
     rows = []
     for rec in r["records"]:
         roles = "; ".join(
-            " ".join(x for x in (c.get("role", ""), c.get("answer_id", ""), c.get("passage_id", "")) if x)
+            " ".join(
+                x for x in (role_text(c.get("role", "")), c.get("answer_id", ""), c.get("passage_id", "")) if x
+            )
             for c in rec["cited_by"]
         )
         proof = rec["inclusion"]
         proof_text = f"{len(proof['hashes'])} hashes to size {proof['tree_size']}" if proof else "no proof"
         rows.append(
-            f"<tr><td class='num'>{esc(rec['seq'])}</td><td>{esc(rec['kind'])}</td><td>{esc(roles)}</td>"
+            f"<tr><td class='num'>{esc(rec['seq'])}</td><td>{esc(record_kind_text(rec['kind']))}</td>"
+            f"<td>{esc(roles)}</td>"
             f"<td>{keyref(rec['leaf_hash'])}</td><td>{esc(proof_text)}</td></tr>"
         )
     head = (

@@ -28,6 +28,7 @@ from tracer.report.words import (
     locator_text,
     normalizer_words,
     reason_text,
+    record_kind_text,
     subject_label,
 )
 
@@ -283,7 +284,8 @@ def render_md(r: dict[str, Any]) -> str:
     for rec in r["records"]:
         proof = rec["inclusion"]
         where = f"{len(proof['hashes'])} hashes to size {proof['tree_size']}" if proof else "no proof"
-        out.append(f"| {rec['seq']} | {md(rec['kind'])} | {md(rec['leaf_hash'][:16])}… | {where} |")
+        kind = record_kind_text(rec["kind"])
+        out.append(f"| {rec['seq']} | {md(kind)} | {md(rec['leaf_hash'][:16])}… | {where} |")
     out.append("")
     out += signature_md(r)
     out.append("## Checkpoint note\n")
