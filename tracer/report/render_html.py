@@ -124,7 +124,9 @@ def _records(r: dict[str, Any]) -> str:
     for rec in r["records"]:
         roles = "; ".join(
             " ".join(
-                x for x in (role_text(c.get("role", "")), c.get("answer_id", ""), c.get("passage_id", "")) if x
+                x
+                for x in (role_text(c.get("role", "")), c.get("answer_id", ""), c.get("passage_id", ""))
+                if x
             )
             for c in rec["cited_by"]
         )

@@ -18,6 +18,8 @@ __all__ = [
     "locator_text",
     "normalizer_words",
     "reason_text",
+    "record_kind_text",
+    "role_text",
     "subject_label",
 ]
 
@@ -172,3 +174,19 @@ def normalizer_words(r: dict[str, Any]) -> str:
         f"checked under {chosen}: citations recorded under tracer-norm/1 carried over to it (named "
         "beside each verdict)"
     )
+
+
+#: log kinds and citing roles whose code word would mislead a reader: an investigator's
+#: signed note is log kind `finding`, but a finding is what `verify` raises
+_KIND_WORDS = {"finding": "investigator note (log kind finding)"}
+_ROLE_WORDS = {"finding": "investigator note", "case_finding": "investigator note in the case"}
+
+
+def record_kind_text(kind: str) -> str:
+    """A log entry's kind as the records table shows it."""
+    return _KIND_WORDS.get(kind, kind)
+
+
+def role_text(role: str) -> str:
+    """Why a record is cited (`records[].cited_by[].role`), in words where the code misleads."""
+    return _ROLE_WORDS.get(role, role)
