@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Static, Tree
 
 from tests.helpers import PASSPHRASE, new_case
 from tests.tui.conftest import SIZE, screen_text, settle
@@ -15,25 +16,27 @@ from tracer.tui.app import TracerApp
 from tracer.tui.context import LaunchOptions
 from tracer.tui.screens.answer import AnswerScreen
 from tracer.tui.screens.answers import AnswersScreen
+from tracer.tui.screens.evidence import EvidenceScreen
+from tracer.tui.screens.lineage import LineageScreen
 from tracer.tui.screens.timeline import TimelineScreen
 
 EXPORT = Path(__file__).resolve().parents[1] / "imports" / "fixtures" / "langchain-openinference-0.1.80.jsonl"
 
 
-def make(tmp: Path) -> tuple[TracerApp, list[str]]:
-    """A vault holding only an imported LangChain trace: no source revisions, so its
-    passages are located nowhere and their currency is unchecked."""
+def make(tmp: Path, export: Path = EXPORT, **opts: Any) -> tuple[TracerApp, list[str]]:
+    """A vault holding only an imported trace (by default the LangChain one): no source
+    revisions, so its passages are located nowhere and their currency is unchecked."""
     case = new_case(tmp / "vault")
     try:
         plan = import_files(
             case.vault,
             case.custodian,
-            [EXPORT],
+            [export],
             ExportFormat.OTLP_JSON,
             "support",
             "2026-06-02T00:00:00Z",
             DocumentMapping(),
-            ReadOptions(),
+            ReadOptions(**opts),
         )
         answer_ids = [str(it.statement["answer_id"]) for it in plan.items]
     finally:
@@ -88,3 +91,83 @@ def test_a_timeline_opens_only_for_a_passage_that_names_a_document() -> None:
     nowhere, hidden, named = passage(None, True), passage("legal-draft", False), passage("returns", True)
     assert timeline_document([nowhere, hidden]) is None
     assert timeline_document([nowhere, hidden, named]) == "returns"
+
+
+def _statics(pilot: Any) -> str:
+    """Every Static of the screen, scrolled into view or not."""
+    return "\n".join(str(w.render()) for w in pilot.app.screen.query(Static))
+
+
+MARK = "IMPORTED — NOT ATTESTED BY THE PRODUCER"
+
+
+async def test_at_80x24_every_imported_fact_is_marked_claims_runtime_and_lineage(tmp_path: Path) -> None:
+    app, answer_ids = make(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        app.push_screen(AnswerScreen(answer_ids[0]))
+        await settle(pilot)
+        assert MARK in screen_text(pilot)  # the header: never scrolls away
+        assert _statics(pilot).count(MARK) == 1  # said once, not again under the header
+        screen = app.screen
+        assert isinstance(screen, AnswerScreen)
+        table = screen.query_one("#citations", DataTable)
+        claim = str(table.get_row_at(0)[0])
+        assert claim == "[1] imported", claim  # the importer computed the citation
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, EvidenceScreen)
+        body = _statics(pilot)
+        span_ids = {
+            p.record.imported["span_id"] for p in app.screen.passages if p.record and p.record.imported
+        }
+        for span_id in span_ids:
+            assert f"span {span_id} [importer-computed]" in body and f"span {span_id} [absent]" not in body
+        assert "signed and logged by the importer, not by the producer" in body
+        context = str(app.screen.query_one("#run-context", Static).render())
+        assert "imported — not attested" in context and "None" not in context
+        assert "Authorization at run time  — [absent]" in context
+        assert "prompt, pipeline, parameters — [absent]" in context
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        lineage = app.screen
+        assert isinstance(lineage, LineageScreen)
+        tree = lineage.query_one("#lineage-tree", Tree)
+        passages = [n for n in tree.root.children if n.data is not None and n.data.what == "passage"]
+        assert passages and all(" imported " in str(n.label) for n in passages)
+        await pilot.press("down")
+        await settle(pilot)
+        node = str(lineage.query_one("#lineage-node", Static).render())
+        assert node.startswith("passage ") and "imported — not attested by the producer" in node
+        assert "[importer-computed]" in node and "located no [absent]" in node
+        assert "located no" in screen_text(pilot)  # the pane's lines fit at 80x24
+
+
+async def test_redacted_and_truncated_imports_are_never_shown_as_verified(tmp_path: Path) -> None:
+    from tests.imports.conftest import dump, spans
+    from tests.imports.test_pitfalls import PASSAGE, _rag, retrace
+
+    redacted = _rag()
+    spans(redacted)[0]["attributes"][2]["value"] = {"stringValue": "__REDACTED__"}  # the answer
+    export = tmp_path / "cut.jsonl"
+    export.write_bytes(dump([redacted, retrace(_rag(), "9" * 32)]))
+    _app, answer_ids = make(tmp_path, export, value_length_limit=40)
+    for size in ((80, 24), (160, 48)):
+        app = TracerApp(LaunchOptions(tmp_path / "vault", tmp_path / "keys" / "ines.key", PASSPHRASE))
+        async with app.run_test(size=size) as pilot:
+            await settle(pilot)
+            for answer_id in answer_ids:
+                app.push_screen(AnswerScreen(answer_id))
+                await settle(pilot)
+                shown = _statics(pilot)
+                assert MARK in screen_text(pilot) and "not_captured" in shown
+                assert "__REDACTED__" not in shown and PASSAGE[:40] not in shown
+                await pilot.press("enter")
+                await settle(pilot)
+                evidence = _statics(pilot)
+                assert "truncated" in evidence and "verified" not in evidence.replace("SHA-256 verified", "")
+                assert PASSAGE[:40] not in evidence  # a cut text is never shown as the text
+                await pilot.press("escape", "escape")
+                await settle(pilot)

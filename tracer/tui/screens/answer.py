@@ -37,6 +37,7 @@ from tracer.tui.widgets.answer_text import answer_with_citations
 from tracer.tui.widgets.answer_time import answer_time_summary
 from tracer.tui.widgets.historical import HistoricalText, digest_line
 from tracer.tui.widgets.hold import HoldNotice
+from tracer.tui.widgets.imported import claim_label
 from tracer.tui.widgets.pick_table import PickTable
 
 __all__ = ["OUT_OF_SCOPE", "AnswerScreen"]
@@ -235,7 +236,7 @@ class AnswerScreen(TracerScreen):
             span = safe_line(c.span, limit=60) if c.span is not None else plain("(span not available)")
             ids = ", ".join(c.passage_ids) + (" UNSUPPORTED" if c.unknown_passages else "")
             table.add_row(
-                plain(f"[{c.index + 1}]"),
+                claim_label(t, c.index),
                 state_word(c.integrity),
                 state_word(c.currency),
                 plain(str(n) if n else ""),

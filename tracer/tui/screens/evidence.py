@@ -35,6 +35,7 @@ from tracer.tui.screens.prompt import PromptScreen
 from tracer.tui.text import plain, safe_line
 from tracer.tui.widgets.answer_time import AnswerTimePane
 from tracer.tui.widgets.hold import HoldNotice
+from tracer.tui.widgets.imported import imported_run_context
 from tracer.tui.widgets.passage import PassageView, needs_current_content
 
 __all__ = ["EvidenceScreen"]
@@ -106,6 +107,8 @@ class EvidenceScreen(TracerScreen):
     def _run_context(t: AnswerTrace) -> Text:
         if not t.visible:
             return plain("")
+        if t.imported is not None:  # no producer signed a runtime: each fact with its state
+            return imported_run_context(t)
         rt, az = t.runtime, t.authorization
         return Text.assemble(
             plain("Runtime context  ", "bold"),

@@ -24,10 +24,12 @@ from textual.widgets.tree import TreeNode
 
 from tracer.engine.states import CURRENCY_MEANING, INTEGRITY_MEANING
 from tracer.engine.trace import AnswerTrace, PassageTrace, Tracer, UnknownAnswerError
+from tracer.importers.attest import IMPORTED_MARK
 from tracer.inert import inert
 from tracer.tui.messages import Failed
 from tracer.tui.screens.base import BACK, TracerScreen
 from tracer.tui.text import plain, safe_line, state_word
+from tracer.tui.widgets.imported import lineage_facts
 
 __all__ = ["LNode", "LineageScreen", "strictest_paths"]
 
@@ -47,6 +49,9 @@ class LNode:
     title: str = ""
     collection: str = ""
     document: str = ""
+    #: an imported answer or passage: not attested by its producer (`facts`: each with its state)
+    imported: bool = False
+    facts: dict[str, Text] = field(default_factory=dict)
 
 
 def _passage(p: PassageTrace) -> LNode:
@@ -60,6 +65,8 @@ def _passage(p: PassageTrace) -> LNode:
         cited, chain = p.currency.cited, p.record.chain if p.record is not None else None
         node.title = cited.title if cited is not None else (chain.source.path if chain is not None else "")
         node.collection = p.collection
+        if p.imported:
+            node.imported, node.facts = True, lineage_facts(p)
     return node
 
 
@@ -90,12 +97,14 @@ def _walk(tracer: Tracer, answer_id: str, seen: frozenset[str], depth: int) -> L
         node.note = "outside your scope"
         return node
     node.collection = t.collection
+    node.imported = t.imported is not None
     node.children = _expand(tracer, t, seen | {answer_id}, depth)
     return node
 
 
 def build_lineage(tracer: Tracer, t: AnswerTrace) -> LNode:
     root = LNode(t.kind, t.answer_id, t.integrity, t.currency, t.visible, collection=t.collection)
+    root.imported = t.imported is not None
     root.children = _expand(tracer, t, frozenset({t.answer_id}), 0)
     return root
 
@@ -124,6 +133,8 @@ def _label(n: LNode, axes: tuple[str, ...]) -> Text:
     out = Text(mark, style="bold reverse" if axes else "")
     out.append(f"{n.what} ")
     out.append_text(safe_line(n.ident, "bold"))
+    if n.imported and n.what != "imported":  # an imported answer's kind already says so
+        out.append_text(plain(" imported", "italic reverse"))
     out.append("  integrity ")
     out.append_text(state_word(n.integrity))
     out.append("  currency ")
@@ -144,16 +155,23 @@ def _label(n: LNode, axes: tuple[str, ...]) -> Text:
 
 def node_text(n: LNode, root: LNode, axes: tuple[str, ...]) -> Text:
     """The highlighted node whole: what it is, where from, its scope, and why it decides."""
-    out = Text.assemble(plain(f"{n.what} ", "bold"), safe_line(n.ident, "bold"), "\n")
+    out = Text.assemble(plain(f"{n.what} ", "bold"), safe_line(n.ident, "bold"))
+    if n.imported:
+        out.append_text(plain(f"  {IMPORTED_MARK}", "italic reverse"))
+    out.append("\n")
     facts = (("title", n.title), ("document", n.document), ("collection", n.collection))
     for label, value in facts:
         if value:
             out.append_text(plain(f"{label:<11}", "bold"))
-            out.append_text(Text(inert(value, keep_newlines=False)))
+            out.append_text(n.facts.get(label) or Text(inert(value, keep_newlines=False)))
             out.append("\n")
     out.append_text(plain(f"{'scope':<11}", "bold"))
     out.append_text(plain("in your scope" if n.visible else "outside your scope: ids only"))
     out.append("\n")
+    if "located" in n.facts:
+        out.append_text(plain(f"{'attested':<11}", "bold"))
+        out.append_text(Text("  ").join([n.facts["revision"], n.facts["located"]]))
+        out.append("\n")
     out.append_text(Text.assemble(plain("states     integrity "), state_word(n.integrity)))
     out.append_text(Text.assemble(plain("  currency "), state_word(n.currency), "\n"))
     for axis in axes:
