@@ -56,14 +56,35 @@ class AccessDeniedError(StoreError):
 
 
 def database_error_types() -> tuple[type[BaseException], ...]:
-    """The exception types DuckDB raises for a file it cannot read as the vault's tables
-    (a damaged page, a dropped table): the CLI reports them as a damaged vault, exit 2."""
+    """The DuckDB exception types that can stand for a damaged file (see `damage_of`)."""
     import duckdb
 
-    # damage, not a bug in a query: a conversion or binder error stays a traceback
     return (
         duckdb.IOException,
         duckdb.CatalogException,
         duckdb.SerializationException,
         duckdb.InternalException,
+        duckdb.Error,
     )
+
+
+def damage_of(exc: BaseException) -> VaultDamagedError | None:
+    """The damaged-vault error an exception raised while reading the vault stands for, or
+    None when it is not damage (a bug in a query stays a traceback).
+
+    A damaged page, a dropped table or a file that is not a DuckDB database raise one of
+    DuckDB's I/O, catalog, serialization or internal errors; a block whose checksum fails
+    in the middle of a query raises DuckDB's base `Error` ("Corrupt database file").
+    """
+    import duckdb
+
+    if isinstance(exc, VaultDamagedError):
+        return exc
+    text = str(exc).strip()
+    kinds = database_error_types()[:-1]  # every named kind; the base Error only as below
+    corrupt = isinstance(exc, duckdb.Error) and (type(exc) is duckdb.Error or "Corrupt database file" in text)
+    damaged = isinstance(exc, kinds) or corrupt
+    if not damaged:
+        return None
+    first = text.splitlines()[0] if text else type(exc).__name__
+    return VaultDamagedError(f"the vault's database could not be read: {first}")

@@ -100,16 +100,16 @@ def _connect(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
     return con
 
 
-def _expected_columns() -> dict[str, list[str]]:
-    """table -> column names, for every raw and view table the schema defines."""
-    out: dict[str, list[str]] = {}
+def _expected_columns() -> dict[str, list[tuple[str, str]]]:
+    """table -> (column name, type), for every raw and view table the schema defines."""
+    out: dict[str, list[tuple[str, str]]] = {}
     for stmt in RAW_DDL.split(";"):
         m = re.search(r"CREATE TABLE IF NOT EXISTS (\w+) \((.*)\)", stmt, re.DOTALL)
         if m:
-            names = [c.strip().split()[0] for c in re.split(r",(?![^(]*\))", m.group(2)) if c.strip()]
-            out[m.group(1)] = [c for c in names if c.upper() != "PRIMARY"]
+            defs = [c.strip().split() for c in re.split(r",(?![^(]*\))", m.group(2)) if c.strip()]
+            out[m.group(1)] = [(d[0], d[1].upper()) for d in defs if d[0].upper() != "PRIMARY"]
     for table, columns in VIEW_COLUMNS.items():
-        out[table] = [c for c, _t in columns]
+        out[table] = [(c, t.upper()) for c, t in columns]
     return out
 
 
@@ -121,14 +121,14 @@ def _check_tables(con: duckdb.DuckDBPyConnection, db: Path) -> list[str]:
     rebuilt from the log, so those can be added); a missing raw table is damage."""
     try:
         rows = con.execute(
-            "SELECT table_name, column_name FROM information_schema.columns "
+            "SELECT table_name, column_name, data_type FROM information_schema.columns "
             "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position"
         ).fetchall()
     except duckdb.Error as exc:
         raise VaultDamagedError(f"{db}: cannot read the vault's tables ({exc})") from exc
-    have: dict[str, list[str]] = {}
-    for table, column in rows:
-        have.setdefault(str(table), []).append(str(column))
+    have: dict[str, list[tuple[str, str]]] = {}
+    for table, column, data_type in rows:
+        have.setdefault(str(table), []).append((str(column), str(data_type).upper()))
     added: list[str] = []
     for table, cols in _expected_columns().items():
         if table not in have and table in VIEW_COLUMNS and _views_made(have):
@@ -138,8 +138,8 @@ def _check_tables(con: duckdb.DuckDBPyConnection, db: Path) -> list[str]:
             raise VaultDamagedError(f"{db}: the vault's table {table!r} is missing: the file was altered")
         if have[table] != cols:
             raise VaultDamagedError(
-                f"{db}: the vault's table {table!r} has columns {have[table]}, expected {cols}: "
-                "the file was altered"
+                f"{db}: the vault's table {table!r} has columns ({_spell(have[table])}), "
+                f"expected ({_spell(cols)}): the file was altered"
             )
     return added
 
@@ -148,7 +148,11 @@ def _check_tables(con: duckdb.DuckDBPyConnection, db: Path) -> list[str]:
 _BASE_VIEWS = ("v_answers", "v_passages", "v_digests", "v_revisions", "v_keys", "v_investigators")
 
 
-def _views_made(have: dict[str, list[str]]) -> bool:
+def _spell(columns: list[tuple[str, str]]) -> str:
+    return ", ".join(f"{name} {kind}" for name, kind in columns)
+
+
+def _views_made(have: dict[str, list[tuple[str, str]]]) -> bool:
     return all(t in have for t in _BASE_VIEWS)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -235,3 +236,26 @@ def append_by_hand(
         )
     case.reopen()
     return seq
+
+
+#: DuckDB's file layout: three 4 KiB header blocks, then 256 KiB data blocks
+_DB_HEADER, _DB_BLOCK = 3 * 4096, 256 * 1024
+
+
+def damage_a_block(db: Path, table: str) -> None:
+    """Overwrite 4 KiB inside one of `table`'s data blocks: the file still opens, and the
+    page's checksum fails only when a query reads it."""
+    import duckdb
+
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        rows = con.execute(
+            f"SELECT DISTINCT block_id FROM pragma_storage_info('{table}') WHERE block_id >= 0 ORDER BY 1"  # noqa: S608
+        ).fetchall()
+    finally:
+        con.close()
+    blocks = [int(r[0]) for r in rows]
+    assert blocks, f"{table} has no data block"
+    with db.open("r+b") as f:
+        f.seek(_DB_HEADER + blocks[len(blocks) // 2] * _DB_BLOCK + 8192)
+        f.write(os.urandom(4096))

@@ -12,6 +12,7 @@ import duckdb
 import pytest
 
 from tests.cli.conftest import World
+from tests.helpers import damage_a_block
 
 
 def _ines(w: World) -> list[str | Path]:
@@ -79,3 +80,33 @@ def test_deleted_wrapped_keys_are_a_finding_not_a_clean_verify(vault_world: Worl
     assert r.code == 1
     kinds = [f["kind"] for f in r.json()["findings"]]
     assert "data_key_missing" in kinds
+
+
+@pytest.mark.parametrize("table", ["log", "blobs"])
+def test_a_block_damaged_inside_a_table_is_exit_2(vault_world: World, table: str) -> None:
+    """A page whose checksum fails in the middle of a query (DuckDB's base `Error`) is a
+    damaged vault, like a file that does not open: exit 2, the reason, no traceback."""
+    w = vault_world
+    db = w.vault / "vault.duckdb"
+    damage_a_block(db, table)
+    before = db.read_bytes()
+    cmds = [["verify", w.vault, *_ines(w)], ["trace", w.vault, "ans-1", *_ines(w)]]
+    if table == "log":
+        cmds += [["log", w.vault], ["verify", w.vault, "--structural-only"]]
+    for cmd in cmds:
+        r = w.spawn(*cmd)
+        assert r.code == 2, (cmd, r)
+        assert "Traceback" not in r.err and "could not be read" in r.err, (cmd, r.err)
+    if table == "log":  # unlock reads the whole log first, so nothing was appended
+        assert db.read_bytes() == before
+
+
+def test_a_retyped_column_is_named(vault_world: World) -> None:
+    w = vault_world
+    con = _con(w)
+    con.execute("CREATE OR REPLACE TABLE log AS SELECT seq::VARCHAR AS seq, kind, entry, leaf_hash FROM log")
+    con.close()
+    for cmd in (["verify", w.vault, "--structural-only"], ["trace", w.vault, "ans-1", *_ines(w)]):
+        r = w.spawn(*cmd)
+        assert r.code == 2, (cmd, r)
+        assert "Traceback" not in r.err and "seq VARCHAR" in r.err and "the file was altered" in r.err, r.err

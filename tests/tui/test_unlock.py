@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.widgets import Input, Static
 
 from store.crypto import Identity, load_identity
-from tests.helpers import PASSPHRASE
+from tests.helpers import PASSPHRASE, damage_a_block
 from tests.tui.conftest import SIZE, Built, settle
 from tracer.engine.trust import Seen, TrustStore
 from tracer.tui.screens.answers import AnswersScreen
@@ -120,3 +120,11 @@ async def test_rollback_refusal_names_the_ways_forward(built: Built) -> None:
     text = await _refusal(built)
     assert "--forensic" in text or "Forensic" in text
     assert "TRACER_HOME" in text
+
+
+async def test_a_damaged_page_is_refused_on_the_card(built: Built) -> None:
+    """A log page whose checksum fails while unlock reads it: the refusal card says the
+    vault is damaged (never a traceback, never an exit that looks clean)."""
+    damage_a_block(built.vault / "vault.duckdb", "log")
+    text = await _refusal(built)
+    assert "REFUSED: the vault is damaged" in text and "could not be read" in text

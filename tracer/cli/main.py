@@ -11,7 +11,7 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 
-from store.errors import StoreError, database_error_types
+from store.errors import StoreError, damage_of, database_error_types
 from tracer.inert import inert
 
 EXIT_OK = 0
@@ -60,13 +60,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tracer: error: {inert(exc.diagnostics())}", file=sys.stderr)
         return EXIT_USAGE
     except database_error_types() as exc:
-        first = inert(str(exc).strip().splitlines()[0]) if str(exc).strip() else type(exc).__name__
-        print(
-            f"tracer: error: the vault's database could not be read: {first}\n"
-            "  hint: the vault is damaged; the files were left untouched; copy the vault directory "
-            "before any recovery attempt",
-            file=sys.stderr,
-        )
+        damage = damage_of(exc)
+        if damage is None:
+            raise  # a bug in a query, not a damaged file: the traceback is what to report
+        print(f"tracer: error: {inert(damage.diagnostics())}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("tracer: interrupted", file=sys.stderr)

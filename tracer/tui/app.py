@@ -23,7 +23,6 @@ from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.command import Provider
 
-from store.errors import StoreError
 from tracer import tuning
 from tracer.inert import inert
 from tracer.tui.commands import ActionCommands
@@ -31,7 +30,7 @@ from tracer.tui.context import Engine, LaunchOptions
 from tracer.tui.messages import Recorded
 from tracer.tui.opening import Opening
 from tracer.tui.screens.answers import AnswersScreen
-from tracer.tui.screens.unlock import UnlockScreen, refusal
+from tracer.tui.screens.unlock import UnlockScreen, refusable, refusal
 from tracer.tui.text import plain, safe_line
 from tracer.tui.theme import HIGH_CONTRAST, MONO_ANSI, THEME_NAMES
 from tracer.tui.widgets.status_bar import StatusBar
@@ -152,9 +151,12 @@ class TracerApp(App[None]):
     async def _await_opening(self, opening: Opening) -> None:
         try:
             session = await asyncio.wrap_future(opening.future)
-        except (StoreError, OSError) as exc:
+        except Exception as exc:
+            known = refusable(exc)
+            if known is None:
+                raise
             self._opening = None
-            self.switch_screen(UnlockScreen(self.options, refused=refusal(exc)))
+            self.switch_screen(UnlockScreen(self.options, refused=refusal(known)))
             return
         self._opening = None
         self.opened(Engine(session))

@@ -21,7 +21,14 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Checkbox, Footer, Input, Static
 
-from store.errors import AccessDeniedError, KeyFileError, StoreError, VaultInUseError
+from store.errors import (
+    AccessDeniedError,
+    KeyFileError,
+    StoreError,
+    VaultDamagedError,
+    VaultInUseError,
+    damage_of,
+)
 from tracer.engine.trust import CustodianChangedError, ForkError, RollbackError, TrustError
 from tracer.tui.context import Engine, LaunchOptions
 from tracer.tui.early_keys import take_early_key
@@ -32,7 +39,7 @@ if TYPE_CHECKING:
     from tracer.engine.session import Session, VaultPeek
     from tracer.tui.app import TracerApp
 
-__all__ = ["UnlockScreen", "refusal", "refusal_headline"]
+__all__ = ["UnlockScreen", "refusable", "refusal", "refusal_headline"]
 
 
 def refusal_headline(exc: BaseException) -> str:
@@ -54,7 +61,17 @@ def refusal_headline(exc: BaseException) -> str:
             return headline
     if isinstance(exc, VaultInUseError):
         return "REFUSED: the vault is in use by another process"
+    if isinstance(exc, VaultDamagedError):
+        return "REFUSED: the vault is damaged"
     return "REFUSED: the vault could not be opened"
+
+
+def refusable(exc: BaseException) -> BaseException | None:
+    """The error an unlock failure is refused with on the card, or None for a bug (which
+    stays a traceback). A damaged database page is a refusal like a damaged file."""
+    if isinstance(exc, (StoreError, OSError)):
+        return exc
+    return damage_of(exc)
 
 
 #: what to do after a rollback or fork refusal, shown under the engine's own message
@@ -151,8 +168,11 @@ class UnlockScreen(Screen[None]):
         try:
             with OPEN_LOCK:
                 self.post_message(self.Peeked(peek(vault), ""))
-        except (StoreError, OSError) as exc:
-            self.post_message(self.Peeked(None, str(exc)))
+        except Exception as exc:
+            known = refusable(exc)
+            if known is None:
+                raise
+            self.post_message(self.Peeked(None, str(known)))
 
     def on_unlock_screen_peeked(self, message: Peeked) -> None:
         label = self.query_one("#custodian", Static)
@@ -223,8 +243,11 @@ class UnlockScreen(Screen[None]):
             identity = load_identity(key, passphrase)
             with OPEN_LOCK:
                 session = unlock(vault, identity, forensic=forensic)
-        except (StoreError, OSError) as exc:
-            self.post_message(self.Refused(*refusal(exc)))
+        except Exception as exc:
+            known = refusable(exc)
+            if known is None:
+                raise
+            self.post_message(self.Refused(*refusal(known)))
             return
         self.post_message(self.Opened(session))
 
