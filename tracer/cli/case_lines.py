@@ -77,10 +77,10 @@ def impact_hold_lines(held: list[tuple[HoldView, list[str]]], listed: int) -> li
     for hv, aids in held:
         if not aids:
             covers = "none of the answers listed"
-        elif len(aids) == listed:
-            covers = f"all {listed} answer(s) listed"
         elif len(aids) <= 3:
             covers = ", ".join(inert(a, False) for a in aids)
+        elif len(aids) == listed:
+            covers = f"all {listed} answers listed"
         else:
             covers = f"{len(aids)} of the {listed} answer(s) listed"
         out.append(f"  {hold_line_short(hv)}; covers {covers}")

@@ -11,7 +11,7 @@ from typing import Any
 
 from tracer.report.case_md import pack_holds
 from tracer.report.htmltext import esc, keyref
-from tracer.report.words import PACK_CHECK_CODE, hold_case, hold_reason
+from tracer.report.words import PACK_CHECK_CODE, finding_record, hold_case, hold_reason
 
 __all__ = ["case_cover_html", "case_sections_html", "holds_html", "person_html", "signature_html"]
 
@@ -58,7 +58,7 @@ def case_cover_html(r: dict[str, Any]) -> str:
         ),
         ("Computed at", esc(r["computed_at"])),
         ("Exported and signed by", f"{esc(ex['name'])} ({esc(ex['role'])}) {keyref(ex['key_id'])}"),
-        ("Investigators", f"<ul class='people'>{people}</ul>"),
+        ("People", f"<ul class='people'>{people}</ul>"),
         ("Selected", f"{esc(sel['what'])} — {len(sel['answer_ids'])} answer(s)"),
         ("Why", esc(sel["why"] or "not stated")),
         ("Vault", f"{esc(r['vault']['origin'])}; custodian {person_html(r['vault']['custodian'])}"),
@@ -81,7 +81,8 @@ def case_sections_html(r: dict[str, Any]) -> str:
     c, v = r["case"], r["verification"]
     verdict = "OK: no finding" if v["ok"] else f"{len(v['findings'])} finding(s)"
     found = "".join(
-        f"<tr><td class='num'>{esc(f['seq'])}</td><td>{esc(f['kind'])}</td><td>{esc(f['detail'])}</td></tr>"
+        f"<tr><td class='num'>{esc(f['seq'])}</td><td>{esc(f['kind'])}</td>"
+        f"<td>{esc(finding_record(f))}</td><td>{esc(f['detail'])}</td></tr>"
         for f in v["findings"]
     )
     parts = [
@@ -89,7 +90,8 @@ def case_sections_html(r: dict[str, Any]) -> str:
         f"<p>Computed {esc(v['computed_at'])} over the log's {esc(v['log_size'])} entries "
         f"({esc(v['scope'])}): <strong>{esc(verdict)}</strong>.</p>"
         + (
-            f"<table><tr><th class='num'>Entry</th><th>Kind</th><th>Detail</th></tr>{found}</table>"
+            f"<table><tr><th class='num'>Entry</th><th>Kind</th><th>Record</th><th>Detail</th></tr>{found}"
+            "</table>"
             if found
             else ""
         )

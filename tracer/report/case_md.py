@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from tracer.report.mdtext import fence, md
-from tracer.report.words import PACK_CHECK_CODE, hold_case, hold_reason
+from tracer.report.words import PACK_CHECK_CODE, finding_record, hold_case, hold_reason
 
 __all__ = ["case_cover_md", "case_sections_md", "holds_md", "person_md", "signature_md"]
 
@@ -59,7 +59,7 @@ def case_cover_md(r: dict[str, Any]) -> list[str]:
         f"- Case: {md(c['case_id'])}, opened {md(c['opened']['at'])} by {person_md(c['opened']['by'])} "
         f"(log entry {md(c['opened']['seq'])})",
         f"- Exported by: {md(ex['name'])} ({md(ex['role'])}), key {md(ex['key_id'][:16])}…",
-        "- Investigators: " + ", ".join(person_md(p) for p in c["investigators"]),
+        "- People: " + ", ".join(f"{person_md(p)}, {md(p.get('role'))}" for p in c["investigators"]),
         f"- Selected: {md(sel['what'])} ({len(sel['answer_ids'])} answer(s))",
         f"- Why: {md(sel['why'] or 'not stated')}",
         f"- Vault origin: {md(r['vault']['origin'])}\n",
@@ -76,7 +76,9 @@ def _verification(v: dict[str, Any]) -> list[str]:
         f"{result}.\n",
     ]
     for f in v["findings"]:
-        out.append(f"- {md(f['kind'])} at log entry {md(f['seq'])}: {md(f['detail'])}")
+        rec = finding_record(f)
+        on = f" ({md(rec)})" if rec else ""
+        out.append(f"- {md(f['kind'])} at log entry {md(f['seq'])}{on}: {md(f['detail'])}")
     if v["findings"]:
         out.append("")
     return out

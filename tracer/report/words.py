@@ -11,6 +11,7 @@ __all__ = [
     "answer_time_text",
     "candidates_intro",
     "checkpoint_headline",
+    "finding_record",
     "heading_path",
     "hold_case",
     "hold_reason",
@@ -190,3 +191,11 @@ def record_kind_text(kind: str) -> str:
 def role_text(role: str) -> str:
     """Why a record is cited (`records[].cited_by[].role`), in words where the code misleads."""
     return _ROLE_WORDS.get(role, role)
+
+
+def finding_record(f: dict[str, Any]) -> str:
+    """A verification finding's record in words, e.g. "answer A, passage P"; "" if none."""
+    rec = f.get("record") or {}
+    names = {"answer_id": "answer", "passage_id": "passage", "document_id": "document"}
+    parts = [f"{word} {rec[key]}" for key, word in names.items() if rec.get(key)]
+    return ", ".join(parts)
