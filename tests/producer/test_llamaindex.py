@@ -2,26 +2,35 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
-from collections.abc import Iterator
+import logging
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 pytest.importorskip("llama_index.core")
 
-from llama_index.core import VectorStoreIndex
+from llama_index.core import Document, VectorStoreIndex
+from llama_index.core.base.llms.types import CompletionResponse
+from llama_index.core.base.response.schema import StreamingResponse
+from llama_index.core.chat_engine.types import ChatMode
 from llama_index.core.embeddings import MockEmbedding
 from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
 from llama_index.core.llms import MockLLM
+from llama_index.core.llms.callbacks import llm_completion_callback
+from llama_index.core.node_parser import SentenceSplitter
 from llama_index.core.schema import TextNode
 
 from tests.cli.conftest import PASSPHRASE, World
 from tests.producer.conftest import Ticks
 from tests.producer.pipelines import AUTH, REVISIONS, chunk_rows, resolve
 from tracer.cli.outbox_cmds import pending
-from tracer.producer import LocateError, Producer, Recorder, Runtime, Signer
+from tracer.producer import LocateError, Producer, Recorder, RecordError, Runtime, Signer, Written
+from tracer.producer.adapters import Resolution
 from tracer.producer.llamaindex import TracerEventHandler
 
 
@@ -115,3 +124,173 @@ def test_an_error_discards_the_run_and_check_raises_it(
     with pytest.raises(LocateError, match="does not occur in the revision"):
         tracer.check()  # ... so it is kept for the pipeline to raise
     tracer.check()  # and raised once
+
+
+class _DownLLM(MockLLM):
+    """A model that fails: the query raises, so there is no answer to record."""
+
+    @llm_completion_callback()
+    def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
+        raise RuntimeError("model down")
+
+
+def _handler(w: World, attach: list[TracerEventHandler], **kwargs: Any) -> TracerEventHandler:
+    tracer = TracerEventHandler.create(
+        _recorder(w, w.root / "outbox"), resolve, authorization=AUTH, collection="support", **kwargs
+    )
+    get_dispatcher().add_event_handler(tracer)
+    attach.append(tracer)
+    return tracer
+
+
+def _question_of(written: Written) -> str:
+    doc = json.loads(written.path.read_text())
+    payload = json.loads(base64.b64decode(doc["envelope"]["payload"]))
+    return str(doc["contents"][payload["question_sha256"]])
+
+
+def _ingest_and_trace(w: World, written: list[Written]) -> None:
+    recorder = _recorder(w, w.root / "outbox")
+    for rev in REVISIONS.values():
+        recorder.write_revision(rev)
+    report = w.ok("ingest-outbox", w.vault, w.root / "outbox", *w.cust(), "--json").json()
+    assert report["ok"] and report["ingest"]["faults"] == [], report
+    w.env["TRACER_KEY"] = str(w.key("ines"))
+    for x in written:
+        doc = w.spawn("trace", w.vault, x.answer_id, "--json").json()
+        assert (doc["integrity"], doc["currency"]) == ("intact", "verified"), doc
+
+
+def test_a_streamed_response_is_recorded_once_it_has_been_read(
+    vault_world: World, attach: list[TracerEventHandler]
+) -> None:
+    w = vault_world
+    engine = _index().as_query_engine(llm=MockLLM(max_tokens=6), similarity_top_k=2, streaming=True)
+    tracer = _handler(w, attach)
+    response = engine.query("Refund window?")
+    assert isinstance(response, StreamingResponse)
+    assert tracer.written == []  # QueryEndEvent came, the answer did not exist yet
+    shown = "".join(response.response_gen)
+    tracer.check()
+    (written,) = tracer.written
+    assert written.answer == shown and _question_of(written) == "Refund window?"
+
+    async def astream() -> str:
+        r = await engine.aquery("Restart payments?")
+        return "".join([t async for t in r.async_response_gen()])  # type: ignore[union-attr]
+
+    assert asyncio.run(astream()) == tracer.written[-1].answer
+    tracer.check()
+    assert len(tracer.written) == 2
+    unread = engine.query("Lost parcel?")  # never read ...
+    assert isinstance(unread, StreamingResponse)
+    str(
+        _index().as_query_engine(llm=MockLLM(max_tokens=2)).query("Refund window?")
+    )  # ... before the next query
+    with pytest.raises(RecordError, match="not read to the end"):
+        tracer.check()
+    assert len(tracer.written) == 3  # the next query itself was recorded
+    _ingest_and_trace(w, tracer.written[:2])
+
+
+def test_a_chat_engine_turn_is_one_answer_with_the_user_s_message(
+    vault_world: World, attach: list[TracerEventHandler]
+) -> None:
+    """condense_plus_context and context send no query events: retrieval opens the record,
+    the synthesis gives the user's message and the answer; stream_chat too."""
+    w = vault_world
+    tracer = _handler(w, attach)
+    index = _index()
+    for mode in (ChatMode.CONDENSE_PLUS_CONTEXT, ChatMode.CONTEXT):
+        chat = index.as_chat_engine(llm=MockLLM(max_tokens=5), similarity_top_k=2, chat_mode=mode)
+        first = chat.chat("Refund window?")
+        second = chat.chat("And for lost parcels?")  # condensed with the history first
+        streamed = chat.stream_chat("Restart payments?")
+        shown = "".join(streamed.response_gen)
+        tracer.check()
+        turns = tracer.written[-3:]
+        assert [_question_of(x) for x in turns] == [
+            "Refund window?",
+            "And for lost parcels?",
+            "Restart payments?",
+        ]
+        assert [x.answer for x in turns] == [first.response, second.response, shown]
+    assert len(tracer.written) == 6
+    index.as_retriever(similarity_top_k=2).retrieve("refund")  # a retriever on its own: no answer
+    str(index.as_query_engine(llm=MockLLM(max_tokens=3)).query("Refund window?"))
+    tracer.check()
+    assert len(tracer.written) == 7 and _question_of(tracer.written[-1]) == "Refund window?"
+    _ingest_and_trace(w, [tracer.written[0], tracer.written[2]])
+
+
+def test_nodes_of_a_splitter_are_recorded_under_their_node_ids(
+    vault_world: World, attach: list[TracerEventHandler]
+) -> None:
+    """SentenceSplitter nodes carry no chunk id of the pipeline's: the node id is used, and
+    the chunker is 'unspecified' unless resolve names it (never the reference chunker)."""
+    w = vault_world
+    docs = [Document(text=rev.content, metadata={"document_id": d}) for d, rev in REVISIONS.items()]
+    index = VectorStoreIndex.from_documents(
+        docs,
+        embed_model=MockEmbedding(embed_dim=8),
+        transformations=[SentenceSplitter(chunk_size=40, chunk_overlap=0)],
+    )
+
+    def by_document(metadata: Mapping[str, Any]) -> Resolution:
+        return Resolution(REVISIONS[metadata["document_id"]])
+
+    tracer = TracerEventHandler.create(
+        _recorder(w, w.root / "outbox"), by_document, authorization=AUTH, collection="support"
+    )
+    get_dispatcher().add_event_handler(tracer)
+    attach.append(tracer)
+    engine = index.as_query_engine(llm=MockLLM(max_tokens=4), similarity_top_k=2)
+    engine.query("Refund window?")
+    tracer.check()
+    (written,) = tracer.written
+    doc = json.loads(written.path.read_text())
+    payload = json.loads(base64.b64decode(doc["envelope"]["payload"]))
+    node_ids = set(index.docstore.docs)
+    for p in payload["passages"]:
+        assert p["chunk"]["chunk_id"] in node_ids
+        assert p["chunk"]["pipeline_version"] in ("unspecified", "tracer-para-chunker/1")
+    _ingest_and_trace(w, [written])
+
+
+def test_every_failure_is_logged_kept_bounded_and_raised_by_check(
+    vault_world: World, attach: list[TracerEventHandler], caplog: pytest.LogCaptureFixture
+) -> None:
+    w = vault_world
+    rows = [("Refunds within ninety days.", {"document_id": "returns", "revision": "r1", "chunk": 0})]
+    bad = _index(rows).as_query_engine(llm=MockLLM(max_tokens=4), similarity_top_k=1)
+    good = _index().as_query_engine(llm=MockLLM(max_tokens=4), similarity_top_k=1)
+    tracer = _handler(w, attach)
+    with caplog.at_level(logging.ERROR, logger="tracer.producer"):
+        bad.query("Refund window?")
+    (line,) = [r for r in caplog.records if r.name == "tracer.producer"]
+    assert line.levelno == logging.ERROR and "was not recorded: LocateError" in line.getMessage()
+    good.query("Refund window?")
+    bad.query("Refund window?")
+    with pytest.raises(ExceptionGroup) as group:  # every pending failure, not the oldest alone
+        tracer.check()
+    assert [type(e) for e in group.value.exceptions] == [LocateError, LocateError]
+    tracer.check()
+    assert len(tracer.written) == 1
+    tracer._failures.keep = 3
+    for _ in range(5):
+        bad.query("Refund window?")
+    assert len(tracer.failures) == 3
+    with pytest.raises(ExceptionGroup):
+        tracer.check()
+    # A query that raises is no answer, and does not leave a run open behind it.
+    down = _index().as_query_engine(llm=_DownLLM(max_tokens=None), similarity_top_k=1)
+    with pytest.raises(RuntimeError, match="model down"):
+        down.query("Refund window?")
+    good.query("Lost parcel?")
+    tracer.check()
+    assert len(tracer.written) == 2 and _question_of(tracer.written[-1]) == "Lost parcel?"
+    # on_error="skip": logged and kept, never raised
+    quiet = _handler(w, attach, on_error="skip")
+    bad.query("Refund window?")
+    quiet.check()
+    assert [type(f) for f in quiet.failures] == [LocateError]

@@ -103,7 +103,17 @@ def keep_written(written: list[Written], new: Written, lock: threading.Lock, kee
 
 @dataclass(frozen=True, slots=True)
 class Resolution:
-    """What the pipeline knows about a retrieved document that the framework does not."""
+    """What the pipeline knows about a retrieved document that the framework does not.
+
+    `revision` is the imported revision the chunk was cut from (required). The rest is
+    optional: `chunk_id` (default: the framework's own id of the chunk, a LlamaIndex
+    node id or a LangChain document id; without one, the reference chunk's
+    `<document_id>#<n>`); `chunker`, the splitter that cut it (default: the reference
+    chunker when the text is that chunk, else `unspecified`); `score`, when the
+    retriever gave none; `occurrence`, which occurrence of a repeated text it is (else
+    the splitter's start offset decides, else it must occur once); `collection`, when
+    the passage's access collection is not the revision's.
+    """
 
     revision: SourceRevision
     chunk_id: str | None = None
@@ -128,6 +138,9 @@ class Retrieved:
     sent_forms: tuple[str, ...]
     #: where the chunk starts in the raw revision text, if the splitter said
     near: int | None = None
+    #: the framework's own id of the chunk (a LlamaIndex node id, a LangChain document
+    #: id): the chunk id recorded when `resolve` gives none
+    chunk_id: str | None = None
 
 
 def cite_all_sent(record: AnswerRecord) -> None:
@@ -170,7 +183,7 @@ class Run:
                 rank=rank,
                 score=score,
                 query=query,
-                chunk_id=res.chunk_id,
+                chunk_id=res.chunk_id or doc.chunk_id,
                 chunker=res.chunker,
                 collection=res.collection,
                 occurrence=res.occurrence,

@@ -288,6 +288,7 @@ class TracerCallbackHandler(BaseCallbackHandler):
                 score=d.metadata.get("score"),
                 sent_forms=(),
                 near=d.metadata.get("start_index"),
+                chunk_id=d.id or None,
             )
             for d in documents
         ]
