@@ -58,6 +58,8 @@ def test_a_corrupted_file_is_exit_2(vault_world: World, how: str) -> None:
         '"text"',
         '{"tracer.test/cli": 5}',
         '{"tracer.test/cli": {"seen": {"k": {"size": "x", "root": "y"}}}}',
+        pytest.param("[" * 5000 + "]" * 5000, id="nested-5000-deep"),
+        pytest.param('{"tracer.test/cli": 1, "tracer.test/cli": 2}', id="duplicate-member"),
     ],
 )
 def test_a_damaged_trust_store_is_refused_and_kept(vault_world: World, content: str) -> None:
@@ -67,6 +69,25 @@ def test_a_damaged_trust_store_is_refused_and_kept(vault_world: World, content: 
     store.write_text(content, encoding="utf-8")
     r = w.spawn("verify", w.vault, *_ines(w))
     assert r.code == 2 and "known_vaults.json" in r.err and "Traceback" not in r.err, r
+    assert store.read_text(encoding="utf-8") == content
+
+
+def test_a_bad_remembered_checkpoint_is_refused_before_anything_is_written(vault_world: World) -> None:
+    """The pinned custodian matches, so the open gets as far as recording the path: the
+    damaged checkpoint record elsewhere in the store must stop it before that write."""
+    w = vault_world
+    custodian = json.loads(w.pub("custodian").read_text(encoding="utf-8"))["key_id"]
+    record = {
+        "custodian": custodian,
+        "custodian_name": "custodian",
+        "seen": {"k": {"size": -5, "root": "0" * 64}},
+    }
+    store = Path(w.env["TRACER_HOME"]) / "known_vaults.json"
+    store.parent.mkdir(parents=True, exist_ok=True)
+    content = json.dumps({"tracer.test/cli": record})
+    store.write_text(content, encoding="utf-8")
+    r = w.spawn("verify", w.vault, *_ines(w))
+    assert r.code == 2 and "remembered size -5" in r.err and "Traceback" not in r.err, r
     assert store.read_text(encoding="utf-8") == content
 
 

@@ -17,7 +17,8 @@ from typing import Any
 
 import platformdirs
 
-from store.errors import StoreError
+from store.canonical import parse_strict
+from store.errors import InputError, StoreError
 
 __all__ = [
     "CustodianChangedError",
@@ -96,11 +97,13 @@ class TrustStore:
         self.path = self.home / "known_vaults.json"
 
     def _load(self) -> dict[str, Any]:
+        """The whole store, every record checked before anything is written back: a store
+        that is damaged anywhere is refused and left as it is."""
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data = parse_strict(self.path.read_bytes(), str(self.path))
         except FileNotFoundError:
             return {}
-        except (OSError, ValueError) as exc:
+        except (OSError, InputError) as exc:
             raise TrustError(f"{self.path}: unreadable trust store ({exc}); not overwriting it") from exc
         if not isinstance(data, dict):
             raise TrustError(
@@ -116,6 +119,8 @@ class TrustStore:
                 raise TrustError(f"{self.path}: the record of vault {origin!r} is not an object")
             if "custodian" in rec and not isinstance(rec["custodian"], str):
                 raise TrustError(f"{self.path}: the pinned custodian of vault {origin!r} is not a key id")
+            for viewer, seen in rec.get("seen", {}).items():
+                _seen_of(self.path, origin, viewer, seen)
         return data
 
     def _save(self, data: dict[str, Any]) -> None:
