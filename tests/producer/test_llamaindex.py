@@ -197,7 +197,8 @@ def test_a_chat_engine_turn_is_one_answer_with_the_user_s_message(
     vault_world: World, attach: list[TracerEventHandler]
 ) -> None:
     """condense_plus_context and context send no query events: retrieval opens the record,
-    the synthesis gives the user's message and the answer; stream_chat too."""
+    the synthesis gives the user's message and the answer; chat, achat, stream_chat and
+    astream_chat alike."""
     w = vault_world
     tracer = _handler(w, attach)
     index = _index()
@@ -207,19 +208,28 @@ def test_a_chat_engine_turn_is_one_answer_with_the_user_s_message(
         second = chat.chat("And for lost parcels?")  # condensed with the history first
         streamed = chat.stream_chat("Restart payments?")
         shown = "".join(streamed.response_gen)
+        third = asyncio.run(chat.achat("And gift cards?"))
+
+        async def astream(message: str) -> str:
+            r = await chat.astream_chat(message)  # noqa: B023 - awaited in this iteration
+            return "".join([t async for t in r.async_response_gen()])
+
+        fourth = asyncio.run(astream("Which carriers?"))
         tracer.check()
-        turns = tracer.written[-3:]
+        turns = tracer.written[-5:]
         assert [_question_of(x) for x in turns] == [
             "Refund window?",
             "And for lost parcels?",
             "Restart payments?",
+            "And gift cards?",
+            "Which carriers?",
         ]
-        assert [x.answer for x in turns] == [first.response, second.response, shown]
-    assert len(tracer.written) == 6
+        assert [x.answer for x in turns] == [first.response, second.response, shown, third.response, fourth]
+    assert len(tracer.written) == 10
     index.as_retriever(similarity_top_k=2).retrieve("refund")  # a retriever on its own: no answer
     str(index.as_query_engine(llm=MockLLM(max_tokens=3)).query("Refund window?"))
     tracer.check()
-    assert len(tracer.written) == 7 and _question_of(tracer.written[-1]) == "Refund window?"
+    assert len(tracer.written) == 11 and _question_of(tracer.written[-1]) == "Refund window?"
     _ingest_and_trace(w, [tracer.written[0], tracer.written[2]])
 
 
