@@ -11,12 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from store.casefile import load_casefile
-from store.crypto import Identity, PublicIdentity, b64e
+from store.crypto import Identity, PublicIdentity, b64e, is_sha256_hex
 from store.entries import HOLD_KINDS, Statement
-from store.errors import AccessDeniedError, VaultDamagedError, VaultError
+from store.errors import AccessDeniedError, InputError, VaultDamagedError, VaultError
 from store.guarded import guarded_kind, guarded_rows
 from store.keyring import ALL_SCOPES, DataKeys
 from store.roster import Investigator, ProducerKey, Roster
+from store.textrules import id_problem
 from store.vault import Vault
 
 __all__ = [
@@ -163,6 +164,7 @@ def purge(
     under a legal hold in force is refused, naming the hold (`store.casefile`).
     """
     _require_custodian(vault, custodian)
+    _check_tombstone_fields(digest, policy, reason, authorizer)
     case_file = load_casefile(vault)
     hold_seqs = {seq for seq, _k, data, _l in guarded_rows(vault) if guarded_kind(data) in HOLD_KINDS}
     damaged = [p for p in case_file.problems if p.seq in hold_seqs]
@@ -190,6 +192,21 @@ def purge(
         seq = b.append(Statement("tombstone", stmt, custodian))
         b.delete_blobs(digest)
     return seq
+
+
+def _check_tombstone_fields(digest: str, policy: str, reason: str, authorizer: str) -> None:
+    """A tombstone's fields are shown wherever the text would stand: each must print as
+    itself on one line (a newline in a reason could print a fake result line)."""
+    if not is_sha256_hex(digest):
+        raise InputError(
+            "purge", "$.digest", f"{digest!r:.80} is not a SHA-256 digest (64 lowercase hex digits)"
+        )
+    for name, value in (("policy", policy), ("reason", reason), ("authorizer", authorizer)):
+        if not value.strip():
+            raise InputError("purge", f"$.{name}", "must be a non-empty string")
+        problem = id_problem(value)
+        if problem is not None:
+            raise InputError("purge", f"$.{name}", f"{problem}: a tombstone field is one printable line")
 
 
 def record_access(

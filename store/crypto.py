@@ -14,6 +14,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +41,7 @@ __all__ = [
     "b64d",
     "b64e",
     "ed25519_verify",
+    "is_sha256_hex",
     "key_id_of",
     "load_identity",
     "load_public",
@@ -59,6 +61,15 @@ def b64e(data: bytes) -> str:
 
 def b64d(text: str) -> bytes:
     return base64.b64decode(text.encode("ascii"), validate=True)
+
+
+_SHA256_HEX = re.compile(r"[0-9a-f]{64}")
+
+
+def is_sha256_hex(value: object) -> bool:
+    """True for a SHA-256 digest as tracer spells one: 64 lowercase hex digits, nothing
+    after them (no trailing newline)."""
+    return isinstance(value, str) and _SHA256_HEX.fullmatch(value) is not None
 
 
 def sha256_hex(data: bytes) -> str:

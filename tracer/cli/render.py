@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import textwrap
 
+from store.queries import TombstoneRow
 from store.roster import investigators
 from tracer.cli.render_imported import chain_lines, citation_mark, imported_head, imported_passage_chain
 from tracer.engine.answertime import AnswerTime, answer_time_sentence
@@ -74,25 +75,29 @@ def _text(label: str, t: TextResult) -> str:
     if t.verified and t.text is not None:
         return head + "\n" + _block(t.text)
     if t.tombstone is not None:
-        tb = t.tombstone
-        return (
-            head + f"\n    TOMBSTONE policy {inert(tb.policy)}; reason {inert(tb.reason)}; "
-            f"authorizer {inert(tb.authorizer)}; effective {tb.effective_at}; log entry {tb.seq}"
-        )
+        return head + _tombstone_line(t.tombstone)
     if t.state == "missing":
         return head + "\n    ALARM: MISSING - absent and no tombstone explains it"
     return head + (f"\n    ({inert(t.detail)})" if t.detail else "")
+
+
+def _tombstone_line(tb: TombstoneRow) -> str:
+    """A tombstone on one line: its fields cannot start a line of their own (a policy or
+    reason holding a newline would print a fake result line)."""
+    policy, reason, by, at = (
+        inert(v, keep_newlines=False) for v in (tb.policy, tb.reason, tb.authorizer, tb.effective_at)
+    )
+    return (
+        f"\n    TOMBSTONE policy {policy}; reason {reason}; authorizer {by}; "
+        f"effective {at}; log entry {tb.seq}"
+    )
 
 
 def _content(label: str, t: TextResult) -> str:
     """A stored text's integrity without printing it (a tombstone or alarm in its place)."""
     head = f"  {label}: {t.state.upper()}  recorded {t.digest[:16]}…"
     if t.tombstone is not None and t.state == "purged":
-        tb = t.tombstone
-        return (
-            head + f"\n    TOMBSTONE policy {inert(tb.policy)}; reason {inert(tb.reason)}; "
-            f"authorizer {inert(tb.authorizer)}; effective {tb.effective_at}; log entry {tb.seq}"
-        )
+        return head + _tombstone_line(t.tombstone)
     if t.state == "missing":
         return head + "\n    ALARM: MISSING - absent and no tombstone explains it"
     if t.state != "intact" and t.detail:

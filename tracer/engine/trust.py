@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 import platformdirs
 
 from store.canonical import parse_strict
+from store.crypto import is_sha256_hex
 from store.errors import InputError, StoreError
 
 __all__ = [
@@ -72,9 +72,6 @@ class Pin:
     warnings: tuple[str, ...] = ()
 
 
-_HEX64 = re.compile(r"[0-9a-f]{64}")
-
-
 def _seen_of(path: Path, origin: str, viewer: str, rec: Any) -> Seen:
     """A remembered checkpoint, checked: a hand-edited or damaged record is an error that
     names the file, never a traceback and never silently ignored."""
@@ -84,9 +81,9 @@ def _seen_of(path: Path, origin: str, viewer: str, rec: Any) -> Seen:
     size, root, at = rec.get("size"), rec.get("root"), rec.get("at", "")
     if type(size) is not int or size < 0:
         raise TrustError(f"{where}: remembered size {size!r} is not a whole number")
-    if not isinstance(root, str) or not _HEX64.fullmatch(root):
+    if not is_sha256_hex(root):
         raise TrustError(f"{where}: remembered root {root!r} is not 64 hex digits")
-    return Seen(size, root, str(at))
+    return Seen(size, str(root), str(at))
 
 
 class TrustStore:
