@@ -227,7 +227,7 @@ def test_on_error_skip_lets_the_answer_through_logged_and_kept(
     vault_world: World, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A production pipeline that must never break: the answer goes out unrecorded, the
-    failure is logged at ERROR on `tracer.producer` and raised by check()."""
+    failure is logged at ERROR on `tracer.producer` and kept, never raised."""
     w = vault_world
     outbox = w.root / "outbox"
     store = InMemoryVectorStore(DeterministicFakeEmbedding(size=16))
@@ -249,14 +249,11 @@ def test_on_error_skip_lets_the_answer_through_logged_and_kept(
     assert line.levelno == logging.ERROR and "was not recorded: LocateError" in line.getMessage()
     assert tracer.written == [] and pending(outbox) == []
     assert [type(f) for f in tracer.failures] == [LocateError]
-    with pytest.raises(LocateError, match="does not occur in the revision"):
-        tracer.check()
-    tracer.check()  # raised once
+    assert "does not occur in the revision" in str(tracer.failures[0])
     for _ in range(2):
-        chain.invoke("Refund window?", config={"callbacks": [tracer]})
-    with pytest.raises(ExceptionGroup) as group:
-        tracer.check()
-    assert [type(e) for e in group.value.exceptions] == [LocateError, LocateError]
+        assert chain.invoke("Refund window?", config={"callbacks": [tracer]}) == ANSWER
+    tracer.check()  # never raises with "skip"
+    assert len(tracer.failures) == 3 and tracer.written == []
     with pytest.raises(RecordError, match="on_error"):
         TracerCallbackHandler(
             _recorder(w, outbox),

@@ -11,9 +11,9 @@ A recording that fails (a document not in its revision, a passage never sent, a
 `resolve` that raises) writes nothing for that answer. What happens next is the
 adapter's `on_error` policy: `"raise"` (the default) brings the error to the pipeline
 (the LangChain chain call raises; LlamaIndex, which swallows handler errors, keeps it
-for `check()`); `"skip"` lets the answer through unrecorded. Either way every failure
-is logged at ERROR on the `tracer.producer` logger and kept in the handler's bounded
-`failures` list, so none is silent.
+for `check()`); `"skip"` never does, and the answer goes through unrecorded. Every
+failure is logged at ERROR on the `tracer.producer` logger (except one the chain call
+raised) and kept in the handler's bounded `failures` list, so none is silent.
 """
 
 from __future__ import annotations

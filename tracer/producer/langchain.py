@@ -13,7 +13,7 @@ callbacks only with its end (its start carries LangChain's placeholder
 the run ends. `raise_error` is set: with `on_error="raise"` (the default) a mistake (a
 document that is not in its revision, a passage never sent) stops the chain with the
 SDK's error; with `on_error="skip"` the answer goes through unrecorded and the error is
-logged at ERROR on the `tracer.producer` logger and kept for `check()`. Needs
+logged at ERROR on the `tracer.producer` logger and kept in `failures`. Needs
 `tracer[langchain]`.
 """
 
@@ -162,7 +162,7 @@ class TracerCallbackHandler(BaseCallbackHandler):
         """`authorization` is fixed, or computed from the run's metadata
         (`config={"metadata": {...}}`); `answer_id` maps the root run id to the answer
         id (default `ans-<run id>`); `on_error` is `"raise"` (stop the chain) or
-        `"skip"` (log, keep for `check()`, let the answer through unrecorded)."""
+        `"skip"` (log, keep in `failures`, let the answer through unrecorded)."""
         self.recorder = recorder
         self.resolve = resolve
         self.authorization = authorization
@@ -185,9 +185,9 @@ class TracerCallbackHandler(BaseCallbackHandler):
         return self._failures.all
 
     def check(self) -> None:
-        """With `on_error="skip"`: raise the failures not raised yet (an ExceptionGroup
-        when several runs failed since the last call). With `"raise"` the chain call
-        itself has raised them, so there is nothing to raise here."""
+        """For symmetry with the LlamaIndex handler; never raises here: with
+        `on_error="raise"` the chain call itself raised each failure, with `"skip"` it
+        was only logged and kept in `failures`."""
         self._failures.check()
 
     # -- which answer a callback belongs to ----------------------------------------------
@@ -222,7 +222,7 @@ class TracerCallbackHandler(BaseCallbackHandler):
         if self.on_error == "raise":
             self._failures.add(exc, answer_id, pending=False, logged=False)
             raise exc
-        self._failures.add(exc, answer_id, pending=True)
+        self._failures.add(exc, answer_id, pending=False)
 
     # -- callbacks ------------------------------------------------------------------------
 
