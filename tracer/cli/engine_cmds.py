@@ -7,7 +7,6 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from store import queries
 from store.errors import StoreError
 from store.vault import Vault
 from tracer.cli.case_lines import impact_hold_lines, impact_holds
@@ -173,8 +172,7 @@ def cmd_impact(args: argparse.Namespace) -> int:
         # an unknown id is exit 2 naming the closest known ones, never "0 answer(s)"
         document, revision = args.document, args.revision
         if args.digest:
-            cited_by = queries.answers_citing_digest(session.vault, args.digest)
-            lookup.known_digest(session, args.digest, cited_by)
+            lookup.known_digest(session, args.digest)
         else:
             document = lookup.resolve_document(session, document)
             if revision:

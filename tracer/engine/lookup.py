@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from store import queries
+from store.casefile import digest_collections
 from store.errors import StoreError
 from store.queries import AnswerFilter
 
@@ -125,10 +126,13 @@ def resolve_revision(session: Session, document: str, wanted: str) -> str:
     raise UnknownIdError(f"revision of {document}", wanted, closest(wanted, known), "in this vault")
 
 
-def known_digest(session: Session, digest: str, cited_by: list[str]) -> None:
-    """Raise unless `digest` is something the vault knows: cited by an answer, a revision
-    the viewer may see, or a tombstone.  Suggests the nearest revision and tombstone digests."""
-    if cited_by:
+def known_digest(session: Session, digest: str) -> None:
+    """Raise unless `digest` is something the viewer may know of: a text logged under a
+    collection they may read (cited, a revision, or purged under a tombstone). A digest
+    known only under collections outside their scope answers exactly as an unknown one, so
+    probing digests says nothing about what exists there. Suggests the nearest revision
+    and tombstone digests they may see."""
+    if any(session.can_read(c) for c in digest_collections(session.vault, digest)):
         return
     revisions = [
         r.content_sha256
@@ -136,7 +140,10 @@ def known_digest(session: Session, digest: str, cited_by: list[str]) -> None:
         for r in queries.revisions_of(session.vault, doc)
         if session.can_read(r.collection)
     ]
-    known = set(revisions) | {t.digest for t in queries.tombstones(session.vault)}
-    if digest in known:
-        return
+    purged = [
+        t.digest
+        for t in queries.tombstones(session.vault)
+        if any(session.can_read(c) for c in digest_collections(session.vault, t.digest))
+    ]
+    known = set(revisions) | set(purged)
     raise UnknownIdError("digest", digest, closest(digest, known, 3), "referenced in this vault")
