@@ -10,14 +10,7 @@ from __future__ import annotations
 from tracer.engine.case import CaseDesk, HoldView
 from tracer.inert import inert
 
-__all__ = [
-    "hold_line_short",
-    "holds_on_document",
-    "impact_hold_lines",
-    "impact_holds",
-    "tag_lines",
-    "trace_case_lines",
-]
+__all__ = ["hold_line_short", "impact_hold_lines", "tag_lines", "trace_case_lines"]
 
 
 def hold_line_short(hv: HoldView) -> str:
@@ -44,30 +37,6 @@ def trace_case_lines(desk: CaseDesk, answer_id: str) -> list[str]:
     """What `tracer trace` prints under the answer's header: holds, then tags."""
     lines = [hold_line_short(hv) for hv in desk.holds_on_answer(answer_id)]
     return lines + tag_lines(desk, answer_id)
-
-
-def holds_on_document(desk: CaseDesk, document_id: str) -> list[HoldView]:
-    """Holds in force the viewer sees on the document itself."""
-    return [
-        hv
-        for hv in desk.holds(in_force_only=True)
-        if hv.hold.subject_kind == "document" and hv.hold.subject == document_id
-    ]
-
-
-def impact_holds(
-    desk: CaseDesk, document_id: str | None, answer_ids: list[str]
-) -> list[tuple[HoldView, list[str]]]:
-    """Holds in force over an impact's evidence: on the document itself, and over each
-    answer listed (by answer, a document it cites, or a text), with the answers each covers."""
-    found: dict[int, tuple[HoldView, list[str]]] = {}
-    if document_id is not None:
-        for hv in holds_on_document(desk, document_id):
-            found[hv.hold.seq] = (hv, [])
-    for aid in answer_ids:
-        for hv in desk.holds_on_answer(aid):
-            found.setdefault(hv.hold.seq, (hv, []))[1].append(aid)
-    return [found[seq] for seq in sorted(found)]
 
 
 def impact_hold_lines(held: list[tuple[HoldView, list[str]]], listed: int) -> list[str]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from store.errors import StoreError
 from store.vault import Vault
-from tracer.cli.case_lines import impact_hold_lines, impact_holds
+from tracer.cli.case_lines import impact_hold_lines
 from tracer.cli.common import Sub, add_investigator, emit_json, vault_arg
 from tracer.cli.render import print_revalidation, print_trace, print_verify
 from tracer.engine import lookup
@@ -188,7 +188,7 @@ def cmd_impact(args: argparse.Namespace) -> int:
             superseded_only=args.answered_from_superseded,
         )
         seen = [a.row.answer_id for a in result.answers if a.summary.visible]
-        held = impact_holds(CaseDesk(session), None if args.digest else document, seen)
+        held = CaseDesk(session).holds_over(None if args.digest else document, seen)
     if args.json:
         out = result.to_json()
         out["holds"] = [{**hv.to_json(), "covers": aids} for hv, aids in held]

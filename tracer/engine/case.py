@@ -346,6 +346,27 @@ class CaseDesk:
                 found.append(self.hold_view(h))
         return found
 
+    def holds_on_document(self, document_id: str) -> list[HoldView]:
+        """Holds in force the viewer sees on the document itself."""
+        return [
+            hv
+            for hv in self.holds(in_force_only=True)
+            if hv.hold.subject_kind == "document" and hv.hold.subject == document_id
+        ]
+
+    def holds_over(self, document_id: str | None, answer_ids: list[str]) -> list[tuple[HoldView, list[str]]]:
+        """Holds in force over an impact's evidence, in log order: on the document itself
+        and over each of `answer_ids` (by answer, a document it cites, or a text), each with
+        the answers it covers."""
+        found: dict[int, tuple[HoldView, list[str]]] = {}
+        if document_id is not None:
+            for hv in self.holds_on_document(document_id):
+                found[hv.hold.seq] = (hv, [])
+        for aid in answer_ids:
+            for hv in self.holds_on_answer(aid):
+                found.setdefault(hv.hold.seq, (hv, []))[1].append(aid)
+        return [found[seq] for seq in sorted(found)]
+
     def _documents_of(self, answer_id: str) -> set[str]:
         found = queries.answer_entry(self.s.vault, answer_id)
         if found is None:
