@@ -190,6 +190,12 @@ def test_a_streamed_response_is_recorded_once_it_has_been_read(
     with pytest.raises(RecordError, match="not read to the end"):
         tracer.check()
     assert len(tracer.written) == 3  # the next query itself was recorded
+    engine.query("Lost parcel?")  # unread again, and then a chat engine's turn
+    chat = _index().as_chat_engine(llm=MockLLM(max_tokens=2), chat_mode=ChatMode.CONTEXT)
+    chat.chat("Refund window?")
+    with pytest.raises(RecordError, match="not read to the end"):
+        tracer.check()
+    assert len(tracer.written) == 4 and _question_of(tracer.written[-1]) == "Refund window?"
     _ingest_and_trace(w, tracer.written[:2])
 
 

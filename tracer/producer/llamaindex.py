@@ -274,8 +274,9 @@ class TracerEventHandler(BaseEventHandler):
         )
 
     def _retrieval_end(self, event: RetrievalEndEvent, active: _Active | None) -> None:
-        if active is not None and active.implicit and active.depth == 0:
-            self._abandon(active)  # retrieved, never synthesized: a retriever used on its own
+        if active is not None and (active.state == "streaming" or (active.implicit and active.depth == 0)):
+            # an unread stream, or a retrieval never synthesized (a retriever used on its own)
+            self._abandon(active)
             active = None
         if active is None:  # a chat engine's turn: the question comes with its synthesis
             record = self._recorder.start_without_question(self._auth(), self._collection)
