@@ -6,15 +6,16 @@
         rec.sent(prompt)                      # each passage's text, as found in the prompt
         rec.answer(answer_text)
         rec.cite_text("within thirty days", p)
-    # -> outbox/answer-<id>.json, signed, ready for `tracer ingest`
+    # -> outbox/answer-<id>-<12 hex>.json, signed, ready for `tracer ingest-outbox`
 
 The SDK never signs what it did not see: every digest in the manifest is computed here
 from the text passed in (there is no parameter that takes a digest), every locator is
-computed from the revision text by the engine's own chunker, and a model-input text is
-accepted only as an exact substring of the prompt it was sent in that also carries the
-retrieved text (see `AnswerRecord.model_input`). A mistake raises at
-the call that made it; nothing is written until `close`, and a record left by an
-exception is discarded, never written half-done.
+computed from the revision text by the engine's own chunker, the reference chunker is
+claimed only for its own chunk, and a model-input text is accepted only as an exact
+substring of the prompt it was sent in that also carries the retrieved text (see
+`AnswerRecord.model_input`). A mistake raises at the call that made it; nothing is
+written until `close`, and a record left by an exception is discarded, never written
+half-done.
 """
 
 from __future__ import annotations
