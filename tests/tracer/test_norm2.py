@@ -68,11 +68,66 @@ def test_bullet_style_alone_does_not_count_and_an_insert_above_is_a_move() -> No
 
 
 def test_ordered_numbering_alone_does_not_count() -> None:
+    # lazy numbering (every item "1.") renders as 1, 2, 3 like counted numbering
+    doc = "## Steps\n\n1. Pack the item.\n2. Print the label.\n3. Post it.\n"
+    lazy = doc.replace("2. Print", "1. Print").replace("3. Post", "1. Post")
+    assert under("1", doc, lazy, "Print").state == "stale"
+    assert under("2", doc, lazy, "Print").state == "verified"
+    assert normalize2(lazy) == "## Steps\n\n1. Pack the item.\n\n2. Print the label.\n\n3. Post it."
+    # a paragraph inserted above the list leaves every number as it was: a move
+    above = doc.replace("## Steps\n", "## Steps\n\nBefore you start.\n")
+    r = under("2", doc, above, "Print")
+    assert (r.state, r.reason) == ("moved", "relocated_same_section")
+
+
+def test_an_item_inserted_above_renumbers_what_the_reader_sees() -> None:
+    # the reader now reads "3. Print the label." where the answer quoted "2.": a change,
+    # shown with its renumbered successor (tracer cannot tell a step number from a number
+    # that is content, as in "1999. was the year")
     doc = "## Steps\n\n1. Pack the item.\n\n2. Print the label.\n"
     later = "## Steps\n\n1. Check the item.\n\n2. Pack the item.\n\n3. Print the label.\n"
-    assert under("1", doc, later, "Print").state == "stale"
     r = under("2", doc, later, "Print")
-    assert (r.state, r.reason) == ("moved", "relocated_same_section")
+    assert (r.state, r.reason) == ("stale", "quote_changed")
+    assert r.current_excerpt is not None and "3. Print the label." in r.current_excerpt
+
+
+def test_a_changed_list_start_is_never_verified() -> None:
+    # CommonMark renders an ordered list's start number (<ol start="1999">): it is read
+    cancel = "{}. You may cancel at any time.\n\n{}. We refund you."
+    cases = [
+        ("1999. was the year we started.", "2000. was the year we started.", "year"),
+        ("Intro.\n\n14. days after delivery.", "Intro.\n\n30. days after delivery.", "delivery"),
+        ("2) Refunds within 14 days.", "3) Refunds within 14 days.", "Refunds"),
+        (cancel.format(3, 4), cancel.format(7, 8), "cancel"),
+        (cancel.format(3, 4), cancel.format(7, 8), "refund"),  # later items read 4 -> 8
+        (cancel.format(3, 3), cancel.format(7, 7), "refund"),  # lazy: 4 -> 8 as well
+        ("- Refunds\n14. days apply", "- Refunds\n30. days apply", "Refunds"),
+        ("1. Fees\n   14. days apply", "1. Fees\n   30. days apply", "Fees"),
+    ]
+    for old, new, contains in cases:
+        cited, later = f"# T\n\n{old}\n", f"# T\n\n{new}\n"
+        r = under("2", cited, later, contains)
+        assert (r.state, r.reason) == ("stale", "quote_changed"), (old, new, r)
+        assert under("1", cited, later, contains).state == "stale"
+
+
+def test_the_current_excerpt_shows_the_list_number() -> None:
+    # what the reader now reads is shown, number included (it used to be dropped)
+    r = under(
+        "2", "# T\n\n1999. was the year we started.\n", "# T\n\n2000. was the year we started.\n", "year"
+    )
+    assert r.current_excerpt is not None and "2000. was the year we started." in r.current_excerpt
+    assert normalize2("2) Refunds *within* 14 days.") == "2) Refunds within 14 days."
+
+
+def test_a_number_a_wrap_moved_to_a_line_start_stays_in_its_paragraph() -> None:
+    # CommonMark: a list not starting at 1, or a nested list's first item, cannot interrupt
+    # a paragraph, so "14." stays text (it would otherwise be read as a renumbered item)
+    assert normalize2("within\n14. days") == "within 14. days"
+    assert normalize2("- Refunds\n14. days apply") == "Refunds 14. days apply"
+    assert normalize2("1. Refunds within\n   14. days") == "1. Refunds within 14. days"
+    assert normalize2("1. Refunds within\n2. days") == "1. Refunds within\n\n2. days"
+    assert normalize2("1. Refunds\n2) days") == "1. Refunds 2) days"
 
 
 def test_a_changed_link_target_is_stale_with_the_current_excerpt() -> None:

@@ -7,7 +7,9 @@ In short, ``tracer-norm/2`` is ``tracer-norm/1`` (NFC, blocks at blank lines, wh
 folded, ATX headings and fenced code blocks as blocks of their own) plus:
 
 * a list item line (a bullet ``-``, ``*``, ``+`` or an ordered ``1.``/``1)`` marker, where
-  CommonMark would start a list item) starts a block of its own, and its marker is dropped;
+  CommonMark would start a list item) starts a block of its own; a bullet is dropped, and
+  an ordered item is written with the number a reader sees (the list's start number plus
+  its position, so ``1999.`` stays ``1999.`` and lazy ``1.`` ``1.`` reads ``1.`` ``2.``);
 * emphasis and strong delimiters (``*``, ``_``), backslash escapes and hard line breaks
   are dropped; ATX heading markers are written canonically (``#`` × level, one space,
   no closing sequence);
@@ -55,7 +57,7 @@ __all__ = [
 NORMALIZER_V2: Final = "tracer-norm/2"
 
 _BULLET: Final = re.compile(r"[-+*] (?=\S)")
-_ORDERED: Final = re.compile(r"(\d{1,9})[.)] (?=\S)")
+_ORDERED: Final = re.compile(r"(\d{1,9})([.)]) (?=\S)")
 _THEMATIC: Final = re.compile(r"(?:([-*_]) ?)(?:\1 ?){2,}")
 # What a rendered paragraph must not start with: it would be read back as another kind
 # of block (a heading, a fence, a list item or a thematic break).
@@ -180,19 +182,24 @@ def render_title(title: str) -> str:
         current = nxt
 
 
-def _render_paragraph(folded: str) -> str:
+def _render_paragraph(folded: str, number: str | None = None) -> str:
+    """A paragraph block's text; ``number`` is what an ordered item's marker is written as."""
     if _THEMATIC.fullmatch(folded):
         return "---"
     # Like headings under /1, a list item is recognised on the folded block, so that the
     # normalized text reads back as the same blocks (idempotence).
-    body = folded
-    m = _BULLET.match(folded) or _ORDERED.match(folded)
+    body, marker = folded, ""
+    m = _ORDERED.match(folded)
     if m is not None:
         body = folded[m.end() :]
+        marker = f"{number if number is not None else int(m.group(1))}{m.group(2)} "
+    elif (b := _BULLET.match(folded)) is not None:
+        body = folded[b.end() :]
     rendered = render_inline(body)
     if not rendered or _BLOCK_SYNTAX.match(rendered) or _THEMATIC.fullmatch(rendered):
-        return folded  # rendering would change what kind of block this is: keep it as written
-    return rendered
+        # rendering would change what kind of block this is: keep the body as written
+        return marker + body if marker else folded
+    return marker + rendered
 
 
 def _heading_text(level: int, title: str) -> str:
@@ -209,7 +216,46 @@ class _RawBlock2:
     parent: int  # index of the tracer-norm/1 block this one lies in
 
 
-def _item_start(folded: str, pending_is_item: bool, pending: bool) -> bool:
+@dataclass
+class _List:
+    """The ordered list open in the walk: its delimiter, start number and items so far."""
+
+    delim: str
+    start: int
+    items: int
+
+
+@dataclass(frozen=True)
+class _Item:
+    """The list item the pending block is: its kind and, for an ordered one, its column."""
+
+    delim: str | None  # "." or ")" for an ordered item, None for a bullet item
+    content_column: int
+
+
+def _columns(text: str, start: int = 0, column: int = 0) -> tuple[int, int]:
+    """Columns taken by the whitespace at ``text[start:]`` (tab stops of 4): (end, column)."""
+    i = start
+    while i < len(text) and text[i].isspace():
+        column = column + 4 - column % 4 if text[i] == "\t" else column + 1
+        i += 1
+    return i, column
+
+
+def _content_column(line: str, marker: re.Match[str]) -> int:
+    """CommonMark's content column of the ordered item starting on ``line`` (source form).
+
+    The marker's column plus its width plus the spaces after it (1 to 4; more than 4
+    count as 1, the rest being an indented code block's).
+    """
+    at, column = _columns(line)
+    after_marker = column + len(marker.group(1)) + 1
+    _, column = _columns(line, at + len(marker.group(1)) + 1, after_marker)
+    spaces = column - after_marker
+    return after_marker + (spaces if 1 <= spaces <= 4 else 1)
+
+
+def _item_start(folded: str, line: str, pending: _Item | None, has_pending: bool) -> bool:
     if _THEMATIC.fullmatch(folded):
         return False
     if _BULLET.match(folded):
@@ -217,26 +263,58 @@ def _item_start(folded: str, pending_is_item: bool, pending: bool) -> bool:
     m = _ORDERED.match(folded)
     if m is None:
         return False
-    # CommonMark: an ordered item interrupts a paragraph only when it starts at 1; inside
-    # a list (or after a blank line) any number starts an item.
-    return not pending or pending_is_item or int(m.group(1)) == 1
+    if not has_pending or int(m.group(1)) == 1:
+        return True
+    # CommonMark: only a list's first item has to start at 1 to interrupt a paragraph; the
+    # next item of the same ordered list (same delimiter, not indented into the item's
+    # content, where it would be a nested list's first item) interrupts at any number.
+    return pending is not None and pending.delim == m.group(2) and _columns(line)[1] < pending.content_column
+
+
+def _number(m: re.Match[str], open_list: _List | None) -> tuple[str, _List]:
+    """The number an ordered item is written with, and the list it belongs to.
+
+    The next item of the open list (same delimiter) is numbered as CommonMark renders it,
+    start + position, when its source number is the list's start (lazy numbering,
+    ``1.`` ``1.`` ``1.``) or already that ordinal; any other source number is kept, since
+    without indentation it may be a nested list's own start. A new list's first item
+    keeps its number: that is the start the reader sees (``1999.``).
+    """
+    written = int(m.group(1))
+    if open_list is None or open_list.delim != m.group(2):
+        return str(written), _List(m.group(2), written, 1)
+    ordinal = open_list.start + open_list.items
+    open_list.items += 1
+    if written in (open_list.start, ordinal) and ordinal < 10**9:
+        return str(ordinal), open_list
+    return str(written), open_list
 
 
 def _split_blocks2(text: str) -> list[_RawBlock2]:
     blocks: list[_RawBlock2] = []
     pending: list[str] = []
-    pending_item = False
+    pending_item: _Item | None = None
+    open_list: _List | None = None  # the ordered list the next item may continue
     parent = -1  # tracer-norm/1 block counter
     fence: tuple[str, int] | None = None
     v1_open = False  # whether the current tracer-norm/1 block has started
 
     def flush(end_v1: bool) -> None:
-        nonlocal pending_item, v1_open
+        nonlocal pending_item, open_list, v1_open
         if pending:
             folded = " ".join(pending)
-            blocks.append(_RawBlock2(_render_paragraph(folded), None, parent))
+            # Numbered from the folded block, as the block is recognised (a first line
+            # "1." alone folds with the next into "1. x"): the normalized text then
+            # reads back as the same lists with the same numbers (idempotence).
+            m = None if _THEMATIC.fullmatch(folded) else _ORDERED.match(folded)
+            number = None
+            if m is None:  # a bullet item, a paragraph or a thematic break ends the list
+                open_list = None
+            else:
+                number, open_list = _number(m, open_list)
+            blocks.append(_RawBlock2(_render_paragraph(folded, number), None, parent))
             pending.clear()
-        pending_item = False
+        pending_item = None
         if end_v1:
             v1_open = False
 
@@ -266,6 +344,7 @@ def _split_blocks2(text: str) -> list[_RawBlock2]:
             open_v1()
             pending.append(folded)
             fence = opening
+            open_list = None
             continue
         heading = _atx_heading(folded)
         if heading is not None:
@@ -275,11 +354,13 @@ def _split_blocks2(text: str) -> list[_RawBlock2]:
             rendered = render_title(title)
             blocks.append(_RawBlock2(_heading_text(level, rendered), (level, rendered), parent))
             v1_open = False
+            open_list = None
             continue
-        if _item_start(folded, pending_item, bool(pending)):
+        if _item_start(folded, line, pending_item, bool(pending)):
             flush(False)
             open_v1()
-            pending_item = True
+            m = _ORDERED.match(folded)
+            pending_item = _Item(None, 0) if m is None else _Item(m.group(2), _content_column(line, m))
         else:
             open_v1()
         pending.append(folded)
