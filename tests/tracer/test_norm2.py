@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from tracer.engine.currency import carry
 from tracer.engine.normalizers import NORM1, NORM2
-from tracer.engine.relocate import Locator, Relocation, relocate
+from tracer.engine.relocate import Locator, Relocation, relocate, renumbered
 from tracer.engine.textnorm import chunk_document, normalize
 from tracer.engine.textnorm2 import normalize2, parse_structure2, words
 
@@ -162,6 +162,44 @@ def test_a_renamed_section_is_not_renumbering() -> None:
     later = TERMS.replace("## R. Changes to These Terms", "## Q. Updates to These Terms")
     r = under("2", TERMS, later, "amend")
     assert (r.state, r.reason) == ("ambiguous", "unique_match_incompatible_section")
+
+
+def test_more_label_shapes_are_renumbering() -> None:
+    pairs = [
+        ("(a)", "(b)"), ("(iv)", "(v)"), ("2)", "3)"), ("4.2.", "4.3."), ("xiv)", "xv)"),
+        ("4.2", "4.3"), ("R.", "S."),
+    ]  # fmt: skip
+    for old, new in pairs:
+        doc = f"# Policy\n\n## {old} Advertising on the site\n\nNo ads in profiles.\n"
+        later = doc.replace(f"## {old} ", f"## {new} ")
+        for version in ("1", "2"):
+            r = under(version, doc, later, "ads")
+            assert (r.state, r.reason) == ("moved", "relocated_renumbered_section"), (old, new, version)
+
+
+def test_a_heading_whose_words_or_numbers_changed_is_not_renumbering() -> None:
+    # audit A2: a year, a quantity or a word that happens to be made of roman-numeral
+    # letters is part of what the heading says, not an enumeration label
+    pairs = [
+        ("2023: Fee schedule", "2024: Fee schedule"),
+        ("2023. Fee schedule", "2024. Fee schedule"),
+        ("1.5 percent fee", "2.5 percent fee"),
+        ("Civil: Remedies", "Mild: Remedies"),
+        ("Civil. Remedies", "Mild. Remedies"),
+        ("Mix. Remedies", "Mild. Remedies"),
+        ("4.2 data retention", "4.3 data retention"),
+    ]
+    for old, new in pairs:
+        doc = f"# T\n\n## {old}\n\nYou may sue.\n\n## X\n\nOther.\n"
+        later = doc.replace(f"## {old}\n", f"## {new}\n")
+        for version in ("1", "2"):
+            r = under(version, doc, later, "sue")
+            expected = ("ambiguous", "unique_match_incompatible_section")
+            assert (r.state, r.reason) == expected, (old, new, version)
+        assert not renumbered(("T", old), ("T", new))
+    assert renumbered(("T", "R. Changes to These Terms"), ("T", "Q. Changes to These Terms"))
+    assert renumbered(("T", "9. Advertising on GitHub"), ("T", "10. Advertising on GitHub"))
+    assert not renumbered(("T", "9."), ("T", "10."))  # a label alone: nothing left to compare
 
 
 def test_a_link_wrapped_successor_is_stale_with_its_excerpt() -> None:

@@ -106,15 +106,37 @@ def _fold_path(path: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(_fold_heading(t) for t in path)
 
 
-# An enumeration label in front of a heading's words: "R.", "Q.", "9.", "10.", "2.3",
-# "2.3.", "IV.", "A)", "(a)". Renumbering a legal text changes these and nothing else.
+# An enumeration label in front of a heading's words. Renumbering a legal text changes
+# these and nothing else, so only shapes that are nothing but a label count:
+# - a section number of 1-3 digits per level followed by "." or ")": "9.", "10.", "2)",
+#   "4.2.", "2.3.1)"; a 4-digit number is a year ("2023. Fees" is not a label);
+# - a single letter or a well-formed roman numeral from i to xcix (so "civil" and "mild"
+#   are words) followed by "." or ")": "R.", "A)", "IV.", "xiv)";
+# - any of those in parentheses: "(a)", "(iv)", "(3)";
+# - a dotted section number with no terminator, "4.2 Data retention", only when the
+#   title goes on with a capital letter: "1.5 percent fee" is a quantity.
+# The label must be followed by a space and more of the title; ":" is never a terminator
+# ("2023: Fee schedule", "Civil: Remedies" are words).
+_SECTION_NUMBER: Final = r"\d{1,3}(?:\.\d{1,3})*"
+_ROMAN: Final = r"(?=[ivxl])(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})"
+_LABEL_CORE: Final = rf"(?:{_SECTION_NUMBER}|{_ROMAN}|[a-z])"
 _LABEL: Final = re.compile(
-    r"\(?(?:\d{1,4}(?:\.\d{1,4})+\.?|(?:\d{1,4}|[a-z]|[ivxlcdm]{1,8})[.):])\)? +(?=\S)"
+    rf"(?:\({_LABEL_CORE}\)|{_LABEL_CORE}[.)]|(?P<bare>\d{{1,3}}(?:\.\d{{1,3}})+)) +(?=(?P<next>\S))",
+    re.IGNORECASE | re.ASCII,
 )
 
 
+def _strip_label(title: str) -> str:
+    """A heading title without its enumeration label (``R. Changes`` -> ``Changes``)."""
+    folded = " ".join(title.split())
+    m = _LABEL.match(folded)
+    if m is None or (m.group("bare") is not None and not m.group("next").isupper()):
+        return folded
+    return folded[m.end() :]
+
+
 def _unlabelled(path: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(_LABEL.sub("", t, count=1) if _LABEL.match(t) else t for t in _fold_path(path))
+    return tuple(_fold_heading(_strip_label(t)) for t in path)
 
 
 def headings_compatible(recorded: tuple[str, ...], found: tuple[str, ...]) -> bool:
@@ -133,7 +155,8 @@ def renumbered(recorded: tuple[str, ...], found: tuple[str, ...]) -> bool:
 
     The paths are compared as `headings_compatible` does once every heading has lost its
     label (``R. Changes to These Terms`` and ``Q. Changes to These Terms`` agree); a
-    heading whose words changed is not renumbering.
+    heading whose words or numbers changed is not renumbering (``2023: Fee schedule``,
+    ``1.5 percent fee``, ``Civil: Remedies`` carry no label; see ``_LABEL``).
     """
     return not headings_compatible(recorded, found) and _compatible(_unlabelled(recorded), _unlabelled(found))
 
