@@ -231,3 +231,56 @@ async def test_the_case_pack_is_written_from_the_cases_screen(built: Built, tmp_
                 break
     assert (out / "report.md").read_text(encoding="utf-8").count("INC-8") >= 1
     assert main(["verify-pack", str(out)]) == 0
+
+
+def _palette_titles(app: TracerApp) -> list[str]:
+    from textual.command import CommandList, CommandPalette
+
+    assert isinstance(app.screen, CommandPalette)
+    options = app.screen.query_one(CommandList)
+    return [str(options.get_option_at_index(i).prompt).split("\n")[0] for i in range(options.option_count)]
+
+
+async def _palette(pilot: Pilot[None], query: str) -> None:
+    await pilot.press("ctrl+p")
+    await settle(pilot)
+    for ch in query:
+        await pilot.press(ch)
+    for _ in range(20):  # the palette searches in its own workers, after a short delay
+        await pilot.pause(0.05)
+        await settle(pilot)
+
+
+async def test_the_palette_opened_on_an_answer_offers_tag(built: Built) -> None:
+    """The palette asks what to offer about the screen it was opened on, not about itself."""
+    app = built.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.push_screen(AnswerScreen("ans-stale"))
+        await settle(pilot)
+        await _palette(pilot, "tag")
+        titles = _palette_titles(app)
+        assert "Tag" in titles and "Tag answer" in titles, titles
+        await pilot.press("escape")
+        await settle(pilot)
+        await _palette(pilot, "")
+        titles = _palette_titles(app)
+        # offered: the answer's own actions and the app's; "Answers" and "Help" are not
+        # withheld because the palette is on top
+        assert {"Evidence", "Lineage", "Tag", "Note", "Help", "Answers", "Verify"} <= set(titles), titles
+        await pilot.press("escape")
+        await settle(pilot)
+        await _palette(pilot, "tag")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, PromptScreen)  # the palette's Tag runs the answer's tag
+        assert "Tag claim:1 of ans-stale" in screen_text(pilot)
+
+
+async def test_the_palette_on_the_answers_list_does_not_offer_answers(built: Built) -> None:
+    app = built.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await _palette(pilot, "")
+        titles = _palette_titles(app)
+        assert "Answers" not in titles and "Help" in titles and "Tag" not in titles, titles

@@ -15,13 +15,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
-from textual.command import Provider
+from textual.command import CommandPalette, Provider
+from textual.screen import Screen
 
 from tracer import tuning
 from tracer.inert import inert
@@ -40,7 +41,7 @@ __all__ = ["TracerApp"]
 _INPUT_EVENTS = (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)
 
 #: actions that need an unlocked vault (hidden from footer and palette before)
-_NEEDS_SESSION = {"verify", "impact", "access_log", "notes", "answers", "markdown_normalizer", "cases", "tag"}
+_NEEDS_SESSION = {"verify", "impact", "access_log", "notes", "answers", "markdown_normalizer", "cases"}
 #: action -> the screen it opens (by class name, so the screens load only when asked for)
 _SCREEN_OF = {
     "answers": "AnswersScreen",
@@ -79,13 +80,6 @@ class TracerApp(App[None]):
             "Cases",
             id="tracer.cases",
             tooltip="The case file: choose or open a case, its notes",
-        ),
-        Binding(
-            "g",
-            "tag",
-            "Tag",
-            id="tracer.tag",
-            tooltip="Tag this answer's selected claim (or passage), signed",
         ),
         Binding("t", "contrast", "Contrast", id="tracer.contrast", tooltip="Toggle high-contrast theme"),
         Binding(
@@ -198,17 +192,22 @@ class TracerApp(App[None]):
             self._engine.close()
         tuning.release(self._switch_interval)
 
+    @property
+    def subject_screen(self) -> Screen[Any]:
+        """The screen the actions are about: the top one, or, while the command palette is
+        open, the one it was opened on (the palette itself is never what "Help" or "Tag"
+        would act on, so it must not decide what is offered)."""
+        stack: list[Screen[Any]] = list(self.screen_stack)
+        return next((s for s in reversed(stack) if not isinstance(s, CommandPalette)), self.screen)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in _NOT_ON_UNLOCK and isinstance(self.screen, UnlockScreen):
+        subject = self.subject_screen
+        if action in _NOT_ON_UNLOCK and isinstance(subject, UnlockScreen):
             return False  # typed into the fields there; the unlock screen has its own quit
         if action in _NEEDS_SESSION and self._engine is None:
             return False
-        if action == "tag":
-            from tracer.tui.screens.answer import AnswerScreen
-
-            return isinstance(self.screen, AnswerScreen)
         # not offered where it would do nothing: "Answers" on the answers list, "Help" on help
-        return _SCREEN_OF.get(action) != type(self.screen).__name__
+        return _SCREEN_OF.get(action) != type(subject).__name__
 
     def on_recorded(self, _message: Recorded) -> None:
         """An append moved the checkpoint: every status bar (not only this screen's) says so."""
@@ -246,8 +245,9 @@ class TracerApp(App[None]):
     def action_help(self) -> None:
         from tracer.tui.screens.help import HelpScreen
 
-        if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(type(self.screen)))
+        subject = self.subject_screen
+        if not isinstance(subject, HelpScreen):
+            self.push_screen(HelpScreen(type(subject)))
 
     def action_answers(self) -> None:
         while len(self.screen_stack) > 2 and not isinstance(self.screen, AnswersScreen):
@@ -278,11 +278,6 @@ class TracerApp(App[None]):
         from tracer.tui.screens.cases import CasesScreen
 
         self.push_screen(CasesScreen())
-
-    def action_tag(self) -> None:
-        from tracer.tui.case_actions import start_tag
-
-        start_tag(self)
 
     def action_notes(self) -> None:
         from tracer.tui.screens.notes import NotesScreen

@@ -2,7 +2,7 @@
 
 Engine work runs in thread workers (`Engine.use()`); the UI is touched only back on the
 app's thread.  A tag goes on the claim (or retrieved passage) selected on the answer
-screen, in the selected case when there is one.
+screen (`g`), or on the whole answer (`G`), in the selected case when there is one.
 """
 
 from __future__ import annotations
@@ -44,19 +44,20 @@ def case_target(note_target: str) -> str:
     return "answer"
 
 
-def start_tag(app: TracerApp) -> None:
-    from tracer.tui.screens.answer import AnswerScreen
+def start_tag(screen: AnswerScreen, whole_answer: bool = False) -> None:
+    """Ask for a tag on the selected claim (or retrieved passage), or on the whole answer."""
     from tracer.tui.screens.prompt import PromptScreen
 
-    screen = app.screen
-    if not isinstance(screen, AnswerScreen):
-        return
-    sel = screen._selected()  # the answer screen's own reading of its cursor
+    app = screen.tracer_app
+    sel = None if whole_answer else screen._selected()  # the screen's own reading of its cursor
     target = case_target(sel[2]) if sel is not None else "answer"
-    where = Text.assemble(plain("Tag "), safe_line(target), plain(" of "), safe_line(screen.answer_id))
+    shown = "the whole answer" if target == "answer" else target
+    where = Text.assemble(plain("Tag "), safe_line(shown), plain(" of "), safe_line(screen.answer_id))
     if app.case_id is not None:
         where.append_text(Text.assemble(plain(" in case "), safe_line(app.case_id)))
     where.append(" (a-z 0-9 . _ -; signed)")
+    if target != "answer":
+        where.append("\nG on the answer screen tags the whole answer instead", style="dim")
     app.push_screen(
         PromptScreen(where, placeholder="dropped-exception"),
         lambda tag: _tag(app, screen, target, tag),
@@ -71,13 +72,16 @@ def _tag(app: TracerApp, screen: AnswerScreen, target: str, tag: str | None) -> 
     def append() -> None:
         try:
             with app.engine.use() as s:
-                seq = CaseDesk(s).tag(case_id, answer_id, target, word)
+                desk = CaseDesk(s)
+                seq = desk.tag(case_id, answer_id, target, word)
+                tags = desk.tags_of_answer(answer_id)
         except Exception as exc:  # said plainly on screen
             app.call_from_thread(
                 app.notify, f"tag: {safe_line(str(exc)).plain}", severity="error", markup=False
             )
             return
         app.post_message(Recorded())
+        screen.post_message(screen.TagsChanged(tags))
         app.call_from_thread(
             app.notify, f"tag {safe_line(word).plain} signed at log entry {seq}", markup=False
         )

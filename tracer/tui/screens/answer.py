@@ -21,6 +21,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Static
 
 from store import queries
+from store.casefile import Tag
 from tracer.engine.case import CaseDesk, HoldView
 from tracer.engine.trace import AnswerTrace, PassageTrace, Tracer, UnknownAnswerError
 from tracer.tui import export
@@ -49,7 +50,7 @@ OUT_OF_SCOPE = (
 )
 
 #: actions that need a visible, loaded answer (hidden from footer and palette otherwise)
-_NEEDS_TRACE = {"open_citation", "lineage", "add_note", "export", "timeline"}
+_NEEDS_TRACE = {"open_citation", "lineage", "add_note", "export", "timeline", "tag", "tag_answer"}
 
 
 #: not priority: Enter on the claims is the table's own (`PickTable`), after the arrows
@@ -83,14 +84,35 @@ class AnswerScreen(TracerScreen):
             id="tracer.add_note",
             tooltip="Sign and append an investigator note on this claim",
         ),
+        Binding(
+            "g",
+            "tag",
+            "Tag",
+            id="tracer.tag",
+            tooltip="Tag the selected claim (or retrieved passage), signed, in the selected case",
+        ),
         *export.EXPORT_BINDINGS,
+        Binding(
+            "G",
+            "tag_answer",
+            "Tag answer",
+            id="tracer.tag_answer",
+            tooltip="Tag the whole answer, signed, in the selected case",
+        ),
     ]
+    #: past `? v q` in the footer: at 80 columns the claim's own keys and ?, v, q stay
+    FOOTER_LATER = frozenset({"timeline", "tag_answer"})
 
     @dataclass
     class Loaded(Message):
         trace: AnswerTrace
         names: dict[str, str]
         holds: list[HoldView]
+        tags: list[Tag]
+
+    @dataclass
+    class TagsChanged(Message):
+        tags: list[Tag]
 
     @dataclass
     class NotesChanged(Message):
@@ -104,6 +126,8 @@ class AnswerScreen(TracerScreen):
         self.notes: list[NoteRow] = []
         self.names: dict[str, str] = {}
         self.holds: list[HoldView] = []
+        #: case-file tags in force on this answer (any case, those the viewer may see)
+        self.tags: list[Tag] = []
 
     def compose(self) -> ComposeResult:
         yield from self.frame_top()
@@ -147,7 +171,9 @@ class AnswerScreen(TracerScreen):
                 s.record("open_answer", self.answer_id)
                 t = Tracer(s, self.engine.normalizer).trace(self.answer_id, record=False)
                 names = signer_names(s)
-                holds = CaseDesk(s).holds_on_answer(self.answer_id) if t.visible else []
+                desk = CaseDesk(s)
+                holds = desk.holds_on_answer(self.answer_id) if t.visible else []
+                tags = desk.tags_of_answer(self.answer_id) if t.visible else []
         except UnknownAnswerError:
             self.post_message(Failed("trace", f"no answer {self.answer_id!r} in this vault"))
             return
@@ -155,12 +181,13 @@ class AnswerScreen(TracerScreen):
             self.post_message(Failed("trace", str(exc)))
             return
         self.app.post_message(Recorded())
-        self.post_message(self.Loaded(t, names, holds))
+        self.post_message(self.Loaded(t, names, holds, tags))
 
     async def on_answer_screen_loaded(self, message: Loaded) -> None:
         t = self.trace = message.trace
         self.names = message.names
         self.holds = message.holds
+        self.tags = message.tags
         self.notes = list(t.findings)
         body = self.query_one("#answer-body", VerticalScroll)
         await body.remove_children()
@@ -177,7 +204,8 @@ class AnswerScreen(TracerScreen):
         """The header, with the checkpoint the bar shows now if appends came since."""
         if self.trace is not None:
             now = self.engine.session.status.checkpoint_size
-            self.query_one("#answer-head", Static).update(answer_head(self.trace, now))
+            words = [tag.tag for tag in self.tags if tag.target == "answer"]
+            self.query_one("#answer-head", Static).update(answer_head(self.trace, now, words))
 
     def on_failed(self, message: Failed) -> None:
         super().on_failed(message)
@@ -207,7 +235,7 @@ class AnswerScreen(TracerScreen):
         table.add_column("claim", key="claim")
         table.add_column("integrity", key="integrity", width=STATE_WIDTH["integrity"])
         table.add_column("currency", key="currency", width=STATE_WIDTH["currency"])
-        for col in ("notes", "passages", "cited span"):
+        for col in ("notes", "tags", "passages", "cited span"):
             table.add_column(col, key=col)
         out.append(Static(plain("Claims: Enter opens the evidence", "bold")))
         out.append(table)
@@ -240,6 +268,7 @@ class AnswerScreen(TracerScreen):
                 state_word(c.integrity),
                 state_word(c.currency),
                 plain(str(n) if n else ""),
+                self._tags_cell(f"claim:{c.index + 1}", c.passage_ids),
                 safe_line(ids, limit=30),
                 span,
                 key=f"c{c.index}",
@@ -250,11 +279,39 @@ class AnswerScreen(TracerScreen):
                 state_word(p.effective_integrity),
                 state_word(p.effective_currency),
                 plain(""),
+                self._tags_cell(None, [p.passage_id]),
                 safe_line(p.passage_id, limit=30),
                 plain("retrieved, not cited", "italic"),
                 key=f"p{p.index}",
             )
         self._show_notes()
+
+    def _tags_cell(self, claim: str | None, passage_ids: list[str]) -> Text:
+        """The tags on a claim and on its passages, inert (a tag is signed text too)."""
+        targets = {f"passage:{pid}" for pid in passage_ids}
+        if claim is not None:
+            targets.add(claim)
+        words = dict.fromkeys(tag.tag for tag in self.tags if tag.target in targets)
+        return safe_line(", ".join(words), limit=30)
+
+    def on_answer_screen_tags_changed(self, message: TagsChanged) -> None:
+        self.tags = message.tags
+        table = self.query_one("#citations", DataTable)
+        row = table.cursor_row
+        if self.trace is not None:
+            self._fill_citations(self.trace)
+        table.move_cursor(row=row, animate=False)
+        self.show_head()
+
+    def action_tag(self) -> None:
+        from tracer.tui.case_actions import start_tag
+
+        start_tag(self)
+
+    def action_tag_answer(self) -> None:
+        from tracer.tui.case_actions import start_tag
+
+        start_tag(self, whole_answer=True)
 
     def _show_notes(self) -> None:
         self.query_one("#claim-notes", Static).update(

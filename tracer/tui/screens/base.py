@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, ClassVar, cast
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer
 
 from tracer.tui.context import Engine
 from tracer.tui.messages import Failed
+from tracer.tui.widgets.footer import TracerFooter
 from tracer.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
@@ -27,6 +27,9 @@ BACK = Binding("escape", "back", "Back", id="tracer.back", tooltip="Return to wh
 
 class TracerScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [BACK]
+    #: actions whose keys the footer shows after `? v q` (`widgets/footer.py`): at 80
+    #: columns they are the ones that go past the right edge
+    FOOTER_LATER: ClassVar[frozenset[str]] = frozenset()
 
     @property
     def tracer_app(self) -> TracerApp:
@@ -42,7 +45,7 @@ class TracerScreen(Screen[None]):
     def frame_bottom(self) -> ComposeResult:
         # compact, and no "^p palette" at the right: at 80 columns ?, v and q stay visible
         # (the palette, ctrl+p, is named on the help screen and in docs/tui.md)
-        yield Footer(compact=True, show_command_palette=False)
+        yield TracerFooter(compact=True, show_command_palette=False)
 
     def on_screen_resume(self) -> None:
         """The session's checkpoint is the one source; redraw it whenever we come back."""

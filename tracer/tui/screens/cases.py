@@ -98,19 +98,20 @@ class CasesScreen(TracerScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         BACK,
         SELECT_CASE,
-        Binding("o", "open_case", "Open case", id="tracer.case_open", tooltip="Open a new case (signed)"),
+        # short words: at 80 columns every case key and ?, v, q fit (the tooltips say more)
+        Binding("o", "open_case", "New", id="tracer.case_open", tooltip="Open a new case (signed)"),
         Binding(
             "n",
             "note",
-            "Case note",
+            "Note",
             id="tracer.case_note",
-            tooltip="Write a signed, multi-line note in the case",
+            tooltip="Write a signed, multi-line note in the selected case",
         ),
         Binding("x", "clear", "No case", id="tracer.case_clear", tooltip="Work without a case"),
         Binding(
             "E",
             "export_case",
-            "Export case",
+            "Export",
             id="tracer.case_export",
             tooltip="Write the signed case pack (cover page, verification, every answer, notes, holds)",
         ),

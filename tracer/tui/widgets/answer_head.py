@@ -6,6 +6,8 @@ the two states are spelled out in the body below, where there is room to wrap.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.text import Text
 
 from tracer.engine.states import CURRENCY_MEANING, INTEGRITY_MEANING
@@ -17,8 +19,9 @@ from tracer.tui.words import reason
 __all__ = ["answer_head", "state_meanings"]
 
 
-def answer_head(t: AnswerTrace, log_now: int | None = None) -> Text:
-    """`log_now`: the session's checkpoint size now, when appends came after the states."""
+def answer_head(t: AnswerTrace, log_now: int | None = None, tags: Sequence[str] = ()) -> Text:
+    """`log_now`: the session's checkpoint size now, when appends came after the states;
+    `tags`: the case-file tags on the whole answer (those on claims are in the claims table)."""
     out = Text.assemble(plain("answer "), safe_line(t.answer_id, "bold"))
     if t.visible:
         out.append_text(Text.assemble(plain("  run "), safe_line(t.run_id), plain(f"  ({t.kind})")))
@@ -33,6 +36,9 @@ def answer_head(t: AnswerTrace, log_now: int | None = None) -> Text:
     for i, code in enumerate(t.reasons):
         out.append_text(plain("  because " if i == 0 else ", "))
         out.append_text(reason(code))
+    if tags:
+        out.append_text(plain("\ntags on the answer "))
+        out.append_text(safe_line(", ".join(dict.fromkeys(tags))))
     out.append_text(
         plain(
             f"\nstates computed {t.computed_at} against checkpoint {t.checkpoint_size} "
