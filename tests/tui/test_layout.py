@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import pytest
+from rich.text import Text
+from textual.pilot import Pilot
 from textual.widgets import DataTable
 
 from tests.tui.conftest import Built, screen_text, settle
 from tests.tui.fixture_vault import ANSWER_IDS
+from tracer.engine.answertime import ANSWER_TIME
 from tracer.engine.states import CURRENCY, INTEGRITY
 from tracer.engine.trace import Summary
 from tracer.tui.screens.answer import AnswerScreen
 from tracer.tui.screens.answers import AnswersScreen, Looked
+from tracer.tui.screens.impact import ImpactScreen
 from tracer.tui.screens.unlock import UnlockScreen
 
 SIZES = [(80, 24), (160, 48)]
@@ -44,37 +48,160 @@ async def test_no_state_word_is_cut_in_the_answers_list(built: Built, size: tupl
             assert integrity in words and currency in words, (size, row)
 
 
-async def test_claims_and_impact_state_columns_fit_the_longest_word(built: Built) -> None:
+def _longest(words: tuple[str, ...]) -> str:
+    return max(words, key=len)
+
+
+async def _words_on_row(pilot: Pilot[None], table_id: str, cells: dict[str, str], must: str) -> str:
+    """Put `cells` (column key -> word) into the first row of `table_id` and return the
+    line holding the word `must` as the terminal shows it: the layout is what is tested,
+    for the longest words of each vocabulary."""
+    table = pilot.app.screen.query_one(f"#{table_id}", DataTable)
+    row = table.ordered_rows[0].key
+    for column, word in cells.items():
+        table.update_cell(row, column, Text(word), update_width=False)
+    table.scroll_visible(animate=False)  # at 80x24 the claims sit low in the answer's body
+    await settle(pilot)
+    line = next((x for x in screen_text(pilot).splitlines() if must in x.split()), "")
+    for word in cells.values():
+        assert word in line.split(), (table_id, word, line)
+    return line
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+async def test_no_state_word_is_cut_in_the_claims_impact_and_timeline(
+    built: Built, size: tuple[int, int]
+) -> None:
+    longest = {"integrity": _longest(INTEGRITY), "currency": _longest(CURRENCY)}
     app = built.app()
-    async with app.run_test(size=(80, 24)) as pilot:
+    async with app.run_test(size=size) as pilot:
         await settle(pilot)
         app.push_screen(AnswerScreen("ans-stale"))
         await settle(pilot)
         claims = app.screen.query_one("#citations", DataTable)
-        widths = {str(c.key.value): c.width for c in claims.columns.values()}
-        assert widths["integrity"] >= max(map(len, INTEGRITY))
-        assert widths["currency"] >= max(map(len, CURRENCY))
         # the states come right after the claim number, before long ids and spans
-        assert list(widths)[:3] == ["claim", "integrity", "currency"]
+        assert [str(c.key.value) for c in claims.columns.values()][:3] == ["claim", "integrity", "currency"]
+        await _words_on_row(pilot, "citations", longest, "[1]")
+
+        await pilot.press("T")  # the cited document's timeline: time, both states, then the id
+        await settle(pilot)
+        at_answer = _longest(tuple(w.upper() for w in ANSWER_TIME))
+        cells = {"at answer time": at_answer, "currency today": longest["currency"]}
+        line = await _words_on_row(pilot, "timeline", cells, "2026-01-05T00:00:00Z")
+        assert "new revision" in line  # the first row is revision A; now an answer row
+        timeline = app.screen.query_one("#timeline", DataTable)
+        timeline.move_cursor(row=1)
+        await pilot.pause()
+        await _words_on_row(pilot, "timeline", cells, "2026-01-05T00:00:00Z")
+        answer_row = next(x for x in screen_text(pilot).splitlines() if "ans-stale" in x)
+        assert "ans-stale" in answer_row.split()  # the id whole
+        await pilot.press("escape")
+        await settle(pilot)
+
         await pilot.press("i")
         await settle(pilot)
-        answers = app.screen.query_one("#impact-answers", DataTable)
-        widths = {str(c.key.value): c.width for c in answers.columns.values()}
-        assert widths["integrity"] >= max(map(len, INTEGRITY))
-        assert widths["currency"] >= max(map(len, CURRENCY))
+        screen = app.screen
+        assert isinstance(screen, ImpactScreen)
+        targets = screen.query_one("#impact-targets", DataTable)
+        targets.move_cursor(row=[(t.kind, t.document) for t in screen.targets].index(("document", "returns")))
+        await pilot.press("enter")
+        await settle(pilot)
+        line = await _words_on_row(pilot, "impact-answers", longest, "ans-stale")
+        assert "ans-stale" in line.split()
 
 
-async def test_the_footer_keeps_verify_help_and_quit_at_80_columns(built: Built) -> None:
+#: how to reach each screen from the answers list: (answer to open first, keys to press)
+ROUTES: dict[str, tuple[str | None, tuple[str, ...]]] = {
+    "AnswersScreen": (None, ()),
+    "AnswerScreen": ("ans-stale", ()),
+    "EvidenceScreen": ("ans-stale", ("enter",)),
+    "LineageScreen": ("ans-derived", ("l",)),
+    "TimelineScreen": ("ans-stale", ("T",)),
+    "ImpactScreen": (None, ("i",)),
+    "AccessLogScreen": (None, ("a",)),
+    "VerifyScreen": (None, ("v",)),
+    "NotesScreen": (None, ("N",)),
+    "CasesScreen": (None, ("C",)),
+    "HelpScreen": (None, ("question_mark",)),
+}
+#: the keys every screen after unlock keeps on its 80-column footer (Help is not offered
+#: on the help screen itself: it would do nothing there)
+GLOBAL_KEYS = ("? Help", "v Verify", "q Quit")
+#: and the screen's own keys that must be there too, whole
+OWN_KEYS: dict[str, tuple[str, ...]] = {
+    "AnswersScreen": ("⏎ Open", "/ Filter", "e Export"),
+    "AnswerScreen": ("⏎ Evidence", "esc Back", "l Lineage", "n Note", "g Tag", "e Export"),
+    "EvidenceScreen": ("esc Back", "n Note", "T Timeline", "e Export"),
+    "LineageScreen": ("esc Back",),
+    "TimelineScreen": ("⏎ Open answer", "esc Back", "s Only superseded"),
+    "ImpactScreen": ("⏎ Select", "esc Back"),
+    "AccessLogScreen": ("esc Back",),
+    "VerifyScreen": ("⏎ Go to record", "esc Back", "c Copy record", "r Run again"),
+    "NotesScreen": ("⏎ Open answer", "esc Back"),
+    "CasesScreen": ("⏎ Select case", "esc Back", "o New", "n Note", "x No case", "E Export"),
+    "HelpScreen": ("esc Back",),
+}
+
+
+def test_every_screen_has_a_route() -> None:
+    """A new screen must be added to the footer test below."""
+    from tracer.tui.screens.base import TracerScreen
+    from tracer.tui.screens.help import SCREENS  # imports every screen
+
+    listed = {cls.__name__ for _name, cls in SCREENS}
+
+    def subclasses(cls: type[object]) -> set[str]:
+        out: set[str] = set()
+        sub: type[object]
+        for sub in cls.__subclasses__():
+            out |= {sub.__name__} | subclasses(sub)
+        return out
+
+    assert subclasses(TracerScreen) == set(ROUTES)
+    # and the help screen lists the keys of each (itself aside)
+    assert set(ROUTES) - {"HelpScreen"} <= listed
+
+
+@pytest.mark.parametrize("name", sorted(ROUTES))
+async def test_every_footer_keeps_its_keys_and_help_verify_quit_at_80(built: Built, name: str) -> None:
     app = built.app()
+    answer, keys = ROUTES[name]
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
-        for screen in (None, "ans-stale"):
-            if screen is not None:
-                app.push_screen(AnswerScreen(screen))
-                await settle(pilot)
-            footer = screen_text(pilot).splitlines()[-1]
-            for key in ("v Verify", "? Help", "q Quit"):
-                assert key in footer, (screen, footer)
+        if answer is not None:
+            app.push_screen(AnswerScreen(answer))
+            await settle(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+        assert type(app.screen).__name__ == name
+        footer = screen_text(pilot).splitlines()[-1]
+        wanted = [k for k in GLOBAL_KEYS if not (name == "HelpScreen" and k == "? Help")]
+        for key in (*OWN_KEYS[name], *wanted):
+            assert f"{key} " in f"{footer} ", (name, key, footer)
+
+
+async def test_the_unlock_footer_keeps_unlock_and_quit_at_80_columns(built: Built) -> None:
+    app = built.app(passphrase=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, UnlockScreen)
+        footer = screen_text(pilot).splitlines()[-1]
+        assert "⏎ Unlock" in footer and "esc Quit" in footer, footer
+
+
+async def test_an_answer_outside_your_scope_offers_no_action_on_it(built: Built) -> None:
+    app = built.app(built.keys.rita)  # support only: note-1 cites a restricted draft
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot)
+        app.push_screen(AnswerScreen("note-1"))
+        await settle(pilot)
+        assert "UNAVAILABLE" in screen_text(pilot)
+        footer = screen_text(pilot).splitlines()[-1]
+        for key in ("⏎ Evidence", "l Lineage", "T Timeline", "n Note", "g Tag", "G Tag answer", "e Export"):
+            assert key not in footer, (key, footer)
+        for key in ("esc Back", *GLOBAL_KEYS):
+            assert key in footer, (key, footer)
 
 
 async def test_the_unlock_card_is_whole_at_80x24(built: Built) -> None:

@@ -128,9 +128,10 @@ class ImpactScreen(TracerScreen):
         yield from self.frame_top()
         with Horizontal(id="impact"):
             with Vertical(id="impact-left"):
-                yield Static(plain("Documents, revisions, tombstones (Enter: dependants)", "bold"))
+                # short: at 80 columns the left pane is a third of the width
+                yield Static(plain("Pick a target (Enter)", "bold"))
                 targets = ImpactTable(id="impact-targets", cursor_type="row")
-                for col in ("kind", "target"):
+                for col in ("target", "kind"):  # the name first; the pane below says all
                     targets.add_column(col, key=col)
                 yield targets
                 yield VerticalScroll(id="impact-target")
@@ -163,7 +164,7 @@ class ImpactScreen(TracerScreen):
         table = self.query_one("#impact-targets", DataTable)
         for i, t in enumerate(self.targets):
             kind = "document (deleted)" if t.deleted else t.kind
-            table.add_row(plain(kind), safe_line(t.name), key=str(i))
+            table.add_row(safe_line(t.name), plain(kind), key=str(i))
         table.focus()
         if self.targets:
             self._show_target(0)
@@ -243,7 +244,9 @@ def target_text(t: Target) -> Text:
     """Every fact of a target, each value whole (it wraps) and inert."""
     out = Text.assemble(plain(f"{t.kind} ", "bold"), safe_line(t.name, "bold"), "\n")
     for label, value in t.facts:
-        out.append_text(plain(f"{label:<15}", "bold reverse" if label == "DELETED" else "bold"))
+        # "label: value", not a padded column: the pane is a third of 80 columns
+        out.append_text(plain(f"{label}:", "bold reverse" if label == "DELETED" else "bold"))
+        out.append(" ")
         out.append_text(Text(inert(value, keep_newlines=False)))
         out.append("\n")
     return out

@@ -4,6 +4,10 @@ Revisions in commit order (the same order that decides "latest"), and between th
 answer citing the document, with the revision it cited and whether that revision had
 already been superseded when it was given. Enter on an answer opens it. States come from
 the engine (`tracer.engine.timeline`); nothing here computes one.
+
+Most important first, as on the answers list: the time, then both states (each column
+as wide as the longest word it can hold), then the answer id whole; at 80 columns what
+goes past the right edge is the cited passage and the reason code.
 """
 
 from __future__ import annotations
@@ -19,29 +23,51 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from tracer.engine.timeline import Timeline, document_timeline
+from tracer.engine.answertime import ANSWER_TIME
+from tracer.engine.timeline import Timeline, TimelineEvent, document_timeline
 
 if TYPE_CHECKING:
     from tracer.engine.trace import PassageTrace
 from tracer.tui.messages import Failed
 from tracer.tui.screens.base import BACK, TracerScreen
-from tracer.tui.text import plain, safe_line, state_word
-from tracer.tui.widgets.answer_time import answer_time_line
+from tracer.tui.text import STATE_WIDTH, plain, safe_line, state_word
+from tracer.tui.widgets.answer_time import answer_time_word
+from tracer.tui.widgets.pick_table import PickTable
 
 __all__ = ["TimelineScreen"]
+
+#: header, key and width of each column, most important first
+_AT, _TODAY = "at answer time", "currency today"
+COLUMNS: tuple[tuple[str, int | None], ...] = (
+    ("time (UTC)", None),
+    (_AT, max(len(_AT), *map(len, ANSWER_TIME))),
+    (_TODAY, max(len(_TODAY), STATE_WIDTH["currency"])),
+    ("answer", None),
+    ("revision", None),
+    ("passage", None),
+    ("reason", None),
+)
+
+#: not priority: Enter on the timeline is the table's own (`PickTable`), after the arrows
+OPEN_ANSWER = Binding(
+    "enter",
+    "open_answer",
+    "Open answer",
+    id="tracer.timeline_open",
+    tooltip="Open the answer on this row",
+)
+
+
+class TimelineTable(PickTable):
+    """Revisions and the answers placed among them; Enter opens the row's answer."""
+
+    PICKS = OPEN_ANSWER
 
 
 class TimelineScreen(TracerScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         BACK,
-        Binding(
-            "enter",
-            "open_answer",
-            "Open answer",
-            id="tracer.timeline_open",
-            tooltip="Open the answer on this row",
-            show=False,
-        ),
+        OPEN_ANSWER,
         Binding(
             "s",
             "only_superseded",
@@ -68,10 +94,11 @@ class TimelineScreen(TracerScreen):
             id="timeline-head",
         )
         yield Static(plain("reading revisions and answers…"), id="timeline-summary")
-        table: DataTable[Text] = DataTable(id="timeline", cursor_type="row")
-        for col in ("time (UTC)", "event", "revision", "answer", "at answer time", "currency today"):
-            table.add_column(col, key=col)
+        table = TimelineTable(id="timeline", cursor_type="row")
+        for col, width in COLUMNS:
+            table.add_column(col, key=col, width=width)
         yield table
+        yield Static(id="timeline-detail")
         yield from self.frame_bottom()
 
     def on_mount(self) -> None:
@@ -98,7 +125,7 @@ class TimelineScreen(TracerScreen):
         answers = sum(1 for e in t.events if e.kind == "answer")
         revisions = len(t.events) - answers
         summary = (
-            f"{revisions} revision(s), {answers} cited passage(s); "
+            f"{revisions} revision(s), {answers} cited passage(s), one row each; "
             f"{t.superseded} given from a revision already superseded then"
             + (f"; {t.left_out} answer(s) not placed (limit)" if t.left_out else "")
             + ("  [only superseded shown]" if self.only_superseded else "")
@@ -110,34 +137,55 @@ class TimelineScreen(TracerScreen):
             if self.only_superseded and e.kind == "answer" and e.answer_time != "superseded":
                 continue  # revisions stay: they are what the answers are placed against
             if e.kind == "revision":
+                rev = safe_line(e.revision, "bold")
+                if e.is_latest:
+                    rev.append(" (latest)", style="bold")
                 table.add_row(
-                    plain(e.at),
-                    plain("revision committed" + (" (latest)" if e.is_latest else ""), "bold"),
-                    safe_line(e.revision, "bold"),
+                    plain(e.at, "bold"),
                     plain(""),
+                    plain(""),
+                    plain("new revision", "bold italic"),
+                    rev,
                     plain(""),
                     plain(""),
                     key=f"r{n}",
                 )
             else:
-                at = answer_time_line(e.answer_time)
-                at.append(f" ({e.reason})")
                 table.add_row(
                     plain(e.at),
-                    plain("  answer generated"),
-                    Text.assemble(plain("cites "), safe_line(e.revision)),
-                    safe_line(e.answer_id),
-                    at,
+                    answer_time_word(e.answer_time),
                     state_word(e.currency),
+                    safe_line(e.answer_id),
+                    safe_line(e.revision),
+                    safe_line(e.passage_id),
+                    plain(e.reason),
                     key=f"a{n}:{e.answer_id}",
                 )
         table.focus()
+        self._show_detail(0)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_detail(event.cursor_row)
+
+    def _row_event(self, row: int) -> TimelineEvent | None:
+        table = self.query_one("#timeline", DataTable)
+        if self.timeline is None or not 0 <= row < table.row_count:
+            return None
+        key = str(table.ordered_rows[row].key.value or "")  # "r3" or "a7:ans-…": index 3, 7
+        return self.timeline.events[int(key[1:].split(":", 1)[0])]
+
+    def _show_detail(self, row: int) -> None:
+        """The highlighted row whole, so nothing past the right edge at 80 columns is lost."""
+        e = self._row_event(row)
+        detail = self.query_one("#timeline-detail", Static)
+        detail.update(plain("") if e is None else event_text(e))
 
     def action_only_superseded(self) -> None:
         self.only_superseded = not self.only_superseded
         self._fill()
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
         self._open(str(event.row_key.value or ""))
 
     def action_open_answer(self) -> None:
@@ -152,6 +200,29 @@ class TimelineScreen(TracerScreen):
         from tracer.tui.screens.answer import AnswerScreen  # the answer screen opens this one
 
         self.app.push_screen(AnswerScreen(key.split(":", 1)[1]))
+
+
+def event_text(e: TimelineEvent) -> Text:
+    """One timeline row in words, every value whole (it wraps) and inert."""
+    if e.kind == "revision":
+        return Text.assemble(
+            plain("revision ", "bold"),
+            safe_line(e.revision, "bold"),
+            plain(f" committed {e.at}" + (", the latest" if e.is_latest else "")),
+        )
+    return Text.assemble(
+        plain("answer ", "bold"),
+        safe_line(e.answer_id, "bold"),
+        plain(f" generated {e.at} cites revision "),
+        safe_line(e.revision),
+        plain(", passage "),
+        safe_line(e.passage_id),
+        plain("\nat answer time "),
+        answer_time_word(e.answer_time),
+        plain(f" ({e.reason})" if e.reason else ""),
+        plain("  ·  currency today "),
+        state_word(e.currency),
+    )
 
 
 def timeline_document(passages: Iterable[PassageTrace]) -> str | None:

@@ -17,14 +17,19 @@ from tracer.engine.times import utc
 from tracer.engine.trace import AnswerTrace, PassageTrace
 from tracer.tui.text import plain, safe, safe_line
 
-__all__ = ["AnswerTimePane", "answer_time_line", "answer_time_summary"]
+__all__ = ["AnswerTimePane", "answer_time_line", "answer_time_summary", "answer_time_word"]
 
 #: colour only repeats the word
 _STYLE = {"current": "green", "unknown": "yellow", "superseded": "bold yellow"}
 
 
+def answer_time_word(state: str) -> Text:
+    """The answer-time state alone, as a table cell shows it (its column says what it is)."""
+    return plain(state.upper(), _STYLE.get(state, ""))
+
+
 def answer_time_line(state: str) -> Text:
-    return Text.assemble(plain("at answer time "), plain(state.upper(), _STYLE.get(state, "")))
+    return Text.assemble(plain("at answer time "), answer_time_word(state))
 
 
 def answer_time_summary(t: AnswerTrace) -> Text:
