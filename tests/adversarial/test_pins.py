@@ -3,12 +3,14 @@ that now holds another vault says so loudly."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 import pytest
 
 from store.vault import Vault
+from tests.cli.conftest import World, revision_input
 from tests.helpers import Case, new_case
 from tracer.engine.session import peek, unlock
 from tracer.engine.trust import RollbackError, TrustStore
@@ -50,3 +52,27 @@ def test_a_different_vault_at_a_known_path_is_announced(tmp_path: Path) -> None:
         assert any(w.startswith("ORIGIN CHANGED") for w in session.status.warnings)
     finally:
         session.close()
+
+
+def test_the_custodian_cannot_extend_a_copy_this_machine_caught_rolled_back(vault_world: World) -> None:
+    """Before, after ines's pin caught a rollback, `tracer ingest` with the custodian key
+    still appended to the older copy and signed a checkpoint over it: a machine that never
+    saw the newer vault then accepted the shorter history as clean."""
+    w = vault_world
+    older = w.root / "older"
+    shutil.copytree(w.vault, older)
+    assert w.spawn("verify", w.vault, "--key", w.key("ines")).code == 0  # ines's pin: the newer vault
+    shutil.rmtree(w.vault)
+    shutil.copytree(older, w.vault)  # the attacker puts the older copy back
+    before = (w.vault / "vault.duckdb").read_bytes()
+    rev_b = w.root / "rev-B.json"
+    rev_b.write_text(json.dumps(revision_input("B")), encoding="utf-8")
+    digest = json.loads(w.run("log", w.vault, "--json").out)["entries"][0]["leaf_hash"]
+    for cmd in (
+        ["ingest", w.vault, rev_b, *w.cust()],
+        ["keys", "add", w.vault, w.pub("ines"), "--role", "producer", *w.cust()],
+        ["purge", w.vault, digest, "--policy", "P", "--reason", "R", *w.cust()],
+    ):
+        r = w.spawn(*cmd)
+        assert r.code == 2 and "ROLLBACK" in r.err and "Refusing to write" in r.err, (cmd, r)
+    assert (w.vault / "vault.duckdb").read_bytes() == before

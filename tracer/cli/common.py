@@ -36,7 +36,18 @@ def add_investigator(p: argparse.ArgumentParser, required: bool = False) -> None
 
 
 def open_vault(path: Path, read_only: bool | None = None) -> Vault:
-    return Vault.open(path, read_only=read_only)
+    """The vault for a command that opens it without an investigator's unlock; unless read
+    only, it must extend every checkpoint this machine saw of it (`refuse_if_rolled_back`)."""
+    from tracer.engine.session import refuse_if_rolled_back
+
+    vault = Vault.open(path, read_only=read_only)
+    if read_only is not True:
+        try:
+            refuse_if_rolled_back(vault)
+        except BaseException:
+            vault.close()
+            raise
+    return vault
 
 
 def emit_json(value: Any) -> None:

@@ -292,6 +292,27 @@ def _check_history(
     return TrustError, ""
 
 
+def refuse_if_rolled_back(vault: Vault, trust: TrustStore | None = None) -> None:
+    """Raise RollbackError or ForkError when `vault` does not extend every checkpoint this
+    machine saw of it. For the custodian's writes (ingest, purge, keys, investigators,
+    holds), which open the vault without an investigator's unlock: a write signs a new
+    checkpoint, and one over a rolled-back copy would launder the rollback (a machine
+    that never saw the newer vault would accept the shorter history as clean)."""
+    seen = (trust or TrustStore()).all_seen(vault.origin)
+    if not seen:
+        return
+    leaves = vault.leaf_hashes()
+    acc = merkle.RootAccumulator()
+    for leaf in leaves:
+        acc.append(leaf)
+    error, why = _check_history(leaves, acc.root(), seen)
+    if why:
+        raise error(
+            f"{vault.path}: {why}. Refusing to write to it: a new checkpoint would be signed over "
+            "this history. Inspect it with `tracer open --forensic` or `tracer verify`."
+        )
+
+
 _WAYS_FORWARD = (
     "Refusing to open. To inspect it anyway (nothing is signed or remembered), use --forensic; "
     "for a rebuilt demo vault, use a fresh TRACER_HOME (see sample_vault/README.md)."
