@@ -220,17 +220,52 @@ async def test_the_case_pack_is_written_from_the_cases_screen(built: Built, tmp_
         assert isinstance(app.screen, CasesScreen)
         ids = {a.binding.id for a in screen_actions(app.screen)}
         assert "tracer.case_export" in ids
-        await pilot.press("E")
-        await settle(pilot)
-        assert isinstance(app.screen, PromptScreen)
-        app.screen.query_one(Input).value = str(out)
+        # three questions, as `tracer export --case` has three options: --tag, --why, --out
+        for answer in ("dropped-exception", "the runbook answer [bold]dropped[/bold] it", str(out)):
+            if answer == "dropped-exception":
+                await pilot.press("E")
+            else:
+                await pilot.press("enter")
+            await settle(pilot)
+            assert isinstance(app.screen, PromptScreen)
+            if answer == "dropped-exception":
+                assert "tags in this case: dropped-exception" in screen_text(pilot)
+            app.screen.query_one(Input).value = answer
         await pilot.press("enter")
         for _ in range(10):
             await settle(pilot)
             if (out / "report.dsse.json").exists():
                 break
-    assert (out / "report.md").read_text(encoding="utf-8").count("INC-8") >= 1
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert report.count("INC-8") >= 1
+    assert "tagged dropped-exception" in report
+    assert "the runbook answer" in report and "not stated" not in report
     assert main(["verify-pack", str(out)]) == 0
+
+
+async def test_a_case_pack_of_a_tag_nothing_carries_is_refused(built: Built, tmp_path: Path) -> None:
+    from textual.widgets import Input
+
+    ident = load_identity(built.keys.ines, PASSPHRASE)
+    with unlock(built.vault, ident, trust=TrustStore()) as s:
+        CaseDesk(s).open_case("INC-8", "Runbook", "why")
+    app = built.app()
+    out = tmp_path / "case-pack"
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(5):
+            await settle(pilot)
+            if isinstance(app.screen, CasesScreen) and app.screen.cases:
+                break
+        await pilot.press("E")
+        for answer in ("no-such-tag", "", str(out)):
+            await settle(pilot)
+            app.screen.query_one(Input).value = answer
+            await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, CasesScreen)
+        said = [n.message for n in app._notifications]
+        assert any("carries tag 'no-such-tag'; nothing exported" in m for m in said), said
+    assert not (out / "report.json").exists()
 
 
 def _palette_titles(app: TracerApp) -> list[str]:

@@ -55,12 +55,14 @@ EXPORT_BINDINGS = (
 )
 
 
-def export_answer(session: Session, answer_id: str, out_dir: Path) -> Path:
-    """The signed evidence pack for one answer; the report records its own access entry."""
+def export_answer(session: Session, answer_id: str, out_dir: Path, normalizer: str = "recorded") -> Path:
+    """The signed evidence pack for one answer; the report records its own access entry.
+    `normalizer`: the one the screens check currency under (key M), so the pack says what
+    the screen said."""
     module = _module()
     if module is None:
         raise RuntimeError("tracer.report is not installed")
-    return Path(module.export_pack(session, [answer_id], out_dir, set(FORMATS)))
+    return Path(module.export_pack(session, [answer_id], out_dir, set(FORMATS), normalizer=normalizer))
 
 
 def default_directory(answer_id: str) -> str:
@@ -83,7 +85,7 @@ def start_export(screen: TracerScreen, answer_id: str) -> None:
 def _export(screen: TracerScreen, answer_id: str, out: Path) -> None:
     try:
         with screen.engine.use() as s:
-            pack = export_answer(s, answer_id, out)
+            pack = export_answer(s, answer_id, out, screen.engine.normalizer)
     except Exception as exc:  # shown to the investigator instead of crashing the app
         screen.post_message(Failed("export", str(exc)))
         return
