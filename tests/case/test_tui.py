@@ -319,3 +319,39 @@ async def test_the_palette_on_the_answers_list_does_not_offer_answers(built: Bui
         await _palette(pilot, "")
         titles = _palette_titles(app)
         assert "Answers" not in titles and "Help" in titles and "Tag" not in titles, titles
+
+
+async def test_case_notes_are_listed_on_the_notes_screen_apart_from_answer_notes(built: Built) -> None:
+    ident = load_identity(built.keys.ines, PASSPHRASE)
+    with unlock(built.vault, ident, trust=TrustStore()) as s:
+        desk = CaseDesk(s)
+        desk.open_case("INC-1", "Runbook", "p")
+        desk.open_case("INC-2", "Refunds", "p")
+        desk.note("INC-1", "first line\nsecond \x1b[31m [bold]line[/bold]", answer="ans-runbook")
+        desk.note("INC-2", "refunds note")
+        s.add_finding("ans-stale", "citation [1]", "an investigator note on a claim")
+    app = built.app()
+    async with app.run_test(size=SIZE) as pilot:
+        for _ in range(5):
+            await settle(pilot)
+            if isinstance(app.screen, CasesScreen) and app.screen.cases:
+                break
+        await pilot.press("escape")  # no case selected: every case's notes
+        await settle(pilot)
+        await pilot.press("N")
+        await settle(pilot)
+        shown = screen_text(pilot)
+        assert "Investigator notes on answers: 1" in shown
+        assert "Case notes of every case you can see (no case selected): 2" in shown
+        case_pane = str(app.screen.query_one("#case-notes", Static).render())
+        assert "first line" in case_pane and "second ⟨ESC⟩[31m [bold]line[/bold]" in case_pane
+        assert "\x1b" not in case_pane and "refunds note" in case_pane and "on ans-runbook" in case_pane
+        await pilot.press("C")  # select INC-1: only its notes
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        await pilot.press("N")
+        await settle(pilot)
+        case_pane = str(app.screen.query_one("#case-notes", Static).render())
+        assert "Case notes of case INC-1: 1" in case_pane
+        assert "first line" in case_pane and "refunds note" not in case_pane
