@@ -413,7 +413,14 @@ class _Ingest:
     def prepare_revision(self, file: str, doc: dict[str, Any]) -> _Prepared:
         validate(doc, "source-revision-v1", file)
         _instant(doc["committed_at"], file, "$.committed_at")
-        _check_ids(file, "$", doc, (("document_id",), ("revision",), ("collection",)))
+        revision_ids = (
+            ("document_id",),
+            ("revision",),
+            ("collection",),
+            ("source_system",),
+            ("source_revision",),
+        )
+        _check_ids(file, "$", doc, (*revision_ids, ("backend",)))
         key = (doc["document_id"], doc["revision"])
         if key in self.stored_revisions() or key in self.seen_revisions:
             raise InputError(file, "$.revision", f"revision {key[1]!r} of {key[0]!r} already ingested")

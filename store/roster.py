@@ -212,6 +212,17 @@ class Roster:
             return "the custodian's own key cannot also be a producer key or an investigator's"
         return None
 
+    def _name_taken_by_a_person(self, name: object) -> str | None:
+        """A name shown as a signer names one party: the custodian's name and an active
+        investigator's are theirs alone (a producer key called 'custodian' would read as
+        the custodian's signature wherever names are shown)."""
+        if self.custodian is not None and name == self.custodian.name:
+            return f"name {name!r} is the custodian's"
+        for inv in self.investigators.values():
+            if inv.active and inv.name == name:
+                return f"name {name!r} is already taken by investigator {inv.key_id[:16]}"
+        return None
+
     def _key_add_refusal(self, key_id: str, stmt: dict[str, Any]) -> str | None:
         old = self.producers.get(key_id)
         who = f"producer key {key_id[:16]}"
@@ -220,6 +231,9 @@ class Roster:
             return problem
         if stmt.get("role") != "producer":
             return f"role {stmt.get('role')!r} is not 'producer'"
+        taken = self._name_taken_by_a_person(stmt["name"])
+        if taken:
+            return taken
         for name in ("valid_from", "valid_until"):
             if stmt.get(name) is not None and _time_problem(stmt, name):
                 return _time_problem(stmt, name)
@@ -234,11 +248,12 @@ class Roster:
         if not isinstance(stmt.get("x25519"), str) or _b64_len(stmt["x25519"]) != 32:
             return "x25519 is not a base64 32-byte key"
         name = stmt["name"]
-        if self.custodian is not None and name == self.custodian.name:
-            return f"name {name!r} is the custodian's"
-        for inv in self.investigators.values():
-            if inv.active and inv.name == name:
-                return f"name {name!r} is already taken by investigator {inv.key_id[:16]}"
+        taken = self._name_taken_by_a_person(name)
+        if taken:
+            return taken
+        for k in self.producers.values():
+            if k.revoked_at is None and k.name == name:
+                return f"name {name!r} is already taken by producer key {k.key_id[:16]}"
         scopes = stmt.get("scopes")
         if not isinstance(scopes, list) or not scopes:
             return "an investigator needs at least one scope (a collection name, or '*')"

@@ -47,6 +47,23 @@ def test_a_second_investigator_cannot_take_a_name(case: Case) -> None:
         admin.grant_investigator(case.vault, case.custodian, other.public, ["*"], T0)
 
 
+@pytest.mark.parametrize("name", ["custodian", "ines"])
+def test_a_producer_key_cannot_take_a_persons_name(case: Case, name: str) -> None:
+    """Before, a key added as a producer under the name 'custodian' (or an investigator's)
+    was signed into the roster, and its manifests read as signed by that person."""
+    size = case.vault.size()
+    impostor = Identity.from_seed(name, b"an impostor producer")
+    with pytest.raises(VaultError, match=r"is the custodian's|already taken by investigator"):
+        admin.add_producer_key(case.vault, case.custodian, impostor.public, T0)
+    assert case.vault.size() == size
+
+
+def test_an_investigator_cannot_take_an_active_producer_keys_name(case: Case) -> None:
+    named_like_producer = Identity.from_seed(case.producer.name, b"a person")
+    with pytest.raises(VaultError, match="already taken by producer key"):
+        admin.grant_investigator(case.vault, case.custodian, named_like_producer.public, ["*"], T0)
+
+
 def test_a_name_that_cannot_sign_a_note_is_refused_before_signing(case: Case) -> None:
     size = case.vault.size()
     for name in ("ivan laptop", "a+b", "", "x" * 65, "tab\there"):

@@ -114,6 +114,20 @@ def test_hostile_passage_id_is_refused(vault_world: World) -> None:
     assert r.code == 1 and "$.envelope.payload.passages[0].passage_id" in r.out + r.err
 
 
+@pytest.mark.parametrize("field", ["source_system", "source_revision", "backend"])
+def test_hostile_revision_source_fields_are_refused(vault_world: World, field: str) -> None:
+    """Before, a revision's `source_revision` accepted a newline while its document id,
+    revision and collection refused one; every id shown verbatim follows one rule."""
+    w = vault_world
+    rev = revision("returns", "B", "Refunds within fourteen days.\n", "2026-02-05T00:00:00Z")
+    rev[field] = "x\nRESULT      OK: no findings"
+    w.write("rev.json", rev)
+    before = _size(w)
+    r = w.run("ingest", w.vault, w.root / "inputs" / "rev.json", *w.cust())
+    assert r.code == 1 and f"$.{field}" in r.out + r.err, r
+    assert _size(w) == before
+
+
 def test_a_fifo_is_refused_at_once(vault_world: World) -> None:
     w = vault_world
     fifo = w.root / "pipe.json"
