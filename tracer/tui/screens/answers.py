@@ -27,6 +27,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 from textual.worker import Worker, get_current_worker
 
+from tracer.engine.times import utc
 from tracer.tui import export
 
 if TYPE_CHECKING:
@@ -391,7 +392,7 @@ class AnswersScreen(TracerScreen):
                 _answer_cell(r.answer_id, r.answer_kind),
                 _pending_cell(),
                 _pending_cell(),
-                plain(r.generated_at),
+                plain(utc(r.generated_at)),
                 plain(str(r.n_citations)),
                 _pending_cell(),
                 safe_line(r.producer_system, limit=28),

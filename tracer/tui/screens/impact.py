@@ -25,6 +25,7 @@ from store import queries
 from store.queries import TombstoneRow
 from tracer.engine.catalog import Revalidation, impact
 from tracer.engine.session import Session
+from tracer.engine.times import utc
 from tracer.inert import inert
 from tracer.tui.messages import Failed, Recorded
 from tracer.tui.screens.answer import AnswerScreen
@@ -67,14 +68,14 @@ def _targets(s: Session) -> list[Target]:
     docs = [d for d in queries.documents(s.vault) if s.can_read(d[2])]
     deletions = queries.deletions_of_many(s.vault, [d[0] for d in docs])
     for doc_id, title, coll, n, latest in docs:
-        facts = [("title", title), ("collection", coll), ("revisions", str(n)), ("latest", latest)]
+        facts = [("title", title), ("collection", coll), ("revisions", str(n)), ("latest", utc(latest))]
         gone = deletions.get(doc_id)
         if gone is not None:
             facts.append(("DELETED", f"at {gone[1]} (log entry {gone[0]}): {gone[2]}"))
         out.append(Target("document", doc_id, facts=tuple(facts), deleted=gone is not None))
         for r in queries.revisions_of(s.vault, doc_id):
             rfacts = (
-                ("committed", r.committed_at),
+                ("committed", utc(r.committed_at)),
                 ("source", f"{r.source_system}:{r.path} revision {r.source_revision}"),
                 ("title", r.title),
                 ("content sha256", r.content_sha256),
@@ -233,7 +234,7 @@ class ImpactScreen(TracerScreen):
                 state_word(a.summary.integrity),
                 state_word(a.summary.currency),
                 plain("cites it" if direct else "lineage"),
-                plain(a.row.generated_at),
+                plain(utc(a.row.generated_at)),
                 key=str(i),
             )
         if r.answers:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from rich.text import Text
 
 from tracer.engine.states import CURRENCY_MEANING, INTEGRITY_MEANING
+from tracer.engine.times import utc
 from tracer.engine.trace import AnswerTrace
 from tracer.tui.text import plain, safe_line, short, state_word
 from tracer.tui.widgets.imported import imported_answer_line, mark
@@ -64,7 +65,7 @@ def state_meanings(t: AnswerTrace) -> Text:
         out.append_text(imported_answer_line(t))
         return out
     if t.visible:
-        out.append_text(plain(f"\ngenerated {t.generated_at} by "))
+        out.append_text(plain(f"\ngenerated {utc(t.generated_at)} by "))
         out.append_text(safe_line(f"{t.producer.system} {t.producer.version}"))
         out.append_text(plain(f"; producer signature {t.signature} (key {short(t.signer)})"))
     return out

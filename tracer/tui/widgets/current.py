@@ -13,6 +13,7 @@ from textual.widgets import Static
 
 from store.queries import RevisionRow
 from tracer.engine.relocate import Locator
+from tracer.engine.times import utc
 from tracer.tui.text import plain, safe, safe_line
 from tracer.tui.widgets.diff import mark_differences
 
@@ -20,7 +21,10 @@ __all__ = ["CurrentRevisionPane", "current_title"]
 
 
 def current_title(rev: RevisionRow) -> Text:
-    return Text.assemble(plain("Current revision "), safe_line(rev.revision), plain(f" ({rev.committed_at})"))
+    # in UTC, as the CLI, the JSON and the reports echo it (docs/json.md)
+    return Text.assemble(
+        plain("Current revision "), safe_line(rev.revision), plain(f" ({utc(rev.committed_at)})")
+    )
 
 
 class CurrentRevisionPane(Vertical):

@@ -17,6 +17,7 @@ from textual.widgets import Static, Tree
 
 from tracer.engine.evidence import TextResult
 from tracer.engine.states import CURRENCY_MEANING, INTEGRITY_MEANING
+from tracer.engine.times import utc
 from tracer.engine.trace import PassageTrace
 from tracer.tui.text import plain, safe_line, short, state_word
 from tracer.tui.widgets.current import CurrentRevisionPane, current_title
@@ -130,7 +131,7 @@ def _details(p: PassageTrace) -> Text:
         plain("  normalizer "),
         safe_line(str(c.normalizer_version)),
         plain("\nretrieved at "),
-        safe_line(f"{m.retrieved_at}  rank {m.rank}  score {m.score}"),
+        safe_line(f"{m.retrieved_at and utc(m.retrieved_at)}  rank {m.rank}  score {m.score}"),
         plain(f"  query sha256 {short(str(m.query_sha256))}"),
     )
     out.append("\nheading path ")
@@ -151,7 +152,7 @@ def _details(p: PassageTrace) -> Text:
 
 def _historical_title(p: PassageTrace) -> Text:
     revision = p.record.document.revision if p.record is not None else None
-    when = f" ({p.currency.cited.committed_at})" if p.currency.cited is not None else ""
+    when = f" ({utc(p.currency.cited.committed_at)})" if p.currency.cited is not None else ""
     return Text.assemble(
         plain("Historical: retrieved text as recorded, revision "), safe_line(str(revision)), plain(when)
     )
@@ -164,7 +165,7 @@ def _cited_title(p: PassageTrace) -> Text:
     return Text.assemble(
         plain("Cited revision "),
         safe_line(rev.revision),
-        plain(f" ({rev.committed_at}): stored content, verdict only"),
+        plain(f" ({utc(rev.committed_at)}): stored content, verdict only"),
     )
 
 
