@@ -12,7 +12,7 @@ from pathlib import Path
 from textual.widgets import DataTable, Static
 
 from tests.helpers import PASSPHRASE, manifest, new_case, passage, revision, signed
-from tests.tui.conftest import SIZE, settle
+from tests.tui.conftest import SIZE, screen_text, settle
 from tracer.tui.app import TracerApp
 from tracer.tui.context import LaunchOptions
 from tracer.tui.screens.answer import AnswerScreen
@@ -20,17 +20,27 @@ from tracer.tui.screens.answers import AnswersScreen
 from tracer.tui.screens.evidence import EvidenceScreen
 from tracer.tui.screens.timeline import TimelineScreen
 from tracer.tui.widgets.answer_time import AnswerTimePane
+from tracer.tui.widgets.status_bar import StatusBar
 
 DOC = "# Returns policy\n\n## Refund window\n\nCustomers may request a refund within {} days of delivery.\n"
 TERMS = "# Terms\n\n## Conduct\n\nYou *must not* post **adverts** in profiles.\n"
 
 
-def make(tmp: Path) -> TracerApp:
+#: the same instants, as a producer in another time zone records them
+OFFSETS = {
+    "2026-01-05T00:00:00Z": "2026-01-05T02:00:00+02:00",
+    "2026-01-11T00:00:00Z": "2026-01-11T01:00:00+01:00",
+    "2026-03-01T00:00:00Z": "2026-02-28T19:00:00-05:00",
+}
+
+
+def make(tmp: Path, offsets: bool = False) -> TracerApp:
+    at = (lambda t: OFFSETS[t]) if offsets else (lambda t: t)
     case = new_case(tmp / "vault")
     try:
-        r1 = revision("returns", "r1", DOC.format("thirty"), "2026-01-05T00:00:00Z")
-        r2 = revision("returns", "r2", DOC.format("fourteen"), "2026-01-11T00:00:00Z")
-        r3 = revision("returns", "r3", DOC.format("seven"), "2026-03-01T00:00:00Z")
+        r1 = revision("returns", "r1", DOC.format("thirty"), at("2026-01-05T00:00:00Z"))
+        r2 = revision("returns", "r2", DOC.format("fourteen"), at("2026-01-11T00:00:00Z"))
+        r3 = revision("returns", "r3", DOC.format("seven"), at("2026-03-01T00:00:00Z"))
         t1 = revision("terms", "t1", TERMS, "2026-01-05T00:00:00Z")
         t2 = revision("terms", "t2", TERMS.replace("*must not*", "_must not_"), "2026-03-01T00:00:00Z")
         thirty = [passage(r1, "thirty")]
@@ -125,3 +135,37 @@ async def test_markdown_aware_toggle_checks_v1_citations_under_v2(tmp_path: Path
         c = again.trace.passages[0].currency
         assert (c.state, c.normalizer) == ("verified", "tracer-norm/2")
         assert "tracer-norm/2" in str(again.query_one("#answer-time", Static).render())
+
+
+async def test_the_evidence_screen_spells_revision_times_in_utc(tmp_path: Path) -> None:
+    """Revisions committed with an offset are echoed in UTC, as the CLI, JSON and reports do."""
+    app = make(tmp_path, offsets=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.push_screen(AnswerScreen("ans-lag"))
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, EvidenceScreen)
+        shown = screen_text(pilot)
+        for offset in ("+02:00", "+01:00", "-05:00"):
+            assert offset not in shown, offset
+        assert "revision r1 (2026-01-05T00:00:00Z)" in shown  # the historical pane's title
+        assert "Current revision r3 (2026-03-01T00:00:00Z)" in shown
+        assert "(2026-01-11T00:00:00Z)" in shown  # the revision in force at answer time
+
+
+async def test_the_status_bar_names_the_normalizer_after_m(tmp_path: Path) -> None:
+    app = make(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert "currency under" not in str(app.screen.query_one(StatusBar).render())
+        await pilot.press("M")
+        await settle(pilot)
+        assert "currency under tracer-norm/2" in str(app.screen.query_one(StatusBar).render())
+        app.push_screen(AnswerScreen("ans-md"))
+        await settle(pilot)
+        assert "currency under tracer-norm/2" in str(app.screen.query_one(StatusBar).render())
+        await pilot.press("M")
+        await settle(pilot)
+        assert "currency under" not in str(app.screen.query_one(StatusBar).render())

@@ -239,6 +239,8 @@ class TracerApp(App[None]):
         )
         self.notify(f"currency now checked {shown}; screens opened from now on use it", markup=False)
         for screen in self.screen_stack:
+            for bar in screen.query(StatusBar):
+                bar.refresh(layout=True)  # the bar names the mode in use
             if isinstance(screen, AnswersScreen):
                 screen.reload()
 

@@ -1,4 +1,5 @@
-"""Who is unlocked, the checkpoint and the custodian pin, on every screen.
+"""Who is unlocked, the checkpoint and the custodian pin, on every screen; the selected
+case, and the normalizer currency is checked under when it is not the recorded one.
 
 When the vault was opened for forensic inspection the bar says FORENSIC and why, so
 no screen can be mistaken for a normal, trusted opening.
@@ -40,6 +41,11 @@ class StatusBar(Widget):
         if app.case_id is not None:
             out.append("  ·  case ")
             out.append_text(safe_line(app.case_id))
+        if app.engine.normalizer != "recorded":
+            # key M: the screens opened since check tracer-norm/1 citations under this one
+            out.append("  ·  ")
+            out.append(f"currency under {app.engine.normalizer}", style="bold")
+            out.append(" (M: as recorded)")
         if st.journal is not None:
             out.append("  ·  read-only: access journalled locally")
         if st.forensic:
