@@ -737,6 +737,40 @@ class Vault:
             )
         self._covered = here
 
+    def cover_checked_tail(self, custodian: Identity, size: int, root: bytes) -> int:
+        """Sign, as the custodian, a checkpoint over a log whose tail no checkpoint covers,
+        once the caller has checked every entry of it (`tracer checkpoint --cover-checked-tail`
+        runs the structural verification first). `size` and `root` are the tree that was
+        checked: anything appended since is refused, so only checked entries are covered.
+
+        For a log whose last checkpoint row was deleted: its newest entries are then
+        uncovered although each is a validly signed, correctly placed statement, and
+        without this every open is refused for good."""
+        if self.read_only:
+            raise VaultError(f"{self.path}: vault is open read-only")
+        if custodian.public.ed25519 != self.custodian.ed25519:
+            raise AccessDeniedError(f"{self.path}: only the custodian may cover a checked tail")
+        acc = self._accumulator()
+        if (acc.size, acc.root()) != (size, root):
+            raise VaultError(f"{self.path}: the log changed since it was checked; check it again")
+        if self.covering_checkpoint(size, root) is not None:
+            raise VaultError(f"{self.path}: a valid checkpoint already covers all {size} entries")
+        cp = Checkpoint(self.origin, size, root, (extension_line(self.guarded_pairs()),))
+        note = cp.sign_as(custodian, self.custodian.name)
+        self.con.execute("BEGIN TRANSACTION")
+        try:
+            cid = _one(self.con.execute("SELECT coalesce(max(id), -1) + 1 FROM checkpoints"))
+            self.con.execute(
+                "INSERT INTO checkpoints VALUES (?, ?, ?, ?)",
+                [int(cid[0]) if cid else 0, size, custodian.key_id, note],
+            )
+            self.con.execute("COMMIT")
+        except BaseException:
+            self.con.execute("ROLLBACK")
+            raise
+        self._covered = (size, root)
+        return size
+
     @contextmanager
     def batch(self, signer: Identity, *, _in_transaction: bool = False) -> Iterator[Batch]:
         """One all-or-nothing append: entries, view rows, blobs and a signed checkpoint.

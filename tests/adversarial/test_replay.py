@@ -15,6 +15,7 @@ from store.crypto import Identity
 from store.entries import LogEntry, Statement
 from store.errors import StoreError, VaultDamagedError, VaultError
 from store.vault import Vault
+from tests.cli.conftest import World
 from tests.helpers import T0, Case, append_by_hand, manifest, passage, revision, signed
 from tracer.engine.session import RevokedInvestigatorError
 from tracer.engine.trust import TrustError
@@ -170,3 +171,47 @@ def test_a_revocation_rewritten_to_look_like_something_else_is_caught_at_unlock(
     found = _forensic_findings(case)
     assert ("leaf_hash_mismatch", revoke) in found
     assert ("checkpoint_guard_mismatch", None) in found
+
+
+def _drop_last_checkpoint(w: World) -> None:
+    import duckdb
+
+    con = duckdb.connect(str(w.vault / "vault.duckdb"))
+    con.execute("DELETE FROM checkpoints WHERE id = (SELECT max(id) FROM checkpoints)")
+    con.close()
+
+
+def test_a_deleted_checkpoint_row_is_recovered_only_after_every_entry_verifies(vault_world: World) -> None:
+    """One DELETE of the newest checkpoint row left honest, signed entries uncovered and
+    locked every investigator out for good. The custodian may cover such a tail once the
+    structural verification finds nothing else; an unlock before that names the way."""
+    w = vault_world
+    assert w.spawn("verify", w.vault, "--key", w.key("ines")).code == 0  # appends signed entries
+    _drop_last_checkpoint(w)
+    refused = w.spawn("verify", w.vault, "--key", w.key("ines"))
+    assert refused.code == 2 and "--cover-checked-tail" in refused.err, refused
+    r = w.spawn("checkpoint", w.vault, "--cover-checked-tail", *w.cust())
+    assert r.code == 0 and "every one verified" in r.out, r
+    assert w.spawn("verify", w.vault, "--key", w.key("ines")).code == 0
+
+
+def test_a_forged_tail_is_never_covered(vault_world: World) -> None:
+    """An entry copied to the end (no key) is uncovered too: the custodian's recovery
+    refuses it, naming the finding, and signs nothing."""
+    import duckdb
+
+    w = vault_world
+    db = w.vault / "vault.duckdb"
+    con = duckdb.connect(str(db))
+    (_seq, kind, entry, leaf), (size,) = (
+        con.execute("SELECT * FROM log WHERE kind = 'manifest' ORDER BY seq LIMIT 1").fetchall()[0],
+        con.execute("SELECT count(*) FROM log").fetchall()[0],
+    )
+    con.execute("INSERT INTO log VALUES (?, ?, ?, ?)", [size, kind, entry, leaf])
+    con.close()
+    r = w.spawn("checkpoint", w.vault, "--cover-checked-tail", *w.cust())
+    assert r.code == 2 and "refusing to sign over the tail" in r.err, r
+    con = duckdb.connect(str(db), read_only=True)
+    ((after,),) = con.execute("SELECT count(*) FROM checkpoints WHERE size > ?", [size]).fetchall()
+    con.close()
+    assert after == 0

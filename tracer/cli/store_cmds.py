@@ -13,7 +13,7 @@ from store import admin
 from store.canonical import parse_strict
 from store.crypto import Identity, b64e, load_public
 from store.dsse import sign_envelope
-from store.errors import InputError, KeyFileError
+from store.errors import InputError, KeyFileError, VaultError
 from store.ingest import ingest, read_tombstone_request
 from store.producer import draft_to_input
 from store.roster import producer_keys
@@ -100,8 +100,18 @@ def register(sub: Sub) -> None:
     add_custodian(p)
     p.set_defaults(handler=cmd_purge)
 
-    p = sub.add_parser("checkpoint", help="print the latest signed checkpoint note exactly")
+    p = sub.add_parser(
+        "checkpoint",
+        help="print the latest signed checkpoint note exactly; or cover a checked tail (custodian)",
+    )
     vault_arg(p)
+    p.add_argument(
+        "--cover-checked-tail",
+        action="store_true",
+        help="custodian: verify every entry past the latest checkpoint; sign over them only if all hold",
+    )
+    p.add_argument("--custodian-key", type=Path, help="custodian NAME.key (with --cover-checked-tail)")
+    p.add_argument("--passphrase-file", type=Path, help="else TRACER_PASSPHRASE, else a prompt")
     p.set_defaults(handler=cmd_checkpoint)
 
     p = sub.add_parser("log", help="list log entries")
@@ -315,8 +325,43 @@ def cmd_purge(args: argparse.Namespace) -> int:
 
 
 def cmd_checkpoint(args: argparse.Namespace) -> int:
+    if args.cover_checked_tail:
+        return _cover_checked_tail(args)
     with open_vault(args.vault, read_only=True) as vault:
         sys.stdout.write(vault.latest_checkpoint().note)
+    return 0
+
+
+def _cover_checked_tail(args: argparse.Namespace) -> int:
+    """Re-cover a tail of validly signed, correctly placed entries (a deleted checkpoint
+    row left them uncovered). The structural verification checks each entry's signature,
+    its signed place, the roster's rules and the view rows; a tail with any other finding
+    is never signed over."""
+    from tracer.engine.session import head_checkpoint
+    from tracer.engine.verify import verify
+
+    if args.custodian_key is None:
+        raise InputError("checkpoint", "$", "--cover-checked-tail needs --custodian-key")
+    custodian = _custodian(args)
+    with open_vault(args.vault) as vault:
+        leaves = vault.leaf_hashes()
+        size, root = len(leaves), vault.root()
+        cp, code, why = head_checkpoint(vault, vault.roster(), size, root)
+        if cp is not None:
+            print(f"nothing to cover: the checkpoint at size {size} already covers every entry")
+            return 0
+        if code != "entry_not_checkpointed":
+            raise VaultError(f"{args.vault}: {why}; only an uncovered tail can be covered, not this")
+        report = verify(vault, None)
+        other = [f for f in report.findings if f.kind != "entry_not_checkpointed"]
+        if other:
+            f = other[0]
+            raise VaultError(
+                f"{args.vault}: refusing to sign over the tail: verification found {len(other)} other "
+                f"finding(s), first {f.kind} at log entry {f.seq}: {f.detail}"
+            )
+        vault.cover_checked_tail(custodian, size, root)
+    print(f"covered entries up to size {size}: every one verified; checkpoint signed by {custodian.name}")
     return 0
 
 

@@ -164,7 +164,10 @@ def head_checkpoint(
         "entry_not_checkpointed",
         (
             f"entries {top.size}..{size - 1} are past the latest signed checkpoint (size {top.size}): "
-            "they were appended without a key and will not be signed over"
+            "either they were appended without a key or the checkpoint covering them was deleted, and "
+            "they will not be signed over unchecked (`tracer verify --structural-only` pins them; if "
+            "every one verifies, the custodian can cover them: `tracer checkpoint VAULT "
+            "--cover-checked-tail`)"
         ),
     )
 
