@@ -120,8 +120,14 @@ def test_readme_walkthrough_at_80x24(sample: Path, term: Tmux, tmp_path: Path) -
     four = _flat(w.evidence("TOMBSTONE", "digest"))
     w.keys("PageDown")  # the card is taller than 24 rows at 80 columns: scroll it through
     four += " " + _flat(term.wait_for("authorizer", "m.lindqvist", "effective", "The text was deleted"))
+    w.keys("PageDown")  # below it, the cited revision's own card
+    four += " " + _flat(term.wait_for("Cited revision", "RET-6M-SUPERSEDED"))
     for fact in ("digest", "policy", "RET-", "reason", "authorizer", "effective", "log entry"):
         assert fact in four, fact
+    # the card of the cited revision itself (bug 1), not only the current revision's
+    # (RET-90D-RETIRED): its policy and its digest
+    assert "RET-6M-SUPERSEDED" in four, four
+    assert "ef4812b7" in four, four
 
     # 5. the restricted lineage: the legal draft is recognisable to ines
     w.answer("ans-f1dcccc7f652")
@@ -142,6 +148,9 @@ def test_readme_walkthrough_at_80x24(sample: Path, term: Tmux, tmp_path: Path) -
     assert "Do not restart the payments service in production" in six
     w.keys("Escape")
     term.wait_for("answer ans-1b140d83c6e1", "⏎ Evidence")
+    footer = term.screen().splitlines()[-1]  # the claim's keys, then ? v q, at 80 columns
+    for key in ("⏎ Evidence", "l Lineage", "n Note", "g Tag", "e Export", "? Help", "v Verify", "q Quit"):
+        assert key in footer, (key, footer)
     w.keys("Up", "Up", "n")  # on claim [1], the one that dropped the condition
     term.wait_for("Investigator note on citation [1]")
     w.type("production exception dropped from the answer")

@@ -103,7 +103,8 @@ def test_tracer_open_in_tmux(built: Built, tmux: Tmux, tmp_path: Path) -> None:
         # be read as Escape, "[" and "B".  Try again rather than fail on the transport.
         tmux.run("send-keys", "-t", "tracer", "Down")
         tmux.run("send-keys", "-t", "tracer", "Enter")
-        answer = tmux.wait_for("Claims: Enter opens the evidence")
+        # the header is written last, once the claims are on screen and focused
+        answer = tmux.wait_for("Claims: Enter opens the evidence", "states computed")
         if "answer ans-stale" in answer:
             break
         tmux.run("send-keys", "-t", "tracer", "Escape")
@@ -130,3 +131,19 @@ def test_verify_with_worker_processes_in_a_real_terminal(built: Built, tmux: Tmu
     result = tmux.wait_for("RESULT", "done at")
     assert "finding(s)" in result and "failed:" not in result, result
     tmux.run("send-keys", "-t", "tracer", "q")
+
+
+def test_a_passphrase_and_enter_in_one_terminal_read_unlock(built: Built, tmux: Tmux, tmp_path: Path) -> None:
+    """What a password manager's auto-type does: the characters and the Enter in one write,
+    so the app reads them in one go; the field's own submit comes after every character."""
+    tmux.run("new-session", "-d", "-s", "tracer", "-x", "80", "-y", "24", _open_command(built, tmp_path))
+    tmux.wait_for("Passphrase", "Unlock a tracer vault", "⏎ Unlock")
+    tmux.run("send-keys", "-t", "tracer", "-l", PASSPHRASE.decode() + "\r")  # one write
+    listing = tmux.wait_for("9 answer(s)", "ines (investigator")
+    assert "wrong passphrase" not in listing
+    footer = listing.splitlines()[-1]
+    assert "? Help" in footer and "v Verify" in footer and "q Quit" in footer, footer
+    tmux.run("send-keys", "-t", "tracer", "q")
+    while tmux.alive() and time.monotonic() < tmux.deadline:
+        time.sleep(0.1)
+    assert not tmux.alive(), "tracer did not quit on q"
