@@ -355,3 +355,18 @@ async def test_case_notes_are_listed_on_the_notes_screen_apart_from_answer_notes
         case_pane = str(app.screen.query_one("#case-notes", Static).render())
         assert "Case notes of case INC-1: 1" in case_pane
         assert "first line" in case_pane and "refunds note" not in case_pane
+
+
+async def test_the_case_title_is_whole_at_80_columns(built: Built) -> None:
+    title = "Northstar: refund windows and the Brightwater complaint"  # 55 characters
+    ident = load_identity(built.keys.ines, PASSPHRASE)
+    with unlock(built.vault, ident, trust=TrustStore()) as s:
+        CaseDesk(s).open_case("NS-2026-014", title, "p")
+    app = built.app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(5):
+            await settle(pilot)
+            if isinstance(app.screen, CasesScreen) and app.screen.cases:
+                break
+        row = next(line for line in screen_text(pilot).splitlines() if "NS-2026-014" in line)
+        assert title in row, row

@@ -131,7 +131,9 @@ class CasesScreen(TracerScreen):
         yield from self.frame_top()
         yield Static(plain("Cases you can see (Enter selects, o opens a new one)", "bold"), id="cases-head")
         table = CasesTable(id="cases", cursor_type="row")
-        for col in ("case", "opened", "by", "title"):
+        # what names the case first: at 80 columns the title is whole, the time goes past
+        # the edge first (the pane below repeats it)
+        for col in ("case", "title", "by", "opened"):
             table.add_column(col, key=col)
         yield table
         with VerticalScroll(id="case-pane"):
@@ -168,9 +170,9 @@ class CasesScreen(TracerScreen):
             mark = "▶ " if c.case_id == self.current else "  "
             table.add_row(
                 Text.assemble(plain(mark), safe_line(c.case_id)),
-                plain(c.opened_at),
-                safe_line(names[c.opened_by]),
                 safe_line(c.title, limit=60),
+                safe_line(names[c.opened_by]),
+                plain(c.opened_at),
                 key=c.case_id,
             )
         detail = self.query_one("#case-detail", Static)
