@@ -290,7 +290,7 @@ class CasesScreen(TracerScreen):
             if tag is not None:
                 self._ask_why(case_id, tag.strip() or None)
 
-        self.app.push_screen(PromptScreen(title, placeholder="dropped-exception"), tagged)
+        self.app.push_screen(PromptScreen(title, placeholder="(empty: every answer of the case)"), tagged)
 
     def _ask_why(self, case_id: str, tag: str | None) -> None:
         title = Text.assemble(
@@ -301,7 +301,7 @@ class CasesScreen(TracerScreen):
             if reason is not None:
                 self._ask_where(case_id, tag, reason.strip())
 
-        self.app.push_screen(PromptScreen(title, placeholder="what the reader should look at"), why)
+        self.app.push_screen(PromptScreen(title, placeholder="(optional)"), why)
 
     def _ask_where(self, case_id: str, tag: str | None, why: str) -> None:
         title = Text.assemble(plain("Write the case pack of "), safe_line(case_id), plain(" into directory:"))
