@@ -72,7 +72,11 @@ class TracerApp(App[None]):
             "a", "access_log", "Access", id="tracer.access", tooltip="The access log: who opened what, when"
         ),
         Binding(
-            "N", "notes", "Notes", id="tracer.notes", tooltip="Every investigator's signed notes in the vault"
+            "N",
+            "notes",
+            "Notes",
+            id="tracer.notes",
+            tooltip="Investigators' signed notes on answers, and the case notes",
         ),
         Binding(
             "C",

@@ -59,7 +59,7 @@ def start_tag(screen: AnswerScreen, whole_answer: bool = False) -> None:
     if target != "answer":
         where.append("\nG on the answer screen tags the whole answer instead", style="dim")
     app.push_screen(
-        PromptScreen(where, placeholder="dropped-exception"),
+        PromptScreen(where, placeholder="e.g. dropped-exception"),
         lambda tag: _tag(app, screen, target, tag),
     )
 
