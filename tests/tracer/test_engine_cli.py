@@ -239,7 +239,7 @@ def test_impact_json_by_document_revision_and_digest(
 ) -> None:
     code, out, _ = run(capsys, "impact", cli["vault"], "--document", "refund", *auth(cli), "--json")
     doc = json.loads(out)
-    assert code == 0 and set(doc) == REVALIDATE_KEYS | {"target"}
+    assert code == 0 and set(doc) == REVALIDATE_KEYS | {"target", "holds"}
     assert doc["target"] == "document refund" and [a["answer_id"] for a in doc["answers"]] == ["ans-1"]
     code, out, _ = run(
         capsys, "impact", cli["vault"], "--document", "refund", "--revision", "C", *auth(cli), "--json"
