@@ -175,3 +175,22 @@ def vault_world(
     for part in ("keys", "vault", "inputs"):
         shutil.copytree(cli_template / part, tmp_path / part)
     yield _world(tmp_path, monkeypatch, capsys)
+
+
+@pytest.fixture
+def vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The TUI's fixture vault (several answers and documents), opened as ines."""
+    from tests.helpers import PASSPHRASE as FIXTURE_PASSPHRASE
+    from tests.tui.fixture_vault import make_vault
+
+    keys = make_vault(tmp_path)
+    monkeypatch.setenv("TRACER_KEY", str(keys.ines))
+    monkeypatch.setenv("TRACER_PASSPHRASE", FIXTURE_PASSPHRASE.decode())
+    return tmp_path / "vault"
+
+
+def run_main(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """`tracer ARGS` in this process: (exit code, stdout, stderr)."""
+    code = main(list(args))
+    out = capsys.readouterr()
+    return code, out.out, out.err

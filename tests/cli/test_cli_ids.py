@@ -10,23 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import PASSPHRASE
-from tests.tui.fixture_vault import make_vault
-from tracer.cli.main import EXIT_USAGE, main
-
-
-@pytest.fixture
-def vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    keys = make_vault(tmp_path)
-    monkeypatch.setenv("TRACER_KEY", str(keys.ines))
-    monkeypatch.setenv("TRACER_PASSPHRASE", PASSPHRASE.decode())
-    return tmp_path / "vault"
-
-
-def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(list(args))
-    out = capsys.readouterr()
-    return code, out.out, out.err
+from tests.cli.conftest import run_main as _run
+from tracer.cli.main import EXIT_USAGE
 
 
 def test_impact_of_an_unknown_document_is_exit_2_with_the_closest(
