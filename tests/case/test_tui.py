@@ -14,7 +14,7 @@ from store.crypto import load_identity
 from tests.helpers import PASSPHRASE
 from tests.tui.conftest import SIZE, Built, screen_text, settle
 from tests.tui.fixture_vault import make_vault
-from tracer.engine.case import CaseDesk
+from tracer.engine.case import CaseDesk, CaseView
 from tracer.engine.session import unlock
 from tracer.engine.trust import TrustStore
 from tracer.tui.app import TracerApp
@@ -40,6 +40,20 @@ def _desk_view(built: Built, case_id: str) -> object:
     ident = load_identity(built.keys.ines, PASSPHRASE)
     with unlock(built.vault, ident, trust=TrustStore(), read_only=True) as s:
         return CaseDesk(s).view(case_id)
+
+
+async def _picker(pilot: Pilot[None]) -> None:
+    """Wait for the case picker offered after unlock, with its rows drawn: unlock, then
+    the probe worker, then the screen's own load (each starts after the one before)."""
+    app = pilot.app
+    for _ in range(50):
+        await settle(pilot)
+        screen = app.screen
+        shown = isinstance(screen, CasesScreen) and screen.query_one("#cases", DataTable).row_count
+        if isinstance(screen, CasesScreen) and screen.cases and shown:
+            await pilot.pause()
+            return
+        await pilot.pause(0.02)
 
 
 async def _type(pilot: Pilot[None], text: str) -> None:
@@ -105,10 +119,7 @@ async def test_the_case_picker_comes_after_unlock_when_a_case_exists(built: Buil
         CaseDesk(s).open_case("INC-1", "Hostile \x1b[31m title \u202e", "p")
     app = built.app()
     async with app.run_test(size=SIZE) as pilot:
-        for _ in range(5):  # unlock, then the probe worker, then the screen's own load
-            await settle(pilot)
-            if isinstance(app.screen, CasesScreen) and app.screen.cases:
-                break
+        await _picker(pilot)
         assert isinstance(app.screen, CasesScreen)
         table = app.screen.query_one("#cases", DataTable)
         assert table.row_count == 1
@@ -153,10 +164,7 @@ async def test_the_answers_filter_keeps_what_a_tag_names(built: Built) -> None:
         parse_filter("tag:")
     app = built.app()
     async with app.run_test(size=SIZE) as pilot:
-        for _ in range(5):
-            await settle(pilot)
-            if isinstance(app.screen, CasesScreen) and app.screen.cases:
-                break
+        await _picker(pilot)
         await pilot.press("escape")  # leave the picker without selecting: every visible tag counts
         await settle(pilot)
         screen = app.screen
@@ -213,10 +221,7 @@ async def test_the_case_pack_is_written_from_the_cases_screen(built: Built, tmp_
     app = built.app()
     out = tmp_path / "case-pack"
     async with app.run_test(size=SIZE) as pilot:
-        for _ in range(5):
-            await settle(pilot)
-            if isinstance(app.screen, CasesScreen) and app.screen.cases:
-                break
+        await _picker(pilot)
         assert isinstance(app.screen, CasesScreen)
         ids = {a.binding.id for a in screen_actions(app.screen)}
         assert "tracer.case_export" in ids
@@ -252,10 +257,7 @@ async def test_a_case_pack_of_a_tag_nothing_carries_is_refused(built: Built, tmp
     app = built.app()
     out = tmp_path / "case-pack"
     async with app.run_test(size=SIZE) as pilot:
-        for _ in range(5):
-            await settle(pilot)
-            if isinstance(app.screen, CasesScreen) and app.screen.cases:
-                break
+        await _picker(pilot)
         await pilot.press("E")
         for answer in ("no-such-tag", "", str(out)):
             await settle(pilot)
@@ -332,10 +334,7 @@ async def test_case_notes_are_listed_on_the_notes_screen_apart_from_answer_notes
         s.add_finding("ans-stale", "citation [1]", "an investigator note on a claim")
     app = built.app()
     async with app.run_test(size=SIZE) as pilot:
-        for _ in range(5):
-            await settle(pilot)
-            if isinstance(app.screen, CasesScreen) and app.screen.cases:
-                break
+        await _picker(pilot)
         await pilot.press("escape")  # no case selected: every case's notes
         await settle(pilot)
         await pilot.press("N")
@@ -364,9 +363,37 @@ async def test_the_case_title_is_whole_at_80_columns(built: Built) -> None:
         CaseDesk(s).open_case("NS-2026-014", title, "p")
     app = built.app()
     async with app.run_test(size=(80, 24)) as pilot:
-        for _ in range(5):
-            await settle(pilot)
-            if isinstance(app.screen, CasesScreen) and app.screen.cases:
-                break
-        row = next(line for line in screen_text(pilot).splitlines() if "NS-2026-014" in line)
-        assert title in row, row
+        await _picker(pilot)
+        rows = [line for line in screen_text(pilot).splitlines() if "NS-2026-014" in line]
+        assert rows and title in rows[0], rows
+
+
+async def test_tags_show_on_the_answer_and_g_tags_the_whole_answer(built: Built) -> None:
+    ident = load_identity(built.keys.ines, PASSPHRASE)
+    with unlock(built.vault, ident, trust=TrustStore()) as s:
+        desk = CaseDesk(s)
+        desk.open_case("INC-3", "Stale", "p")
+        desk.tag("INC-3", "ans-stale", "claim:1", "stale-quote")
+    app = built.app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _picker(pilot)
+        await pilot.press("enter")  # work on INC-3
+        await settle(pilot)
+        app.push_screen(AnswerScreen("ans-stale"))
+        await settle(pilot)
+        head = str(app.screen.query_one("#answer-head", Static).render())
+        assert "tags on the answer" not in head  # the tag is on claim 1, not the answer
+        table = app.screen.query_one("#citations", DataTable)
+        assert str(table.get_cell("c0", "tags")) == "stale-quote"
+        await pilot.press("G")
+        await settle(pilot)
+        assert isinstance(app.screen, PromptScreen)
+        assert "Tag the whole answer of ans-stale in case INC-3" in screen_text(pilot)
+        await _type(pilot, "whole-answer")
+        await pilot.press("enter")
+        await settle(pilot)
+        head = str(app.screen.query_one("#answer-head", Static).render())
+        assert "tags on the answer whole-answer" in head
+    view = _desk_view(built, "INC-3")
+    assert isinstance(view, CaseView)
+    assert [(t.target, t.tag) for t in view.tags] == [("claim:1", "stale-quote"), ("answer", "whole-answer")]
