@@ -11,8 +11,9 @@ import pytest
 from store.errors import InputError
 from tests.cli.conftest import World
 from tests.helpers import Case
-from tests.imports.conftest import NOW, attr, dump, run_import, spans, write
+from tests.imports.conftest import NOW, attr, dump, run_import, spans, trace, write
 from tests.imports.test_pitfalls import PASSAGE, _line, _rag, _span
+from tracer.engine.serialize import trace_json
 from tracer.importers.attest import REDACTION_MARKERS
 from tracer.importers.build import DocumentMapping
 from tracer.importers.mapping import ReadOptions
@@ -103,6 +104,10 @@ def test_genai_data_source_id_is_the_passages_data_source(sourced: Case) -> None
     assert (
         st["passages"][1]["score"] is None and "not a number" in st["fields"]["$.passages[1].score"]["detail"]
     )
+    # and `trace --json` carries the value beside its attestation
+    plan = run_import(sourced, write(sourced, "genai.jsonl", dump([doc])))
+    passage = trace_json(trace(sourced, plan.items[0].answer_id))["passages"][0]
+    assert passage["imported"]["data_source"] == "kb-support-prod"
     # OpenInference retrievers record none: absent, and said so
     plain = _statement(sourced, _rag(), "oi.jsonl")
     assert plain["passages"][0]["data_source"] is None

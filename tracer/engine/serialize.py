@@ -228,6 +228,7 @@ def imported_passage_json(p: PassageTrace) -> dict[str, Any]:
         "imported": {
             "mark": IMPORTED_MARK,
             "span_id": imp.get("span_id"),
+            "data_source": imp.get("data_source"),
             "document_id": imp.get("document_id"),
             "revision": imp.get("revision"),
             "chunk_ref": imp.get("chunk_ref"),
