@@ -29,6 +29,7 @@ from tracer.tui.screens.base import BACK, TracerScreen
 from tracer.tui.screens.note_editor import NoteEditor
 from tracer.tui.screens.prompt import PromptScreen
 from tracer.tui.text import plain, safe_line
+from tracer.tui.widgets.hold import case_part, reason_part, release_reason_part
 from tracer.tui.widgets.pick_table import PickTable
 
 __all__ = ["CasesScreen", "case_text"]
@@ -64,9 +65,15 @@ def case_text(v: CaseView) -> Text:
     for h in v.holds:
         state = "IN FORCE" if h.hold.in_force else "released"
         out.append(f"{state} ", style="bold")
-        out.append_text(
-            safe_line(f"{h.hold.subject_kind} {h.hold.subject}: {h.hold.reason} ({h.signer.label()})")
-        )
+        out.append_text(safe_line(f"{h.hold.subject_kind} {h.hold.subject}: "))
+        out.append_text(reason_part(h))  # the engine's words, marked, when withheld
+        out.append_text(Text.assemble(plain(" ("), safe_line(h.signer.label()), plain(")")))
+        out.append_text(case_part(h))
+        if h.hold.release is not None and h.released_by is not None:
+            out.append_text(
+                Text.assemble(plain("; released by "), safe_line(h.released_by.label()), plain(": "))
+            )
+            out.append_text(release_reason_part(h))
         out.append("\n")
     out.append("\nConclusion\n", style="bold")
     if v.conclusion is None:

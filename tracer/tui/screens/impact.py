@@ -3,9 +3,10 @@
 Targets and results come from the engine (`queries.documents`, `revisions_of`,
 `deletions_of_many`, `tombstones`, `catalog.impact`); Tab moves between the two tables,
 Enter selects.  The highlighted target is shown whole under the list: a tombstone as
-its full card, a deleted document with when and why.  Documents outside the viewer's
-scope are not listed (not even their titles).  Each impact run is an access entry, as
-from the CLI.
+its full card, a deleted document with when and why.  Above the dependants: the legal
+holds in force over the target and over the answers listed (`CaseDesk.holds_over`).
+Documents outside the viewer's scope are not listed (not even their titles).  Each
+impact run is an access entry, as from the CLI.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from textual.widgets import DataTable, Static
 
 from store import queries
 from store.queries import TombstoneRow
+from tracer.engine.case import CaseDesk, HoldView
 from tracer.engine.catalog import Revalidation, impact
 from tracer.engine.session import Session
 from tracer.engine.times import utc
@@ -31,6 +33,7 @@ from tracer.tui.messages import Failed, Recorded
 from tracer.tui.screens.answer import AnswerScreen
 from tracer.tui.screens.base import BACK, TracerScreen
 from tracer.tui.text import STATE_WIDTH, plain, safe_line, short, state_word
+from tracer.tui.widgets.hold import impact_holds
 from tracer.tui.widgets.pick_table import PickTable
 from tracer.tui.widgets.tombstone import TombstoneCard
 
@@ -119,6 +122,8 @@ class ImpactScreen(TracerScreen):
     @dataclass
     class Result(Message):
         result: Revalidation
+        #: holds in force over the target and the answers listed, each with those it covers
+        held: list[tuple[HoldView, list[str]]]
 
     def __init__(self) -> None:
         super().__init__()
@@ -138,6 +143,7 @@ class ImpactScreen(TracerScreen):
                 yield VerticalScroll(id="impact-target")
             with Vertical(id="impact-right"):
                 yield Static(plain("Pick a target on the left"), id="impact-head")
+                yield Static(id="impact-holds", classes="hold")
                 answers = ImpactTable(id="impact-answers", cursor_type="row")
                 answers.add_column("answer", key="answer")
                 answers.add_column("integrity", key="integrity", width=STATE_WIDTH["integrity"])
@@ -211,11 +217,14 @@ class ImpactScreen(TracerScreen):
                     result = impact(s, digest=t.digest)
                 else:
                     result = impact(s, document=t.document, revision=t.revision)
+                seen = [a.row.answer_id for a in result.answers if a.summary.visible]
+                document = None if t.kind == "tombstone" else t.document
+                held = CaseDesk(s).holds_over(document, seen)
         except Exception as exc:  # shown to the investigator instead of crashing the app
             self.post_message(Failed("impact", str(exc)))
             return
         self.app.post_message(Recorded())
-        self.post_message(self.Result(result))
+        self.post_message(self.Result(result, held))
 
     def on_impact_screen_result(self, message: Result) -> None:
         r = self.result = message.result
@@ -225,6 +234,9 @@ class ImpactScreen(TracerScreen):
             plain(f": {len(r.answers)} answer(s), computed {r.computed_at}"),
         )
         self.query_one("#impact-head", Static).update(head)
+        holds = self.query_one("#impact-holds", Static)
+        holds.update(impact_holds(message.held, len(r.answers)) if message.held else "")
+        holds.set_class(bool(message.held), "-shown")
         table = self.query_one("#impact-answers", DataTable)
         table.clear()
         for i, a in enumerate(r.answers):
