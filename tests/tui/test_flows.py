@@ -241,7 +241,7 @@ async def test_add_a_note_to_a_claim_and_to_a_passage(built: Built) -> None:
         await settle(pilot)
         assert app.screen is answer
         beside = str(answer.query_one("#claim-notes", Static).render())
-        assert "citation [1]" in beside and "production exception omitted" in beside
+        assert "claim:1" in beside and "production exception omitted" in beside
         assert "signed by ines" in beside
         assert [str(c) for c in answer.query_one("#citations", DataTable).get_row_at(0)][3] == "1"
         await pilot.press("enter")
@@ -253,12 +253,12 @@ async def test_add_a_note_to_a_claim_and_to_a_passage(built: Built) -> None:
         await settle(pilot)
         await pilot.press("escape")
         await settle(pilot)
-        assert "passage p1" in str(answer.query_one("#claim-notes", Static).render())
+        assert "passage:p1" in str(answer.query_one("#claim-notes", Static).render())
         await pilot.press("N")
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, NotesScreen)
-        assert [r[3] for r in screen.rows] == ["citation [1]", "passage p1"]
+        assert [r[3] for r in screen.rows] == ["claim:1", "passage:p1"]
         assert "production exception omitted" in screen_text(pilot)
 
 

@@ -152,7 +152,7 @@ def test_readme_walkthrough_at_80x24(sample: Path, term: Tmux, tmp_path: Path) -
     for key in ("⏎ Evidence", "l Lineage", "n Note", "g Tag", "e Export", "? Help", "v Verify", "q Quit"):
         assert key in footer, (key, footer)
     w.keys("Up", "Up", "n")  # on claim [1], the one that dropped the condition
-    term.wait_for("Investigator note on citation [1]")
+    term.wait_for("Investigator note on claim:1")
     w.type("production exception dropped from the answer")
     w.keys("Enter")
     term.wait_for("note signed and appended")

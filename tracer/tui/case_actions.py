@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from rich.text import Text
 
+from store.casefile import canonical_target
 from tracer.engine.case import CaseDesk
 from tracer.tui.messages import Recorded
 from tracer.tui.text import plain, safe_line
@@ -36,12 +37,9 @@ def offer_cases(app: TracerApp) -> None:
 
 
 def case_target(note_target: str) -> str:
-    """The answer screen's selection ("citation [2]", "passage p1") as a tag target."""
-    if note_target.startswith("citation [") and note_target.endswith("]"):
-        return f"claim:{note_target[len('citation [') : -1]}"
-    if note_target.startswith("passage "):
-        return f"passage:{note_target[len('passage ') :]}"
-    return "answer"
+    """The answer screen's selection (`claim:2`, `passage:p1`, or an older spelling such
+    as `citation [2]`) as a tag target, in its one spelling."""
+    return canonical_target(note_target)
 
 
 def start_tag(screen: AnswerScreen, whole_answer: bool = False) -> None:

@@ -1,8 +1,10 @@
-"""Investigator notes shown beside what they are about: a claim ("citation [n]") or a passage.
+"""Investigator notes shown beside what they are about: a claim (`claim:N`) or a passage.
 
 A note is what an investigator signs and appends (`Session.add_finding`, log kind
 `finding`).  It is never called a finding on screen: that word would collide with
-what verification raises, which the TUI calls an alarm.
+what verification raises, which the TUI calls an alarm.  Targets are written in their
+one spelling (`answer`, `claim:N`, `passage:ID`: `store.casefile.canonical_target`);
+notes written before it (`citation [N]`, `passage ID`) are read as the same target.
 """
 
 from __future__ import annotations
@@ -21,11 +23,12 @@ NoteRow = tuple[int, str, str, str, str, str]
 
 
 def citation_target(index: int) -> str:
-    return f"citation [{index + 1}]"
+    """Claim `index` (from 0) as a note or tag target: `claim:N`, N counted from 1."""
+    return f"claim:{index + 1}"
 
 
 def passage_target(passage_id: str) -> str:
-    return f"passage {passage_id}"
+    return f"passage:{passage_id}"
 
 
 def notes_text(rows: list[NoteRow], heading: str, names: Mapping[str, str]) -> Text:

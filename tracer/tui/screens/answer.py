@@ -21,7 +21,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Static
 
 from store import queries
-from store.casefile import Tag
+from store.casefile import Tag, canonical_target
 from tracer.engine.case import CaseDesk, HoldView
 from tracer.engine.trace import AnswerTrace, PassageTrace, Tracer, UnknownAnswerError
 from tracer.tui import export
@@ -260,7 +260,9 @@ class AnswerScreen(TracerScreen):
         table = self.query_one("#citations", DataTable)
         table.clear()
         for c in t.citations:
-            n = sum(1 for f in self.notes if f[3] == citation_target(c.index))
+            # a note written before targets had one spelling (`citation [N]`) counts too
+            claim = citation_target(c.index)
+            n = sum(1 for f in self.notes if canonical_target(f[3], f[2]) == claim)
             span = safe_line(c.span, limit=60) if c.span is not None else plain("(span not available)")
             ids = ", ".join(c.passage_ids) + (" UNSUPPORTED" if c.unknown_passages else "")
             table.add_row(
@@ -386,7 +388,9 @@ class AnswerScreen(TracerScreen):
     def _append_note(self, target: str, note: str) -> None:
         try:
             with self.engine.use() as s:
-                s.add_finding(self.answer_id, target, note)
+                # through the case desk: the target is checked against the signed answer,
+                # and the note belongs to the selected case, if any
+                CaseDesk(s).finding(self.tracer_app.case_id, self.answer_id, target, note)
                 rows = queries.finding_rows(s.vault, self.answer_id)
         except Exception as exc:  # e.g. read-only vault: said plainly
             self.post_message(Failed("note", str(exc)))

@@ -24,7 +24,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from store import queries
-from tracer.engine.case import HoldView
+from tracer.engine.case import CaseDesk, HoldView
 from tracer.engine.evidence import TextResult
 from tracer.engine.trace import AnswerTrace, PassageTrace
 from tracer.tui import export
@@ -210,7 +210,7 @@ class EvidenceScreen(TracerScreen):
     def _append(self, target: str, note: str) -> None:
         try:
             with self.engine.use() as s:
-                s.add_finding(self.trace.answer_id, target, note)
+                CaseDesk(s).finding(self.tracer_app.case_id, self.trace.answer_id, target, note)
                 n = len(queries.finding_rows(s.vault, self.trace.answer_id))
         except Exception as exc:  # e.g. read-only vault: said plainly
             self.post_message(Failed("note", str(exc)))
