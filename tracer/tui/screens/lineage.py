@@ -240,7 +240,8 @@ class LineageScreen(TracerScreen):
     def _build(self) -> None:
         try:
             with self.engine.use() as s:
-                root = build_lineage(Tracer(s), self.trace)
+                # under the normalizer the screens check currency under (key M)
+                root = build_lineage(Tracer(s, self.engine.normalizer), self.trace)
         except Exception as exc:  # shown to the investigator instead of crashing the app
             self.post_message(Failed("lineage", str(exc)))
             return
