@@ -1,7 +1,8 @@
 """The current text of a source: only here, under "Current revision R (date)".
 
 It sits beside the historical pane, never inside it, and marks the differences from
-the historical quote so the reader sees exactly what changed.
+the quote the currency verdict compared (`compared_quote`: the historical quote, or under
+key M the quote as carried into tracer-norm/2) so the reader sees exactly what changed.
 """
 
 from __future__ import annotations
@@ -38,12 +39,16 @@ class CurrentRevisionPane(Vertical):
         locator: Locator | None,
         id: str | None = None,  # noqa: A002 - Textual spells it `id`
         classes: str | None = None,
+        carried_into: str | None = None,
     ):
+        """`historical`: the quote to mark the differences from; `carried_into`: the
+        normalizer it was carried into, when it is not the historical text as shown."""
         super().__init__(id=id, classes=classes)
         self.rev = rev
         self.excerpt = excerpt
         self.historical = historical
         self.locator = locator
+        self.carried_into = carried_into
 
     def compose(self) -> ComposeResult:
         yield Static(current_title(self.rev), id="current-title", classes="pane-title")
@@ -56,6 +61,15 @@ class CurrentRevisionPane(Vertical):
         else:
             where.append("no single location")
         yield Static(where, classes="digests")
+        if self.carried_into is not None and self.historical is not None:
+            yield Static(
+                Text.assemble(
+                    # the historical pane beside shows the text as recorded, unmarked
+                    plain("marked: differences from the quote as carried into "),
+                    safe_line(self.carried_into),
+                ),
+                classes="digests carried",
+            )
         body = safe(self.excerpt)
         if self.historical is not None:
             body = mark_differences(self.historical, self.excerpt)[1]

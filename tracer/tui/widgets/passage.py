@@ -25,7 +25,7 @@ from tracer.tui.widgets.historical import ContentVerdict, HistoricalText, digest
 from tracer.tui.widgets.imported import ImportedPassage
 from tracer.tui.words import reason, transform
 
-__all__ = ["PassageView", "chain_tree", "needs_current_content", "shows_current"]
+__all__ = ["PassageView", "chain_tree", "compared_quote", "needs_current_content", "shows_current"]
 
 #: currency reasons that name a current revision whose text cannot be shown
 _CURRENT_GONE = ("latest_revision_purged", "latest_revision_unreadable")
@@ -33,6 +33,27 @@ _CURRENT_GONE = ("latest_revision_purged", "latest_revision_unreadable")
 
 def shows_current(p: PassageTrace) -> bool:
     return p.visible and p.currency.shows_current
+
+
+def compared_quote(p: PassageTrace) -> tuple[str | None, bool]:
+    """(the quote the currency verdict compared with the current excerpt, whether it is
+    not the historical text as shown).
+
+    Under a normalizer other than the recorded one (key M: tracer-norm/2 for a /1
+    passage) the verdict compares the quote as carried into that normalizer
+    (`relocation.old_excerpt`): Markdown markers, bullets and emphasis read as text there,
+    so diffing the historical text itself would mark them as deleted.  None when the
+    historical text is not verified: nothing is compared on screen then.
+    """
+    r = p.retrieved
+    if not r.verified or r.text is None:
+        return None, False
+    rel, chain = p.currency.relocation, p.record.chain if p.record is not None else None
+    recorded = str(chain.normalizer_version) if chain is not None else None
+    under = p.currency.normalizer
+    if rel is None or not rel.old_excerpt or not under or recorded in (None, under):
+        return r.text, False
+    return rel.old_excerpt, True
 
 
 def needs_current_content(p: PassageTrace) -> bool:
@@ -186,16 +207,20 @@ class PassageView(Vertical):
             yield ImportedPassage(p)
             return
         current = p.currency.current_excerpt if shows_current(p) else None
+        base, carried = compared_quote(p)
         with Horizontal(classes="side-by-side", id=f"side-{p.index}"):
-            yield HistoricalText(_historical_title(p), p.retrieved, current, classes="historical")
+            # the historical pane shows the verified historical text, always; its words are
+            # marked only when they are what the verdict compared (not a carried quote)
+            marks = current if not carried else None
+            yield HistoricalText(_historical_title(p), p.retrieved, marks, classes="historical")
             if current is not None and p.currency.current is not None:
-                old = p.retrieved.text if p.retrieved.verified else None
                 yield CurrentRevisionPane(
                     p.currency.current,
                     current,
-                    old,
+                    base,
                     p.currency.relocation.locator if p.currency.relocation else None,
                     classes="current",
+                    carried_into=p.currency.normalizer if carried else None,
                 )
         if p.model_input.digest == p.retrieved.digest:
             yield Static(
