@@ -34,12 +34,15 @@ from tracer.tui.screens.answers import AnswersScreen
 from tracer.tui.screens.unlock import UnlockScreen, refusable, refusal
 from tracer.tui.text import plain, safe_line
 from tracer.tui.theme import HIGH_CONTRAST, MONO_ANSI, THEME_NAMES
-from tracer.tui.widgets.status_bar import StatusBar
+from tracer.tui.widgets.status_bar import StatusBar, origin_changed
 
 __all__ = ["TracerApp"]
 
 _INPUT_EVENTS = (events.Key, events.MouseDown, events.MouseScrollDown, events.MouseScrollUp)
 
+#: how long a toast that must not be missed stays: long, not forever (a toast is dismissed
+#: only by a click, and this app is keyboard-only); the status bar repeats what it says
+LONG_TOAST = 30.0
 #: actions that need an unlocked vault (hidden from footer and palette before)
 _NEEDS_SESSION = {"verify", "impact", "access_log", "notes", "answers", "markdown_normalizer", "cases"}
 #: action -> the screen it opens (by class name, so the screens load only when asked for)
@@ -170,6 +173,7 @@ class TracerApp(App[None]):
         self.refresh_bindings()
         self._offer_cases()
         st = engine.session.status
+        moved = origin_changed(st)
         if st.pin == "first use":
             self.notify(
                 Text.assemble(
@@ -177,12 +181,22 @@ class TracerApp(App[None]):
                     safe_line(st.custodian),
                     plain(f" {st.custodian_key_id}. Confirm this fingerprint out of band."),
                 ).plain,
-                title="first use",
+                # never a plain "first use" at a path that held another vault
+                title="first use, ORIGIN CHANGED" if moved else "first use",
+                severity="error" if moved else "information",
                 markup=False,
                 timeout=8,
             )
         for warning in st.warnings:
-            self.notify(inert(warning), severity="warning", markup=False)
+            loud = warning in moved
+            self.notify(
+                inert(warning),
+                title="ORIGIN CHANGED" if loud else "",
+                severity="error" if loud else "warning",
+                markup=False,
+                # the origin warning stays long; the status bar says it all session
+                timeout=LONG_TOAST if loud else None,
+            )
         if st.forensic:
             self.notify(
                 inert(st.forensic_reason), title="FORENSIC", severity="error", markup=False, timeout=15

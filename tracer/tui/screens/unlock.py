@@ -187,16 +187,25 @@ class UnlockScreen(Screen[None]):
             "first use": "FIRST USE: will be pinned; confirm the fingerprint out of band",
             "CHANGED": "CHANGED since this machine pinned it: unlocking will be refused",
         }[p.pin]
-        label.update(
-            Text.assemble(
-                plain("Custodian: "),
-                safe_line(p.custodian),
-                plain(f"  {p.custodian_key_id[:16]}…  "),
-                plain(verdict, "bold" if p.pin != "pinned" else ""),
-                plain(f"\nLog size {p.size}, origin "),
-                safe_line(p.origin),
+        if p.origin_before is not None and p.pin != "CHANGED":
+            # a known path that now holds another vault: never a plain "first use"
+            verdict = "ORIGIN CHANGED: not the vault this machine last opened here" + (
+                "; its custodian is new here: confirm the fingerprint out of band"
+                if p.pin == "first use"
+                else "; its custodian key is pinned"
             )
+        card = Text.assemble(
+            plain("Custodian: "),
+            safe_line(p.custodian),
+            plain(f"  {p.custodian_key_id[:16]}…  "),
+            plain(verdict, "bold" if p.pin != "pinned" or p.origin_before is not None else ""),
+            plain(f"\nLog size {p.size}, origin "),
+            safe_line(p.origin),
         )
+        if p.origin_before is not None:
+            card.append_text(Text.assemble(plain("; this machine last opened "), safe_line(p.origin_before)))
+            card.append_text(plain(" here"))
+        label.update(card)
 
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "vault":

@@ -2,7 +2,9 @@
 case, and the normalizer currency is checked under when it is not the recorded one.
 
 When the vault was opened for forensic inspection the bar says FORENSIC and why, so
-no screen can be mistaken for a normal, trusted opening.
+no screen can be mistaken for a normal, trusted opening; and when the vault at this path
+is not the one this machine last opened there, it says ORIGIN CHANGED beside the pin, on
+every screen, for as long as the session lasts.
 """
 
 from __future__ import annotations
@@ -15,9 +17,16 @@ from textual.widget import Widget
 from tracer.tui.text import plain, safe_line
 
 if TYPE_CHECKING:
+    from tracer.engine.session import OpenStatus
     from tracer.tui.app import TracerApp
 
-__all__ = ["StatusBar"]
+__all__ = ["StatusBar", "origin_changed"]
+
+
+def origin_changed(st: OpenStatus) -> list[str]:
+    """The unlock's ORIGIN CHANGED warnings (`TrustStore.check_custodian`), as the CLI
+    picks them out to say them loudly."""
+    return [w for w in st.warnings if w.startswith("ORIGIN CHANGED")]
 
 
 class StatusBar(Widget):
@@ -38,6 +47,11 @@ class StatusBar(Widget):
             safe_line(st.custodian),
             plain(f" {st.custodian_key_id[:8]} ({st.pin})"),
         )
+        if origin_changed(st):
+            # never "(first use)" alone at a path that held another vault
+            out.append(" ")
+            out.append("ORIGIN CHANGED", style="bold reverse")
+            out.append(": another vault than this machine last opened here")
         if app.case_id is not None:
             out.append("  ·  case ")
             out.append_text(safe_line(app.case_id))
