@@ -14,7 +14,7 @@ from tracer.engine.states import CURRENCY_MEANING, INTEGRITY_MEANING
 from tracer.engine.times import utc
 from tracer.engine.trace import AnswerTrace
 from tracer.tui.text import plain, safe_line, short, state_word
-from tracer.tui.widgets.imported import imported_answer_line, mark
+from tracer.tui.widgets.imported import imported_answer_line, imported_head
 from tracer.tui.words import reason
 
 __all__ = ["answer_head", "state_meanings"]
@@ -28,7 +28,7 @@ def answer_head(t: AnswerTrace, log_now: int | None = None, tags: Sequence[str] 
         out.append_text(Text.assemble(plain("  run "), safe_line(t.run_id), plain(f"  ({t.kind})")))
     out.append(f"  log entry {t.seq}\n")
     if t.visible and t.imported is not None:  # never scrolls away: the header stays put
-        out.append_text(mark())
+        out.append_text(imported_head(t))
         out.append_text(plain("\n"))
     out.append_text(plain("integrity "))
     out.append_text(state_word(t.integrity))

@@ -22,6 +22,7 @@ __all__ = [
     "ImportedPassage",
     "claim_label",
     "imported_answer_line",
+    "imported_head",
     "imported_run_context",
     "lineage_facts",
     "mark",
@@ -48,8 +49,8 @@ def _fact(label: str, value: object, fact: FieldFact | None, detail: bool = True
 
 
 def imported_answer_line(t: AnswerTrace) -> Text:
-    """Under an imported answer's header (which holds the mark): the export and the
-    importer's signature, and the attestation of the question, answer and model."""
+    """Under an imported answer's header (which holds the mark and the attestation of the
+    question, answer and model): the export, its digest, the trace and the signature."""
     facts = t.imported
     if facts is None:
         return Text()
@@ -57,9 +58,19 @@ def imported_answer_line(t: AnswerTrace) -> Text:
     out = Text.assemble(plain("imported from "), safe_line(str(ex["file"])))
     out.append_text(plain(f" ({ex['format']}, sha256 {str(ex['sha256'])[:16]}…), trace "))
     out.append_text(safe_line(facts.trace_id))
+    # the attestations of the question, answer and model are in the header (`imported_head`)
     out.append_text(plain(f"; signed by the importer, signature {t.signature}"))
+    return out
+
+
+def _attestations(t: AnswerTrace) -> Text:
+    """`question [state]  answer [state]  model [state] value`, from the import's facts."""
+    facts = t.imported
+    out = Text()
+    if facts is None:
+        return out
     for label, path, value in (
-        ("\nquestion", "$.question_sha256", None),
+        ("question", "$.question_sha256", None),
         ("  answer", "$.answer_sha256", None),
         ("  model", "$.runtime.model", t.runtime.get("model")),
     ):
@@ -68,6 +79,21 @@ def imported_answer_line(t: AnswerTrace) -> Text:
         if value is not None:
             out.append_text(plain(" "))
             out.append_text(safe_line(str(value)))
+    return out
+
+
+def imported_head(t: AnswerTrace) -> Text:
+    """The answer header's lines for an import (the header never scrolls away): the mark,
+    the export file, who signed it, and the attestation of the question, answer and model.
+    The export's digest, trace and signature follow in the body (`imported_answer_line`)."""
+    facts = t.imported
+    out = mark()
+    if facts is None:
+        return out
+    out.append_text(plain("  from "))
+    out.append_text(safe_line(str(facts.export["file"])))
+    out.append_text(plain(", signed by the importer\n"))
+    out.append_text(_attestations(t))
     return out
 
 
