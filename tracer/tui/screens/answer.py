@@ -298,12 +298,16 @@ class AnswerScreen(TracerScreen):
 
     def on_answer_screen_tags_changed(self, message: TagsChanged) -> None:
         self.tags = message.tags
+        self._refill_claims()
+        self.show_head()
+
+    def _refill_claims(self) -> None:
+        """Redraw the claims table (its tags and notes columns) on the same row."""
         table = self.query_one("#citations", DataTable)
         row = table.cursor_row
         if self.trace is not None:
             self._fill_citations(self.trace)
         table.move_cursor(row=row, animate=False)
-        self.show_head()
 
     def action_tag(self) -> None:
         from tracer.tui.case_actions import start_tag
@@ -402,11 +406,7 @@ class AnswerScreen(TracerScreen):
         if message.rows == self.notes and not message.announce:
             return
         self.notes = message.rows
-        table = self.query_one("#citations", DataTable)
-        row = table.cursor_row
-        if self.trace is not None:
-            self._fill_citations(self.trace)
-        table.move_cursor(row=row, animate=False)
+        self._refill_claims()
         if message.announce:
             self.notify("note signed and appended to the log", markup=False)
 
