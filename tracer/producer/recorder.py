@@ -154,16 +154,7 @@ class Recorder:
         runtime: Runtime | None = None,
     ) -> AnswerRecord:
         """Begin the record of one answer (or, with `kind="note"`, of a derived note)."""
-        return AnswerRecord(
-            self,
-            question=question,
-            authorization=authorization,
-            collection=collection,
-            answer_id=answer_id,
-            run_id=run_id,
-            kind=kind,
-            runtime=runtime or self.runtime,
-        )
+        return self._open(question, authorization, collection, answer_id, run_id, kind, runtime)
 
     def start_without_question(
         self,
@@ -181,9 +172,21 @@ class Recorder:
         LangChain run, whose input arrives with its end; a chat engine, whose message
         is seen after the retrieval): every other call still fails where it is made.
         """
+        return self._open(None, authorization, collection, answer_id, run_id, kind, runtime)
+
+    def _open(
+        self,
+        question: str | None,
+        authorization: Authorization,
+        collection: str,
+        answer_id: str | None,
+        run_id: str | None,
+        kind: Kind,
+        runtime: Runtime | None,
+    ) -> AnswerRecord:
         return AnswerRecord(
             self,
-            question=None,
+            question=question,
             authorization=authorization,
             collection=collection,
             answer_id=answer_id,
