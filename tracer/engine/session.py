@@ -314,6 +314,7 @@ def refuse_if_rolled_back(vault: Vault, trust: TrustStore | None = None) -> None
             f"{vault.path}: {why}. Refusing to write to it: a new checkpoint would be signed over "
             "this history. Inspect it with `tracer open --forensic` or `tracer verify`."
         )
+    vault.adopt_accumulator(acc)  # the write that follows starts from this tree
 
 
 _WAYS_FORWARD = (
