@@ -92,7 +92,7 @@ def open_session(args: argparse.Namespace) -> Session:
     identity = load_key(resolve_key_path(args.key), args.passphrase_file)
     session = unlock(args.vault, identity, forensic=args.forensic)
     for w in session.status.warnings:
-        loud = w.startswith("ORIGIN CHANGED")
+        loud = w == session.status.origin_changed
         print(f"tracer: {'WARNING' if loud else 'note'}: {inert(w)}", file=sys.stderr)
     if session.status.forensic:
         print(f"tracer: FORENSIC MODE: {session.status.forensic_reason}", file=sys.stderr)

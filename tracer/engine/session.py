@@ -73,6 +73,9 @@ class OpenStatus:
     forensic_reason: str = ""
     journal: Path | None = None
     warnings: list[str] = field(default_factory=list)
+    #: the warning (one of `warnings`) that this machine last opened another vault at this
+    #: path: to be said loudly, never as a plain "first use"
+    origin_changed: str | None = None
 
 
 def _custodian_from_log(vault: Vault) -> PublicIdentity:
@@ -388,6 +391,7 @@ def unlock(
             previous=prev,
         )
         status.warnings.extend(pin.warnings)
+        status.origin_changed = pin.origin_changed
         if damage:
             if not forensic:
                 raise error(f"{vault.path}: {damage}. {_WAYS_FORWARD}")

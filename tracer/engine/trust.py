@@ -70,6 +70,8 @@ class Pin:
 
     state: str
     warnings: tuple[str, ...] = ()
+    #: the warning that a known path now holds another vault (also in `warnings`), or None
+    origin_changed: str | None = None
 
 
 def _seen_of(path: Path, origin: str, viewer: str, rec: Any) -> Seen:
@@ -134,21 +136,22 @@ class TrustStore:
         """
         data = self._load()
         rec = data.get(origin)
-        warnings: list[str] = []
+        moved: str | None = None
         if path is not None:
             where = str(path.resolve())
             paths = data.setdefault(_PATHS, {})
             before = paths.get(where)
             if before is not None and before != origin:
-                warnings.append(
+                moved = (
                     f"ORIGIN CHANGED at {where}: this machine last opened vault {before} here; the "
                     f"vault here now is {origin}, a different vault (a rebuilt or replaced copy)"
                 )
             paths[where] = origin
+        warnings = [moved] if moved else []
         if rec is None:
             data[origin] = {"custodian": key_id, "custodian_name": name, "seen": {}}
             self._save(data)
-            return Pin("first use", tuple(warnings))
+            return Pin("first use", tuple(warnings), moved)
         if rec.get("custodian") != key_id:
             raise CustodianChangedError(
                 f"CUSTODIAN KEY CHANGED for vault {origin}: this machine pinned "
@@ -158,7 +161,7 @@ class TrustStore:
             )
         if path is not None:
             self._save(data)
-        return Pin("pinned", tuple(warnings))
+        return Pin("pinned", tuple(warnings), moved)
 
     def pinned(self, origin: str) -> str | None:
         rec = self._load().get(origin)

@@ -26,7 +26,7 @@ __all__ = ["StatusBar", "origin_changed"]
 def origin_changed(st: OpenStatus) -> list[str]:
     """The unlock's ORIGIN CHANGED warnings (`TrustStore.check_custodian`), as the CLI
     picks them out to say them loudly."""
-    return [w for w in st.warnings if w.startswith("ORIGIN CHANGED")]
+    return [st.origin_changed] if st.origin_changed else []
 
 
 class StatusBar(Widget):
