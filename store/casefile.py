@@ -525,6 +525,15 @@ def digest_collections(vault: Vault, digest: str) -> set[str]:
     }
 
 
+def collections_of_digests(vault: Vault, digests: list[str]) -> dict[str, set[str]]:
+    """`digest_collections` for many digests in one query (digests no entry names are absent)."""
+    out: dict[str, set[str]] = {}
+    rows = vault.query("SELECT DISTINCT digest, collection FROM v_digests WHERE digest = ANY(?)", [digests])
+    for digest, collection in rows:
+        out.setdefault(str(digest), set()).add(str(collection))
+    return out
+
+
 def document_collections(vault: Vault, document_id: str) -> set[str]:
     """The collections a document's revisions and quoted passages belong to."""
     revs = vault.query("SELECT DISTINCT collection FROM v_revisions WHERE document_id = ?", [document_id])

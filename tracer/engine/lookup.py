@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from store import queries
-from store.casefile import digest_collections
+from store.casefile import collections_of_digests, digest_collections
 from store.errors import StoreError
 from store.queries import AnswerFilter
 
@@ -140,10 +140,8 @@ def known_digest(session: Session, digest: str) -> None:
         for r in queries.revisions_of(session.vault, doc)
         if session.can_read(r.collection)
     ]
-    purged = [
-        t.digest
-        for t in queries.tombstones(session.vault)
-        if any(session.can_read(c) for c in digest_collections(session.vault, t.digest))
-    ]
+    tombstoned = [t.digest for t in queries.tombstones(session.vault)]
+    logged_under = collections_of_digests(session.vault, tombstoned)
+    purged = [d for d, colls in logged_under.items() if any(session.can_read(c) for c in colls)]
     known = set(revisions) | set(purged)
     raise UnknownIdError("digest", digest, closest(digest, known, 3), "referenced in this vault")
