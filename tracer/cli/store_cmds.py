@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from store import admin
+from store import admin, merkle
 from store.canonical import parse_strict
 from store.crypto import Identity, b64e, load_public
 from store.dsse import sign_envelope
@@ -345,7 +345,7 @@ def _cover_checked_tail(args: argparse.Namespace) -> int:
     custodian = _custodian(args)
     with open_vault(args.vault) as vault:
         leaves = vault.leaf_hashes()
-        size, root = len(leaves), vault.root()
+        size, root = len(leaves), merkle.root(leaves)
         cp, code, why = head_checkpoint(vault, vault.roster(), size, root)
         if cp is not None:
             print(f"nothing to cover: the checkpoint at size {size} already covers every entry")
