@@ -177,6 +177,7 @@ def purge(
     held = case_file.holds_on_digest(vault, digest)
     if held:
         raise VaultError(f"{vault.path}: digest {digest} is under legal hold: {held[0].describe()}")
+    vault.views.require("v_digests")
     if not vault.query("SELECT 1 FROM v_digests WHERE digest = ? LIMIT 1", [digest]):
         raise VaultError(f"{vault.path}: digest {digest} is not referenced by any log entry")
     if digest in vault.tombstone_index():

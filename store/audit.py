@@ -19,6 +19,7 @@ import pyarrow as pa
 from store.rowtables import RowsTable
 from store.schema import VIEW_COLUMNS, view_ddl
 from store.vault import Vault, insert_rows, insert_table
+from store.viewcommit import GROUP, table_digests
 from store.views import Rows
 
 __all__ = [
@@ -314,17 +315,7 @@ def _seed_facts(vault: Vault, start: int) -> None:
 
 
 #: entries per group of a view digest: a receipt keeps one SHA-256 per group and view
-DIGEST_GROUP = 4096
-
-
-def _row_text(table: str) -> str:
-    """SQL for one row of `table` as unambiguous text: each column as its length, ':'
-    and its text, or '-' for NULL, joined by ','."""
-    parts = [
-        f"coalesce(CAST(length(CAST({c} AS VARCHAR)) AS VARCHAR) || ':' || CAST({c} AS VARCHAR), '-')"
-        for c, _t in VIEW_COLUMNS[table]
-    ]
-    return "concat_ws(',', " + ", ".join(parts) + ")"
+DIGEST_GROUP = GROUP
 
 
 def view_digests(vault: Vault, below: int, start: int = 0) -> dict[str, dict[int, str]]:
@@ -340,24 +331,8 @@ def view_digests(vault: Vault, below: int, start: int = 0) -> dict[str, dict[int
 
 
 def _view_digests(con: duckdb.DuckDBPyConnection, below: int, start: int) -> dict[str, dict[int, str]]:
-    """One query per view and group: sorting all of a large view's row hashes at once
-    ran out of verify's 256 MB buffer pool at a million passages; a group's rows are a
-    few tens of thousands."""
-    out: dict[str, dict[int, str]] = {}
-    for table in VIEW_COLUMNS:
-        sql = (
-            "SELECT sha256(string_agg(rh, '' ORDER BY rh)) FROM ("  # noqa: S608 - fixed names
-            f"SELECT sha256({_row_text(table)}) AS rh FROM {table} WHERE seq >= ? AND seq < ?) "
-            "HAVING count(*) > 0"
-        )
-        found: dict[int, str] = {}
-        for g in range(int(start) // DIGEST_GROUP, -(-int(below) // DIGEST_GROUP)):
-            lo, hi = max(g * DIGEST_GROUP, int(start)), min((g + 1) * DIGEST_GROUP, int(below))
-            rows = con.execute(sql, [lo, hi]).fetchall()
-            if rows and rows[0][0] is not None:
-                found[g] = str(rows[0][0])
-        out[table] = found
-    return out
+    """The same multiset digests every checkpoint's `tracer-views` line commits to."""
+    return {table: table_digests(con, table, int(start), int(below)) for table in VIEW_COLUMNS}
 
 
 def view_digests_meanwhile(

@@ -389,6 +389,7 @@ def answer_digests(vault: Vault, answer_id: str, _seen: set[str] | None = None) 
     if answer_id in seen:
         return set()
     seen.add(answer_id)
+    vault.views.require("v_answers", "v_revisions")
     rows = vault.query("SELECT seq FROM v_answers WHERE answer_id = ? ORDER BY seq", [answer_id])
     out: set[str] = set()
     for (seq,) in rows:
@@ -520,6 +521,7 @@ def case_items(case: CaseFile, case_id: str) -> Iterable[int]:
 
 def digest_collections(vault: Vault, digest: str) -> set[str]:
     """The collections a text digest is logged under (empty: no entry names it)."""
+    vault.views.require("v_digests")
     return {
         str(r[0]) for r in vault.query("SELECT DISTINCT collection FROM v_digests WHERE digest = ?", [digest])
     }
@@ -527,6 +529,7 @@ def digest_collections(vault: Vault, digest: str) -> set[str]:
 
 def collections_of_digests(vault: Vault, digests: list[str]) -> dict[str, set[str]]:
     """`digest_collections` for many digests in one query (digests no entry names are absent)."""
+    vault.views.require("v_digests")
     out: dict[str, set[str]] = {}
     rows = vault.query("SELECT DISTINCT digest, collection FROM v_digests WHERE digest = ANY(?)", [digests])
     for digest, collection in rows:
@@ -536,6 +539,7 @@ def collections_of_digests(vault: Vault, digests: list[str]) -> dict[str, set[st
 
 def document_collections(vault: Vault, document_id: str) -> set[str]:
     """The collections a document's revisions and quoted passages belong to."""
+    vault.views.require("v_revisions", "v_passages")
     revs = vault.query("SELECT DISTINCT collection FROM v_revisions WHERE document_id = ?", [document_id])
     quoted = vault.query("SELECT DISTINCT collection FROM v_passages WHERE document_id = ?", [document_id])
     return {str(r[0]) for r in [*revs, *quoted]}

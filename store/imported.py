@@ -53,6 +53,7 @@ def imported_answer_seqs(vault: Vault, answer_ids: list[str]) -> dict[str, int]:
     """answer id -> seq of the entry that already holds it (manifest or import)."""
     if not answer_ids:
         return {}
+    vault.views.require("v_answers")
     rows = vault.query(
         "SELECT answer_id, min(seq) FROM v_answers WHERE answer_id IN (SELECT unnest(?::VARCHAR[])) "
         "GROUP BY answer_id",

@@ -299,6 +299,7 @@ class _Ingest:
         """(document_id, revision) of every revision in the vault, read once per call
         (one query instead of one per source file; nothing is appended meanwhile)."""
         if self._stored_revisions is None:
+            self.vault.views.require("v_revisions")
             rows = self.vault.query("SELECT DISTINCT document_id, revision FROM v_revisions")
             self._stored_revisions = {(str(d), str(r)) for d, r in rows}
         return self._stored_revisions
@@ -313,6 +314,7 @@ class _Ingest:
         ids = [it.ident for it in items if isinstance(it, _Prepared) and it.kind == "manifest"]
         if not ids:
             return
+        self.vault.views.require("v_answers")
         prior = dict(
             self.vault.query(
                 "SELECT answer_id, min(seq) FROM v_answers "

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from store.entries import LogEntry
+from store.errors import VaultDamagedError
 from store.filters import AnswerFilter
-from store.records import Revision
+from store.records import MalformedRecordError, Revision
 from store.vault import Vault
 
 __all__ = [
@@ -134,20 +135,48 @@ def answer_entry(vault: Vault, answer_id: str) -> tuple[int, LogEntry] | None:
     """The signed log entry behind an answer: the engine reads the manifest, not the view."""
     # One round trip, read with fetchall: a result left open by fetchone would refuse the
     # Arrow registrations of the batched blob reads that follow on this connection.
+    found = _answer_entry(vault, answer_id)
+    if found is None or found[1] is None:
+        # absent, or the row names another entry: the index is proven (and mended) first,
+        # so a deleted or edited row never reads as "no such answer" nor as another's record
+        vault.views.require("v_answers")
+        found = _answer_entry(vault, answer_id)
+    if found is None:
+        return None
+    seq, entry = found
+    if entry is None:
+        raise VaultDamagedError(
+            f"{vault.path}: log entry {seq}, which answer {answer_id!r} is indexed to, does not hold "
+            "(its bytes do not hash to its leaf or log another answer): run `tracer verify`"
+        )
+    return seq, entry
+
+
+def _answer_entry(vault: Vault, answer_id: str) -> tuple[int, LogEntry | None] | None:
+    """(seq, the entry when its bytes hash to its stored leaf and log `answer_id`)."""
     rows = vault.query(
-        "SELECT a.seq, l.entry FROM v_answers a LEFT JOIN log l ON l.seq = a.seq "
+        "SELECT a.seq, l.entry, l.leaf_hash FROM v_answers a LEFT JOIN log l ON l.seq = a.seq "
         "WHERE a.answer_id = ? ORDER BY a.seq LIMIT 1",
         [answer_id],
     )
     if not rows:
         return None
-    seq, data = int(rows[0][0]), rows[0][1]
+    seq, data, leaf = int(rows[0][0]), rows[0][1], rows[0][2]
     if data is None:
-        return seq, vault.entry(seq)  # the views name an entry the log lacks: its error
-    return seq, LogEntry.from_bytes(bytes(data))
+        return seq, None
+    entry = LogEntry.from_bytes(bytes(data))
+    if entry.leaf != bytes(leaf) or entry.kind not in ("manifest", "imported_trace"):
+        return seq, None
+    try:
+        if entry.answer_record().answer_id != answer_id:
+            return seq, None
+    except MalformedRecordError:
+        return seq, entry  # a damaged record is the trace's finding to show
+    return seq, entry
 
 
 def revisions_of(vault: Vault, document_id: str) -> list[RevisionRow]:
+    vault.views.require("v_revisions")
     rows = vault.query(
         "SELECT document_id, revision, source_system, source_revision, path, title, uri, "
         "backend, collection, committed_at, content_sha256, seq FROM v_revisions "
@@ -159,6 +188,7 @@ def revisions_of(vault: Vault, document_id: str) -> list[RevisionRow]:
 
 def revisions_of_many(vault: Vault, document_ids: list[str]) -> dict[str, list[RevisionRow]]:
     """`revisions_of` for many documents in one query (a page of answers cites ~a hundred)."""
+    vault.views.require("v_revisions")
     if not document_ids:
         return {}
     rows = vault.query(
@@ -177,6 +207,7 @@ def revisions_of_many(vault: Vault, document_ids: list[str]) -> dict[str, list[R
 
 def deletion_of(vault: Vault, document_id: str) -> tuple[int, str, str] | None:
     """(seq, deleted_at, reason) of the latest deletion of a document, if any."""
+    vault.views.require("v_deletions")
     rows = vault.query(
         "SELECT seq, deleted_at, reason FROM v_deletions WHERE document_id = ? "
         "ORDER BY deleted_at DESC, seq DESC LIMIT 1",
@@ -187,6 +218,7 @@ def deletion_of(vault: Vault, document_id: str) -> tuple[int, str, str] | None:
 
 def deletions_of_many(vault: Vault, document_ids: list[str]) -> dict[str, tuple[int, str, str] | None]:
     """`deletion_of` for many documents in one query (None where a document has none)."""
+    vault.views.require("v_deletions")
     out: dict[str, tuple[int, str, str] | None] = dict.fromkeys(document_ids)
     if not document_ids:
         return out
@@ -234,6 +266,7 @@ def tombstones(vault: Vault) -> list[TombstoneRow]:
 def tombstone_collections(vault: Vault) -> dict[str, set[str]]:
     """digest -> the collections of the records that cite the purged text (manifests'
     references and revisions' content): who may know that it was purged."""
+    vault.views.require("v_tombstones", "v_digests", "v_revisions")
     rows = vault.query(
         "SELECT t.digest, r.collection FROM v_tombstones t JOIN ("
         "SELECT digest, collection FROM v_digests UNION SELECT content_sha256, collection FROM v_revisions"
@@ -251,6 +284,7 @@ def blob_present(vault: Vault, digest: str) -> bool:
 
 def documents(vault: Vault) -> list[tuple[str, str, str, int, str]]:
     """(document_id, latest title, collection, revision count, latest committed_at)."""
+    vault.views.require("v_revisions")
     rows = vault.query(
         "SELECT document_id, arg_max(title, committed_at), arg_max(collection, committed_at), "
         "count(*), max(committed_at) FROM v_revisions GROUP BY document_id ORDER BY document_id"
@@ -264,6 +298,7 @@ def producers(vault: Vault) -> list[str]:
 
 
 def answers_citing_document(vault: Vault, document_id: str, revision: str | None = None) -> list[str]:
+    vault.views.require("v_passages")
     sql = "SELECT DISTINCT answer_id FROM v_passages WHERE document_id = ?"
     params: list[Any] = [document_id]
     if revision is not None:
@@ -274,6 +309,7 @@ def answers_citing_document(vault: Vault, document_id: str, revision: str | None
 
 def answers_citing_digest(vault: Vault, digest: str) -> list[str]:
     """Answers whose evidence includes `digest`, directly or through a cited revision."""
+    vault.views.require("v_answers", "v_digests", "v_passages", "v_revisions")
     rows = vault.query(
         "SELECT DISTINCT a.answer_id FROM v_answers a JOIN v_digests d ON d.seq = a.seq "
         "WHERE d.digest = ? "
@@ -287,6 +323,7 @@ def answers_citing_digest(vault: Vault, digest: str) -> list[str]:
 
 def derivation_edges(vault: Vault) -> list[tuple[str, str]]:
     """(derived answer id, source answer id) for every lineage entry and derived passage."""
+    vault.views.require("v_answers", "v_passages")
     edges: set[tuple[str, str]] = set()
     for aid, lineage in vault.query("SELECT answer_id, lineage FROM v_answers WHERE lineage <> '[]'"):
         value = json.loads(lineage)
@@ -300,6 +337,7 @@ def derivation_edges(vault: Vault) -> list[tuple[str, str]]:
 
 
 def lineage_of(vault: Vault, answer_id: str) -> list[str]:
+    vault.views.require("v_answers")
     rows = vault.query("SELECT lineage FROM v_answers WHERE answer_id = ?", [answer_id])
     if not rows:
         return []
@@ -308,6 +346,7 @@ def lineage_of(vault: Vault, answer_id: str) -> list[str]:
 
 
 def derived_from_of(vault: Vault, answer_id: str) -> list[str]:
+    vault.views.require("v_passages")
     rows = vault.query(
         "SELECT DISTINCT derived_from FROM v_passages WHERE answer_id = ? "
         "AND derived_from IS NOT NULL ORDER BY 1",

@@ -46,6 +46,9 @@ from store.note import Checkpoint, open_note
 from store.roster import Roster, RosterProblem, load_roster, name_problem
 from store.rowtables import RowsTable, rows_table
 from store.schema import DB_FILE, FORMAT, RAW_DDL, RAW_INDEXES, VIEW_COLUMNS, VIEW_INDEXES, view_ddl
+from store.viewcommit import DDL as VIEW_GROUPS_DDL
+from store.viewcommit import ViewGuard
+from store.viewcommit import extension_line as views_line
 from store.views import Rows, derive
 
 __all__ = ["CheckpointRow", "Vault"]
@@ -219,6 +222,10 @@ class Vault:
         self._tails: list[str] = []
         self._tombstones: dict[str, tuple[Any, ...]] | None = None
         self._meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
+        #: the derived tables' check against the signed commitment (`store.viewcommit`)
+        self.views = ViewGuard(self)
+        #: inside `batch`: the view check may not start transactions of its own
+        self.in_batch = False
 
     # -- lifecycle -----------------------------------------------------------------
 
@@ -246,6 +253,7 @@ class Vault:
         try:
             con.execute("BEGIN")
             con.execute(RAW_DDL)
+            con.execute(VIEW_GROUPS_DDL)
             for ddl in RAW_INDEXES:
                 con.execute(ddl)
             for table in VIEW_COLUMNS:
@@ -311,9 +319,10 @@ class Vault:
                 )
             if added:
                 _add_views(con, added)
-            if not read_only:  # a vault made before an index was added gets it once
+            if not read_only:  # a vault made before an index or table was added gets it once
                 for ddl in RAW_INDEXES:
                     con.execute(ddl)
+                con.execute(VIEW_GROUPS_DDL)
         except BaseException:
             con.close()
             raise
@@ -720,6 +729,22 @@ class Vault:
                 return cp
         return None
 
+    def _signed_size_above(self, size: int) -> int | None:
+        """The size of a validly signed checkpoint of this origin larger than `size`, if any
+        (rows nobody could have signed are passed by: they lock nobody out)."""
+        verifiers = self.roster().note_verifiers()
+        rows = self.con.execute(
+            "SELECT size, note FROM checkpoints WHERE size > ? ORDER BY size DESC", [size]
+        ).fetchall()
+        for row_size, note in rows:
+            try:
+                cp = Checkpoint.parse(open_note(str(note), verifiers)[0])
+            except (SignatureError, InputError, ValueError):
+                continue
+            if cp.origin == self.origin and cp.size == int(row_size):
+                return cp.size
+        return None
+
     def _require_covered(self, acc: merkle.RootAccumulator) -> None:
         """Never sign a checkpoint over entries no valid checkpoint covers.
 
@@ -729,6 +754,12 @@ class Vault:
         here = (acc.size, acc.root())
         if self._covered == here:
             return
+        longer = self._signed_size_above(acc.size)
+        if longer is not None:
+            raise VaultDamagedError(
+                f"{self.path}: log_truncated: a signed checkpoint covers {longer} entries but the log "
+                f"holds {acc.size}: entries were removed; refusing to sign over the shorter log"
+            )
         if self.covering_checkpoint(*here) is None:
             raise VaultDamagedError(
                 f"{self.path}: entry_not_checkpointed: no valid signed checkpoint covers the log's "
@@ -755,7 +786,9 @@ class Vault:
             raise VaultError(f"{self.path}: the log changed since it was checked; check it again")
         if self.covering_checkpoint(size, root) is not None:
             raise VaultError(f"{self.path}: a valid checkpoint already covers all {size} entries")
-        cp = Checkpoint(self.origin, size, root, (extension_line(self.guarded_pairs()),))
+        # no signed commitment covers the tail's view rows: derive them all from the log
+        views = self.views.before_append(size)
+        cp = Checkpoint(self.origin, size, root, (extension_line(self.guarded_pairs()), views_line(views)))
         note = cp.sign_as(custodian, self.custodian.name)
         self.con.execute("BEGIN TRANSACTION")
         try:
@@ -796,16 +829,21 @@ class Vault:
             name = roster_name
         # the guarded entries already there, read before this batch's rows are inserted
         guarded = list(self.guarded_pairs())
+        # the view digests it may sign over, checked before anything is added
+        trusted = {} if _in_transaction else self.views.before_append(acc.size)
         b = Batch(self, acc.copy())
         if not _in_transaction:
             self.con.execute("BEGIN TRANSACTION")
+        self.in_batch = True
         try:
             yield b
             if b.entries:
                 b.flush()
                 new = [(b.start + i, e.leaf) for i, e in enumerate(b.entries) if e.kind in GUARDED_KINDS]
                 pairs = [*guarded, *new]
-                cp = Checkpoint(self.origin, b.acc.size, b.acc.root(), (extension_line(pairs),))
+                views = self.views.after_append(trusted, b.start, b.acc.size)
+                lines = (extension_line(pairs), views_line(views))
+                cp = Checkpoint(self.origin, b.acc.size, b.acc.root(), lines)
                 note = cp.sign_as(signer, name)
                 cid = _one(self.con.execute("SELECT coalesce(max(id), -1) + 1 FROM checkpoints"))
                 self.con.execute(
@@ -814,7 +852,9 @@ class Vault:
                 )
             self.con.execute("COMMIT")
         except BaseException:
+            self.in_batch = False
             self.con.execute("ROLLBACK")
+            self.views.reset()
             self._acc = None
             self._roster = None
             self._covered = None
@@ -822,8 +862,10 @@ class Vault:
             self._tombstones = None
             self._tails = []
             raise
+        self.in_batch = False
         if b.entries:
             self._acc = b.acc
+            self.views.committed(views, b.acc.size, b.acc.root())
             self._guarded = pairs
             if new:
                 self._tombstones = None

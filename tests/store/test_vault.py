@@ -59,6 +59,13 @@ def test_only_purge_deletes_and_nothing_updates() -> None:
     assert found == [
         "audit.py: DROP TABLE IF EXISTS temp.r_{table}",  # scratch tables for verify
         "vault.py: DELETE FROM blobs WHERE digest = ?",  # Batch.delete_blobs, for purge
+        # derived rows that disagree with the signed commitment, replaced by rows derived
+        # again from the log (`ViewGuard._replace`), and the cache of group digests
+        "viewcommit.py: DROP TABLE IF EXISTS temp.main.{table}",
+        "viewcommit.py: DELETE FROM temp.main.{table} WHERE {where}",
+        "viewcommit.py: DELETE FROM {table} WHERE {where}",
+        "viewcommit.py: DELETE FROM view_groups",
+        "viewcommit.py: DELETE FROM view_groups WHERE grp >= {start // GROUP}",
     ]
     callers = [
         p.name for p in STORE_DIR.glob("*.py") if "delete_blobs(" in p.read_text() and p.name != "vault.py"

@@ -22,6 +22,7 @@ from store.keyring import ALL_SCOPES, DataKeys, in_scope
 from store.note import Checkpoint, open_note
 from store.roster import Roster, load_roster
 from store.vault import Vault
+from store.viewcommit import EAGER_VIEWS
 from tracer.clock import now_iso
 from tracer.engine.evidence import TextResult, read_text, read_texts
 from tracer.engine.trust import ForkError, RollbackError, Seen, TrustError, TrustStore
@@ -124,6 +125,15 @@ def head_checkpoint(
     `checkpoint_root_mismatch` and `checkpoint_signature_invalid`.
     """
     valid, sizes = _valid_checkpoints(vault, roster)
+    top = valid[0] if valid else None
+    if top is not None and top.size > size:
+        # the largest signed tree decides: a smaller checkpoint matching the shorter log
+        # is exactly what deleting the newest entries leaves behind
+        return (
+            None,
+            "log_truncated",
+            (f"a signed checkpoint covers {top.size} entries but the log holds {size}: entries were removed"),
+        )
     guard = commitment(vault.guarded_pairs())
     for cp in valid:
         if cp.size == size and cp.root == root:
@@ -137,13 +147,6 @@ def head_checkpoint(
                     ),
                 )
             return cp, "", ""
-    top = valid[0] if valid else None
-    if top is not None and top.size > size:
-        return (
-            None,
-            "log_truncated",
-            (f"a signed checkpoint covers {top.size} entries but the log holds {size}: entries were removed"),
-        )
     if top is not None and top.size == size:
         return (
             None,
@@ -406,6 +409,10 @@ def unlock(
             vault.adopt_accumulator(acc)
             if not problems:
                 vault.adopt_roster(roster)
+        # the small derived tables every screen decides from are proven (or mended from
+        # the log, and said so) before anything reads them; the per-answer ones on first use
+        vault.views.require(*EAGER_VIEWS)
+        status.warnings.extend(vault.views.warnings)
         session = Session(vault, identity, role, tuple(scopes), status, trust, name)
         session.record("unlock", "forensic" if status.forensic else "")
         if status.journal is not None and not status.forensic:

@@ -465,6 +465,16 @@ class _Verifier:
                 hints.setdefault(d.seq, {}).update(rec)
             detail = f"{d.table} row does not match the log: {d.row}"
             self.find(d.problem, d.seq, detail, table=d.table, **rec)
+        for mend in self.vault.views.mended:
+            # rows this process found edited and derived again before verify could look
+            for lo in mend.starts:
+                self.find(
+                    mend.kind,
+                    lo,
+                    f"{mend.table} rows of entries {lo}..{lo + mend.span - 1} disagreed with the signed "
+                    "commitment when this vault was opened and were derived again from the log",
+                    table=mend.table,
+                )
         for answer_id, seqs in audit.duplicate_answers(self.vault):
             for seq in seqs[1:]:
                 self.find(
@@ -794,7 +804,12 @@ def verify(
     receipt get the per-entry checks again.  Anything that does not match makes it full.
     A clean verification with a session leaves a new receipt (`tracer.engine.receipt`).
     """
-    with no_cycle_collection(), vault.memory_limit(_VERIFY_MEMORY_LIMIT), vault.blob_index():
+    with (
+        no_cycle_collection(),
+        vault.memory_limit(_VERIFY_MEMORY_LIMIT),
+        vault.blob_index(),
+        vault.views.unchecked(),
+    ):
         start, warnings = 0, []
         receipt = None
         if session is not None and not full:

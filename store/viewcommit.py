@@ -1,0 +1,480 @@
+"""Derived tables are a cache: every checkpoint commits to their rows, and nothing decides
+from a table before it was checked against that commitment.
+
+The `v_*` tables are derived by one function (`store.views.derive`) from the log, but
+they live outside the Merkle tree: someone who can write the file could delete the row
+of a later revision (a stale answer then reads as verified) or rename the answer a hold
+names (the hold then covers nothing).  So every checkpoint carries a second C2SP
+extension line beside `tracer-guarded`:
+
+    tracer-views <hex SHA-256 over "table:group:digest\\n" of every table and group>
+
+where a *group* is the rows of `GROUP` consecutive entries of one table, and its digest
+is SHA-256 over the sorted SHA-256 of each row written as unambiguous text (the multiset
+digest verify's receipts already keep).  The line is a pure function of the log prefix.
+
+* A **writer** (`Vault.batch`) first checks the cached group digests (`view_groups`)
+  against the line of the checkpoint it extends and the rows of the group it appends to
+  against their digest, then signs the digests of the groups it touched: it never signs
+  over rows it has not checked, and an edit elsewhere keeps its old, honest digest.
+* A **reader** calls `ViewGuard.require(table, ...)` before a decision reads a table: the
+  table's rows are hashed per group and compared with the signed digests.  A group that
+  disagrees is derived again from its entries (each checked against its stored leaf)
+  and, when the derived rows hash as signed, the table is mended from them (in place
+  when the vault is writable, in a session-local shadow table when it is read-only) and
+  a warning says so; otherwise the vault is refused as damaged.
+* A vault whose head checkpoint predates the line has no commitment to check: the
+  required tables are derived from the log entries that produce them (selected by kind
+  column or by their own bytes) and compared, at the cost of one pass over those entries.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import duckdb
+
+from store.entries import LogEntry
+from store.errors import VaultDamagedError
+from store.schema import VIEW_COLUMNS
+from store.views import Rows, derive
+
+if TYPE_CHECKING:
+    from store.vault import Vault
+
+__all__ = [
+    "DDL",
+    "EAGER_VIEWS",
+    "EXTENSION",
+    "GROUP",
+    "SOURCES",
+    "Digests",
+    "Mend",
+    "ViewGuard",
+    "commitment",
+    "extension_line",
+    "signed_commitment",
+    "table_digests",
+]
+
+EXTENSION = "tracer-views"
+#: entries per group; the same grouping verify's receipts keep
+GROUP = 4096
+DDL = (
+    "CREATE TABLE IF NOT EXISTS view_groups (tbl VARCHAR NOT NULL, grp BIGINT NOT NULL, "
+    "digest VARCHAR NOT NULL, PRIMARY KEY (tbl, grp))"
+)
+
+#: the entry kinds (as their own bytes say) whose derivation writes rows of each table
+SOURCES: dict[str, frozenset[str]] = {
+    "v_keys": frozenset({"key_add", "key_revoke"}),
+    "v_investigators": frozenset({"investigator_grant", "investigator_revoke"}),
+    "v_answers": frozenset({"manifest", "imported_trace"}),
+    "v_passages": frozenset({"manifest", "imported_trace"}),
+    "v_citations": frozenset({"manifest", "imported_trace"}),
+    "v_revisions": frozenset({"revision"}),
+    "v_deletions": frozenset({"document_deletion"}),
+    "v_tombstones": frozenset({"tombstone"}),
+    "v_access": frozenset({"access"}),
+    "v_findings": frozenset({"finding"}),
+    "v_digests": frozenset({"manifest", "imported_trace", "revision"}),
+    "v_cases": frozenset({"case_open"}),
+    "v_case_items": frozenset(
+        {"case_open", "case_conclusion", "tag", "note", "hold", "hold_release", "access", "finding"}
+    ),
+    "v_tags": frozenset({"tag"}),
+    "v_notes": frozenset({"note", "case_conclusion"}),
+    "v_holds": frozenset({"hold", "hold_release"}),
+}
+
+#: tables with a row per statement, not per answer: small, checked at every unlock
+EAGER_VIEWS = tuple(t for t in SOURCES if not SOURCES[t] & {"manifest", "imported_trace"})
+
+#: table -> group -> digest of that table's rows of the group's entries
+Digests = dict[str, dict[int, str]]
+
+
+def _row_text(table: str) -> str:
+    """SQL for one row of `table` as unambiguous text: each column as its length, ':'
+    and its text, or '-' for NULL, joined by ','."""
+    parts = [
+        f"coalesce(CAST(length(CAST({c} AS VARCHAR)) AS VARCHAR) || ':' || CAST({c} AS VARCHAR), '-')"
+        for c, _t in VIEW_COLUMNS[table]
+    ]
+    return "concat_ws(',', " + ", ".join(parts) + ")"
+
+
+def table_digests(
+    con: duckdb.DuckDBPyConnection, table: str, lo: int = 0, hi: int | None = None
+) -> dict[int, str]:
+    """SHA-256 per group over `table`'s rows of entries `lo`..`hi-1`, as a multiset.
+
+    One query per group that has rows: sorting all of a large view's row hashes at once
+    ran out of verify's buffer pool at a million passages; a group's rows are a few tens
+    of thousands."""
+    upper = (1 << 62) if hi is None else int(hi)
+    groups = con.execute(
+        f"SELECT DISTINCT seq // {GROUP} FROM {table} WHERE seq >= ? AND seq < ? ORDER BY 1",  # noqa: S608
+        [int(lo), upper],
+    ).fetchall()
+    sql = (
+        "SELECT sha256(string_agg(rh, '' ORDER BY rh)) FROM ("  # noqa: S608 - fixed names
+        f"SELECT sha256({_row_text(table)}) AS rh FROM {table} WHERE seq >= ? AND seq < ?)"
+    )
+    out: dict[int, str] = {}
+    for (g,) in groups:
+        g = int(g)
+        start, end = max(g * GROUP, int(lo)), min((g + 1) * GROUP, upper)
+        row = con.execute(sql, [start, end]).fetchone()
+        if row is not None and row[0] is not None:
+            out[g] = str(row[0])
+    return out
+
+
+def _rows_digests(table: str, rows: Iterable[tuple[Any, ...]]) -> dict[int, str]:
+    """`table_digests` of rows held in Python (derived from the log), computed by DuckDB
+    on the same text so both sides hash alike."""
+    con = duckdb.connect()
+    try:
+        con.execute(f"CREATE TABLE {table} ({', '.join(f'{c} {t}' for c, t in VIEW_COLUMNS[table])})")
+        items = list(rows)
+        if items:
+            marks = ", ".join("?" for _ in VIEW_COLUMNS[table])
+            con.executemany(f"INSERT INTO {table} VALUES ({marks})", [list(r) for r in items])  # noqa: S608
+        return table_digests(con, table)
+    finally:
+        con.close()
+
+
+def commitment(digests: Mapping[str, Mapping[int, str]]) -> str:
+    """SHA-256 over `table:group:digest\\n` for every table (schema order) and group."""
+    h = hashlib.sha256()
+    for table in VIEW_COLUMNS:
+        groups = digests.get(table, {})
+        for g in sorted(groups):
+            h.update(f"{table}:{g}:{groups[g]}\n".encode("ascii"))
+    return h.hexdigest()
+
+
+def extension_line(digests: Mapping[str, Mapping[int, str]]) -> str:
+    return f"{EXTENSION} {commitment(digests)}"
+
+
+def signed_commitment(extensions: Iterable[str]) -> str | None:
+    """The views commitment a checkpoint's extension lines carry, if any."""
+    for ext in extensions:
+        name, _, value = ext.partition(" ")
+        if name == EXTENSION:
+            return value
+    return None
+
+
+def _span(groups: Iterable[int]) -> str:
+    gs = sorted(groups)
+    return ", ".join(f"{g * GROUP}..{(g + 1) * GROUP - 1}" for g in gs[:3]) + (" …" if len(gs) > 3 else "")
+
+
+@dataclass(frozen=True)
+class Mend:
+    """Rows of `table` for the groups of entries starting at `starts`, found edited and
+    derived again from the log."""
+
+    table: str
+    starts: tuple[int, ...]
+    kind: str
+    span: int = GROUP
+
+
+class ViewGuard:
+    """The one owner of the derived tables' check for an open vault: which tables were
+    found to hash as the signed checkpoint says, the cached group digests, and the mend.
+
+    Checked tables stay checked while this process holds the file (DuckDB's lock keeps
+    other writers out); an append moves the commitment on and keeps them checked, since
+    the writer derived the rows it added."""
+
+    def __init__(self, vault: Vault) -> None:
+        self._vault = vault
+        self._checked: set[str] = set()
+        self._trusted: Digests | None = None
+        self._at: tuple[int, bytes] | None = None
+        #: what a reader should be told: tables mended from the log
+        self.warnings: list[str] = []
+        #: the mends themselves, which `verify` reports as findings
+        self.mended: list[Mend] = []
+        #: tables a session-local copy shadows (read-only vaults)
+        self._shadowed: set[str] = set()
+        #: set by `verify`, which rebuilds every table from the log and reports each edit
+        self.verifying = False
+
+    @contextmanager
+    def unchecked(self) -> Iterator[None]:
+        """For `verify` alone, which derives every table from the log itself and reports
+        each edited row as a finding: nothing is mended before it has looked."""
+        before, self.verifying = self.verifying, True
+        for table in self._shadowed:
+            # verify compares the tables as the file holds them, not the session's mend
+            self._vault.con.execute(f"DROP TABLE IF EXISTS temp.main.{table}")
+        self._shadowed.clear()
+        self._checked.clear()
+        try:
+            yield
+        finally:
+            self.verifying = before
+
+    def reset(self) -> None:
+        """Forget what was checked: a batch rolled back."""
+        self._checked, self._trusted, self._at = set(), None, None
+
+    # -- the signed side ---------------------------------------------------------------
+
+    def _tree(self) -> tuple[int, bytes]:
+        acc = self._vault._accumulator()
+        return acc.size, acc.root()
+
+    def _signed(self, size: int, root: bytes) -> str | None:
+        try:
+            cp = self._vault.covering_checkpoint(size, root)
+        except VaultDamagedError:
+            return None  # a roster that does not hold signs nothing: derive from the log (forensic)
+        if cp is None:
+            return None
+        return signed_commitment(cp.extensions)
+
+    def _stored(self) -> Digests:
+        out: Digests = {t: {} for t in VIEW_COLUMNS}
+        try:
+            rows = self._vault.con.execute("SELECT tbl, grp, digest FROM view_groups").fetchall()
+        except duckdb.CatalogException:
+            return out
+        for tbl, grp, digest in rows:
+            if str(tbl) in out:
+                out[str(tbl)][int(grp)] = str(digest)
+        return out
+
+    def _current(self, tables: Iterable[str]) -> Digests:
+        return {t: table_digests(self._vault.con, t) for t in tables}
+
+    def trusted(self) -> Digests | None:
+        """Group digests proven to be what the covering checkpoint signed (None for a vault
+        whose head checkpoint predates the commitment, or with no covering checkpoint)."""
+        here = self._tree()
+        if self._at != here:
+            self._at, self._trusted, self._checked = here, None, set()
+        if self._trusted is not None:
+            return self._trusted
+        signed = self._signed(*here)
+        if signed is None:
+            return None
+        stored = self._stored()
+        if commitment(stored) == signed:
+            self._trusted = stored
+            return stored
+        # the cache itself was edited (or rows and cache alike): hash the tables, then
+        # derive from the log whatever still disagrees
+        current = self._current(VIEW_COLUMNS)
+        if commitment(current) != signed:
+            for table in VIEW_COLUMNS:
+                bad = {
+                    g
+                    for g in set(current[table]) | set(stored[table])
+                    if current[table].get(g) != stored[table].get(g)
+                }
+                if bad:
+                    derived = self._derive(table, bad)
+                    for g in bad:
+                        digest = _rows_digest_of(table, derived.get(g))
+                        if digest is not None:
+                            current[table][g] = digest
+                        else:
+                            current[table].pop(g, None)
+            if commitment(current) != signed:
+                raise VaultDamagedError(
+                    f"{self._vault.path}: view_commitment_mismatch: the derived tables, derived again "
+                    "from the log, do not hash as the latest checkpoint signs (run `tracer verify`)"
+                )
+        self._trusted = current
+        self._save_cache(current)
+        return current
+
+    # -- the reader's check ------------------------------------------------------------
+
+    def require(self, *tables: str) -> None:
+        """Before a decision reads `tables`: prove each hashes as signed, mending it from the
+        log when it does not; raise VaultDamagedError when that fails too."""
+        if self.verifying:
+            return
+        wanted = [t for t in tables if t not in self._checked or self._at != self._tree()]
+        if not wanted:
+            return
+        trusted = self.trusted()
+        for table in wanted:
+            current = table_digests(self._vault.con, table)
+            if trusted is None:
+                bad = None  # no commitment: derive the whole table from the log
+            else:
+                expected = trusted[table]
+                bad = {g for g in set(current) | set(expected) if current.get(g) != expected.get(g)}
+                if not bad:
+                    self._checked.add(table)
+                    continue
+            self._mend(table, bad, None if trusted is None else trusted[table], current)
+            self._checked.add(table)
+
+    def _mend(
+        self, table: str, bad: set[int] | None, expected: dict[int, str] | None, current: dict[int, str]
+    ) -> None:
+        derived = self._derive(table, bad)
+        if bad is None:
+            bad = {
+                g
+                for g in set(current) | set(derived)
+                if current.get(g) != _rows_digest_of(table, derived.get(g))
+            }
+            if not bad:
+                return
+        if expected is not None:
+            for g in bad:
+                if _rows_digest_of(table, derived.get(g)) != expected.get(g):
+                    raise VaultDamagedError(
+                        f"{self._vault.path}: view_commitment_mismatch: {table} rows of entries "
+                        f"{_span([g])}, derived again from the log, do not hash as "
+                        "the signed checkpoint says (run `tracer verify`)"
+                    )
+        rows = [r for g in sorted(bad) for r in derived.get(g, [])]
+        where = " OR ".join(f"(seq >= {g * GROUP} AND seq < {(g + 1) * GROUP})" for g in sorted(bad))
+        had = self._vault.con.execute(f"SELECT count(*) FROM {table} WHERE {where}").fetchone()  # noqa: S608
+        missing = len(rows) > (int(had[0]) if had else 0)
+        self._replace(table, bad, rows)
+        if not self._vault.read_only:
+            # in place, the edit is gone from the file: verify reports it from this record
+            kind = "view_row_missing_or_altered" if missing else "view_row_altered_or_extra"
+            self.mended.append(Mend(table, tuple(g * GROUP for g in sorted(bad)), kind))
+        self.warnings.append(
+            f"derived table {table}: rows of entries {_span(bad)} disagreed with the log's signed "
+            "commitment and were derived again from the log entries (someone edited the file; "
+            "`tracer verify` reports it)"
+        )
+
+    def _derive(self, table: str, groups: set[int] | None) -> dict[int, list[tuple[Any, ...]]]:
+        """`table`'s rows, by group, derived from the entries that produce them, each entry
+        checked against its stored leaf (which the signed tree covers)."""
+        out: dict[int, list[tuple[Any, ...]]] = {}
+        for seq, _kind, data, stored in self._vault.rows_claiming(sorted(SOURCES[table])):
+            g = seq // GROUP
+            if groups is not None and g not in groups:
+                continue
+            rows: Rows = {t: [] for t in VIEW_COLUMNS}
+            try:
+                entry = LogEntry.from_bytes(data)
+                if entry.leaf != stored:
+                    continue  # rewritten bytes vouch for nothing; verify names them
+                derive(seq, entry, rows)
+            except (KeyError, TypeError, ValueError, AttributeError):
+                continue  # a damaged entry derives nothing; verify names it
+            if rows[table]:
+                out.setdefault(g, []).extend(rows[table])
+        return out
+
+    def _replace(self, table: str, groups: set[int], rows: list[tuple[Any, ...]]) -> None:
+        from store.vault import insert_rows
+
+        con = self._vault.con
+        where = " OR ".join(f"(seq >= {g * GROUP} AND seq < {(g + 1) * GROUP})" for g in sorted(groups))
+        if self._vault.read_only:
+            # a session-local copy shadows the stored table; the file stays as it was found
+            self._shadowed.add(table)
+            con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT * FROM main.{table}")  # noqa: S608
+            con.execute(f"DELETE FROM temp.main.{table} WHERE {where}")  # noqa: S608
+            if rows:
+                insert_rows(con, table, rows, target=f"temp.main.{table}")
+            return
+        own = not self._vault.in_batch  # inside a batch, its transaction holds the mend
+        if own:
+            con.execute("BEGIN TRANSACTION")
+        try:
+            con.execute(f"DELETE FROM {table} WHERE {where}")  # noqa: S608
+            if rows:
+                insert_rows(con, table, rows)
+            if own:
+                con.execute("COMMIT")
+        except BaseException:
+            if own:
+                con.execute("ROLLBACK")
+            raise
+
+    def _save_cache(self, digests: Digests) -> None:
+        if self._vault.read_only or self._vault.in_batch:
+            return
+        con = self._vault.con
+        con.execute(DDL)
+        con.execute("BEGIN TRANSACTION")
+        try:
+            con.execute("DELETE FROM view_groups")
+            _insert_groups(con, digests)
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+
+    # -- the writer's side -------------------------------------------------------------
+
+    def before_append(self, start: int) -> Digests:
+        """The digests a batch starting at `start` may sign over: the trusted ones, with the
+        rows of the group it appends to checked (and mended) first.  A vault whose head
+        predates the commitment has every table derived from the log once."""
+        trusted = self.trusted()
+        if trusted is None:
+            trusted = {}
+            for table in VIEW_COLUMNS:
+                current = table_digests(self._vault.con, table)
+                self._mend(table, None, None, current)
+                trusted[table] = table_digests(self._vault.con, table)
+            self._trusted = trusted
+            self._checked = set(VIEW_COLUMNS)
+            return trusted
+        g = start // GROUP
+        for table in VIEW_COLUMNS:
+            now = table_digests(self._vault.con, table, g * GROUP, start).get(g)
+            if now != trusted[table].get(g):
+                self._mend(table, {g}, trusted[table], {g: now} if now else {})
+        return trusted
+
+    def after_append(self, trusted: Digests, start: int, size: int) -> Digests:
+        """`trusted` with the groups entries `start`..`size-1` touched hashed again (inside
+        the batch's transaction), written to the cache; what the new checkpoint signs."""
+        con = self._vault.con
+        lo = (start // GROUP) * GROUP
+        out: Digests = {t: dict(gs) for t, gs in trusted.items()}
+        touched = range(start // GROUP, (size - 1) // GROUP + 1)
+        for table in VIEW_COLUMNS:
+            groups = out.setdefault(table, {})
+            for g in touched:
+                groups.pop(g, None)
+            groups.update(table_digests(con, table, lo, size))
+        con.execute(DDL)
+        con.execute(f"DELETE FROM view_groups WHERE grp >= {start // GROUP}")  # noqa: S608
+        _insert_groups(
+            con, {t: {g: d for g, d in gs.items() if g >= start // GROUP} for t, gs in out.items()}
+        )
+        return out
+
+    def committed(self, digests: Digests, size: int, root: bytes) -> None:
+        """After the batch committed: what it signed is what is trusted now."""
+        self._at, self._trusted = (size, root), digests
+
+
+def _rows_digest_of(table: str, rows: list[tuple[Any, ...]] | None) -> str | None:
+    if not rows:
+        return None
+    return next(iter(_rows_digests(table, rows).values()))
+
+
+def _insert_groups(con: duckdb.DuckDBPyConnection, digests: Mapping[str, Mapping[int, str]]) -> None:
+    items = [[t, g, d] for t, gs in digests.items() for g, d in gs.items()]
+    if items:
+        con.executemany("INSERT INTO view_groups VALUES (?, ?, ?)", items)

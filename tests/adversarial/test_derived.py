@@ -1,0 +1,205 @@
+"""Derived tables are a cache, never an authority (issue [1/7]).
+
+An attacker who can write the vault file but holds no key edits or deletes `v_*` rows,
+the cached group digests, or the newest log rows, and tries to lift a hold, flip a
+verdict or shorten the log.  Each test reproduces one such attack; the safe behaviour is
+asserted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+from store import admin
+from store.errors import VaultDamagedError, VaultError
+from store.note import Checkpoint
+from store.vault import Vault
+from store.viewcommit import EXTENSION, signed_commitment
+from tests.case.world import build_world
+from tests.helpers import Case, manifest, new_case, passage, revision, signed
+from tracer.engine.case import CaseDesk
+from tracer.engine.session import head_checkpoint
+from tracer.engine.trace import Tracer
+from tracer.engine.trust import TrustError
+from tracer.engine.verify import verify
+
+NOW = "2026-07-01T12:00:00Z"
+THIRTY = "# Returns\n\n## Window\n\nRefunds within thirty days of delivery.\n"
+FOURTEEN = THIRTY.replace("thirty", "fourteen")
+
+
+@pytest.fixture
+def case(tmp_path: Path) -> Any:
+    c = new_case(tmp_path / "vault")
+    yield c
+    c.close()
+
+
+def _stale_case(case: Case) -> None:
+    r1 = revision("returns", "r1", THIRTY, "2026-01-05T00:00:00Z")
+    r2 = revision("returns", "r2", FOURTEEN, "2026-03-05T00:00:00Z")
+    draft = manifest(
+        "ans-1", "Within thirty days.", [passage(r1, "thirty")], generated_at="2026-02-01T00:00:00Z"
+    )
+    assert case.ingest(r1, r2, signed(case, draft)).ok
+
+
+def _edit(case: Case, *sql: str) -> None:
+    case.reopen()
+    for statement in sql:
+        case.vault.con.execute(statement)
+    case.reopen()
+
+
+def _currency(case: Case, **kw: Any) -> tuple[str, list[str]]:
+    s = case.session("ines", **kw)
+    try:
+        t = Tracer(s).trace("ans-1", record=False)
+        return t.passages[0].currency.state, list(s.status.warnings)
+    finally:
+        s.close()
+
+
+# -- verdicts ---------------------------------------------------------------------------
+
+
+def test_every_checkpoint_commits_to_the_derived_tables(case: Case) -> None:
+    _stale_case(case)
+    cp = Checkpoint.parse(case.vault.latest_checkpoint().note.split("\n\n")[0] + "\n")
+    assert signed_commitment(cp.extensions) is not None
+    assert any(e.startswith(EXTENSION + " ") for e in cp.extensions)
+
+
+def test_a_deleted_revision_row_does_not_turn_stale_into_verified(case: Case) -> None:
+    _stale_case(case)
+    assert _currency(case)[0] == "stale"
+    _edit(case, "DELETE FROM v_revisions WHERE revision = 'r2'")
+    state, warnings = _currency(case)
+    assert state == "stale"
+    assert any("v_revisions" in w and "derived again" in w for w in warnings)
+
+
+def test_a_deleted_revision_row_is_mended_in_a_read_only_session_without_touching_the_file(
+    case: Case,
+) -> None:
+    _stale_case(case)
+    _edit(case, "DELETE FROM v_revisions WHERE revision = 'r2'")
+    state, _w = _currency(case, read_only=True, forensic=True)
+    assert state == "stale"
+    con = duckdb.connect(str(case.path / "vault.duckdb"), read_only=True)
+    try:
+        assert con.execute("SELECT count(*) FROM v_revisions WHERE revision = 'r2'").fetchone() == (0,)
+    finally:
+        con.close()
+
+
+def test_an_edited_revision_row_and_its_cached_digest_together_are_still_caught(case: Case) -> None:
+    _stale_case(case)
+    _edit(
+        case,
+        "UPDATE v_revisions SET committed_at = '2025-01-01T00:00:00Z' WHERE revision = 'r2'",
+        "DELETE FROM view_groups WHERE tbl = 'v_revisions'",
+    )
+    assert _currency(case)[0] == "stale"
+
+
+def test_a_mend_in_place_is_still_reported_by_verify(case: Case) -> None:
+    _stale_case(case)
+    _edit(case, "DELETE FROM v_revisions WHERE revision = 'r2'")
+    s = case.session("ines")
+    try:
+        kinds = [f.kind for f in verify(s.vault, s, full=True).findings]
+    finally:
+        s.close()
+    assert "view_row_missing_or_altered" in kinds
+
+
+def test_a_deleted_answer_row_does_not_read_as_no_such_answer(case: Case) -> None:
+    _stale_case(case)
+    _edit(case, "DELETE FROM v_answers WHERE answer_id = 'ans-1'")
+    s = case.session("ines")
+    try:
+        assert Tracer(s).trace("ans-1", record=False).passages[0].currency.state == "stale"
+    finally:
+        s.close()
+
+
+def test_an_answer_row_pointed_at_another_entry_never_lends_it_that_record(case: Case) -> None:
+    _stale_case(case)
+    r3 = revision("other", "o1", FOURTEEN, "2026-01-05T00:00:00Z")
+    other = manifest("ans-2", "Within fourteen days.", [passage(r3, "fourteen")])
+    assert case.ingest(r3, signed(case, other)).ok
+    seq2 = case.vault.query("SELECT seq FROM v_answers WHERE answer_id = 'ans-2'")[0][0]
+    _edit(case, f"UPDATE v_answers SET seq = {int(seq2)} WHERE answer_id = 'ans-1'")  # noqa: S608
+    s = case.session("ines")
+    try:
+        t = Tracer(s).trace("ans-1", record=False)
+        assert t.answer_id == "ans-1" and t.passages and t.passages[0].currency.state == "stale"
+    finally:
+        s.close()
+
+
+# -- holds ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "attack",
+    [
+        "UPDATE v_answers SET answer_id = 'x' WHERE answer_id = 'ans-restart'",
+        "DELETE FROM v_answers WHERE answer_id = 'ans-restart'",
+        "UPDATE v_revisions SET content_sha256 = repeat('0', 64) WHERE document_id = 'runbook'",
+        "DELETE FROM v_revisions WHERE document_id = 'runbook'",
+    ],
+)
+def test_a_hold_on_an_answer_is_not_lifted_by_editing_a_derived_table(tmp_path: Path, attack: str) -> None:
+    world = build_world(tmp_path)
+    s = world.session("ines")
+    CaseDesk(s).hold("answer", "ans-restart", "litigation")
+    s.close()
+    c = world.case
+    c.reopen()
+    _edit(c, attack, "DELETE FROM view_groups")
+    for digest in (world.runbook_digest, world.passage_digest):
+        with pytest.raises(VaultError, match="under legal hold"):
+            admin.purge(c.vault, c.custodian, digest, "retention", "expired", "dpo", NOW)
+    c.close()
+
+
+# -- the log's length -------------------------------------------------------------------
+
+
+def test_deleting_the_newest_entry_but_keeping_every_checkpoint_is_truncation(case: Case) -> None:
+    _stale_case(case)
+    omar_hold = admin.record_access(case.vault, case.investigators["ines"], "view", "ans-1", NOW, False)
+    size = case.vault.size()
+    assert omar_hold == size - 1
+    _edit(case, f"DELETE FROM log WHERE seq = {size - 1}")  # noqa: S608
+    v = case.vault
+    leaves = v.leaf_hashes()
+    cp, code, _why = head_checkpoint(v, v.roster(), len(leaves), v.root())
+    assert cp is None and code == "log_truncated"
+    with pytest.raises(TrustError, match="entries were removed"):
+        case.session("ines").close()
+    case.reopen()
+    with pytest.raises(VaultDamagedError, match="log_truncated"):
+        admin.record_access(case.vault, case.investigators["ines"], "view", "ans-1", NOW, False)
+
+
+def test_a_legacy_vault_without_the_views_line_is_derived_from_the_log(tmp_path: Path) -> None:
+    """A checkpoint that predates the commitment proves nothing about the views: the
+    tables a decision needs are derived from the log instead."""
+    c = new_case(tmp_path / "vault")
+    try:
+        _stale_case(c)
+        c.vault.con.execute("DELETE FROM view_groups")
+        c.vault.con.execute("DELETE FROM v_revisions WHERE revision = 'r2'")
+        c.reopen()
+        v: Vault = c.vault
+        v.views._signed = lambda size, root: None  # type: ignore[method-assign]  # noqa: SLF001
+        v.views.require("v_revisions")
+        assert v.query("SELECT count(*) FROM v_revisions WHERE revision = 'r2'") == [(1,)]
+    finally:
+        c.close()
