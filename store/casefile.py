@@ -382,6 +382,10 @@ def _released(h: Hold, release: Release) -> Hold:
     return Hold(h.seq, h.signer, h.case_id, h.subject_kind, h.subject, h.reason, h.at, release)
 
 
+#: the entry kinds that log an answer: a producer's manifest or an imported trace
+_ANSWER_KINDS = ("manifest", "imported_trace")
+
+
 def answer_digests(vault: Vault, answer_id: str, _seen: set[str] | None = None) -> set[str]:
     """Every text digest an answer's signed manifest names, through its lineage too;
     read from the log entry (checked against its stored leaf), not from the views."""
@@ -395,7 +399,7 @@ def answer_digests(vault: Vault, answer_id: str, _seen: set[str] | None = None) 
     for (seq,) in rows:
         entry = vault.entry(int(seq))
         stored = vault.query("SELECT leaf_hash FROM log WHERE seq = ?", [int(seq)])
-        if entry.kind != "manifest" or not stored or bytes(stored[0][0]) != entry.leaf:
+        if entry.kind not in _ANSWER_KINDS or not stored or bytes(stored[0][0]) != entry.leaf:
             continue
         try:
             m = entry.answer_record()
@@ -404,6 +408,11 @@ def answer_digests(vault: Vault, answer_id: str, _seen: set[str] | None = None) 
         if m.answer_id != answer_id:
             continue
         out |= {str(m.question_sha256), str(m.answer_sha256)}
+        if entry.kind == "imported_trace":
+            # the export file the trace was read from is evidence of the answer too
+            export = entry.payload_json().get("export")
+            if isinstance(export, dict) and isinstance(export.get("sha256"), str):
+                out.add(export["sha256"])
         for ps in m.passages:
             out |= {str(ps.retrieved_sha256), str(ps.model_input_sha256)}
             revs = vault.query(
@@ -413,6 +422,7 @@ def answer_digests(vault: Vault, answer_id: str, _seen: set[str] | None = None) 
             out |= {str(r[0]) for r in revs}
         for parent in m.lineage:
             out |= answer_digests(vault, parent, seen)
+    out.discard("None")  # an imported passage may keep no text
     return out
 
 

@@ -198,7 +198,7 @@ def test_a_legacy_vault_without_the_views_line_is_derived_from_the_log(tmp_path:
         c.vault.con.execute("DELETE FROM v_revisions WHERE revision = 'r2'")
         c.reopen()
         v: Vault = c.vault
-        v.views._signed = lambda size, root: None  # type: ignore[method-assign]  # noqa: SLF001
+        v.views._signed = lambda size, root: None  # type: ignore[method-assign]
         v.views.require("v_revisions")
         assert v.query("SELECT count(*) FROM v_revisions WHERE revision = 'r2'") == [(1,)]
     finally:
