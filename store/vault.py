@@ -13,7 +13,7 @@ import os
 import re
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -226,6 +226,9 @@ class Vault:
         self.views = ViewGuard(self)
         #: inside `batch`: the view check may not start transactions of its own
         self.in_batch = False
+        #: told (size, root, signer key id) after each batch commits: the engine records
+        #: there what this machine signed, so a later write over an older copy is refused
+        self.on_commit: Callable[[int, bytes, str], None] | None = None
 
     # -- lifecycle -----------------------------------------------------------------
 
@@ -866,6 +869,8 @@ class Vault:
         if b.entries:
             self._acc = b.acc
             self.views.committed(views, b.acc.size, b.acc.root())
+            if self.on_commit is not None:
+                self.on_commit(b.acc.size, b.acc.root(), signer.key_id)
             self._guarded = pairs
             if new:
                 self._tombstones = None

@@ -7,6 +7,7 @@ asserted."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +21,11 @@ from store.vault import Vault
 from store.viewcommit import EXTENSION, signed_commitment
 from tests.case.world import build_world
 from tests.helpers import Case, manifest, new_case, passage, revision, signed
+from tracer.cli.common import open_vault
 from tracer.engine.case import CaseDesk
 from tracer.engine.session import head_checkpoint
 from tracer.engine.trace import Tracer
-from tracer.engine.trust import TrustError
+from tracer.engine.trust import RollbackError, TrustError
 from tracer.engine.verify import verify
 
 NOW = "2026-07-01T12:00:00Z"
@@ -203,3 +205,26 @@ def test_a_legacy_vault_without_the_views_line_is_derived_from_the_log(tmp_path:
         assert v.query("SELECT count(*) FROM v_revisions WHERE revision = 'r2'") == [(1,)]
     finally:
         c.close()
+
+
+# -- the custodian's own machine --------------------------------------------------------
+
+
+def test_a_revocation_cannot_be_rolled_back_on_the_machine_that_made_it(
+    case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TRACER_HOME", str(tmp_path / "custodian-home"))
+    omar = case.grant("omar", ["support"])
+    case.vault.close()
+    backup = tmp_path / "before-revoke"
+    shutil.copytree(case.path, backup)
+    vault = open_vault(case.path)
+    try:
+        admin.revoke_investigator(vault, case.custodian, omar.key_id, NOW)
+    finally:
+        vault.close()
+    shutil.rmtree(case.path)
+    shutil.copytree(backup, case.path)  # the attacker puts the older copy back
+    with pytest.raises(RollbackError, match="ROLLBACK"):
+        open_vault(case.path).close()
+    case.vault = Vault.open(case.path)

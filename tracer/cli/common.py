@@ -37,13 +37,17 @@ def add_investigator(p: argparse.ArgumentParser, required: bool = False) -> None
 
 def open_vault(path: Path, read_only: bool | None = None) -> Vault:
     """The vault for a command that opens it without an investigator's unlock; unless read
-    only, it must extend every checkpoint this machine saw of it (`refuse_if_rolled_back`)."""
-    from tracer.engine.session import refuse_if_rolled_back
+    only, it must extend every checkpoint this machine saw of it (`refuse_if_rolled_back`),
+    and every checkpoint it signs is remembered here (`remember_writes`)."""
+    from tracer.engine.session import refuse_if_rolled_back, remember_writes
+    from tracer.engine.trust import TrustStore
 
     vault = Vault.open(path, read_only=read_only)
     if read_only is not True:
         try:
-            refuse_if_rolled_back(vault)
+            trust = TrustStore()
+            refuse_if_rolled_back(vault, trust)
+            remember_writes(vault, trust)
         except BaseException:
             vault.close()
             raise

@@ -34,6 +34,7 @@ __all__ = [
     "UnknownInvestigatorError",
     "VaultPeek",
     "head_checkpoint",
+    "remember_writes",
     "peek",
     "unlock",
 ]
@@ -321,6 +322,27 @@ def refuse_if_rolled_back(vault: Vault, trust: TrustStore | None = None) -> None
             "this history. Inspect it with `tracer open --forensic` or `tracer verify`."
         )
     vault.adopt_accumulator(acc)  # the write that follows starts from this tree
+
+
+def remember_writes(vault: Vault, trust: TrustStore | None = None) -> None:
+    """Before a write that opens the vault without an unlock (the custodian's ingest,
+    import, purge, keys, grants, holds): refuse a vault whose custodian differs from the
+    one this machine pinned, and record every checkpoint the write signs
+    exactly as an unlock does.  Without it a copy rolled back past a revocation the
+    custodian made here would be written to, and so blessed, from the same machine."""
+    store = trust or TrustStore()
+    custodian = _custodian_from_log(vault)
+    pinned = store.pinned(vault.origin)
+    if pinned is not None and pinned != custodian.key_id:
+        raise TrustError(
+            f"{vault.path}: CUSTODIAN KEY CHANGED: this machine pinned {pinned[:16]}, the vault's entry 0 "
+            f"names {custodian.key_id[:16]}; refusing to write to it"
+        )
+
+    def remember(size: int, root: bytes, signer: str) -> None:
+        store.remember(vault.origin, signer, Seen(size, root.hex(), now_iso()))
+
+    vault.on_commit = remember
 
 
 _WAYS_FORWARD = (

@@ -148,8 +148,10 @@ class TrustStore:
                 )
             paths[where] = origin
         warnings = [moved] if moved else []
-        if rec is None:
-            data[origin] = {"custodian": key_id, "custodian_name": name, "seen": {}}
+        if rec is None or not rec.get("custodian"):
+            # no pin yet (a custodian's write may have recorded what it signed before any unlock)
+            seen = rec.get("seen", {}) if rec is not None else {}
+            data[origin] = {"custodian": key_id, "custodian_name": name, "seen": seen}
             self._save(data)
             return Pin("first use", tuple(warnings), moved)
         if rec.get("custodian") != key_id:
