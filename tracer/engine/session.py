@@ -34,8 +34,8 @@ __all__ = [
     "UnknownInvestigatorError",
     "VaultPeek",
     "head_checkpoint",
-    "remember_writes",
     "peek",
+    "remember_writes",
     "unlock",
 ]
 
