@@ -184,11 +184,38 @@ def _print(v: PackVerification) -> None:
     for w in v.warnings:
         print(f"note        {inert(w)}")
     if v.ok:
-        print("RESULT      OK: every signature, proof and digest checks out")
-        return
-    print(f"RESULT      {len(v.failures)} failure(s)")
-    for f in v.failures:
-        print(f"  FAIL {inert(f.line())}")
+        print("RESULT      pack authentic: every signature, proof and digest checks out")
+    else:
+        print(f"RESULT      NOT AUTHENTIC: {len(v.failures)} failure(s)")
+        for f in v.failures:
+            print(f"  FAIL {inert(f.line())}")
+    for line in recorded_lines(v):
+        print(line)
+
+
+def recorded_lines(v: PackVerification) -> list[str]:
+    """What the evidence inside records, apart from the verdict on the pack: an authentic
+    pack can carry a finding, and a pack that fails its checks proves none of this."""
+    r = v.recorded
+    if r is None:
+        return []
+    head = "RECORDED    the evidence inside" if v.ok else "CLAIMED     unproven (pack failed): the evidence"
+    states = "; ".join(
+        f"{axis} " + ", ".join(f"{k} {n}" for k, n in sorted(counts.items()))
+        for axis, counts in (("integrity", r.integrity), ("currency", r.currency))
+        if counts
+    )
+    out = []
+    if r.findings:
+        out.append(f"{head} carries {len(r.findings)} finding(s):")
+        out += [f"  FINDING   {inert(f.line())}" for f in r.findings]
+    else:
+        out.append(f"{head} carries no finding")
+    if states:
+        out.append(f"            answers' states: {states}")
+    if r.holds:
+        out.append(f"            legal holds: {r.holds} ({r.holds_in_force} in force)")
+    return out
 
 
 def cmd_verify_pack(args: argparse.Namespace) -> int:
