@@ -26,7 +26,11 @@ EXIT_INTERRUPTED = 130
 
 #: every exit code and what it means, in the words `--help` and docs/cli.md use
 EXIT_CODES: tuple[tuple[int, str], ...] = (
-    (EXIT_OK, "success; for verify and verify-pack: nothing wrong was found"),
+    (
+        EXIT_OK,
+        "success; for verify: nothing wrong was found; for verify-pack: the pack is authentic "
+        "(findings its evidence records are printed beside, apart)",
+    ),
     (
         EXIT_FINDINGS,
         "the command ran and a check failed: verify or verify-pack found something, "
