@@ -324,8 +324,9 @@ def cmd_hold(args: argparse.Namespace) -> int:
     kind, wanted = next((k, getattr(args, k)) for k in ("document", "answer", "digest") if getattr(args, k))
     with open_session(args) as s:
         seq = _desk(s).hold(kind, wanted, args.reason, args.case_id)
+        _done(s, f"legal hold on {kind} {inert(wanted, False)}", seq)
         print(f"a purge of the held evidence is refused until `tracer release VAULT {seq} --reason …`")
-        return _done(s, f"legal hold on {kind} {inert(wanted, False)}", seq)
+        return 0
 
 
 def cmd_release(args: argparse.Namespace) -> int:

@@ -92,6 +92,15 @@ def open_session(args: argparse.Namespace) -> Session:
 
     identity = load_key(resolve_key_path(args.key), args.passphrase_file)
     session = unlock(args.vault, identity, forensic=args.forensic)
+    st = session.status
+    if st.pin == "first use":
+        # as the TUI does: a key pinned on first use is only as good as a check out of band
+        where = " at a path that held another vault (ORIGIN CHANGED)" if st.origin_changed else ""
+        print(
+            f"tracer: FIRST USE{where}: pinned custodian {inert(st.custodian)} key {st.custodian_key_id} "
+            "for this vault on this machine; confirm this fingerprint out of band",
+            file=sys.stderr,
+        )
     for w in session.status.warnings:
         loud = w == session.status.origin_changed
         print(f"tracer: {'WARNING' if loud else 'note'}: {inert(w)}", file=sys.stderr)
