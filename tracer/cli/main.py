@@ -33,7 +33,8 @@ EXIT_CODES: tuple[tuple[int, str], ...] = (
     ),
     (
         EXIT_FINDINGS,
-        "the command ran and a check failed: verify or verify-pack found something, "
+        "the command ran and a check failed: verify found something, verify-pack found the "
+        "pack not authentic, "
         "ingest, ingest-outbox or import refused an input file (each one named), "
         "export matched no answer you may read",
     ),
@@ -116,7 +117,7 @@ class _Commands(argparse._SubParsersAction):  # type: ignore[type-arg]
 
 
 def _wrapped(head: str, text: str, width: int = 79, indent: int = 22) -> list[str]:
-    lines = textwrap.wrap(text, width - indent) or [""]
+    lines = textwrap.wrap(text, width - indent, break_on_hyphens=False) or [""]
     first = f"  {head:<{indent - 3}} {lines[0]}" if len(head) < indent - 3 else f"  {head}"
     rest = lines[1:] if len(head) < indent - 3 else lines
     return [first, *(" " * indent + line for line in rest)]
