@@ -72,7 +72,7 @@ def test_a_case_from_open_to_pack(vault_world: World) -> None:
     r = w.ok("export", w.vault, "--case", "INC-1", "--why", "for counsel", "--out", out, *me)
     assert "exported 1 answer(s)" in r.out
     r = w.ok("verify-pack", out)
-    assert "RESULT      OK" in r.out and "exporter    ines signed size" in r.out
+    assert "RESULT      pack authentic" in r.out and "exporter    ines signed size" in r.out
     md = (out / "report.md").read_text("utf-8")
     assert "# Case INC-1: Refunds" in md and inert("for counsel") in md
     (out / "report.md").write_bytes((out / "report.md").read_bytes().replace(b"counsel", b"Counsel", 1))

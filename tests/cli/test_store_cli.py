@@ -436,7 +436,7 @@ def test_help_lists_every_store_command(world: World) -> None:
     r = world.run("--help")
     assert r.code == 0
     for cmd in ("keygen", "init", "keys", "sign", "pack", "ingest", "purge", "checkpoint", "log", "proof"):
-        assert f"    {cmd}" in r.out
+        assert f"\n  {cmd} " in r.out
 
 
 def test_real_console_script_end_to_end(vault_world: World) -> None:

@@ -38,7 +38,7 @@ def test_export_then_verify_pack(cli: list[str], tmp_path: Path, capsys: pytest.
     assert "exported 3 answer(s)" in capsys.readouterr().out
     assert [a["answer_id"] for a in report_of(out)["answers"]] == ["ans-stale", "ans-purged", "ans-note"]
     assert main(["verify-pack", str(out)]) == 0
-    assert "RESULT      OK" in capsys.readouterr().out
+    assert "RESULT      pack authentic" in capsys.readouterr().out
     assert main(["verify-pack", str(out), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["ok"] is True
 

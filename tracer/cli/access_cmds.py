@@ -12,15 +12,23 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from store import admin, queries
-from store.crypto import load_public
-from store.roster import RIGHTS, investigators
-from tracer.cli.common import Sub, add_custodian, add_investigator, emit_json, open_vault, vault_arg
-from tracer.clock import now_iso
-from tracer.engine.journal import read_journal
-from tracer.engine.lookup import resolve_answer
+from tracer.cli.common import (
+    LazyChoices,
+    Sub,
+    add_custodian,
+    add_investigator,
+    emit_json,
+    json_arg,
+    open_vault,
+    vault_arg,
+)
 from tracer.inert import inert
-from tracer.secrets import load_key
+
+
+def _rights() -> list[str]:
+    from store.roster import RIGHTS
+
+    return sorted(RIGHTS)
 
 
 def register(sub: Sub) -> None:
@@ -28,32 +36,35 @@ def register(sub: Sub) -> None:
     isub = inv.add_subparsers(dest="inv_command", required=True, metavar="ACTION")
     p = isub.add_parser("grant", help="grant an investigator read access to collections")
     vault_arg(p)
-    p.add_argument("pubfile", type=Path)
+    p.add_argument("pubfile", type=Path, help="the investigator's NAME.pub")
     p.add_argument("--scope", action="append", required=True, help="collection name, or '*' (repeatable)")
     p.add_argument(
         "--right",
         action="append",
         default=[],
-        choices=sorted(RIGHTS),
+        choices=LazyChoices(_rights),
+        metavar="RIGHT",
         help="hold: may place and release legal holds",
     )
     add_custodian(p)
     p.set_defaults(handler=cmd_grant)
     p = isub.add_parser("revoke", help="revoke an investigator and rotate their collections' keys")
     vault_arg(p)
-    p.add_argument("key_id")
-    p.add_argument("--reason", default="")
+    p.add_argument("key_id", help="the investigator's key id (from `tracer investigators list`)")
+    p.add_argument("--reason", default="", help="why, recorded in the signed revocation")
     add_custodian(p)
     p.set_defaults(handler=cmd_revoke)
     p = isub.add_parser("list", help="list investigators")
     vault_arg(p)
-    p.add_argument("--json", action="store_true")
+    json_arg(p)
     p.set_defaults(handler=cmd_list)
 
     p = sub.add_parser("access", help="who looked at what, when")
     vault_arg(p)
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--limit", type=int, default=1000)
+    json_arg(p)
+    p.add_argument(
+        "--limit", type=int, default=1000, help="list at most this many entries (default %(default)s)"
+    )
     p.set_defaults(handler=cmd_access)
 
     p = sub.add_parser(
@@ -79,6 +90,11 @@ def register(sub: Sub) -> None:
 
 
 def cmd_grant(args: argparse.Namespace) -> int:
+    from store import admin
+    from store.crypto import load_public
+    from tracer.clock import now_iso
+    from tracer.secrets import load_key
+
     custodian = load_key(args.custodian_key, args.passphrase_file)
     pub = load_public(args.pubfile)
     with open_vault(args.vault) as vault:
@@ -103,6 +119,10 @@ def cmd_grant(args: argparse.Namespace) -> int:
 
 
 def cmd_revoke(args: argparse.Namespace) -> int:
+    from store import admin
+    from tracer.clock import now_iso
+    from tracer.secrets import load_key
+
     custodian = load_key(args.custodian_key, args.passphrase_file)
     with open_vault(args.vault) as vault:
         seq = admin.revoke_investigator(vault, custodian, args.key_id, now_iso(), args.reason)
@@ -115,6 +135,8 @@ def cmd_revoke(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
+    from store.roster import investigators
+
     with open_vault(args.vault, read_only=True) as vault:
         roster = investigators(vault)
     rows: list[dict[str, Any]] = [
@@ -139,6 +161,10 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_access(args: argparse.Namespace) -> int:
+    from store import queries
+    from store.roster import investigators
+    from tracer.engine.journal import read_journal
+
     with open_vault(args.vault, read_only=True) as vault:
         names = {k: i.name for k, i in investigators(vault).items()}
         names[vault.custodian.key_id] = vault.custodian.name
@@ -181,6 +207,7 @@ def cmd_access(args: argparse.Namespace) -> int:
 def cmd_annotate(args: argparse.Namespace) -> int:
     from tracer.cli.engine_cmds import open_session
     from tracer.engine.case import CaseDesk
+    from tracer.engine.lookup import resolve_answer
 
     if args.command == "finding":
         print(

@@ -11,13 +11,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tracer.cli.common import Sub, add_investigator, emit_json, vault_arg
+from tracer.cli.common import Sub, add_investigator, emit_json, json_arg, vault_arg
 from tracer.cli.engine_cmds import open_session
-from tracer.engine.case import CaseDesk, CaseView, HoldView
-from tracer.engine.session import Session
 from tracer.inert import inert
+
+if TYPE_CHECKING:
+    from tracer.engine.case import CaseDesk, CaseView, HoldView
+    from tracer.engine.session import Session
 
 __all__ = ["register", "text_arg"]
 
@@ -40,25 +42,25 @@ def register(sub: Sub) -> None:
     csub = case.add_subparsers(dest="case_command", required=True, metavar="ACTION")
     p = csub.add_parser("open", help="open a case: everything tagged, noted or held under it belongs to it")
     vault_arg(p)
-    p.add_argument("case_id", metavar="CASE-ID")
-    p.add_argument("--title", required=True)
-    p.add_argument("--purpose", required=True)
+    p.add_argument("case_id", metavar="CASE-ID", help="a new case id: a-z 0-9 . _ -")
+    p.add_argument("--title", required=True, help="the case's title (one line)")
+    p.add_argument("--purpose", required=True, help="why the case is opened (recorded, signed)")
     add_investigator(p)
     p.set_defaults(handler=cmd_case_open)
     p = csub.add_parser("list", help="the cases you can see")
     vault_arg(p)
-    p.add_argument("--json", action="store_true")
+    json_arg(p)
     add_investigator(p)
     p.set_defaults(handler=cmd_case_list)
     p = csub.add_parser("show", help="a case: tags, notes, notes on answers, holds, activity, conclusion")
     vault_arg(p)
-    p.add_argument("case_id", metavar="CASE-ID")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("case_id", metavar="CASE-ID", help="the case to show")
+    json_arg(p)
     add_investigator(p)
     p.set_defaults(handler=cmd_case_show)
     p = csub.add_parser("conclude", help="sign the case's conclusion (the latest one is the case's)")
     vault_arg(p)
-    p.add_argument("case_id", metavar="CASE-ID")
+    p.add_argument("case_id", metavar="CASE-ID", help="the case to conclude")
     text_arg(p, "text", "conclusion")
     add_investigator(p)
     p.set_defaults(handler=cmd_case_conclude)
@@ -80,7 +82,7 @@ def register(sub: Sub) -> None:
     vault_arg(p)
     p.add_argument("--tag", help="only this tag")
     _case_arg(p, what="only the tags of this case")
-    p.add_argument("--json", action="store_true")
+    json_arg(p)
     add_investigator(p)
     p.set_defaults(handler=cmd_tags)
 
@@ -98,21 +100,21 @@ def register(sub: Sub) -> None:
     what.add_argument("--document", help="a document id: its revisions and every passage quoted from it")
     what.add_argument("--answer", help="an answer id: its texts, passages, cited revisions and lineage")
     what.add_argument("--digest", help="one text's SHA-256")
-    p.add_argument("--reason", required=True)
+    p.add_argument("--reason", required=True, help="why the hold is placed (signed; shown with the hold)")
     _case_arg(p)
     add_investigator(p)
     p.set_defaults(handler=cmd_hold)
     p = sub.add_parser("release", help="release a legal hold (by its log entry)")
     vault_arg(p)
     p.add_argument("hold_seq", type=int, metavar="HOLD-ENTRY", help="the hold's log entry number")
-    p.add_argument("--reason", required=True)
+    p.add_argument("--reason", required=True, help="why the hold is released (signed; shown with it)")
     _case_arg(p)
     add_investigator(p)
     p.set_defaults(handler=cmd_release)
     p = sub.add_parser("holds", help="legal holds you can see")
     vault_arg(p)
     p.add_argument("--all", action="store_true", help="released holds too")
-    p.add_argument("--json", action="store_true")
+    json_arg(p)
     add_investigator(p)
     p.set_defaults(handler=cmd_holds)
 
@@ -130,6 +132,12 @@ def _text(args: argparse.Namespace, what: str) -> str | None:
     return data.rstrip("\n")
 
 
+def _desk(session: Session) -> CaseDesk:
+    from tracer.engine.case import CaseDesk
+
+    return CaseDesk(session)
+
+
 def _done(session: Session, what: str, seq: int) -> int:
     print(f"{what} signed by {inert(session.name)} and recorded at log entry {seq}")
     return 0
@@ -137,13 +145,13 @@ def _done(session: Session, what: str, seq: int) -> int:
 
 def cmd_case_open(args: argparse.Namespace) -> int:
     with open_session(args) as s:
-        seq = CaseDesk(s).open_case(args.case_id, args.title, args.purpose)
+        seq = _desk(s).open_case(args.case_id, args.title, args.purpose)
         return _done(s, f"case {inert(args.case_id)} opened;", seq)
 
 
 def cmd_case_list(args: argparse.Namespace) -> int:
     with open_session(args) as s:
-        desk = CaseDesk(s)
+        desk = _desk(s)
         rows: list[dict[str, Any]] = [
             {
                 "case_id": c.case_id,
@@ -241,7 +249,7 @@ def hold_line(h: HoldView) -> str:
 
 def cmd_case_show(args: argparse.Namespace) -> int:
     with open_session(args) as s:
-        v = CaseDesk(s).view(args.case_id)
+        v = _desk(s).view(args.case_id)
     if args.json:
         emit_json(v.to_json())
     else:
@@ -255,13 +263,13 @@ def cmd_case_conclude(args: argparse.Namespace) -> int:
         return 2
     with open_session(args) as s:
         return _done(
-            s, f"conclusion of case {inert(args.case_id, False)}", CaseDesk(s).conclude(args.case_id, text)
+            s, f"conclusion of case {inert(args.case_id, False)}", _desk(s).conclude(args.case_id, text)
         )
 
 
 def cmd_tag(args: argparse.Namespace) -> int:
     with open_session(args) as s:
-        desk = CaseDesk(s)
+        desk = _desk(s)
         seq = desk.tag(args.case_id, args.answer_id, args.target, args.tag, remove=args.remove)
         what = "tag removed" if args.remove else "tag"
         return _done(s, f"{what} {inert(args.tag, False)} on {inert(args.target, False)}", seq)
@@ -269,7 +277,7 @@ def cmd_tag(args: argparse.Namespace) -> int:
 
 def cmd_tags(args: argparse.Namespace) -> int:
     with open_session(args) as s:
-        desk = CaseDesk(s)
+        desk = _desk(s)
         if args.case_id is not None:
             desk.view(args.case_id)  # a case the viewer cannot see is "no such case"
         tags = [
@@ -308,27 +316,28 @@ def cmd_note(args: argparse.Namespace) -> int:
     if text is None:
         return 2
     with open_session(args) as s:
-        seq = CaseDesk(s).note(args.case_id, text, args.answer)
+        seq = _desk(s).note(args.case_id, text, args.answer)
         return _done(s, f"note in case {inert(args.case_id, False)}", seq)
 
 
 def cmd_hold(args: argparse.Namespace) -> int:
     kind, wanted = next((k, getattr(args, k)) for k in ("document", "answer", "digest") if getattr(args, k))
     with open_session(args) as s:
-        seq = CaseDesk(s).hold(kind, wanted, args.reason, args.case_id)
+        seq = _desk(s).hold(kind, wanted, args.reason, args.case_id)
+        _done(s, f"legal hold on {kind} {inert(wanted, False)}", seq)
         print(f"a purge of the held evidence is refused until `tracer release VAULT {seq} --reason …`")
-        return _done(s, f"legal hold on {kind} {inert(wanted, False)}", seq)
+        return 0
 
 
 def cmd_release(args: argparse.Namespace) -> int:
     with open_session(args) as s:
-        seq = CaseDesk(s).release(args.hold_seq, args.reason, args.case_id)
+        seq = _desk(s).release(args.hold_seq, args.reason, args.case_id)
         return _done(s, f"release of the hold at log entry {args.hold_seq}", seq)
 
 
 def cmd_holds(args: argparse.Namespace) -> int:
     with open_session(args) as s:
-        holds = CaseDesk(s).holds(in_force_only=not args.all)
+        holds = _desk(s).holds(in_force_only=not args.all)
     if args.json:
         emit_json({"holds": [h.to_json() for h in holds]})
         return 0

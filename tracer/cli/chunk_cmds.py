@@ -13,7 +13,6 @@ from pathlib import Path
 from store.errors import InputError, StoreError
 from tracer.cli.common import Sub, emit_json
 from tracer.inert import inert
-from tracer.producer.locate import chunk_report
 
 
 def register(sub: Sub) -> None:
@@ -45,6 +44,8 @@ def _read_text(path: Path) -> str:
 
 
 def cmd_chunk(args: argparse.Namespace) -> int:
+    from tracer.producer.locate import chunk_report
+
     report = chunk_report(_read_text(args.file))
     if args.json:
         emit_json(report)

@@ -1,23 +1,61 @@
-"""Small helpers shared by the CLI command modules."""
+"""Small helpers shared by the CLI command modules.
+
+Everything a command module imports at its top is loaded for every `tracer` run,
+`--help` included, so command modules import only the standard library, this module and
+`tracer.inert` there; what a command needs (DuckDB, the engine, Textual) is imported
+inside its handler, and `tests/cli/test_startup.py` keeps it so."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from store.vault import Vault
 from tracer.inert import json_inert
 
 if TYPE_CHECKING:
+    from store.vault import Vault
+
     Sub = argparse._SubParsersAction[argparse.ArgumentParser]
 else:
     Sub = argparse._SubParsersAction
 
 
+class LazyChoices:
+    """An option's `choices`, computed on first use.
+
+    Some vocabularies live beside the code that needs them (the normalizers, the roster's
+    rights); listing or checking them loads that code, registering the option does not.
+    """
+
+    def __init__(self, load: Callable[[], Iterable[str]]) -> None:
+        self._load = load
+        self._values: tuple[str, ...] | None = None
+
+    def _all(self) -> tuple[str, ...]:
+        if self._values is None:
+            self._values = tuple(self._load())
+        return self._values
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._all()
+
+
 def vault_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("vault", type=Path, metavar="VAULT", help="vault directory")
+
+
+def json_arg(p: argparse.ArgumentParser, what: str = "the result") -> None:
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help=f"print {what} as one JSON document on stdout (fields in docs/cli.md)",
+    )
 
 
 def add_custodian(p: argparse.ArgumentParser) -> None:
@@ -39,6 +77,7 @@ def open_vault(path: Path, read_only: bool | None = None) -> Vault:
     """The vault for a command that opens it without an investigator's unlock; unless read
     only, it must extend every checkpoint this machine saw of it (`refuse_if_rolled_back`),
     and every checkpoint it signs is remembered here (`remember_writes`)."""
+    from store.vault import Vault
     from tracer.engine.session import refuse_if_rolled_back, remember_writes
     from tracer.engine.trust import TrustStore
 

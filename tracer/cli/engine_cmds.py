@@ -5,30 +5,20 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from store.errors import StoreError
-from store.vault import Vault
-from tracer.cli.case_lines import impact_hold_lines
-from tracer.cli.common import Sub, add_investigator, emit_json, vault_arg
-from tracer.cli.render import print_revalidation, print_trace, print_verify
-from tracer.engine import lookup
-from tracer.engine.case import CaseDesk
-from tracer.engine.catalog import impact, revalidate
-from tracer.engine.normalizers import KNOWN, RECORDED
-from tracer.engine.serialize import trace_json
-from tracer.engine.session import Session, unlock
-from tracer.engine.trace import Tracer, UnknownAnswerError
-from tracer.engine.verify import verify
+from tracer.cli.common import LazyChoices, Sub, add_investigator, emit_json, json_arg, vault_arg
 from tracer.inert import inert
-from tracer.secrets import load_key, resolve_key_path
+
+if TYPE_CHECKING:
+    from tracer.engine.session import Session
 
 
 def register(sub: Sub) -> None:
     p = sub.add_parser("verify", help="check the whole vault; every finding pinned to its record")
     vault_arg(p)
     add_investigator(p)
-    p.add_argument("--json", action="store_true")
+    json_arg(p)
     p.add_argument(
         "--structural-only",
         action="store_true",
@@ -45,14 +35,14 @@ def register(sub: Sub) -> None:
     vault_arg(p)
     p.add_argument("answer_id", help="an answer id, or a prefix of exactly one")
     add_investigator(p)
-    p.add_argument("--json", action="store_true")
+    json_arg(p)
     _normalizer_arg(p)
     p.set_defaults(handler=cmd_trace)
 
     p = sub.add_parser("revalidate", help="currency of every answer against later revisions")
     vault_arg(p)
     add_investigator(p)
-    p.add_argument("--json", action="store_true")
+    json_arg(p)
     _normalizer_arg(p)
     _superseded_arg(p)
     p.set_defaults(handler=cmd_revalidate)
@@ -64,19 +54,27 @@ def register(sub: Sub) -> None:
     group.add_argument("--digest", help="SHA-256 of a text or revision the vault references")
     p.add_argument("--revision", help="narrows --document to one of its revisions")
     add_investigator(p)
-    p.add_argument("--json", action="store_true")
+    json_arg(p)
     _normalizer_arg(p)
     _superseded_arg(p)
     p.set_defaults(handler=cmd_impact)
 
 
+def _normalizer_choices() -> list[str]:
+    from tracer.engine.normalizers import KNOWN, RECORDED
+
+    return [RECORDED, *sorted(v for v in KNOWN if v != "tracer-norm/1")]
+
+
 def _normalizer_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--normalizer",
-        choices=[RECORDED, *sorted(v for v in KNOWN if v != "tracer-norm/1")],
-        default=RECORDED,
-        help="check each citation under the normalizer it was recorded with (default), or carry "
-        "tracer-norm/1 citations over to tracer-norm/2 (Markdown-only edits stop counting)",
+        choices=LazyChoices(_normalizer_choices),
+        default="recorded",
+        metavar="NORMALIZER",
+        help="one of %(choices)s: check each citation under the normalizer it was recorded with "
+        "(recorded, the default), or carry tracer-norm/1 citations over to tracer-norm/2 "
+        "(Markdown-only edits stop counting)",
     )
 
 
@@ -89,8 +87,20 @@ def _superseded_arg(p: argparse.ArgumentParser) -> None:
 
 
 def open_session(args: argparse.Namespace) -> Session:
+    from tracer.engine.session import unlock
+    from tracer.secrets import load_key, resolve_key_path
+
     identity = load_key(resolve_key_path(args.key), args.passphrase_file)
     session = unlock(args.vault, identity, forensic=args.forensic)
+    st = session.status
+    if st.pin == "first use":
+        # as the TUI does: a key pinned on first use is only as good as a check out of band
+        where = " at a path that held another vault (ORIGIN CHANGED)" if st.origin_changed else ""
+        print(
+            f"tracer: FIRST USE{where}: pinned custodian {inert(st.custodian)} key {st.custodian_key_id} "
+            "for this vault on this machine; confirm this fingerprint out of band",
+            file=sys.stderr,
+        )
     for w in session.status.warnings:
         loud = w == session.status.origin_changed
         print(f"tracer: {'WARNING' if loud else 'note'}: {inert(w)}", file=sys.stderr)
@@ -117,6 +127,10 @@ def _progress(enabled: bool) -> Callable[[str, int, int], None]:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    from store.vault import Vault
+    from tracer.cli.render import print_verify
+    from tracer.engine.verify import verify
+
     show = not args.json and sys.stderr.isatty()
     if args.structural_only:
         with Vault.open(args.vault) as vault:
@@ -133,6 +147,12 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_trace(args: argparse.Namespace) -> int:
+    from store.errors import StoreError
+    from tracer.cli.render import print_trace
+    from tracer.engine import lookup
+    from tracer.engine.serialize import trace_json
+    from tracer.engine.trace import Tracer, UnknownAnswerError
+
     with open_session(args) as session:
         answer_id = lookup.resolve_answer(session.vault, args.answer_id)
         try:
@@ -147,6 +167,9 @@ def cmd_trace(args: argparse.Namespace) -> int:
 
 
 def cmd_revalidate(args: argparse.Namespace) -> int:
+    from tracer.cli.render import print_revalidation
+    from tracer.engine.catalog import revalidate
+
     with open_session(args) as session:
         session.record("revalidate", "")
         result = revalidate(
@@ -163,6 +186,12 @@ def cmd_revalidate(args: argparse.Namespace) -> int:
 
 
 def cmd_impact(args: argparse.Namespace) -> int:
+    from tracer.cli.case_lines import impact_hold_lines
+    from tracer.cli.render import print_revalidation
+    from tracer.engine import lookup
+    from tracer.engine.case import CaseDesk
+    from tracer.engine.catalog import impact
+
     if args.revision and not args.document:
         print(
             "tracer: error: --revision narrows --document; it cannot be used with --digest", file=sys.stderr

@@ -10,19 +10,17 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from store import queries
-from store.queries import AnswerFilter
-from tracer.cli.common import Sub, add_investigator, emit_json, vault_arg
+from tracer.cli.common import Sub, add_investigator, emit_json, json_arg, vault_arg
 from tracer.cli.engine_cmds import _normalizer_arg, open_session
-from tracer.engine import lookup
-from tracer.engine.case import CaseDesk
-from tracer.engine.catalog import impact
-from tracer.engine.session import Session
-from tracer.engine.trace import Tracer
 from tracer.inert import inert
-from tracer.report import FORMATS, PackVerification, export_pack, verify_pack
-from tracer.report.casepack import CaseSelection
+
+if TYPE_CHECKING:
+    from store.queries import AnswerFilter
+    from tracer.engine.session import Session
+    from tracer.report import PackVerification
+    from tracer.report.casepack import CaseSelection
 
 __all__ = ["register"]
 
@@ -67,11 +65,13 @@ def register(sub: Sub) -> None:
 
     p = sub.add_parser("verify-pack", help="check an evidence pack offline, with nothing but the pack")
     p.add_argument("pack", type=Path, metavar="DIR", help="the pack directory")
-    p.add_argument("--json", action="store_true")
+    json_arg(p, "what the pack proves, what it records (its findings) and every failed check")
     p.set_defaults(handler=cmd_verify_pack)
 
 
 def _formats(text: str) -> set[str] | None:
+    from tracer.report import FORMATS
+
     chosen = {f.strip() for f in text.split(",") if f.strip()}
     return chosen | {"json"} if chosen <= FORMATS else None
 
@@ -82,6 +82,9 @@ def _readable_ids(session: Session, f: AnswerFilter) -> list[str]:
     Visibility is the engine's (scope follows lineage), not just the answer's collection:
     an answer built on a restricted draft is left out like the draft itself.
     """
+    from store import queries
+    from tracer.engine.trace import Tracer
+
     tracer = Tracer(session)
     out: list[str] = []
     cursor = -1
@@ -101,6 +104,10 @@ def _selection(args: argparse.Namespace, session: Session) -> tuple[list[str], s
     """The answers chosen, resolved the way `trace` and `impact` resolve ids: a unique
     prefix is enough, and a miss is exit 2 naming the closest known ids (never an empty
     pack, nor "nothing matches" for a typo)."""
+    from store.queries import AnswerFilter
+    from tracer.engine import lookup
+    from tracer.engine.catalog import impact
+
     if args.answer:
         ids = [lookup.resolve_answer(session.vault, a) for a in args.answer]
         return list(dict.fromkeys(ids)), "answer ids"
@@ -113,6 +120,9 @@ def _selection(args: argparse.Namespace, session: Session) -> tuple[list[str], s
 
 
 def _case_selection(args: argparse.Namespace, session: Session) -> tuple[list[str], str, CaseSelection]:
+    from tracer.engine.case import CaseDesk
+    from tracer.report.casepack import CaseSelection
+
     desk = CaseDesk(session)
     if args.answer or args.all or args.impact:
         desk.view(args.case_id)  # the case must exist and be yours to see
@@ -123,6 +133,8 @@ def _case_selection(args: argparse.Namespace, session: Session) -> tuple[list[st
 
 
 def cmd_export(args: argparse.Namespace) -> int:
+    from tracer.report import export_pack
+
     formats = _formats(args.format)
     if formats is None:
         print(f"tracer: error: --format takes md, html, json; got {inert(args.format)!r}", file=sys.stderr)
@@ -172,14 +184,43 @@ def _print(v: PackVerification) -> None:
     for w in v.warnings:
         print(f"note        {inert(w)}")
     if v.ok:
-        print("RESULT      OK: every signature, proof and digest checks out")
-        return
-    print(f"RESULT      {len(v.failures)} failure(s)")
-    for f in v.failures:
-        print(f"  FAIL {inert(f.line())}")
+        print("RESULT      pack authentic: every signature, proof and digest checks out")
+    else:
+        print(f"RESULT      NOT AUTHENTIC: {len(v.failures)} failure(s)")
+        for f in v.failures:
+            print(f"  FAIL {inert(f.line())}")
+    for line in recorded_lines(v):
+        print(line)
+
+
+def recorded_lines(v: PackVerification) -> list[str]:
+    """What the evidence inside records, apart from the verdict on the pack: an authentic
+    pack can carry a finding, and a pack that fails its checks proves none of this."""
+    r = v.recorded
+    if r is None:
+        return []
+    head = "RECORDED    the evidence inside" if v.ok else "CLAIMED     unproven (pack failed): the evidence"
+    states = "; ".join(
+        f"{axis} " + ", ".join(f"{k} {n}" for k, n in sorted(counts.items()))
+        for axis, counts in (("integrity", r.integrity), ("currency", r.currency))
+        if counts
+    )
+    out = []
+    if r.findings:
+        out.append(f"{head} carries {len(r.findings)} finding(s):")
+        out += [f"  FINDING   {inert(f.line())}" for f in r.findings]
+    else:
+        out.append(f"{head} carries no finding")
+    if states:
+        out.append(f"            answers' states: {states}")
+    if r.holds:
+        out.append(f"            legal holds: {r.holds} ({r.holds_in_force} in force)")
+    return out
 
 
 def cmd_verify_pack(args: argparse.Namespace) -> int:
+    from tracer.report import verify_pack
+
     if not args.pack.is_dir():
         print(f"tracer: error: {args.pack}: not a directory", file=sys.stderr)
         return 2

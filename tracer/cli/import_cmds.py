@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from store.errors import InputError
 from tracer.cli.common import Sub, add_custodian, emit_json, open_vault, vault_arg
-from tracer.clock import now_iso
-from tracer.importers.attest import IMPORTED_MARK, REDACTION_MARKERS
-from tracer.importers.build import DocumentMapping
-from tracer.importers.mapping import ReadOptions
-from tracer.importers.run import ExportFormat, ImportPlan, import_files
+from tracer.importers.formats import ExportFormat
 from tracer.inert import inert
-from tracer.secrets import load_key
+
+if TYPE_CHECKING:
+    from tracer.importers.run import ImportPlan
 
 __all__ = ["register"]
 
@@ -61,11 +60,13 @@ def register(sub: Sub) -> None:
         help="a further text that marks redacted content (repeatable)",
     )
     p.add_argument("--dry-run", action="store_true", help="print what would be imported; append nothing")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the plan or the refusal as one JSON document")
     p.set_defaults(handler=cmd_import)
 
 
 def _print(plan: ImportPlan, dry_run: bool) -> None:
+    from tracer.importers.attest import IMPORTED_MARK
+
     verb = "would import" if dry_run else "imported"
     for i, it in enumerate(plan.items):
         st = it.statement
@@ -89,6 +90,13 @@ def _print(plan: ImportPlan, dry_run: bool) -> None:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
+    from tracer.clock import now_iso
+    from tracer.importers.attest import REDACTION_MARKERS
+    from tracer.importers.build import DocumentMapping
+    from tracer.importers.mapping import ReadOptions
+    from tracer.importers.run import import_files
+    from tracer.secrets import load_key
+
     if args.value_length_limit is not None and args.value_length_limit < 1:
         raise InputError("--value-length-limit", "$", "must be a positive number of characters")
     custodian = load_key(args.custodian_key, args.passphrase_file)

@@ -23,29 +23,18 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from store import queries
-from store.canonical import parse_strict
-from store.crypto import Identity, sha256_hex
-from store.dsse import Envelope
 from store.errors import InputError, StoreError, VaultInUseError
-from store.ingest import IngestReport, ingest
-from store.producer import draft_to_input
-from store.vault import Vault
 from tracer.cli.chunk_cmds import PathError
 from tracer.cli.common import Sub, add_custodian, emit_json, open_vault, vault_arg
 from tracer.clock import now_iso
 from tracer.inert import inert
-from tracer.producer.outbox import (
-    INGESTED,
-    REJECTED,
-    TEMP_PREFIX,
-    encode,
-    remove_stale_temporaries,
-    write_atomically,
-)
-from tracer.secrets import load_key
+
+if TYPE_CHECKING:
+    from store.crypto import Identity
+    from store.ingest import IngestReport
+    from store.vault import Vault
 
 
 def register(sub: Sub) -> None:
@@ -93,6 +82,8 @@ class Pass:
 
 def pending(outbox: Path) -> list[Path]:
     """Finished files in the outbox, source revisions first, then by name."""
+    from tracer.producer.outbox import TEMP_PREFIX
+
     files = [
         p
         for p in outbox.iterdir()
@@ -119,6 +110,11 @@ def _move(path: Path, folder: Path) -> Path:
 def _already_in_vault(vault: Vault, path: Path) -> bool:
     """Whether this exact file's record is already in the vault (a pass that crashed after
     its commit): the same signed envelope, or the same revision with the same content."""
+    from store import queries
+    from store.canonical import parse_strict
+    from store.crypto import sha256_hex
+    from store.dsse import Envelope
+
     try:
         doc = parse_strict(path.read_bytes(), str(path))
     except (OSError, InputError):
@@ -148,6 +144,9 @@ def _already_in_vault(vault: Vault, path: Path) -> bool:
 
 def drain(vault_path: Path, outbox: Path, custodian: Identity, now: str, skip_invalid: bool = False) -> Pass:
     """One pass: ingest every finished file as one batch, then move each file aside."""
+    from store.ingest import ingest
+    from tracer.producer.outbox import INGESTED, remove_stale_temporaries
+
     out = Pass(stale_removed=remove_stale_temporaries(outbox))
     files = pending(outbox)
     if not files:
@@ -179,6 +178,8 @@ def drain(vault_path: Path, outbox: Path, custodian: Identity, now: str, skip_in
 
 
 def _reject(outbox: Path, report: IngestReport, out: Pass) -> None:
+    from tracer.producer.outbox import REJECTED, write_atomically
+
     for r in report.rejected:
         src = Path(r.file)
         if not src.exists():
@@ -195,6 +196,9 @@ def pack_into(out_dir: Path, drafts: list[tuple[Path, dict[str, Any]]], producer
     Names are checked before anything is signed: two drafts of one name, or a name
     already in `out_dir`, are refused rather than overwritten.
     """
+    from store.producer import draft_to_input
+    from tracer.producer.outbox import encode, write_atomically
+
     targets = [out_dir / path.name for path, _ in drafts]
     seen: set[Path] = set()
     for t in targets:
@@ -214,6 +218,8 @@ def pack_into(out_dir: Path, drafts: list[tuple[Path, dict[str, Any]]], producer
 
 
 def _print(p: Pass, as_json: bool) -> None:
+    from tracer.producer.outbox import INGESTED, REJECTED
+
     if as_json:
         emit_json(p.to_json())
         return
@@ -286,6 +292,8 @@ def _check_outbox(outbox: Path, *, missing_ok: bool) -> None:
 
 
 def cmd_ingest_outbox(args: argparse.Namespace) -> int:
+    from tracer.secrets import load_key
+
     _check_outbox(args.outbox, missing_ok=args.watch)
     if args.interval <= 0 or (args.rounds is not None and args.rounds < 1):
         raise PathError("ingest-outbox", "--interval must be > 0 and --rounds ≥ 1")

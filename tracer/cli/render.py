@@ -158,11 +158,12 @@ def _passage(p: PassageTrace) -> str:
         )
         out += [f"    at {_where(c)}" for c in cur.relocation.candidates]
     if cur.answer_time is not None:
-        out += _answer_time(cur.answer_time)
+        shown = cur.shows_current and cur.current is not None and excerpt is not None
+        out += _answer_time(cur.answer_time, shown)
     return "\n".join(out)
 
 
-def _answer_time(at: AnswerTime) -> list[str]:
+def _answer_time(at: AnswerTime, current_shown: bool) -> list[str]:
     """At answer time: words first; what the revision in force said instead, labelled apart."""
     out = [f"  at answer time: {at.state.upper()} ({at.reason})", _block(answer_time_sentence(at), "    ")]
     excerpt = at.excerpt
@@ -173,7 +174,8 @@ def _answer_time(at: AnswerTime) -> list[str]:
         )
         out.append(_block(excerpt))
     elif at.reason == "changed_before_answer" and at.in_force_is_current:
-        out.append("    (that revision is the current one: its text is in the current revision pane above)")
+        where = ": its text is printed above, under '--- current revision … ---'" if current_shown else ""
+        out.append(f"    (that revision is the current one{where})")
     return out
 
 

@@ -7,31 +7,28 @@ import json
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from store import admin, merkle
-from store.canonical import parse_strict
-from store.crypto import Identity, b64e, load_public
-from store.dsse import sign_envelope
 from store.errors import InputError, KeyFileError, VaultError
-from store.ingest import ingest, read_tombstone_request
-from store.producer import draft_to_input
-from store.roster import producer_keys
 from store.textrules import name_problem
-from store.vault import Vault
-from tracer.cli.common import Sub, add_custodian, emit_json, open_vault, vault_arg
-from tracer.cli.outbox_cmds import pack_into
+from tracer.cli.common import Sub, add_custodian, emit_json, json_arg, open_vault, vault_arg
 from tracer.clock import now_iso, valid_iso
 from tracer.engine.times import spell_utc
 from tracer.inert import inert
-from tracer.secrets import load_key, read_passphrase
+
+if TYPE_CHECKING:
+    from store.crypto import Identity
 
 
 def register(sub: Sub) -> None:
     p = sub.add_parser("keygen", help="create an identity: NAME.key (encrypted) and NAME.pub")
-    p.add_argument("name")
+    p.add_argument("name", help="the identity's name: letters, digits, . _ - (it names the two files)")
     p.add_argument("--out", type=Path, required=True, help="directory for NAME.key and NAME.pub")
-    p.add_argument("--passphrase-file", type=Path)
+    p.add_argument(
+        "--passphrase-file",
+        type=Path,
+        help="the new key's passphrase (else TRACER_PASSPHRASE, else a prompt)",
+    )
     p.set_defaults(handler=cmd_keygen)
 
     p = sub.add_parser("init", help="create a vault and its first signed checkpoint")
@@ -44,45 +41,49 @@ def register(sub: Sub) -> None:
     ksub = keys.add_subparsers(dest="keys_command", required=True, metavar="ACTION")
     p = ksub.add_parser("add", help="add a producer key with an optional validity window")
     vault_arg(p)
-    p.add_argument("pubfile", type=Path)
-    p.add_argument("--role", choices=["producer"], default="producer")
-    p.add_argument("--valid-from")
-    p.add_argument("--valid-until")
+    p.add_argument("pubfile", type=Path, help="the producer's NAME.pub")
+    p.add_argument("--role", choices=["producer"], default="producer", help="the key's role (producer)")
+    p.add_argument("--valid-from", help="RFC 3339 time from which its signatures count (default: always)")
+    p.add_argument("--valid-until", help="RFC 3339 time after which they stop counting (default: never)")
     add_custodian(p)
     p.set_defaults(handler=cmd_keys_add)
     p = ksub.add_parser("revoke", help="revoke a producer key (manifests signed before stay valid)")
     vault_arg(p)
-    p.add_argument("key_id")
-    p.add_argument("--reason", default="")
+    p.add_argument("key_id", help="the producer key's id (from `tracer keys list`)")
+    p.add_argument("--reason", default="", help="why, recorded in the signed revocation")
     add_custodian(p)
     p.set_defaults(handler=cmd_keys_revoke)
     p = ksub.add_parser("list", help="list producer keys")
     vault_arg(p)
-    p.add_argument("--json", action="store_true")
+    json_arg(p)
     p.set_defaults(handler=cmd_keys_list)
 
     p = sub.add_parser("sign", help="wrap a file's exact bytes in a DSSE envelope")
-    p.add_argument("file", type=Path)
-    p.add_argument("--key", type=Path, required=True)
-    p.add_argument("--passphrase-file", type=Path)
-    p.add_argument("--out", type=Path)
-    p.add_argument("--payload-type", default="application/vnd.tracer.manifest.v1+json")
+    p.add_argument("file", type=Path, help="the file whose exact bytes are signed")
+    p.add_argument("--key", type=Path, required=True, help="the signer's NAME.key (a producer key)")
+    p.add_argument("--passphrase-file", type=Path, help="else TRACER_PASSPHRASE, else a prompt")
+    p.add_argument("--out", type=Path, help="where to write the envelope (default stdout)")
+    p.add_argument(
+        "--payload-type",
+        default="application/vnd.tracer.manifest.v1+json",
+        help="the DSSE payloadType (default %(default)s)",
+    )
     p.set_defaults(handler=cmd_sign)
 
     p = sub.add_parser("pack", help="turn draft manifests with inline texts into signed input files")
-    p.add_argument("drafts", type=Path, nargs="+", metavar="DRAFT")
-    p.add_argument("--key", type=Path, required=True)
-    p.add_argument("--passphrase-file", type=Path)
+    p.add_argument("drafts", type=Path, nargs="+", metavar="DRAFT", help="draft manifest files")
+    p.add_argument("--key", type=Path, required=True, help="the producer's NAME.key")
+    p.add_argument("--passphrase-file", type=Path, help="else TRACER_PASSPHRASE, else a prompt")
     p.add_argument("--out", type=Path, help="output file (one draft; default stdout)")
     p.add_argument("--out-dir", type=Path, help="one input file per draft, named like the draft")
     p.set_defaults(handler=cmd_pack)
 
     p = sub.add_parser("ingest", help="append manifests, source revisions and deletions")
     vault_arg(p)
-    p.add_argument("files", type=Path, nargs="+")
+    p.add_argument("files", type=Path, nargs="+", metavar="FILE", help="signed input files")
     add_custodian(p)
     p.add_argument("--skip-invalid", action="store_true", help="append the valid files anyway")
-    p.add_argument("--json", action="store_true")
+    json_arg(p)
     p.set_defaults(handler=cmd_ingest)
 
     p = sub.add_parser("purge", help="retention purge: append a tombstone, delete the text")
@@ -116,21 +117,29 @@ def register(sub: Sub) -> None:
 
     p = sub.add_parser("log", help="list log entries")
     vault_arg(p)
-    p.add_argument("--json", action="store_true")
-    p.add_argument("--start", type=int, default=0)
-    p.add_argument("--limit", type=int)
+    json_arg(p)
+    p.add_argument("--start", type=int, default=0, help="the first log entry to list (default 0)")
+    p.add_argument("--limit", type=int, help="list at most this many entries (default: to the end)")
     p.set_defaults(handler=cmd_log)
 
     p = sub.add_parser("proof", help="inclusion or consistency proof")
     vault_arg(p)
-    p.add_argument("seq", type=int, nargs="?")
-    p.add_argument("--size", type=int)
-    p.add_argument("--consistency", type=int, nargs=2, metavar=("OLD", "NEW"))
-    p.add_argument("--json", action="store_true")
+    p.add_argument("seq", type=int, nargs="?", help="the log entry to prove included")
+    p.add_argument("--size", type=int, help="the tree size to prove it in (default: the whole log)")
+    p.add_argument(
+        "--consistency",
+        type=int,
+        nargs=2,
+        metavar=("OLD", "NEW"),
+        help="prove the tree of size OLD is a prefix of the tree of size NEW",
+    )
+    json_arg(p)
     p.set_defaults(handler=cmd_proof)
 
 
 def _custodian(args: argparse.Namespace) -> Identity:
+    from tracer.secrets import load_key
+
     return load_key(args.custodian_key, args.passphrase_file)
 
 
@@ -151,6 +160,9 @@ def _time(value: str | None, flag: str) -> str:
 
 
 def cmd_keygen(args: argparse.Namespace) -> int:
+    from store.crypto import Identity
+    from tracer.secrets import read_passphrase
+
     problem = name_problem(args.name)
     if problem:
         raise KeyFileError(f"invalid key name: {problem}")
@@ -172,6 +184,8 @@ def cmd_keygen(args: argparse.Namespace) -> int:
 
 
 def cmd_init(args: argparse.Namespace) -> int:
+    from store.vault import Vault
+
     custodian = _custodian(args)
     with Vault.create(args.vault, custodian, now_iso(), args.origin) as vault:
         cp = vault.latest_checkpoint()
@@ -182,6 +196,9 @@ def cmd_init(args: argparse.Namespace) -> int:
 
 
 def cmd_keys_add(args: argparse.Namespace) -> int:
+    from store import admin
+    from store.crypto import load_public
+
     custodian = _custodian(args)
     pub = load_public(args.pubfile)
     vf = _time(args.valid_from, "--valid-from") if args.valid_from else None
@@ -193,6 +210,8 @@ def cmd_keys_add(args: argparse.Namespace) -> int:
 
 
 def cmd_keys_revoke(args: argparse.Namespace) -> int:
+    from store import admin
+
     custodian = _custodian(args)
     with open_vault(args.vault) as vault:
         seq = admin.revoke_producer_key(vault, custodian, args.key_id, now_iso(), args.reason)
@@ -201,6 +220,8 @@ def cmd_keys_revoke(args: argparse.Namespace) -> int:
 
 
 def cmd_keys_list(args: argparse.Namespace) -> int:
+    from store.roster import producer_keys
+
     with open_vault(args.vault, read_only=True) as vault:
         keys = producer_keys(vault)
     rows: list[dict[str, Any]] = [
@@ -232,6 +253,9 @@ def _read(path: Path) -> bytes:
 
 
 def cmd_sign(args: argparse.Namespace) -> int:
+    from store.dsse import sign_envelope
+    from tracer.secrets import load_key
+
     ident = load_key(args.key, args.passphrase_file)
     data = _read(args.file)
     env = sign_envelope(data, args.payload_type, ident)
@@ -241,6 +265,11 @@ def cmd_sign(args: argparse.Namespace) -> int:
 
 def cmd_pack(args: argparse.Namespace) -> int:
     """Many drafts, one key unlock; every draft is read and checked before any is signed."""
+    from store.canonical import parse_strict
+    from store.producer import draft_to_input
+    from tracer.cli.outbox_cmds import pack_into
+    from tracer.secrets import load_key
+
     if args.out_dir is None and len(args.drafts) > 1:
         raise InputError("pack", "$", "several drafts need --out-dir DIR (one input file per draft)")
     if args.out_dir is not None and args.out is not None:
@@ -271,6 +300,8 @@ def _write_json(value: Any, out: Path | None) -> None:
 
 
 def cmd_ingest(args: argparse.Namespace) -> int:
+    from store.ingest import ingest
+
     custodian = _custodian(args)
     with open_vault(args.vault) as vault:
         report = ingest(vault, list(args.files), custodian, now_iso(), args.skip_invalid)
@@ -294,6 +325,9 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 
 def cmd_purge(args: argparse.Namespace) -> int:
+    from store import admin
+    from store.ingest import read_tombstone_request
+
     flags = [args.digest, args.policy, args.reason, args.authorizer, args.effective_at]
     if args.request is not None:
         if any(f is not None for f in flags):
@@ -337,6 +371,7 @@ def _cover_checked_tail(args: argparse.Namespace) -> int:
     row left them uncovered). The structural verification checks each entry's signature,
     its signed place, the roster's rules and the view rows; a tail with any other finding
     is never signed over."""
+    from store import merkle
     from tracer.engine.session import head_checkpoint
     from tracer.engine.verify import verify
 
@@ -367,6 +402,8 @@ def _cover_checked_tail(args: argparse.Namespace) -> int:
 
 def cmd_log(args: argparse.Namespace) -> int:
     """Streams entries page by page: a million-entry log is never held in memory."""
+    from store.crypto import b64e
+
     if args.start < 0 or (args.limit is not None and args.limit < 0):
         raise InputError("log", "$", "--start and --limit must not be negative")
     out = sys.stdout

@@ -12,7 +12,6 @@ import os
 from pathlib import Path
 
 from tracer.cli.common import Sub, add_investigator, vault_arg
-from tracer.secrets import read_passphrase
 
 __all__ = ["register"]
 
@@ -31,6 +30,7 @@ def register(sub: Sub) -> None:
 
 
 def run_open(args: argparse.Namespace) -> int:
+    from tracer.secrets import read_passphrase
     from tracer.tui.context import LaunchOptions
     from tracer.tui.opening import build_app  # Textual loads only for this command
 

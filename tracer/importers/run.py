@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -18,15 +17,11 @@ from store.queries import RevisionRow
 from store.vault import Vault
 from tracer.importers.attest import Attestation
 from tracer.importers.build import DocumentMapping, build_item
+from tracer.importers.formats import ExportFormat
 from tracer.importers.mapping import ReadOptions, Skipped, answers_of
 from tracer.importers.otlp import Span, read_otlp_json_lines, read_otlp_proto
 
 __all__ = ["ExportFormat", "ImportPlan", "import_files", "plan_import"]
-
-
-class ExportFormat(StrEnum):
-    OTLP_JSON = "otlp-json"
-    OTLP_PROTO = "otlp-proto"
 
 
 _READERS: dict[ExportFormat, Callable[[bytes, str], list[Span]]] = {

@@ -24,6 +24,13 @@ class _Check:
         self.v, self.records = v, records
         people = [*(keys.get("investigators") or []), keys.get("exporter"), keys.get("custodian")]
         self.names = {str(k["key_id"]): str(k["name"]) for k in people if isinstance(k, dict)}
+        #: holds already counted: one hold shown beside two answers and in the case is one
+        self.counted: set[tuple[str, Any]] = set()
+
+    def count(self, what: str, seq: Any) -> None:
+        if (what, seq) not in self.counted:
+            self.counted.add((what, seq))
+            self.v.checked[what] += 1
 
     def entry(self, path: str, seq: Any, kind: str, answer_id: str = "") -> tuple[dict[str, Any], str] | None:
         rec = self.records.get(seq) if isinstance(seq, int) else None
@@ -103,7 +110,7 @@ class _Check:
                 self.v.fail(
                     REPORT_FILE, f"{path}.in_force", "a hold without a release is in force", answer_id
                 )
-            self.v.checked["holds shown without their reason"] += 1
+            self.count("holds shown without their reason", h.get("seq"))
             return
         got = self.entry(f"{path}.seq", h["seq"], "hold", answer_id)
         if got is None:
@@ -126,7 +133,7 @@ class _Check:
                 self.person(f"{path}.release.signer", rel["signer"], signer, answer_id)
         elif h.get("in_force") is not True:
             self.v.fail(REPORT_FILE, f"{path}.in_force", "a hold without a release is in force", answer_id)
-        self.v.checked["holds"] += 1
+        self.count("holds", h["seq"])
 
     def item(
         self, path: str, item: dict[str, Any], kind: str, fields: dict[str, str], case_id: str | None

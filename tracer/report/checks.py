@@ -6,9 +6,12 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from store.errors import InputError
+
+if TYPE_CHECKING:
+    from tracer.report.recorded import EvidenceRecord
 
 __all__ = ["Failure", "PackVerification"]
 
@@ -44,13 +47,18 @@ class Failure:
 
 @dataclass
 class PackVerification:
-    """Everything `verify-pack` found; `ok` only when no check failed."""
+    """Everything `verify-pack` found; `ok` only when no check failed.
+
+    `ok` is what the pack proves (it is authentic); `recorded` is what its evidence
+    records (findings, states, holds), read from report.json and true only if `ok`.
+    """
 
     pack: Path
     failures: list[Failure] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     checked: Counter[str] = field(default_factory=Counter)
     facts: dict[str, Any] = field(default_factory=dict)
+    recorded: EvidenceRecord | None = None
 
     @property
     def ok(self) -> bool:
@@ -69,6 +77,8 @@ class PackVerification:
         return {
             "pack": str(self.pack),
             "ok": self.ok,
+            "authentic": self.ok,
+            "recorded": None if self.recorded is None else self.recorded.to_json(),
             "checked": dict(sorted(self.checked.items())),
             "facts": self.facts,
             "failures": [f.to_json() for f in self.failures],

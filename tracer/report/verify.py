@@ -31,6 +31,7 @@ from tracer.report.model import (
     REPORT_FILE,
     SCHEMA_ID,
 )
+from tracer.report.recorded import recorded_in
 from tracer.report.statements import check_record_signature, statement_of
 
 __all__ = ["Failure", "PackVerification", "Record", "verify_pack"]
@@ -279,4 +280,5 @@ def verify_pack(pack: Path) -> PackVerification:
             v.checked["log entries"] += 1
     check_answers(v, report, records)
     check_case(v, report, records, keys)
+    v.recorded = recorded_in(report)
     return v

@@ -1,0 +1,103 @@
+"""`tracer --help` and every command's `--help` load no heavy library; every option says
+what it does; the help lists every command in one group.  Speed itself is measured in
+bench/cli.py, never asserted here: what is asserted is which modules a run loads."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+
+from tracer.cli.main import COMMAND_GROUPS, build_parser, command_helps
+from tracer.engine.normalizers import RECORDED
+
+HEAVY = ("duckdb", "pyarrow", "numpy", "textual")
+
+_PROBE = """
+import json, sys
+from tracer.cli.main import main
+loaded = {}
+for argv in json.loads(sys.argv[1]):
+    try:
+        main(argv)
+    except SystemExit:
+        pass
+    loaded[" ".join(argv)] = sorted(
+        m for m in sys.modules if m.split(".")[0] in json.loads(sys.argv[2])
+    )
+print(json.dumps(loaded))
+"""
+
+
+def _parsers(
+    p: argparse.ArgumentParser, path: tuple[str, ...]
+) -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser]]:
+    yield path, p
+    for a in p._actions:
+        if isinstance(a, argparse._SubParsersAction):
+            seen: set[int] = set()
+            for name, sp in a.choices.items():
+                if id(sp) not in seen:  # an alias names the same parser
+                    seen.add(id(sp))
+                    yield from _parsers(sp, (*path, name))
+
+
+def _every_command() -> list[tuple[str, ...]]:
+    return [path for path, _ in _parsers(build_parser(), ())]
+
+
+def test_no_help_loads_a_heavy_library() -> None:
+    """Each `--help` in turn, in one fresh interpreter: the modules they loaded between
+    them, checked after each; one that loaded DuckDB, Arrow, NumPy or Textual is named."""
+    argvs = [[*path, "--help"] for path in _every_command()]
+    assert len(argvs) > 30
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE, json.dumps(argvs), json.dumps(HEAVY)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    loaded: dict[str, list[str]] = json.loads(out.stdout.splitlines()[-1])
+    assert loaded == {" ".join(a): [] for a in argvs}
+
+
+def test_a_command_builds_only_its_own_options() -> None:
+    """`tracer trace …` builds the trace parser; the other commands are only names."""
+    parser = build_parser(selected="trace")
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert isinstance(sub.choices["trace"], argparse.ArgumentParser)
+    assert not isinstance(sub.choices["verify"], argparse.ArgumentParser)
+    assert set(sub.choices) == set(
+        next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    )
+
+
+def test_every_option_and_argument_has_help() -> None:
+    missing = [
+        f"tracer {' '.join(path)}: {'/'.join(a.option_strings) or a.dest}"
+        for path, p in _parsers(build_parser(), ())
+        for a in p._actions
+        if not isinstance(a, argparse._SubParsersAction | argparse._HelpAction) and not a.help
+    ]
+    assert missing == []
+
+
+def test_help_groups_every_command_once() -> None:
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    grouped = [name for _, names in COMMAND_GROUPS for name in names]
+    assert sorted(grouped) == sorted(command_helps(sub))
+
+
+def test_top_help_shows_groups_in_order_and_the_exit_codes() -> None:
+    text = build_parser(selected="").format_help()
+    heads = [text.index(f"\n{title}:\n") for title, _ in COMMAND_GROUPS]
+    assert heads == sorted(heads)
+    assert text.index("\nexit codes:\n") > heads[-1]
+    assert "\n  annotate (finding)  " in text
+
+
+def test_the_normalizer_default_is_the_engines() -> None:
+    args = build_parser(selected="trace").parse_args(["trace", "v", "a"])
+    assert args.normalizer == RECORDED
