@@ -45,6 +45,7 @@ from tracer.producer.adapters import (
     cite_all_sent,
     keep_written,
     on_error_policy,
+    unsent_policy,
 )
 from tracer.producer.errors import RecordError
 from tracer.producer.model import Authorization
@@ -168,7 +169,7 @@ class TracerCallbackHandler(BaseCallbackHandler):
         self.authorization = authorization
         self.collection = collection
         self.cite = cite
-        self.unsent: Unsent = unsent
+        self.unsent: Unsent = unsent_policy(unsent)
         self.on_error: OnError = on_error_policy(on_error)
         self.answer_id = answer_id or (lambda run_id: f"ans-{run_id}")
         #: what each finished root run wrote, in order (the latest `adapters.KEEP`)

@@ -65,6 +65,7 @@ from tracer.producer.adapters import (
     cite_all_sent,
     keep_written,
     on_error_policy,
+    unsent_policy,
 )
 from tracer.producer.errors import RecordError
 from tracer.producer.model import Authorization
@@ -169,7 +170,7 @@ class TracerEventHandler(BaseEventHandler):
         handler._authorization = authorization
         handler._collection = collection
         handler._cite = cite
-        handler._unsent = unsent
+        handler._unsent = unsent_policy(unsent)
         handler._on_error = on_error_policy(on_error)
         handler._active = ContextVar(f"tracer-llamaindex-{id(handler)}", default=None)
         handler._retrieval = ContextVar(f"tracer-llamaindex-retrieval-{id(handler)}", default=None)
