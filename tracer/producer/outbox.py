@@ -153,15 +153,52 @@ class Outbox:
         return path
 
     def write_once(self, stem: str, value: Any) -> Path:
-        """Like `write`, but an identical file already there is fine (idempotent)."""
+        """Write `stem`.json once: an identical file already here, in `ingested/` or in
+        `rejected/` is not written again (its path is returned); a different one is an
+        error that says which member differs."""
         path = self.directory / f"{stem}.json"
         data = encode(value)
+        found = self._taken(path.name)
+        if found is None:
+            try:
+                write_atomically(path, data)
+                return path
+            except FileExistsError:
+                found = path
         try:
-            write_atomically(path, data)
-        except FileExistsError as exc:
-            if path.read_bytes() != data:
-                raise RecordError(f"{path}: a different file of this name is already in the outbox") from exc
-        return path
+            old = found.read_bytes()
+        except OSError as exc:
+            raise RecordError(f"{found}: cannot read the file already written ({exc.strerror})") from exc
+        if old != data:
+            raise RecordError(f"{found}: {_differs(old, value)}")
+        if found.parent.name == REJECTED:
+            raise RecordError(
+                f"{found}: this file was written before and the vault refused it (reason beside it); "
+                "remove it and its .reason.txt to write it again"
+            )
+        return found
+
+
+def _differs(old: bytes, new: Any) -> str:
+    """Why a file already written is not the one asked for: for a source revision, a
+    reused revision id with other text says to bump the revision."""
+    try:
+        before = json.loads(old)
+    except ValueError:
+        before = None
+    if not isinstance(before, dict) or not isinstance(new, dict):
+        return "a different file of this name is already in the outbox"
+    if before.get("schema") == new.get("schema") == "tracer.source_revision/v1":
+        what = f"revision {new.get('revision')!r} of {new.get('document_id')!r}"
+        if before.get("content") != new.get("content"):
+            digest = sha256_hex(str(before.get("content")).encode("utf-8"))
+            return (
+                f"{what} was already written with other content (sha256 {digest[:16]}…); a revision "
+                "id names one text: bump the revision (a new revision id) for the changed document"
+            )
+        members = sorted(k for k in set(before) | set(new) if before.get(k) != new.get(k))
+        return f"{what} was already written with other {', '.join(members)}; bump the revision"
+    return "a different file of this name is already in the outbox"
 
 
 def _used_message(what: str, found: Path) -> str:
