@@ -14,7 +14,7 @@ the run ends. `raise_error` is set: with `on_error="raise"` (the default) a mist
 document that is not in its revision, a passage never sent) stops the chain with the
 SDK's error; with `on_error="skip"` the answer goes through unrecorded and the error is
 logged at ERROR on the `tracer.producer` logger and kept in `failures`. Needs
-`tracer[langchain]`.
+`tracer-evidence-sdk[langchain]`.
 """
 
 from __future__ import annotations

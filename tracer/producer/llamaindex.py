@@ -26,7 +26,7 @@ LlamaIndex's dispatcher swallows every exception a handler raises, so an SDK err
 cannot stop the query the way it stops a LangChain chain: the run is discarded (nothing
 is written), the error is logged at ERROR on the `tracer.producer` logger and kept in
 `failures`, and `check()` raises it (with `on_error="raise"`, the default). Call
-`check()` after every query. Needs `tracer[llamaindex]`.
+`check()` after every query. Needs `tracer-evidence-sdk[llamaindex]`.
 """
 
 from __future__ import annotations
