@@ -58,6 +58,9 @@ MAX_PASSAGES = 10_000
 NOTE_CHUNKER = "tracer-note/1"
 #: the chunker recorded for a pipeline's own chunk id when the pipeline does not name one
 UNSPECIFIED_CHUNKER = "unspecified"
+#: made once: a Chunker checks its parameters through RFC 8785 when it is made
+_REFERENCE = Chunker()
+_UNSPECIFIED = Chunker(UNSPECIFIED_CHUNKER)
 
 
 def _utc_now() -> datetime:
@@ -216,6 +219,11 @@ class Recorder:
         """
         stem = file_stem(revision.document_id, revision.revision)
         return self.outbox.write_once(f"revision-{stem}", revision.to_input())
+
+    def flush(self) -> list[Path]:
+        """With a batching outbox (`Outbox(dir, batch=N)`): make the answers written so
+        far durable and visible to ingest now; returns their paths. A no-op otherwise."""
+        return self.outbox.flush()
 
     def now(self) -> str:
         return m.timestamp(self.clock(), "clock")
@@ -476,7 +484,7 @@ class AnswerRecord:
             None,
         )
         if chunker is None:
-            chunker = Chunker() if index is not None or chunk_id is None else Chunker(UNSPECIFIED_CHUNKER)
+            chunker = _REFERENCE if index is not None or chunk_id is None else _UNSPECIFIED
         if chunker.version == CHUNKER_VERSION and index is None:
             if chunk_id is None:
                 raise RecordError(
