@@ -6,6 +6,7 @@ import asyncio
 import base64
 import json
 import logging
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -132,18 +133,97 @@ def test_a_passage_the_model_never_saw_stops_the_chain(vault_world: World) -> No
     )
     chain = dropping | prompt | FakeListChatModel(responses=[ANSWER, ANSWER]) | StrOutputParser()
     strict = TracerCallbackHandler(_recorder(w, outbox), resolve, authorization=AUTH, collection="support")
-    with pytest.raises(ModelInputError, match="do not occur in any prompt"):
+    with pytest.raises(ModelInputError, match="occur in no prompt sent to the model"):
         chain.invoke("Refund window?", config={"callbacks": [strict]})
     assert pending(outbox) == []
-    lenient = TracerCallbackHandler(
-        _recorder(w, outbox), resolve, authorization=AUTH, collection="support", unsent="omit"
+
+
+def test_omit_is_refused_it_would_sign_an_answer_without_its_retrieval(vault_world: World) -> None:
+    with pytest.raises(RecordError, match="'omit' was removed"):
+        TracerCallbackHandler(
+            _recorder(vault_world, vault_world.root / "outbox"),
+            resolve,
+            authorization=AUTH,
+            collection="support",
+            unsent="omit",  # type: ignore[arg-type]
+        )
+
+
+def _context_chain(retriever: Runnable[str, list[Document]], render: Any) -> Runnable[str, str]:
+    prompt = ChatPromptTemplate.from_messages(
+        [("system", "Answer only from this context:\n\n{context}"), ("human", "{question}")]
     )
-    chain.invoke("Refund window?", config={"callbacks": [lenient]})
-    (written,) = lenient.written
-    payload = json.loads(
-        __import__("base64").b64decode(json.loads(written.path.read_text())["envelope"]["payload"])
+    return (
+        {"context": retriever | RunnableLambda(render), "question": RunnablePassthrough()}
+        | prompt
+        | FakeListChatModel(responses=[ANSWER])
+        | StrOutputParser()
     )
-    assert payload["passages"] == [] and payload["citations"] == []
+
+
+@pytest.mark.parametrize(
+    ("how", "render"),
+    [
+        ("re-wrapped", lambda docs: "\n\n".join(textwrap.fill(d.page_content, width=22) for d in docs)),
+        ("cut down", lambda docs: "\n\n".join(d.page_content[: len(d.page_content) * 2 // 3] for d in docs)),
+    ],
+)
+def test_re_wrapped_and_cut_down_context_keeps_every_passage(
+    vault_world: World, how: str, render: Any
+) -> None:
+    """What `model_input()` accepts, the adapter finds: each passage is recorded, its
+    model input the exact span of the prompt that carried it; ingested and verified."""
+    w = vault_world
+    outbox = w.root / "outbox"
+    retriever = ScoringRetriever(vectorstore=_store(), search_kwargs={"k": 2})
+    recorder = _recorder(w, outbox)
+    tracer = TracerCallbackHandler(recorder, resolve, authorization=AUTH, collection="support")
+    chain = _context_chain(retriever, render)
+    assert chain.invoke("Refund window?", config={"callbacks": [tracer]}) == ANSWER
+    (written,) = tracer.written
+    payload, contents = _payload(written.path)
+    docs = retriever.invoke("Refund window?")
+    system = "Answer only from this context:\n\n" + render(docs)
+    assert len(payload["passages"]) == 2, how
+    for p in payload["passages"]:
+        retrieved, sent = contents[p["retrieved_sha256"]], contents[p["model_input_sha256"]]
+        assert sent != retrieved and sent in system, (how, sent)
+        folded = " ".join(sent.split())
+        assert folded == " ".join(retrieved.split()) if how == "re-wrapped" else retrieved.startswith(folded)
+    for rev in REVISIONS.values():
+        recorder.write_revision(rev)
+    assert w.ok("ingest-outbox", w.vault, outbox, *w.cust(), "--json").json()["ok"]
+    w.env["TRACER_KEY"] = str(w.key("ines"))
+    doc = w.spawn("trace", w.vault, written.answer_id, "--json").json()
+    assert (doc["integrity"], doc["currency"]) == ("intact", "verified")
+    assert len(doc["passages"]) == 2
+
+
+def test_a_transformed_context_is_recorded_as_rewritten_never_dropped(vault_world: World) -> None:
+    """A pipeline that transforms passages (here: upper-cased) says so: every passage is
+    kept, each with the prompt message that carried it as its model input."""
+    w = vault_world
+    outbox = w.root / "outbox"
+    retriever = ScoringRetriever(vectorstore=_store(), search_kwargs={"k": 2})
+
+    def render(docs: list[Document]) -> str:
+        return "\n\n".join(d.page_content.upper() for d in docs)
+
+    chain = _context_chain(retriever, render)
+    strict = TracerCallbackHandler(_recorder(w, outbox), resolve, authorization=AUTH, collection="support")
+    with pytest.raises(ModelInputError, match="unsent='rewritten'"):
+        chain.invoke("Refund window?", config={"callbacks": [strict]})
+    assert pending(outbox) == []
+    tracer = TracerCallbackHandler(
+        _recorder(w, outbox), resolve, authorization=AUTH, collection="support", unsent="rewritten"
+    )
+    chain.invoke("Refund window?", config={"callbacks": [tracer]})
+    (written,) = tracer.written
+    payload, contents = _payload(written.path)
+    system = "Answer only from this context:\n\n" + render(retriever.invoke("Refund window?"))
+    assert len(payload["passages"]) == 2
+    assert {contents[p["model_input_sha256"]] for p in payload["passages"]} == {system}
+    assert payload["citations"][0]["passage_ids"] == ["p1", "p2"]
 
 
 def test_a_document_not_in_its_revision_stops_the_chain(vault_world: World) -> None:

@@ -23,7 +23,8 @@ from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr
 from llama_index.core.llms import MockLLM
 from llama_index.core.llms.callbacks import llm_completion_callback
 from llama_index.core.node_parser import SentenceSplitter
-from llama_index.core.schema import TextNode
+from llama_index.core.postprocessor.types import BaseNodePostprocessor
+from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from tests.cli.conftest import PASSPHRASE, World
 from tests.producer.conftest import Ticks
@@ -310,3 +311,36 @@ def test_every_failure_is_logged_kept_bounded_and_raised_by_check(
     bad.query("Refund window?")
     quiet.check()
     assert [type(f) for f in quiet.failures] == [LocateError]
+
+
+class _CutToFit(BaseNodePostprocessor):
+    """A postprocessor that shortens every node to fit a context window (a copy: the
+    retriever's nodes, as recorded, keep their text)."""
+
+    def _postprocess_nodes(
+        self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
+    ) -> list[NodeWithScore]:
+        out = []
+        for n in nodes:
+            text = n.node.get_content()
+            out.append(NodeWithScore(node=TextNode(text=text[: len(text) * 3 // 4]), score=n.score))
+        return out
+
+
+def test_a_cut_down_context_keeps_every_passage(vault_world: World, attach: list[TracerEventHandler]) -> None:
+    """The query engine sends shortened nodes: each retrieved passage is recorded, its
+    model input the part of the prompt that carried it, and it traces verified."""
+    w = vault_world
+    engine = _index().as_query_engine(llm=MockLLM(), similarity_top_k=2, node_postprocessors=[_CutToFit()])
+    tracer = _handler(w, attach)
+    prompt = str(engine.query("Refund window?"))  # MockLLM answers with the prompt it got
+    tracer.check()
+    (written,) = tracer.written
+    doc = json.loads(written.path.read_text())
+    payload = json.loads(base64.b64decode(doc["envelope"]["payload"]))
+    assert len(payload["passages"]) == 2
+    for p in payload["passages"]:
+        retrieved = doc["contents"][p["retrieved_sha256"]]
+        sent = doc["contents"][p["model_input_sha256"]]
+        assert sent != retrieved and sent in prompt and retrieved.startswith(" ".join(sent.split()))
+    _ingest_and_trace(w, [written])

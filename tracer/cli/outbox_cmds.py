@@ -23,18 +23,31 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from store.errors import InputError, StoreError, VaultInUseError
+from store import merkle
+from store.canonical import parse_strict
+from store.crypto import Identity, sha256_hex
+from store.dsse import Envelope
+from store.entries import LogEntry
+from store.errors import InputError, StoreError, VaultDamagedError, VaultInUseError
+from store.ingest import IngestReport, ingest
+from store.merkle import leaf_hash
+from store.producer import draft_to_input
+from store.vault import Vault
 from tracer.cli.chunk_cmds import PathError
 from tracer.cli.common import Sub, add_custodian, emit_json, open_vault, vault_arg
 from tracer.clock import now_iso
 from tracer.inert import inert
-
-if TYPE_CHECKING:
-    from store.crypto import Identity
-    from store.ingest import IngestReport
-    from store.vault import Vault
+from tracer.producer.outbox import (
+    INGESTED,
+    REJECTED,
+    TEMP_PREFIX,
+    encode,
+    remove_stale_temporaries,
+    write_atomically,
+)
+from tracer.secrets import load_key
 
 
 def register(sub: Sub) -> None:
@@ -82,8 +95,6 @@ class Pass:
 
 def pending(outbox: Path) -> list[Path]:
     """Finished files in the outbox, source revisions first, then by name."""
-    from tracer.producer.outbox import TEMP_PREFIX
-
     files = [
         p
         for p in outbox.iterdir()
@@ -107,57 +118,142 @@ def _move(path: Path, folder: Path) -> Path:
     return target
 
 
-def _already_in_vault(vault: Vault, path: Path) -> bool:
-    """Whether this exact file's record is already in the vault (a pass that crashed after
-    its commit): the same signed envelope, or the same revision with the same content."""
-    from store import queries
-    from store.canonical import parse_strict
-    from store.crypto import sha256_hex
-    from store.dsse import Envelope
+@dataclass(frozen=True, slots=True)
+class _Claim:
+    """What a finished outbox file says it is: an answer's signed envelope, or a revision."""
 
+    path: Path
+    answer_id: str | None = None
+    envelope: dict[str, Any] | None = None
+    revision: tuple[str, str] | None = None
+    content_sha256: str | None = None
+
+
+def _claim(path: Path) -> _Claim | None:
     try:
         doc = parse_strict(path.read_bytes(), str(path))
     except (OSError, InputError):
-        return False
+        return None
     if not isinstance(doc, dict):
-        return False
+        return None
     if isinstance(doc.get("envelope"), dict):
         try:
             env = Envelope.from_json(doc["envelope"], str(path), "$.envelope")
             payload = json.loads(env.payload)
         except (StoreError, ValueError):
-            return False
+            return None
         answer_id = payload.get("answer_id") if isinstance(payload, dict) else None
-        if not isinstance(answer_id, str):
-            return False
-        found = queries.answer_entry(vault, answer_id)
-        stored = found[1].envelope if found is not None else None
-        return stored is not None and stored.to_json() == env.to_json()
-    if doc.get("schema") == "tracer.source_revision/v1" and isinstance(doc.get("content"), str):
-        digest = sha256_hex(doc["content"].encode("utf-8"))
-        return any(
-            r.revision == doc.get("revision") and r.content_sha256 == digest
-            for r in queries.revisions_of(vault, str(doc.get("document_id")))
+        return (
+            _Claim(path, answer_id=answer_id, envelope=env.to_json()) if isinstance(answer_id, str) else None
         )
-    return False
+    if (
+        doc.get("schema") == "tracer.source_revision/v1"
+        and isinstance(doc.get("content"), str)
+        and isinstance(doc.get("document_id"), str)
+        and isinstance(doc.get("revision"), str)
+    ):
+        digest = sha256_hex(doc["content"].encode("utf-8"))
+        return _Claim(path, revision=(doc["document_id"], doc["revision"]), content_sha256=digest)
+    return None
+
+
+def already_in_vault(vault: Vault, files: list[Path]) -> set[Path]:
+    """The files whose record is already in the vault (a pass that crashed after its
+    commit): the same signed envelope, or the same revision with the same content.
+
+    The derived views only say where to look, in one query for the whole batch (never
+    one per file, so the cost does not grow with the vault); the decision rests on the
+    log: each candidate entry's bytes must hash to its stored leaf, carry its own seq
+    and hold the file's envelope (or the revision statement with the file's content
+    digest), and the stored leaves must be covered by a valid signed checkpoint. A row
+    someone edited can make a file look new (ingest then judges it), never make a new
+    file look done.
+    """
+    claims = [c for c in map(_claim, files) if c is not None]
+    answers = {c.answer_id: c for c in claims if c.answer_id is not None}
+    revisions = {c.revision: c for c in claims if c.revision is not None}
+    hints: dict[int, list[_Claim]] = {}
+    if answers:
+        rows = vault.query(
+            "SELECT answer_id, seq FROM v_answers WHERE answer_id IN (SELECT unnest(?::VARCHAR[]))",
+            [sorted(answers)],
+        )
+        for answer_id, seq in rows:
+            hints.setdefault(int(seq), []).append(answers[str(answer_id)])
+    if revisions:
+        rows = vault.query(
+            "SELECT document_id, revision, seq FROM v_revisions "
+            "WHERE document_id IN (SELECT unnest(?::VARCHAR[]))",
+            [sorted({d for d, _ in revisions})],
+        )
+        for doc_id, rev, seq in rows:
+            claim = revisions.get((str(doc_id), str(rev)))
+            if claim is not None:
+                hints.setdefault(int(seq), []).append(claim)
+    if not hints:
+        return set()
+    done: set[Path] = set()
+    for seq, data, leaf in vault.query(
+        "SELECT l.seq, l.entry, l.leaf_hash FROM (SELECT unnest(?::BIGINT[]) AS seq) AS s "
+        "JOIN log AS l ON l.seq = s.seq",
+        [sorted(hints)],
+    ):
+        entry = _checked_entry(int(seq), bytes(data), bytes(leaf))
+        if entry is None:
+            continue
+        done.update(c.path for c in hints[int(seq)] if _holds(entry, c))
+    if done:
+        _require_checkpointed(vault)
+    return done
+
+
+def _checked_entry(seq: int, data: bytes, leaf: bytes) -> LogEntry | None:
+    if leaf_hash(data) != leaf:
+        return None
+    try:
+        entry = LogEntry.from_bytes(data)
+    except ValueError:
+        return None
+    return entry if entry.seq == seq else None
+
+
+def _holds(entry: LogEntry, claim: _Claim) -> bool:
+    body = entry.body
+    if claim.envelope is not None:
+        return entry.kind == "manifest" and body.get("envelope") == claim.envelope
+    try:
+        statement = entry.payload_json()
+    except (StoreError, ValueError):
+        return False
+    return (
+        entry.kind == "revision"
+        and isinstance(statement, dict)
+        and (statement.get("document_id"), statement.get("revision")) == claim.revision
+        and statement.get("content_sha256") == claim.content_sha256
+    )
+
+
+def _require_checkpointed(vault: Vault) -> None:
+    """The stored leaves are the tree a valid signed checkpoint commits to; else the
+    entries just read may be someone's insertion, and the vault is called damaged."""
+    leaves = vault.leaf_hashes()
+    if vault.covering_checkpoint(len(leaves), merkle.root(leaves)) is None:
+        raise VaultDamagedError(
+            f"{vault.path}: no valid signed checkpoint covers the log's {len(leaves)} entries, so "
+            "the files it seems to hold cannot be taken as ingested (run `tracer verify`)"
+        )
 
 
 def drain(vault_path: Path, outbox: Path, custodian: Identity, now: str, skip_invalid: bool = False) -> Pass:
     """One pass: ingest every finished file as one batch, then move each file aside."""
-    from store.ingest import ingest
-    from tracer.producer.outbox import INGESTED, remove_stale_temporaries
-
     out = Pass(stale_removed=remove_stale_temporaries(outbox))
     files = pending(outbox)
     if not files:
         return out
     with open_vault(vault_path) as vault:
-        fresh: list[Path] = []
-        for f in files:
-            if _already_in_vault(vault, f):
-                out.already.append(f.name)
-            else:
-                fresh.append(f)
+        done = already_in_vault(vault, files)
+        out.already = [f.name for f in files if f in done]
+        fresh = [f for f in files if f not in done]
         report = ingest(vault, fresh, custodian, now, skip_invalid) if fresh else None
     # The batch has committed (or appended nothing); only now is anything moved.
     out.report = report
@@ -178,8 +274,6 @@ def drain(vault_path: Path, outbox: Path, custodian: Identity, now: str, skip_in
 
 
 def _reject(outbox: Path, report: IngestReport, out: Pass) -> None:
-    from tracer.producer.outbox import REJECTED, write_atomically
-
     for r in report.rejected:
         src = Path(r.file)
         if not src.exists():
@@ -196,9 +290,6 @@ def pack_into(out_dir: Path, drafts: list[tuple[Path, dict[str, Any]]], producer
     Names are checked before anything is signed: two drafts of one name, or a name
     already in `out_dir`, are refused rather than overwritten.
     """
-    from store.producer import draft_to_input
-    from tracer.producer.outbox import encode, write_atomically
-
     targets = [out_dir / path.name for path, _ in drafts]
     seen: set[Path] = set()
     for t in targets:
@@ -218,8 +309,6 @@ def pack_into(out_dir: Path, drafts: list[tuple[Path, dict[str, Any]]], producer
 
 
 def _print(p: Pass, as_json: bool) -> None:
-    from tracer.producer.outbox import INGESTED, REJECTED
-
     if as_json:
         emit_json(p.to_json())
         return
@@ -292,8 +381,6 @@ def _check_outbox(outbox: Path, *, missing_ok: bool) -> None:
 
 
 def cmd_ingest_outbox(args: argparse.Namespace) -> int:
-    from tracer.secrets import load_key
-
     _check_outbox(args.outbox, missing_ok=args.watch)
     if args.interval <= 0 or (args.rounds is not None and args.rounds < 1):
         raise PathError("ingest-outbox", "--interval must be > 0 and --rounds ≥ 1")

@@ -296,7 +296,7 @@ def read_otlp_json_lines(data: bytes, file: str) -> list[Span]:
 def read_otlp_proto(data: bytes, file: str) -> list[Span]:
     """The spans of one binary `ExportTraceServiceRequest` (the body OTLP/HTTP posts).
 
-    Needs `opentelemetry-proto` (`pip install 'tracer[otel]'`); the message is turned into
+    Needs `opentelemetry-proto` (`pip install 'tracer-evidence[otel]'`); the message is turned into
     protobuf's JSON mapping (ids base64, int64 as strings) and read like a JSON line.
     """
     try:
@@ -305,7 +305,7 @@ def read_otlp_proto(data: bytes, file: str) -> list[Span]:
         from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
     except ImportError as exc:
         raise InputError(
-            file, "$", "reading OTLP protobuf needs opentelemetry-proto: pip install 'tracer[otel]'"
+            file, "$", "reading OTLP protobuf needs opentelemetry-proto: pip install 'tracer-evidence[otel]'"
         ) from exc
     msg = ExportTraceServiceRequest()
     try:

@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from tracer.producer.errors import ModelInputError, RecordError
 from tracer.producer.model import Chunker, SourceRevision
-from tracer.producer.recorder import AnswerRecord, Written
+from tracer.producer.recorder import AnswerRecord, Written, find_model_input
 
 __all__ = [
     "KEEP",
@@ -38,9 +38,10 @@ __all__ = [
     "Run",
     "cite_all_sent",
     "log",
+    "unsent_policy",
 ]
 
-Unsent = Literal["error", "omit"]
+Unsent = Literal["error", "rewritten"]
 OnError = Literal["raise", "skip"]
 #: how many written answers and failures a handler keeps (a server runs for months)
 KEEP = 1000
@@ -155,16 +156,24 @@ def cite_all_sent(record: AnswerRecord) -> None:
 
 
 class Run:
-    """One answer being recorded from framework callbacks."""
+    """One answer being recorded from framework callbacks.
+
+    Every retrieved passage is recorded; none is ever left out. A passage's model input
+    is the text of a prompt that carried it, found by `find_model_input` (verbatim, in a
+    framework's own form, re-wrapped, or cut down) and accepted by `model_input`'s own
+    rule. A passage found in no prompt is an error (`unsent="error"`, the default), or,
+    with `unsent="rewritten"` (a pipeline that transforms passages before sending
+    them), recorded with the prompt message that shares most of its words as its
+    model input.
+    """
 
     def __init__(self, record: AnswerRecord, resolve: Resolver, unsent: Unsent) -> None:
-        if unsent not in ("error", "omit"):
-            raise RecordError(f"unsent: expected 'error' or 'omit', got {unsent!r}")
         self.record = record
         self.resolve = resolve
-        self.unsent = unsent
+        self.unsent = unsent_policy(unsent)
         self.answer_candidate: str | None = None
         self._forms: dict[str, tuple[str, ...]] = {}
+        self._prompts: list[tuple[str, ...]] = []
 
     def retrieved(self, docs: Sequence[Retrieved], query: str) -> None:
         for rank, doc in enumerate(docs, start=1):
@@ -189,27 +198,54 @@ class Run:
                 occurrence=res.occurrence,
                 near=None if res.occurrence is not None else doc.near,
             )
-            self._forms[passage.passage_id] = (*doc.sent_forms, doc.text)
+            self._forms[passage.passage_id] = doc.sent_forms
 
     def prompt(self, parts: Sequence[str]) -> None:
         """A prompt went to the model: each passage found in it gets its model input."""
+        parts = tuple(parts)
+        self._prompts.append(parts)
         for p in self.record.passages:
             if self.record.has_model_input(p):
                 continue
-            for form in self._forms.get(p.passage_id, (p.text,)):
-                if form and any(form in part for part in parts):
-                    self.record.model_input(p, form, prompt=parts)
-                    break
+            sent = find_model_input(parts, p.text, self._forms.get(p.passage_id, ()))
+            if sent is not None:
+                self.record.model_input(p, sent, prompt=parts)
 
     def finish(self, answer: str, cite: Citer) -> Written:
         unsent = [p for p in self.record.passages if not self.record.has_model_input(p)]
-        if unsent and self.unsent == "error":
+        if unsent and (self.unsent == "error" or not self._prompts):
             raise ModelInputError(
-                f"passage(s) {', '.join(p.passage_id for p in unsent)} were retrieved but do not occur "
-                "in any prompt sent to the model; pass unsent='omit' to leave such passages out"
+                f"passage(s) {', '.join(p.passage_id for p in unsent)} were retrieved but occur in no "
+                "prompt sent to the model, not even re-wrapped or cut down to half; nothing was "
+                "written. If the pipeline transforms passages before sending them (escaping, "
+                "compression, translation), pass unsent='rewritten'"
             )
         for p in unsent:
-            self.record.drop(p)
+            part = _closest_part(self._prompts, p.text)
+            self.record.model_input(p, part, prompt=(part,), rewritten=True)
         self.record.answer(answer)
         cite(self.record)
         return self.record.close()
+
+
+def unsent_policy(value: object) -> Unsent:
+    if value == "error":
+        return "error"
+    if value == "rewritten":
+        return "rewritten"
+    if value == "omit":
+        raise RecordError(
+            "unsent='omit' was removed: it signed answers without the passages they retrieved. "
+            "Every retrieved passage is recorded; use unsent='error' (the default) or 'rewritten'"
+        )
+    raise RecordError(f"unsent: expected 'error' or 'rewritten', got {value!r}")
+
+
+def _closest_part(prompts: Sequence[Sequence[str]], text: str) -> str:
+    """The non-empty prompt message sharing the most distinct words with `text` (the first
+    of equals): what a transformed passage's model input is recorded as."""
+    words = set(text.split())
+    parts = [part for parts in prompts for part in parts if part]
+    if not parts:
+        raise ModelInputError("no prompt with any text was sent to the model")
+    return max(parts, key=lambda part: len(words & set(part.split())))

@@ -14,7 +14,7 @@ the run ends. `raise_error` is set: with `on_error="raise"` (the default) a mist
 document that is not in its revision, a passage never sent) stops the chain with the
 SDK's error; with `on_error="skip"` the answer goes through unrecorded and the error is
 logged at ERROR on the `tracer.producer` logger and kept in `failures`. Needs
-`tracer[langchain]`.
+`tracer-evidence-sdk[langchain]`.
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ from tracer.producer.adapters import (
     cite_all_sent,
     keep_written,
     on_error_policy,
+    unsent_policy,
 )
 from tracer.producer.errors import RecordError
 from tracer.producer.model import Authorization
@@ -168,7 +169,7 @@ class TracerCallbackHandler(BaseCallbackHandler):
         self.authorization = authorization
         self.collection = collection
         self.cite = cite
-        self.unsent: Unsent = unsent
+        self.unsent: Unsent = unsent_policy(unsent)
         self.on_error: OnError = on_error_policy(on_error)
         self.answer_id = answer_id or (lambda run_id: f"ans-{run_id}")
         #: what each finished root run wrote, in order (the latest `adapters.KEEP`)

@@ -26,7 +26,7 @@ LlamaIndex's dispatcher swallows every exception a handler raises, so an SDK err
 cannot stop the query the way it stops a LangChain chain: the run is discarded (nothing
 is written), the error is logged at ERROR on the `tracer.producer` logger and kept in
 `failures`, and `check()` raises it (with `on_error="raise"`, the default). Call
-`check()` after every query. Needs `tracer[llamaindex]`.
+`check()` after every query. Needs `tracer-evidence-sdk[llamaindex]`.
 """
 
 from __future__ import annotations
@@ -65,6 +65,7 @@ from tracer.producer.adapters import (
     cite_all_sent,
     keep_written,
     on_error_policy,
+    unsent_policy,
 )
 from tracer.producer.errors import RecordError
 from tracer.producer.model import Authorization
@@ -169,7 +170,7 @@ class TracerEventHandler(BaseEventHandler):
         handler._authorization = authorization
         handler._collection = collection
         handler._cite = cite
-        handler._unsent = unsent
+        handler._unsent = unsent_policy(unsent)
         handler._on_error = on_error_policy(on_error)
         handler._active = ContextVar(f"tracer-llamaindex-{id(handler)}", default=None)
         handler._retrieval = ContextVar(f"tracer-llamaindex-retrieval-{id(handler)}", default=None)

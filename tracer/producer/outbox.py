@@ -7,6 +7,15 @@ file under its final name, plus at worst a `.tmp-*` file that readers ignore and
 is removed once it is older than `TEMP_MAX_AGE` (by the next `Outbox` opened on the
 directory, and by every `tracer ingest-outbox` pass).
 
+**Batch mode** (`Outbox(directory, batch=N)`) is for services recording many answers a
+second: a manifest is written to its `.tmp-*` name without an fsync, and every `N`
+manifests (or when the oldest waiting one is `batch_seconds` old, at `flush()`, and at
+interpreter exit) one `os.sync()` makes them all durable, each is linked to its final
+name, and the directory is fsynced once. Still whole files or none: a name appears only
+after the bytes under it are durable. The trade: until its batch is flushed a manifest
+is neither visible to ingest nor safe from a crash — a killed process loses the
+answers of its unflushed batch (their `.tmp-*` files are removed an hour later).
+
 `tracer ingest-outbox` moves what it ingested to `ingested/` and what the vault refused
 to `rejected/`; an answer id found in either is taken, and recording it again is an
 error at `start`, not a refusal at ingest.
@@ -14,12 +23,16 @@ error at `start`, not a refusal at ingest.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
+import math
 import os
 import re
 import secrets
+import threading
 import time
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -62,15 +75,27 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def write_atomically(path: Path, data: bytes, *, replace: bool = False) -> None:
-    """`data` at `path`, durable, never half-written; an existing file raises unless `replace`."""
+def _write_temporary(path: Path, data: bytes, *, durable: bool) -> Path:
+    """`data` in a fresh `.tmp-*` file beside `path` (fsynced if `durable`)."""
     tmp = path.with_name(f"{TEMP_PREFIX}{secrets.token_hex(8)}-{path.name}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(data)
             out.flush()
-            os.fsync(out.fileno())
+            if durable:
+                os.fsync(out.fileno())
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    return tmp
+
+
+def write_atomically(path: Path, data: bytes, *, replace: bool = False) -> None:
+    """`data` at `path`, durable, never half-written; an existing file raises unless `replace`."""
+    tmp = _write_temporary(path, data, durable=True)
+    try:
         if replace:
             os.replace(tmp, path)
         else:
@@ -112,24 +137,42 @@ def encode(value: Any) -> bytes:
 
 
 class Outbox:
-    """A directory of finished ingest files."""
+    """A directory of finished ingest files; `batch` > 1 syncs once per batch (above)."""
 
-    def __init__(self, directory: str | os.PathLike[str]) -> None:
+    def __init__(
+        self, directory: str | os.PathLike[str], *, batch: int = 1, batch_seconds: float = 1.0
+    ) -> None:
+        if type(batch) is not int or batch < 1:  # a bool is not a size
+            raise RecordError(f"batch: expected an integer ≥ 1, got {batch!r}")
+        if type(batch_seconds) not in (int, float) or not 0 < batch_seconds < math.inf:
+            raise RecordError(f"batch_seconds: expected a number > 0, got {batch_seconds!r}")
         self.directory = Path(directory)
+        self.batch = batch
+        self.batch_seconds = float(batch_seconds)
+        self._pending: list[tuple[Path, Path]] = []
+        self._oldest = 0.0
+        self._lock = threading.Lock()
         try:
             self.directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise RecordError(f"{self.directory}: cannot create the outbox ({exc.strerror})") from exc
         remove_stale_temporaries(self.directory)
+        if batch > 1:
+            ref = weakref.ref(self)
+            atexit.register(lambda: (box := ref()) is not None and box.flush())
 
     def __repr__(self) -> str:
         return f"Outbox({str(self.directory)!r})"
 
     def _taken(self, name: str) -> Path | None:
-        """Where a file of this name already is: the outbox, `ingested/` or `rejected/`."""
+        """Where a file of this name already is: the outbox (or its unflushed batch),
+        `ingested/` or `rejected/`."""
         for folder in (self.directory, self.directory / INGESTED, self.directory / REJECTED):
             if (folder / name).exists():
                 return folder / name
+        with self._lock:
+            if any(final.name == name for _, final in self._pending):
+                return self.directory / name
         return None
 
     def check_answer_id(self, answer_id: str) -> None:
@@ -141,27 +184,101 @@ class Outbox:
                 raise RecordError(_used_message(answer_id, found))
 
     def write(self, stem: str, value: Any) -> Path:
-        """Write `stem`.json; a name already taken is an error (an id used twice)."""
+        """Write `stem`.json; a name already taken is an error (an id used twice). In
+        batch mode the file is under its name once its batch is flushed."""
         path = self.directory / f"{stem}.json"
         found = self._taken(path.name)
-        if found is not None and found != path:
+        if found is not None and (found != path or self.batch > 1):
             raise RecordError(f"{path.name}: {_used_message(stem, found)}")
+        if self.batch > 1:
+            tmp = _write_temporary(path, encode(value), durable=False)
+            with self._lock:
+                if not self._pending:
+                    self._oldest = time.monotonic()
+                self._pending.append((tmp, path))
+                due = (
+                    len(self._pending) >= self.batch or time.monotonic() - self._oldest >= self.batch_seconds
+                )
+            if due:
+                self.flush()
+            return path
         try:
             write_atomically(path, encode(value))
         except FileExistsError as exc:
             raise RecordError(f"{path}: already in the outbox (was this id recorded twice?)") from exc
         return path
 
+    def flush(self) -> list[Path]:
+        """Make the waiting batch durable and visible: one sync, then each file linked to
+        its name, then one directory fsync. Returns the paths made visible."""
+        with self._lock:
+            pending, self._pending = self._pending, []
+            if not pending:
+                return []
+            os.sync()
+            done: list[Path] = []
+            clash: list[str] = []
+            for tmp, final in pending:
+                try:
+                    os.link(tmp, final)
+                    done.append(final)
+                except FileExistsError:
+                    clash.append(final.name)
+                finally:
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(tmp)
+            _fsync_dir(self.directory)
+        if clash:
+            raise RecordError(f"{', '.join(clash)}: already in the outbox (was an id recorded twice?)")
+        return done
+
     def write_once(self, stem: str, value: Any) -> Path:
-        """Like `write`, but an identical file already there is fine (idempotent)."""
+        """Write `stem`.json once: an identical file already here, in `ingested/` or in
+        `rejected/` is not written again (its path is returned); a different one is an
+        error that says which member differs."""
         path = self.directory / f"{stem}.json"
         data = encode(value)
+        found = self._taken(path.name)
+        if found is None:
+            try:
+                write_atomically(path, data)
+                return path
+            except FileExistsError:
+                found = path
         try:
-            write_atomically(path, data)
-        except FileExistsError as exc:
-            if path.read_bytes() != data:
-                raise RecordError(f"{path}: a different file of this name is already in the outbox") from exc
-        return path
+            old = found.read_bytes()
+        except OSError as exc:
+            raise RecordError(f"{found}: cannot read the file already written ({exc.strerror})") from exc
+        if old != data:
+            raise RecordError(f"{found}: {_differs(old, value)}")
+        if found.parent.name == REJECTED:
+            raise RecordError(
+                f"{found}: this file was written before and the vault refused it (reason beside it); "
+                "remove it and its .reason.txt to write it again"
+            )
+        return found
+
+
+def _differs(old: bytes, new: Any) -> str:
+    """Why a file already written is not the one asked for: for a source revision, a
+    reused revision id with other text says to bump the revision."""
+    try:
+        before = json.loads(old)
+    except ValueError:
+        before = None
+    if not isinstance(before, dict) or not isinstance(new, dict):
+        return "a different file of this name is already in the outbox"
+    if before.get("schema") == new.get("schema") == "tracer.source_revision/v1":
+        what = f"revision {new.get('revision')!r} of {new.get('document_id')!r}"
+        if before.get("content") != new.get("content"):
+            digest = sha256_hex(str(before.get("content")).encode("utf-8"))
+            return (
+                f"{what} was already written with other content (sha256 {digest[:16]}…); a revision "
+                "id names one text: bump the revision (a new revision id) for the changed document"
+            )
+        members = sorted(k for k in set(before) | set(new) if before.get(k) != new.get(k))
+        return f"{what} was already written with other {', '.join(members)}; bump the revision"
+    return "a different file of this name is already in the outbox"
 
 
 def _used_message(what: str, found: Path) -> str:

@@ -21,11 +21,13 @@ half-done.
 from __future__ import annotations
 
 import os
+import re
 import unicodedata
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from difflib import SequenceMatcher
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
@@ -38,7 +40,16 @@ from tracer.producer.model import Authorization, Chunker, Producer, Runtime, Sou
 from tracer.producer.outbox import Outbox, file_stem
 from tracer.producer.signer import Signer
 
-__all__ = ["UNSPECIFIED_CHUNKER", "AnswerRecord", "Note", "Passage", "Recorder", "Written"]
+__all__ = [
+    "MIN_CUT_SHARE",
+    "UNSPECIFIED_CHUNKER",
+    "AnswerRecord",
+    "Note",
+    "Passage",
+    "Recorder",
+    "Written",
+    "find_model_input",
+]
 
 Kind = Literal["answer", "note"]
 Clock = Callable[[], datetime]
@@ -47,6 +58,9 @@ MAX_PASSAGES = 10_000
 NOTE_CHUNKER = "tracer-note/1"
 #: the chunker recorded for a pipeline's own chunk id when the pipeline does not name one
 UNSPECIFIED_CHUNKER = "unspecified"
+#: made once: a Chunker checks its parameters through RFC 8785 when it is made
+_REFERENCE = Chunker()
+_UNSPECIFIED = Chunker(UNSPECIFIED_CHUNKER)
 
 
 def _utc_now() -> datetime:
@@ -196,9 +210,20 @@ class Recorder:
         )
 
     def write_revision(self, revision: SourceRevision) -> Path:
-        """The revision's `tracer.source_revision/v1` file in the outbox (idempotent)."""
+        """The revision's `tracer.source_revision/v1` file in the outbox, written once.
+
+        Calling it again for the same revision (every pipeline start) writes nothing: the
+        file waiting in the outbox, or already moved to `ingested/`, is the one returned.
+        The same revision id with other content (or other metadata) raises `RecordError`:
+        a revision id names one text, so a changed document needs a new revision id.
+        """
         stem = file_stem(revision.document_id, revision.revision)
         return self.outbox.write_once(f"revision-{stem}", revision.to_input())
+
+    def flush(self) -> list[Path]:
+        """With a batching outbox (`Outbox(dir, batch=N)`): make the answers written so
+        far durable and visible to ingest now; returns their paths. A no-op otherwise."""
+        return self.outbox.flush()
 
     def now(self) -> str:
         return m.timestamp(self.clock(), "clock")
@@ -210,6 +235,78 @@ def derivable(model_input: str, retrieved: str) -> bool:
     sent = fold_whitespace(unicodedata.normalize("NFC", model_input))
     got = fold_whitespace(unicodedata.normalize("NFC", retrieved))
     return bool(sent) and bool(got) and (got in sent or sent in got)
+
+
+#: a cut-down passage is recognized in a prompt only when at least this share of its
+#: text (whitespace folded) survives: a shorter common run is as likely a phrase two
+#: passages share (a chunk overlap, boilerplate) as the passage itself
+MIN_CUT_SHARE = 0.5
+_WORD = re.compile(r"\S+")
+
+
+def find_model_input(parts: Sequence[str], retrieved: str, forms: Sequence[str] = ()) -> str | None:
+    """The exact text of `parts` that carried `retrieved`, as `model_input` accepts it.
+
+    Tried in order: each of `forms` (a framework's own rendering, such as a metadata
+    header) and the retrieved text verbatim; the retrieved text re-wrapped (its words in
+    order with any whitespace between, so the prompt's span contains it once folded);
+    then the longest run of the prompt that is part of the retrieved text (a passage cut
+    to fit the context, possibly mid-word), if it keeps at least `MIN_CUT_SHARE` of it.
+    Whatever is found is still checked by `derivable` when it is recorded: this only
+    searches, the rule is `derivable`'s. None when no part carried it.
+    """
+    for form in (*forms, retrieved):
+        if form and any(form in part for part in parts):
+            return form
+    words = [unicodedata.normalize("NFC", w) for w in retrieved.split()]
+    if not words:
+        return None
+    wrapped = re.compile(r"\s+".join(map(re.escape, words)))
+    for part in parts:
+        found = wrapped.search(unicodedata.normalize("NFC", part))
+        if found is not None and found.group() in part:
+            return found.group()
+    need = MIN_CUT_SHARE * len(" ".join(words))
+    best: str | None = None
+    for part in parts:
+        cut = _longest_cut(part, words)
+        if cut is not None and not derivable(cut, retrieved):  # a word NFC changed at a cut edge
+            cut = None
+        if cut is not None and len(fold_whitespace(cut)) >= need and (best is None or len(cut) > len(best)):
+            best = cut
+    return best
+
+
+def _longest_cut(part: str, words: Sequence[str]) -> str | None:
+    """The longest span of `part` whose words are consecutive words of the passage, with
+    the part of a word cut at either end (`"thir…"`) that is that end of the passage's word."""
+    spans = [(m.start(), m.end()) for m in _WORD.finditer(part)]
+    got = [unicodedata.normalize("NFC", part[a:b]) for a, b in spans]
+    match = SequenceMatcher(None, got, list(words), autojunk=False).find_longest_match(
+        0, len(got), 0, len(words)
+    )
+    i, j, k = match.a, match.b, match.size
+    if k == 0:
+        return None
+    start, end = spans[i][0], spans[i + k - 1][1]
+    if i > 0 and j > 0:
+        tail = _common_suffix(got[i - 1], words[j - 1])
+        start = spans[i - 1][1] - len(tail) if tail else start
+    if i + k < len(got) and j + k < len(words):
+        head = _common_prefix(got[i + k], words[j + k])
+        end = spans[i + k][0] + len(head) if head else end
+    return part[start:end]
+
+
+def _common_prefix(a: str, b: str) -> str:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return a[:n]
+
+
+def _common_suffix(a: str, b: str) -> str:
+    return _common_prefix(a[::-1], b[::-1])[::-1]
 
 
 def _prompt_parts(prompt: str | Sequence[str]) -> tuple[str, ...]:
@@ -387,7 +484,7 @@ class AnswerRecord:
             None,
         )
         if chunker is None:
-            chunker = Chunker() if index is not None or chunk_id is None else Chunker(UNSPECIFIED_CHUNKER)
+            chunker = _REFERENCE if index is not None or chunk_id is None else _UNSPECIFIED
         if chunker.version == CHUNKER_VERSION and index is None:
             if chunk_id is None:
                 raise RecordError(
