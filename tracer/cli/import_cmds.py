@@ -13,12 +13,12 @@ from pathlib import Path
 
 from store.errors import InputError
 from tracer.cli.common import Sub, add_custodian, emit_json, open_vault, vault_arg
+from tracer.cli.render_imported import one_line as _one
 from tracer.clock import now_iso
 from tracer.importers.attest import IMPORTED_MARK, REDACTION_MARKERS
 from tracer.importers.build import DocumentMapping
 from tracer.importers.mapping import ReadOptions
 from tracer.importers.run import ExportFormat, ImportPlan, import_files
-from tracer.inert import inert
 from tracer.secrets import load_key
 
 __all__ = ["register"]
@@ -71,17 +71,15 @@ def _print(plan: ImportPlan, dry_run: bool) -> None:
         st = it.statement
         seq = f" at log entry {plan.seqs[i]}" if plan.seqs else ""
         print(
-            f"{verb} {st['answer_id']}{seq} from {inert(it.file)} (trace {st['trace_id']}, "
+            f"{verb} {st['answer_id']}{seq} from {_one(it.file)} (trace {st['trace_id']}, "
             f"{len(st['span_ids'])} span(s), {len(st['passages'])} passage(s))"
         )
         print(f"  {IMPORTED_MARK}; export sha256 {st['export']['sha256']}")
         for path, f in st["fields"].items():
-            detail = f" — {inert(f['detail'])}" if f.get("detail") else ""
-            print(f"  {f['state']:<17} {inert(path)}{detail}")
+            detail = f" — {_one(f['detail'])}" if f.get("detail") else ""
+            print(f"  {f['state']:<17} {_one(path)}{detail}")
     for s in plan.skipped:
-        print(
-            f"skipped trace {s.trace_id} (root span {s.root_span_id}) in {inert(s.file)}: {inert(s.reason)}"
-        )
+        print(f"skipped trace {s.trace_id} (root span {s.root_span_id}) in {_one(s.file)}: {_one(s.reason)}")
     if not plan.items:
         print("nothing to import")
     elif dry_run:
@@ -113,7 +111,7 @@ def cmd_import(args: argparse.Namespace) -> int:
                     {"ok": False, "error": {"file": exc.file, "path": exc.path, "message": exc.message}}
                 )
             else:
-                print(f"REJECTED {inert(exc.file)}: {inert(exc.path)}: {inert(exc.message)}")
+                print(f"REJECTED {_one(exc.file)}: {_one(exc.path)}: {_one(exc.message)}")
                 print("nothing imported (all-or-nothing: fix or drop the file)")
             return 1
     if args.json:

@@ -12,10 +12,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from store.crypto import sha256_hex
+from store.errors import InputError
 from store.imported import IMPORTED_SCHEMA, ImportedItem
 from store.queries import RevisionRow
+from store.textrules import id_problem
 from tracer.importers.attest import Attestation, FieldFact
-from tracer.importers.mapping import Document, ImportedAnswer, TextField
+from tracer.importers.mapping import Document, ImportedAnswer, TextField, check_id
 from tracer.producer.locate import CHUNKER_VERSION, NORMALIZER_VERSION, occurrences
 
 __all__ = ["DocumentMapping", "RevisionLookup", "build_item"]
@@ -82,11 +84,14 @@ def _model_input(doc: Document, answer: ImportedAnswer) -> tuple[TextField, str]
 
 
 def _chain(
-    doc: Document, meta: Any, mapping: DocumentMapping, lookup: RevisionLookup
+    file: str, doc: Document, meta: Any, mapping: DocumentMapping, lookup: RevisionLookup
 ) -> tuple[str | None, str | None, dict[str, Any] | None, dict[str, FieldFact]]:
     facts: dict[str, FieldFact] = {}
     document_id = _scalar(meta, mapping.document_key)
     revision = _scalar(meta, mapping.revision_key)
+    for key, value in ((mapping.document_key, document_id), (mapping.revision_key, revision)):
+        if value is not None:
+            check_id(file, doc.line, doc.metadata_path, f"metadata[{key!r}] of document {doc.index}", value)
     src, cut = doc.metadata.fact.source, doc.metadata.fact.state
 
     def missing(key: str) -> FieldFact:
@@ -168,6 +173,11 @@ def build_item(
     lookup: RevisionLookup,
 ) -> ImportedItem:
     """The statement for one imported answer, with the whole texts it keeps."""
+    name = answer.file.rsplit("/", 1)[-1]
+    if id_problem(name):
+        raise InputError(
+            answer.file, "$", f"the export's file name is shown in every output; it {id_problem(name)}"
+        )
     fields: dict[str, dict[str, Any]] = {}
     texts: list[bytes] = []
 
@@ -181,7 +191,7 @@ def build_item(
     for i, doc in enumerate(answer.documents):
         base = f"$.passages[{i}]"
         model_input, mi_span = _model_input(doc, answer)
-        document_id, revision, chain, facts = _chain(doc, doc.metadata.value, mapping, lookup)
+        document_id, revision, chain, facts = _chain(answer.file, doc, doc.metadata.value, mapping, lookup)
         fields[f"{base}.metadata"] = doc.metadata.fact.to_json()
         fields[f"{base}.chunk_ref"] = doc.ref.fact.to_json()
         fields[f"{base}.score"] = doc.score.fact.to_json()
@@ -248,7 +258,7 @@ def build_item(
         "export": {
             "sha256": sha256_hex(export),
             "format": fmt,
-            "file": answer.file.rsplit("/", 1)[-1],
+            "file": name,
             "bytes": len(export),
             "lines": list(answer.lines),
         },

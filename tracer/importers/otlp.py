@@ -62,6 +62,7 @@ class Span:
     attribute_paths: Mapping[str, str]
     dropped_attributes: int
     resource: Mapping[str, AttrValue]
+    resource_paths: Mapping[str, str]
 
     def text(self, key: str) -> str | None:
         value = self.attributes.get(key)
@@ -213,7 +214,9 @@ def spans_of(doc: Any, file: str, line: int) -> Iterator[Span]:
         resource = rs.get("resource", {}) if isinstance(rs, dict) else None
         if not isinstance(resource, dict):
             raise ExportFormatError(file, line, f"{rpath}.resource", "expected an object")
-        res_attrs, _ = _attributes(resource.get("attributes"), file, line, f"{rpath}.resource.attributes")
+        res_attrs, res_paths = _attributes(
+            resource.get("attributes"), file, line, f"{rpath}.resource.attributes"
+        )
         for s, ss in enumerate(_list(rs, "scopeSpans", file, line, rpath)):
             spath = f"{rpath}.scopeSpans[{s}]"
             for k, sp in enumerate(_list(ss, "spans", file, line, spath)):
@@ -240,6 +243,7 @@ def spans_of(doc: Any, file: str, line: int) -> Iterator[Span]:
                         sp.get("droppedAttributesCount", 0), file, line, f"{path}.droppedAttributesCount"
                     ),
                     resource=res_attrs,
+                    resource_paths=res_paths,
                 )
 
 
