@@ -45,6 +45,12 @@ class ImportedItem:
     export: bytes
 
     @property
+    def export_sha256(self) -> str:
+        """The export file's SHA-256 as the statement names it (hashed once per file, by
+        the reader, never once per answer: the file may hold thousands)."""
+        return str(self.statement["export"]["sha256"])
+
+    @property
     def answer_id(self) -> str:
         return str(self.statement["answer_id"])
 
@@ -79,9 +85,18 @@ def append_imported(vault: Vault, custodian: Identity, items: list[ImportedItem]
         if it.answer_id in seen:
             raise InputError(it.file, "$", f"answer {it.answer_id} appears twice in this import")
         seen.add(it.answer_id)
+    # each export is hashed once (items of one file share its bytes), and must be the file
+    # its statement names
+    hashed: dict[int, str] = {}
+    for it in items:
+        if id(it.export) not in hashed:
+            hashed[id(it.export)] = sha256_hex(it.export)
+        digest = hashed[id(it.export)]
+        if digest != it.export_sha256:
+            raise InputError(it.file, "$.export.sha256", "the statement names another export file")
     tombstoned = set(vault.tombstone_index())
     for it in items:
-        if sha256_hex(it.export) in tombstoned:
+        if it.export_sha256 in tombstoned:
             raise InputError(
                 it.file, "$", "this export file was purged under a retention policy; a purge is final"
             )
@@ -95,7 +110,10 @@ def append_imported(vault: Vault, custodian: Identity, items: list[ImportedItem]
             collection = str(it.statement["collection"])
             if collection not in recipients:
                 recipients[collection] = vault.roster().recipients(collection)
-            for data in (it.export, *it.texts):
+            if (it.export_sha256, collection) not in done:
+                done.add((it.export_sha256, collection))
+                keys.encrypt_into(batch, collection, it.export, recipients[collection])
+            for data in it.texts:
                 digest = sha256_hex(data)
                 if digest in tombstoned or (digest, collection) in done:
                     continue

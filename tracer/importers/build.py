@@ -20,7 +20,7 @@ from tracer.importers.attest import Attestation, FieldFact
 from tracer.importers.mapping import Document, ImportedAnswer, TextField, check_id
 from tracer.producer.locate import CHUNKER_VERSION, NORMALIZER_VERSION, occurrences
 
-__all__ = ["DocumentMapping", "RevisionLookup", "build_item"]
+__all__ = ["DocumentMapping", "ExportFile", "RevisionLookup", "build_item", "mapped_ids"]
 
 A = Attestation
 
@@ -34,6 +34,20 @@ class DocumentMapping:
 
     document_key: str = "document_id"
     revision_key: str = "revision"
+
+
+@dataclass(frozen=True, slots=True)
+class ExportFile:
+    """An export file's bytes and their SHA-256, hashed once per file (not per answer)."""
+
+    data: bytes
+    sha256: str
+    fmt: str
+
+
+def mapped_ids(meta: Any, mapping: DocumentMapping) -> tuple[str | None, str | None]:
+    """(document id, revision) a retrieved document's metadata names through the mapping."""
+    return _scalar(meta, mapping.document_key), _scalar(meta, mapping.revision_key)
 
 
 def _digest(t: TextField) -> str | None:
@@ -87,8 +101,7 @@ def _chain(
     file: str, doc: Document, meta: Any, mapping: DocumentMapping, lookup: RevisionLookup
 ) -> tuple[str | None, str | None, dict[str, Any] | None, dict[str, FieldFact]]:
     facts: dict[str, FieldFact] = {}
-    document_id = _scalar(meta, mapping.document_key)
-    revision = _scalar(meta, mapping.revision_key)
+    document_id, revision = mapped_ids(meta, mapping)
     for key, value in ((mapping.document_key, document_id), (mapping.revision_key, revision)):
         if value is not None:
             check_id(file, doc.line, doc.metadata_path, f"metadata[{key!r}] of document {doc.index}", value)
@@ -165,8 +178,7 @@ def _chain(
 
 def build_item(
     answer: ImportedAnswer,
-    export: bytes,
-    fmt: str,
+    export: ExportFile,
     collection: str,
     now: str,
     mapping: DocumentMapping,
@@ -256,10 +268,10 @@ def build_item(
         "imported_at": now,
         "generated_at": answer.generated_at.value,
         "export": {
-            "sha256": sha256_hex(export),
-            "format": fmt,
+            "sha256": export.sha256,
+            "format": export.fmt,
             "file": name,
-            "bytes": len(export),
+            "bytes": len(export.data),
             "lines": list(answer.lines),
         },
         "trace_id": answer.trace_id,
@@ -277,4 +289,4 @@ def build_item(
         "citations": citations,
         "fields": dict(sorted(fields.items())),
     }
-    return ImportedItem(answer.file, statement, tuple(unique), export)
+    return ImportedItem(answer.file, statement, tuple(unique), export.data)

@@ -10,15 +10,15 @@ from typing import Any
 
 from store import queries
 from store.crypto import Identity, sha256_hex
-from store.errors import InputError
+from store.errors import InputError, UnwrapError
 from store.imported import ImportedItem, append_imported, imported_answer_seqs
 from store.ingest import read_input_file
 from store.keyring import DataKeys
 from store.queries import RevisionRow
 from store.vault import Vault
 from tracer.importers.attest import Attestation
-from tracer.importers.build import DocumentMapping, build_item
-from tracer.importers.mapping import ReadOptions, Skipped, answers_of
+from tracer.importers.build import DocumentMapping, ExportFile, build_item, mapped_ids
+from tracer.importers.mapping import ImportedAnswer, ReadOptions, Skipped, answers_of
 from tracer.importers.otlp import Span, read_otlp_json_lines, read_otlp_proto
 
 __all__ = ["ExportFormat", "ImportPlan", "import_files", "plan_import"]
@@ -74,23 +74,51 @@ def _item_json(it: ImportedItem, seq: int | None) -> dict[str, Any]:
     }
 
 
-def _lookup(vault: Vault, custodian: Identity) -> Callable[[str, str], tuple[RevisionRow, str] | None]:
-    keys = DataKeys(vault, custodian)
-    cache: dict[str, list[RevisionRow]] = {}
+class _Revisions:
+    """The source revisions the passages' metadata names, read in batches, decrypted once.
 
-    def find(document_id: str, revision: str) -> tuple[RevisionRow, str] | None:
-        if document_id not in cache:
-            cache[document_id] = queries.revisions_of(vault, document_id)
-        for rev in cache[document_id]:
-            if rev.revision != revision:
-                continue
-            found = keys.decrypt(rev.content_sha256)
-            if found is None or sha256_hex(found[1]) != rev.content_sha256:
-                return None  # purged, out of reach or altered: never located against it
-            return rev, found[1].decode("utf-8")
-        return None
+    A file's passages name a few revisions many times over: each is looked up and
+    decrypted once per import, with one query per few hundred documents, instead of once
+    per passage.
+    """
 
-    return find
+    _PAGE = 500
+
+    def __init__(self, vault: Vault, custodian: Identity) -> None:
+        self.vault = vault
+        self.keys = DataKeys(vault, custodian)
+        self.found: dict[tuple[str, str], tuple[RevisionRow, str] | None] = {}
+
+    def prefetch(self, answers: list[ImportedAnswer], mapping: DocumentMapping) -> None:
+        pairs: set[tuple[str, str]] = set()
+        for a in answers:
+            for d in a.documents:
+                document_id, revision = mapped_ids(d.metadata.value, mapping)
+                if document_id and revision and (document_id, revision) not in self.found:
+                    pairs.add((document_id, revision))
+        docs = sorted({d for d, _r in pairs})
+        for i in range(0, len(docs), self._PAGE):
+            page = docs[i : i + self._PAGE]
+            rows = queries.revisions_of_many(self.vault, page)
+            wanted = {
+                (d, r): next((row for row in rows[d] if row.revision == r), None)
+                for d, r in pairs
+                if d in rows
+            }
+            texts = self.keys.decrypt_many([row.content_sha256 for row in wanted.values() if row is not None])
+            for pair, row in wanted.items():
+                self.found[pair] = None
+                if row is None:
+                    continue
+                got = texts.get(row.content_sha256)
+                if isinstance(got, UnwrapError):
+                    raise got  # an altered stored text: tampering, never "not located"
+                if got is None or sha256_hex(got[1]) != row.content_sha256:
+                    continue  # purged, out of reach or altered: never located against it
+                self.found[pair] = (row, got[1].decode("utf-8"))
+
+    def find(self, document_id: str, revision: str) -> tuple[RevisionRow, str] | None:
+        return self.found.get((document_id, revision))
 
 
 def plan_import(
@@ -105,13 +133,14 @@ def plan_import(
 ) -> ImportPlan:
     """Read and build everything; raises InputError (file, line, JSON path) on the first bad file."""
     plan = ImportPlan()
-    lookup = _lookup(vault, custodian)
+    revisions = _Revisions(vault, custodian)
     for path in files:
         data = read_input_file(path)
-        spans = _READERS[fmt](data, str(path))
-        answers, skipped = answers_of(spans, opts)
+        answers, skipped = answers_of(_READERS[fmt](data, str(path)), opts)
         plan.skipped += skipped
-        plan.items += [build_item(a, data, str(fmt), collection, now, mapping, lookup) for a in answers]
+        export = ExportFile(data, sha256_hex(data), str(fmt))
+        revisions.prefetch(answers, mapping)
+        plan.items += [build_item(a, export, collection, now, mapping, revisions.find) for a in answers]
     _refuse_doubles(plan.items)
     return plan
 
