@@ -9,6 +9,7 @@ line refuses the whole call, naming the file, the line and the JSON path.
 from __future__ import annotations
 
 import argparse
+from dataclasses import asdict
 from pathlib import Path
 
 from store.errors import InputError
@@ -18,7 +19,7 @@ from tracer.clock import now_iso
 from tracer.importers.attest import IMPORTED_MARK, REDACTION_MARKERS
 from tracer.importers.build import DocumentMapping
 from tracer.importers.mapping import ReadOptions
-from tracer.importers.run import ExportFormat, ImportPlan, import_files
+from tracer.importers.run import Conflict, ExportFormat, ImportConflictError, ImportPlan, import_files
 from tracer.secrets import load_key
 
 __all__ = ["register"]
@@ -80,10 +81,26 @@ def _print(plan: ImportPlan, dry_run: bool) -> None:
             print(f"  {f['state']:<17} {_one(path)}{detail}")
     for s in plan.skipped:
         print(f"skipped trace {s.trace_id} (root span {s.root_span_id}) in {_one(s.file)}: {_one(s.reason)}")
-    if not plan.items:
+    _print_conflicts(plan.conflicts)
+    if plan.already:
+        print(
+            f"{plan.already} answer(s) already in the vault with the same content: skipped "
+            f"({'would import' if dry_run else 'imported'} {len(plan.items)} new)"
+        )
+    if plan.conflicts:
+        print(f"dry run: {len(plan.conflicts)} conflict(s): the real run would refuse the whole call")
+    elif not plan.items:
         print("nothing to import")
     elif dry_run:
         print(f"dry run: nothing appended ({len(plan.items)} answer(s) would be)")
+
+
+def _print_conflicts(conflicts: list[Conflict]) -> None:
+    for c in conflicts:
+        print(
+            f"CONFLICT {c.answer_id} (trace {c.trace_id}, root span {c.root_span_id}) in "
+            f"{_one(c.file)}: {_one(c.reason)}"
+        )
 
 
 def cmd_import(args: argparse.Namespace) -> int:
@@ -106,16 +123,19 @@ def cmd_import(args: argparse.Namespace) -> int:
                 dry_run=args.dry_run,
             )
         except InputError as exc:
+            conflicts = exc.conflicts if isinstance(exc, ImportConflictError) else []
             if args.json:
-                emit_json(
-                    {"ok": False, "error": {"file": exc.file, "path": exc.path, "message": exc.message}}
-                )
+                error = {"file": exc.file, "path": exc.path, "message": exc.message}
+                emit_json({"ok": False, "error": error, "conflicts": [asdict(c) for c in conflicts]})
+            elif conflicts:
+                _print_conflicts(conflicts)
+                print(f"nothing imported: {len(conflicts)} conflict(s) (all-or-nothing)")
             else:
                 print(f"REJECTED {_one(exc.file)}: {_one(exc.path)}: {_one(exc.message)}")
                 print("nothing imported (all-or-nothing: fix or drop the file)")
             return 1
     if args.json:
-        emit_json({"ok": True, "dry_run": args.dry_run, **plan.to_json()})
+        emit_json({"ok": not plan.conflicts, "dry_run": args.dry_run, **plan.to_json()})
     else:
         _print(plan, args.dry_run)
-    return 0
+    return 1 if plan.conflicts else 0

@@ -275,6 +275,7 @@ def build_item(
             "lines": list(answer.lines),
         },
         "trace_id": answer.trace_id,
+        "trace_sha256": answer.trace_sha256,
         "root_span_id": answer.root_span_id,
         "span_ids": list(answer.span_ids),
         "producer": {"system": answer.service.value, "version": answer.service_version.value},

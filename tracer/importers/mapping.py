@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from hashlib import sha256
 from typing import Any
 
-from store.canonical import parse_strict
+from store.canonical import canonical, parse_strict
 from store.errors import InputError
 from store.textrules import id_problem
 from tracer.importers.attest import REDACTION_MARKERS, Attestation, FieldFact, is_redacted
@@ -30,6 +30,7 @@ __all__ = [
     "answers_of",
     "check_id",
     "identifier",
+    "trace_digest",
 ]
 
 A = Attestation
@@ -111,6 +112,9 @@ class ImportedAnswer:
     model: Value
     documents: tuple[Document, ...]
     calls: tuple[LlmCall, ...]
+    #: SHA-256 of the trace's content: RFC 8785 of its spans' (span id, SHA-256 of the
+    #: span object, SHA-256 of its resource and scope), by span id
+    trace_sha256: str = ""
 
     @property
     def answer_id(self) -> str:
@@ -530,6 +534,7 @@ def answers_of(spans: Sequence[Span], opts: ReadOptions) -> tuple[list[ImportedA
                 model=calls[-1][1].model,
                 documents=tuple(docs),
                 calls=tuple(c for _s, c in calls),
+                trace_sha256=trace_digest(tree),
             )
         )
     return answers, skipped
@@ -580,6 +585,13 @@ def _cycles(
             )
         )
     return out
+
+
+def trace_digest(tree: Iterable[Span]) -> str:
+    """What makes two copies of a trace the same: every span, byte for byte in RFC 8785
+    form (so whitespace and member order do not count), with its resource and scope."""
+    parts = sorted([s.span_id, s.content_sha256, s.context_sha256] for s in tree)
+    return sha256(canonical(parts)).hexdigest()
 
 
 def metadata_text(value: Any) -> str:
