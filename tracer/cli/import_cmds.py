@@ -68,6 +68,8 @@ def register(sub: Sub) -> None:
 
 def _print(plan: ImportPlan, dry_run: bool) -> None:
     verb = "would import" if dry_run else "imported"
+    for note in plan.notes:
+        print(f"note: {_one(note)}")
     for i, it in enumerate(plan.items):
         st = it.statement
         seq = f" at log entry {plan.seqs[i]}" if plan.seqs else ""

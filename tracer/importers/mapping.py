@@ -29,7 +29,9 @@ __all__ = [
     "TextField",
     "answers_of",
     "check_id",
+    "ends_early",
     "identifier",
+    "inferred_limit",
     "trace_digest",
 ]
 
@@ -46,6 +48,8 @@ class ReadOptions:
     #: known: a text of exactly this length (or more) is taken as cut, never as whole
     value_length_limit: int | None = None
     redaction_markers: tuple[str, ...] = REDACTION_MARKERS
+    #: how the limit is known: given (`--value-length-limit`), or inferred from the file
+    limit_source: str = "given"
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,8 +168,9 @@ class _Reader:
             )
         limit = self.opts.value_length_limit
         if limit is not None and len(value) >= limit:
+            how = "" if self.opts.limit_source == "given" else f" ({self.opts.limit_source})"
             size = (
-                f"{len(value)} characters, at the exporter's value length limit {limit}"
+                f"{len(value)} characters, at the exporter's value length limit {limit}{how}"
                 if len(value) == limit
                 else f"{len(value)} characters, over the value length limit {limit} given: taken as cut "
                 "(is that the exporter's limit?)"
@@ -230,6 +235,17 @@ def _json_attr(r: _Reader, span: Span, key: str, what: str) -> Value:
     t = r.classify(raw, where, what)
     if t.value is None:
         return Value(None, t.fact)
+    early = ends_early(t.value)
+    if early is not None:
+        return Value(
+            None,
+            FieldFact(
+                A.TRUNCATED,
+                where,
+                f"{what}: the JSON ends early at {len(t.value)} characters ({early}): cut by the "
+                "exporter's value length limit?",
+            ),
+        )
     try:
         parsed = parse_strict(t.value, span.file)
     except InputError as exc:
@@ -241,6 +257,80 @@ def _json_attr(r: _Reader, span: Span, key: str, what: str) -> Value:
             f"{key} is not strict JSON ({exc.path}: {exc.message})",
         ) from exc
     return Value(parsed, FieldFact(A.IMPORTER_COMPUTED, where))
+
+
+#: what json reports when a text stops inside a value, rather than going wrong in it
+_EARLY = (
+    "Unterminated string",
+    "Expecting value",
+    "Expecting ',' delimiter",
+    "Expecting ':' delimiter",
+    "Expecting property name enclosed in double quotes",
+)
+
+
+def ends_early(text: str) -> str | None:
+    """Why `text` is the start of a JSON text that stops before its end (a cut value), or
+    None: it parses, or it goes wrong before its last character (really malformed, and
+    refused).  A cut is the only failure whose place is the very end of the text (or an
+    unterminated string that runs to it)."""
+    if not text.strip():
+        return None
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        if exc.msg.startswith("Unterminated string") or (
+            exc.msg.startswith(_EARLY) and exc.pos >= len(text.rstrip())
+        ):
+            return exc.msg.lower()
+        if exc.msg.startswith("Invalid \\uXXXX escape") and exc.pos >= len(text) - 6:
+            return "an escape cut inside"
+        if exc.msg.startswith("Invalid \\escape") or exc.msg.startswith("Invalid control"):
+            return None
+        if exc.pos >= len(text.rstrip()) - 1 and text.rstrip()[-1:] in ("\\", "-", ".", "e", "E", "+"):
+            return "a value cut inside"  # "0.", "1e", a lone backslash of an escape
+        if exc.pos >= len(text) - 5 and _cut_literal(text):
+            return "a literal cut inside"
+        return None
+    return None
+
+
+def _cut_literal(text: str) -> bool:
+    tail = text.rstrip()
+    for word in ("true", "false", "null"):
+        for n in range(1, len(word)):
+            if tail.endswith(word[:n]) and not tail.endswith(word):
+                return True
+    return False
+
+
+def inferred_limit(spans: Sequence[Span]) -> tuple[int, int] | None:
+    """(length, count) when the file's longest string attribute values stop at one common
+    length L (at least 32 characters), as a collector's OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT
+    leaves them: two or more different values of exactly L, and either one of them is JSON
+    that ends early, or they are a spike — at least 3, and 3 times as many as at any length
+    in the 16 below L (templated texts of similar lengths make no spike; cut ones pile up
+    at L).  Values that long are then taken as cut (`truncated`), never as whole."""
+    lengths: dict[int, int] = {}
+    at: dict[int, set[str]] = {}
+    for s in spans:
+        for v in s.attributes.values():
+            if type(v) is str and len(v) >= 16:
+                n = len(v)
+                lengths[n] = lengths.get(n, 0) + 1
+                if len(at.setdefault(n, set())) < 64:
+                    at[n].add(v)
+    if not lengths:
+        return None
+    longest = max(lengths)
+    count, values = lengths[longest], at[longest]
+    if longest < 32 or len(values) < 2:
+        return None
+    cut_json = any(v.lstrip()[:1] in ("{", "[") and ends_early(v) is not None for v in values)
+    near = max((lengths.get(n, 0) for n in range(longest - 16, longest)), default=0)
+    if cut_json or (count >= 3 and count >= 3 * near):
+        return longest, count
+    return None
 
 
 def _number(value: Any, where: str, what: str) -> Value:

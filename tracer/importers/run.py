@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,7 @@ from store.queries import RevisionRow
 from store.vault import Vault
 from tracer.importers.attest import Attestation
 from tracer.importers.build import DocumentMapping, ExportFile, build_item, mapped_ids
-from tracer.importers.mapping import ImportedAnswer, ReadOptions, Skipped, answers_of
+from tracer.importers.mapping import ImportedAnswer, ReadOptions, Skipped, answers_of, inferred_limit
 from tracer.importers.otlp import Span, read_otlp_json_lines, read_otlp_proto
 
 __all__ = ["Conflict", "ExportFormat", "ImportConflictError", "ImportPlan", "import_files", "plan_import"]
@@ -68,6 +68,8 @@ class ImportPlan:
     #: answers skipped because the vault or this call already holds them, same content
     already: int = 0
     conflicts: list[Conflict] = field(default_factory=list)
+    #: what the reader inferred about a file (a value length limit), said once per file
+    notes: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -78,6 +80,7 @@ class ImportPlan:
             "skipped": [asdict(s) for s in self.skipped],
             "already_imported": self.already,
             "conflicts": [asdict(c) for c in self.conflicts],
+            "notes": list(self.notes),
         }
 
 
@@ -164,13 +167,33 @@ def plan_import(
     revisions = _Revisions(vault, custodian)
     for path in files:
         data = read_input_file(path)
-        answers, skipped = answers_of(_READERS[fmt](data, str(path)), opts)
+        spans = _READERS[fmt](data, str(path))
+        answers, skipped = answers_of(spans, _file_options(plan, str(path), spans, opts))
+        del spans
         plan.skipped += skipped
         export = ExportFile(data, sha256_hex(data), str(fmt))
         revisions.prefetch(answers, mapping)
         plan.items += [build_item(a, export, collection, now, mapping, revisions.find) for a in answers]
     _sort_overlaps(vault, plan)
     return plan
+
+
+def _file_options(plan: ImportPlan, file: str, spans: list[Span], opts: ReadOptions) -> ReadOptions:
+    """The options for one file: with no `--value-length-limit`, a limit the file itself
+    shows (its longest values stop at one common length) marks values that long `truncated`."""
+    if opts.value_length_limit is not None:
+        return opts
+    found = inferred_limit(spans)
+    if found is None:
+        return opts
+    limit, count = found
+    plan.notes.append(
+        f"{file}: {count} attribute value(s) stop at exactly {limit} characters, the longest in the "
+        f"file: taken as the exporter's value length limit (values that long are marked truncated; "
+        "--value-length-limit N says it instead)"
+    )
+    source = f"inferred: {count} values of the file stop at exactly {limit} characters"
+    return replace(opts, value_length_limit=limit, limit_source=source)
 
 
 def _where(it: ImportedItem) -> str:
