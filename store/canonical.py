@@ -180,8 +180,9 @@ _PLAIN_ENCODE = json.JSONEncoder(
 
 
 def _plain(value: Any) -> bool:
-    """Only dicts (str member names without astral characters), lists, str, bool, None and
-    safe ints: then `_PLAIN_ENCODE` is exact.  `value` must be acyclic (it was encoded)."""
+    """Only dicts (str member names without astral characters), lists, str, bool, None,
+    safe ints and plain-range floats: then `_PLAIN_ENCODE` is exact.  `value` must be
+    acyclic (it was encoded)."""
     stack = [value]
     while stack:
         v = stack.pop()
@@ -190,6 +191,12 @@ def _plain(value: Any) -> bool:
             continue
         if t is int:
             if -MAX_SAFE_INT <= v <= MAX_SAFE_INT:
+                continue
+            return False
+        if t is float:
+            # here Python's repr and ECMAScript's Number::toString agree (shortest round
+            # trip, no exponent); integral floats (5.0 against 5) and the rest go to rfc8785
+            if 1e-4 <= abs(v) < 1e16 and not v.is_integer():
                 continue
             return False
         if t is list:
@@ -208,8 +215,9 @@ def _plain(value: Any) -> bool:
 def canonical(value: Any) -> bytes:
     """RFC 8785 (JCS) bytes of `value`; the only serialization we ever hash or sign.
 
-    Values without floats take json's C encoder (tested byte-equal against `rfc8785`);
-    anything else, and every error, is left to `rfc8785`.
+    Values without floats, or whose floats are non-integral with 1e-4 <= |x| < 1e16, take
+    json's C encoder (tested byte-equal against `rfc8785`); anything else, and every
+    error, is left to `rfc8785`.
     """
     try:
         data = _PLAIN_ENCODE(value).encode("utf-8")

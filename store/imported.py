@@ -12,12 +12,14 @@ place.  Only whole texts are ever hashed and stored; a purged text is never stor
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
-from store.crypto import Identity, sha256_hex
-from store.entries import Statement
-from store.errors import InputError
+from store.crypto import Identity, PublicIdentity, sha256_hex
+from store.dsse import verify_envelope
+from store.entries import LogEntry, Statement
+from store.errors import InputError, SignatureError
 from store.keyring import DataKeys
 from store.vault import Vault
 
@@ -25,8 +27,10 @@ __all__ = [
     "IMPORTED_KIND",
     "IMPORTED_SCHEMA",
     "ImportedItem",
+    "SignedImport",
     "append_imported",
     "imported_answer_seqs",
+    "signed_imports",
 ]
 
 IMPORTED_KIND = "imported_trace"
@@ -45,6 +49,12 @@ class ImportedItem:
     export: bytes
 
     @property
+    def export_sha256(self) -> str:
+        """The export file's SHA-256 as the statement names it (hashed once per file, by
+        the reader, never once per answer: the file may hold thousands)."""
+        return str(self.statement["export"]["sha256"])
+
+    @property
     def answer_id(self) -> str:
         return str(self.statement["answer_id"])
 
@@ -60,6 +70,84 @@ def imported_answer_seqs(vault: Vault, answer_ids: list[str]) -> dict[str, int]:
         [sorted(set(answer_ids))],
     )
     return {str(a): int(s) for a, s in rows}
+
+
+@dataclass(frozen=True)
+class SignedImport:
+    """An answer id already in the vault, as its signed log entry says (never a view row).
+
+    `trace_sha256` is the content digest the signed statement names (None for a
+    statement written before it was recorded, or an entry that logs no import);
+    `problem` says why the entry cannot be trusted, when it cannot.
+    """
+
+    answer_id: str
+    seq: int
+    trace_sha256: str | None
+    problem: str | None
+
+
+def signed_imports(vault: Vault, answer_ids: list[str]) -> dict[str, SignedImport]:
+    """The answer ids of `answer_ids` already in the vault, each read from its log entry.
+
+    `v_answers` only says where to look: the entry it names must be an `imported_trace`
+    statement signed by the custodian, bound to that seq of this vault, naming that very
+    answer id.  Otherwise its `problem` says what is wrong, and nothing may be decided
+    from it (a changed row cannot make a changed trace look the same as a signed one).
+    """
+    seqs = imported_answer_seqs(vault, answer_ids)
+    if not seqs:
+        return {}
+    rows = vault.query(
+        "SELECT seq, entry FROM log WHERE seq IN (SELECT unnest(?::BIGINT[]))", [sorted(set(seqs.values()))]
+    )
+    entries = {int(seq): bytes(data) for seq, data in rows}
+    custodian = vault.roster().custodian
+    out: dict[str, SignedImport] = {}
+    for answer_id, seq in seqs.items():
+        out[answer_id] = _signed(vault, custodian, answer_id, seq, entries.get(seq))
+    return out
+
+
+def _signed(
+    vault: Vault, custodian: PublicIdentity | None, answer_id: str, seq: int, data: bytes | None
+) -> SignedImport:
+    def bad(problem: str, trace: str | None = None) -> SignedImport:
+        return SignedImport(answer_id, seq, trace, problem)
+
+    if data is None:
+        return bad(f"log entry {seq}, which the answer table names, is not in the log")
+    try:
+        entry = LogEntry.from_bytes(data)
+        env = entry.envelope
+    except (InputError, ValueError) as exc:
+        return bad(f"log entry {seq} cannot be read: {exc}")
+    if entry.kind != IMPORTED_KIND or env is None:
+        return bad(f"log entry {seq} is a {entry.kind!r} entry, not an imported trace")
+    if custodian is None:
+        return bad("the vault names no custodian to check the entry's signature")
+    try:
+        verify_envelope(env, {custodian.key_id: custodian.ed25519})
+    except SignatureError as exc:
+        return bad(f"log entry {seq}: {exc}")
+    try:
+        body = json.loads(env.payload)
+    except ValueError as exc:
+        return bad(f"log entry {seq}: payload is not JSON ({exc})")
+    place = body.get("log") if isinstance(body, dict) else None
+    st = body.get("statement") if isinstance(body, dict) else None
+    if (
+        not isinstance(place, dict)
+        or place.get("seq") != seq
+        or place.get("origin") != vault.origin
+        or body.get("type") != IMPORTED_KIND
+        or not isinstance(st, dict)
+    ):
+        return bad(f"log entry {seq} is signed for another place (a copied entry)")
+    if st.get("answer_id") != answer_id:
+        return bad(f"log entry {seq} holds answer {st.get('answer_id')!r}, not {answer_id}")
+    trace = st.get("trace_sha256")
+    return SignedImport(answer_id, seq, trace if isinstance(trace, str) else None, None)
 
 
 def append_imported(vault: Vault, custodian: Identity, items: list[ImportedItem]) -> list[int]:
@@ -80,9 +168,18 @@ def append_imported(vault: Vault, custodian: Identity, items: list[ImportedItem]
         if it.answer_id in seen:
             raise InputError(it.file, "$", f"answer {it.answer_id} appears twice in this import")
         seen.add(it.answer_id)
+    # each export is hashed once (items of one file share its bytes), and must be the file
+    # its statement names
+    hashed: dict[int, str] = {}
+    for it in items:
+        if id(it.export) not in hashed:
+            hashed[id(it.export)] = sha256_hex(it.export)
+        digest = hashed[id(it.export)]
+        if digest != it.export_sha256:
+            raise InputError(it.file, "$.export.sha256", "the statement names another export file")
     tombstoned = set(vault.tombstone_index())
     for it in items:
-        if sha256_hex(it.export) in tombstoned:
+        if it.export_sha256 in tombstoned:
             raise InputError(
                 it.file, "$", "this export file was purged under a retention policy; a purge is final"
             )
@@ -96,7 +193,10 @@ def append_imported(vault: Vault, custodian: Identity, items: list[ImportedItem]
             collection = str(it.statement["collection"])
             if collection not in recipients:
                 recipients[collection] = vault.roster().recipients(collection)
-            for data in (it.export, *it.texts):
+            if (it.export_sha256, collection) not in done:
+                done.add((it.export_sha256, collection))
+                keys.encrypt_into(batch, collection, it.export, recipients[collection])
+            for data in it.texts:
                 digest = sha256_hex(data)
                 if digest in tombstoned or (digest, collection) in done:
                     continue

@@ -14,7 +14,7 @@ from typing import Any
 from google.protobuf.json_format import MessageToDict
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace import ReadableSpan, SpanLimits, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
@@ -59,15 +59,24 @@ def otlp_lines(spans: list[ReadableSpan], ids: str = "hex") -> bytes:
 
 
 @contextmanager
-def _provider(service: str) -> Iterator[tuple[TracerProvider, InMemorySpanExporter]]:
+def _provider(
+    service: str, limit: int | None = None
+) -> Iterator[tuple[TracerProvider, InMemorySpanExporter]]:
+    """An SDK provider; `limit` is the SDK's own attribute value length limit (what
+    OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT sets), so a cut export is cut by the real SDK."""
     exporter = InMemorySpanExporter()
-    provider = TracerProvider(resource=Resource.create({"service.name": service, "service.version": "3.0.0"}))
+    provider = TracerProvider(
+        resource=Resource.create({"service.name": service, "service.version": "3.0.0"}),
+        span_limits=SpanLimits(max_attribute_length=limit),
+    )
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     yield provider, exporter
     provider.shutdown()
 
 
-def langchain_export(ids: str = "hex", configure: Callable[[], Any] | None = None) -> bytes:
+def langchain_export(
+    ids: str = "hex", configure: Callable[[], Any] | None = None, limit: int | None = None
+) -> bytes:
     """A LangChain RAG chain (FakeListChatModel, DeterministicFakeEmbedding) traced by
     openinference-instrumentation-langchain, as OTLP JSON Lines."""
     from langchain_core.documents import Document
@@ -79,7 +88,7 @@ def langchain_export(ids: str = "hex", configure: Callable[[], Any] | None = Non
     from langchain_core.vectorstores import InMemoryVectorStore
     from openinference.instrumentation.langchain import LangChainInstrumentor
 
-    with _provider("northstar-support-langchain") as (provider, exporter):
+    with _provider("northstar-support-langchain", limit) as (provider, exporter):
         instrumentor = LangChainInstrumentor()
         kwargs: dict[str, Any] = {"tracer_provider": provider}
         if configure is not None:

@@ -98,7 +98,8 @@ HOSTILE = "[bold red]x[/] \x1b]8;;http://evil\x07click\x1b]8;;\x07 \x1b[2J \u202
 
 def test_export_text_renders_inert_in_cli_and_json(sourced: Case, world: World) -> None:
     doc = _rag(content=f"Customers may request a refund within thirty days of delivery. {HOSTILE}")
-    meta = {"document_id": f"returns{HOSTILE}", "revision": "r1"}
+    # a mapped id holding one is refused (test_injection.py); any other metadata is kept, inert
+    meta = {"document_id": "returns", "revision": "r1", "title": f"returns{HOSTILE}"}
     from tests.imports.conftest import attr, spans
 
     attr(spans(doc)[1], "retrieval.documents.0.document.metadata")["value"] = {  # type: ignore[index]

@@ -84,14 +84,15 @@ def test_the_frozen_captured_export_still_reads(sourced: Case) -> None:
     assert [p.currency.state for p in t.passages] == ["verified", "verified"]
 
 
-def test_imported_answers_are_listed_and_refused_a_second_time(sourced: Case, lc_export: bytes) -> None:
+def test_imported_answers_are_listed_and_skipped_a_second_time(sourced: Case, lc_export: bytes) -> None:
     path = write(sourced, "langchain.jsonl", lc_export)
     run_import(sourced, path)
     rows = sourced.vault.query("SELECT answer_kind, count(*) FROM v_answers GROUP BY 1")
     assert dict(rows) == {"imported": 2}
     size = len(sourced.vault.leaf_hashes())
-    with pytest.raises(InputError, match="already in the vault"):
-        run_import(sourced, path)
+    again = run_import(sourced, path)
+    assert again.items == [] and again.seqs == [] and again.already == 2
+    assert all("already in the vault with the same content" in s.reason for s in again.skipped[-2:])
     assert len(sourced.vault.leaf_hashes()) == size
 
 

@@ -47,11 +47,12 @@ def test_a_span_written_twice_is_refused_naming_its_line(sourced: Case) -> None:
     assert len(sourced.vault.leaf_hashes()) == size
 
 
-def test_the_same_export_twice_in_one_call_is_refused_by_the_dry_run_too(sourced: Case) -> None:
+def test_the_same_export_twice_in_one_call_is_read_once_by_the_dry_run_too(sourced: Case) -> None:
     path = write(sourced, "once.jsonl", dump([_rag()]))
     size = len(sourced.vault.leaf_hashes())
-    for dry_run in (True, False):
-        with pytest.raises(InputError, match="appears twice in this import") as err:
-            run_import(sourced, path, path, dry_run=dry_run)
-        assert "once.jsonl" in err.value.file
-    assert len(sourced.vault.leaf_hashes()) == size
+    dry = run_import(sourced, path, path, dry_run=True)
+    real = run_import(sourced, path, path)
+    for plan in (dry, real):
+        assert len(plan.items) == 1 and plan.already == 1 and plan.conflicts == []
+        assert "the same trace, with the same content, as" in plan.skipped[0].reason
+    assert len(sourced.vault.leaf_hashes()) == size + 1

@@ -394,6 +394,16 @@ def test_canonical_fast_path_is_byte_equal_to_rfc8785(value: Any) -> None:
     assert _ours(value) == _rfc8785(value)
 
 
+@settings(max_examples=3000, deadline=None)
+@given(
+    st.floats(min_value=1e-5, max_value=1e17, allow_nan=False)
+    | st.floats(min_value=-1e17, max_value=-1e-5, allow_nan=False)
+    | st.sampled_from([1e-4, 0.00010000000000000002, 1e16, 9999999999999998.0, 0.1, 0.5, 123.456])
+)
+def test_canonical_fast_path_floats_near_its_bounds_match_rfc8785(x: float) -> None:
+    assert _ours({"score": x, "list": [x, "a"]}) == _rfc8785({"score": x, "list": [x, "a"]})
+
+
 def test_canonical_fast_path_key_order_is_utf16() -> None:
     value = {"\ue000": 1, "\U0001f600": 2, "a": [True, None, "x"]}
     assert canonical(value) == _rfc8785(value)

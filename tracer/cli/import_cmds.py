@@ -9,16 +9,19 @@ line refuses the whole call, naming the file, the line and the JSON path.
 from __future__ import annotations
 
 import argparse
+from dataclasses import asdict
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from store.errors import InputError
 from tracer.cli.common import Sub, add_custodian, emit_json, open_vault, vault_arg
+from tracer.cli.render_imported import one_line as _one
+from tracer.clock import now_iso
+from tracer.importers.attest import IMPORTED_MARK, REDACTION_MARKERS
+from tracer.importers.build import DocumentMapping
 from tracer.importers.formats import ExportFormat
-from tracer.inert import inert
-
-if TYPE_CHECKING:
-    from tracer.importers.run import ImportPlan
+from tracer.importers.mapping import ReadOptions
+from tracer.importers.run import Conflict, ImportConflictError, ImportPlan, import_files
+from tracer.secrets import load_key
 
 __all__ = ["register"]
 
@@ -60,43 +63,50 @@ def register(sub: Sub) -> None:
         help="a further text that marks redacted content (repeatable)",
     )
     p.add_argument("--dry-run", action="store_true", help="print what would be imported; append nothing")
-    p.add_argument("--json", action="store_true", help="print the plan or the refusal as one JSON document")
+    p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_import)
 
 
 def _print(plan: ImportPlan, dry_run: bool) -> None:
-    from tracer.importers.attest import IMPORTED_MARK
-
     verb = "would import" if dry_run else "imported"
+    for note in plan.notes:
+        print(f"note: {_one(note)}")
     for i, it in enumerate(plan.items):
         st = it.statement
         seq = f" at log entry {plan.seqs[i]}" if plan.seqs else ""
         print(
-            f"{verb} {st['answer_id']}{seq} from {inert(it.file)} (trace {st['trace_id']}, "
+            f"{verb} {st['answer_id']}{seq} from {_one(it.file)} (trace {st['trace_id']}, "
             f"{len(st['span_ids'])} span(s), {len(st['passages'])} passage(s))"
         )
         print(f"  {IMPORTED_MARK}; export sha256 {st['export']['sha256']}")
         for path, f in st["fields"].items():
-            detail = f" — {inert(f['detail'])}" if f.get("detail") else ""
-            print(f"  {f['state']:<17} {inert(path)}{detail}")
+            detail = f" — {_one(f['detail'])}" if f.get("detail") else ""
+            print(f"  {f['state']:<17} {_one(path)}{detail}")
     for s in plan.skipped:
+        print(f"skipped trace {s.trace_id} (root span {s.root_span_id}) in {_one(s.file)}: {_one(s.reason)}")
+    _print_conflicts(plan.conflicts)
+    if plan.already:
         print(
-            f"skipped trace {s.trace_id} (root span {s.root_span_id}) in {inert(s.file)}: {inert(s.reason)}"
+            f"{plan.already} answer(s) already in the vault with the same content: skipped "
+            f"({'would import' if dry_run else 'imported'} {len(plan.items)} new)"
         )
-    if not plan.items:
+    if plan.conflicts:
+        print(f"dry run: {len(plan.conflicts)} conflict(s): the real run would refuse the whole call")
+    elif not plan.items:
         print("nothing to import")
     elif dry_run:
         print(f"dry run: nothing appended ({len(plan.items)} answer(s) would be)")
 
 
-def cmd_import(args: argparse.Namespace) -> int:
-    from tracer.clock import now_iso
-    from tracer.importers.attest import REDACTION_MARKERS
-    from tracer.importers.build import DocumentMapping
-    from tracer.importers.mapping import ReadOptions
-    from tracer.importers.run import import_files
-    from tracer.secrets import load_key
+def _print_conflicts(conflicts: list[Conflict]) -> None:
+    for c in conflicts:
+        print(
+            f"CONFLICT {c.answer_id} (trace {c.trace_id}, root span {c.root_span_id}) in "
+            f"{_one(c.file)}: {_one(c.reason)}"
+        )
 
+
+def cmd_import(args: argparse.Namespace) -> int:
     if args.value_length_limit is not None and args.value_length_limit < 1:
         raise InputError("--value-length-limit", "$", "must be a positive number of characters")
     custodian = load_key(args.custodian_key, args.passphrase_file)
@@ -116,16 +126,19 @@ def cmd_import(args: argparse.Namespace) -> int:
                 dry_run=args.dry_run,
             )
         except InputError as exc:
+            conflicts = exc.conflicts if isinstance(exc, ImportConflictError) else []
             if args.json:
-                emit_json(
-                    {"ok": False, "error": {"file": exc.file, "path": exc.path, "message": exc.message}}
-                )
+                error = {"file": exc.file, "path": exc.path, "message": exc.message}
+                emit_json({"ok": False, "error": error, "conflicts": [asdict(c) for c in conflicts]})
+            elif conflicts:
+                _print_conflicts(conflicts)
+                print(f"nothing imported: {len(conflicts)} conflict(s) (all-or-nothing)")
             else:
-                print(f"REJECTED {inert(exc.file)}: {inert(exc.path)}: {inert(exc.message)}")
+                print(f"REJECTED {_one(exc.file)}: {_one(exc.path)}: {_one(exc.message)}")
                 print("nothing imported (all-or-nothing: fix or drop the file)")
             return 1
     if args.json:
-        emit_json({"ok": True, "dry_run": args.dry_run, **plan.to_json()})
+        emit_json({"ok": not plan.conflicts, "dry_run": args.dry_run, **plan.to_json()})
     else:
         _print(plan, args.dry_run)
-    return 0
+    return 1 if plan.conflicts else 0

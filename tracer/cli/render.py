@@ -68,7 +68,8 @@ def print_verify(report: VerifyReport) -> None:
 
 def _text(label: str, t: TextResult) -> str:
     if t.state == "not_captured":
-        return f"  {label}: NOT_CAPTURED  ({inert(t.detail)}): no whole text, nothing to verify"
+        detail = inert(t.detail, keep_newlines=False)
+        return f"  {label}: NOT_CAPTURED  ({detail}): no whole text, nothing to verify"
     head = f"  {label}: {t.state.upper()}  recorded {t.digest[:16]}…"
     if t.recomputed:
         head += f"  recomputed {t.recomputed[:16]}…"
@@ -109,7 +110,7 @@ def _passage(p: PassageTrace) -> str:
     out = [
         f"passage {inert(p.passage_id)}  integrity {p.integrity.upper()}  "
         f"currency {p.currency.state.upper()} ({p.currency.reason})"
-        + (f": {inert(p.currency.detail)}" if p.currency.detail and p.visible else "")
+        + (f": {inert(p.currency.detail, keep_newlines=False)}" if p.currency.detail and p.visible else "")
         + (f" under {p.currency.normalizer}" if p.currency.normalizer and p.visible else "")
     ]
     if p.effective_currency != p.currency.state or p.effective_integrity != p.integrity:
@@ -127,7 +128,7 @@ def _passage(p: PassageTrace) -> str:
         out += imported_passage_chain(p)
         out.append(
             f"  transform: {p.transform.state}"
-            + (f" ({inert(p.transform.detail)})" if p.transform.detail else "")
+            + (f" ({inert(p.transform.detail, keep_newlines=False)})" if p.transform.detail else "")
         )
         return "\n".join(out)
     if m is None:
@@ -140,7 +141,7 @@ def _passage(p: PassageTrace) -> str:
         out.append(_content("cited revision text", cited))
     out.append(
         f"  transform: {p.transform.state}"
-        + (f" ({inert(p.transform.detail)})" if p.transform.detail else "")
+        + (f" ({inert(p.transform.detail, keep_newlines=False)})" if p.transform.detail else "")
     )
     out.append(f"  retrieved at {m.retrieved_at}  rank {m.rank}  score {m.score}")
     cur = p.currency
@@ -295,9 +296,9 @@ def print_revalidation(r: Revalidation) -> None:
         # outside the viewer's scope: the id and the word, as in --json; no time, no producer
         seen = a.summary.visible
         when = utc(a.row.generated_at) if seen else "—"
-        producer = inert(a.row.producer_system) if seen else "—"
+        producer = inert(a.row.producer_system, keep_newlines=False) if seen else "—"
         print(
-            f"  {inert(a.row.answer_id):<28} {when:<20}  {producer:<30} "
+            f"  {inert(a.row.answer_id, keep_newlines=False):<28} {when:<20}  {producer:<30} "
             f"{a.summary.integrity:<18} {a.summary.currency:<12} {a.summary.answer_time}"
             + (f"  [{IMPORTED_MARK}]" if seen and a.row.answer_kind == "imported" else "")
         )

@@ -8,15 +8,22 @@ from tracer.engine.trace import AnswerTrace, PassageTrace
 from tracer.importers.attest import Attestation, FieldFact
 from tracer.inert import inert
 
-__all__ = ["chain_lines", "citation_mark", "imported_head", "imported_passage_chain"]
+__all__ = ["chain_lines", "citation_mark", "imported_head", "imported_passage_chain", "one_line"]
 
 _TAG = "[imported — not attested]"
 
 
+def one_line(text: object) -> str:
+    """An export's value on one line: a newline inside it is shown, never printed, so it
+    cannot start a line of its own (the importer refuses such ids; an older statement may
+    still hold one)."""
+    return inert(str(text), keep_newlines=False)
+
+
 def _fact(label: str, value: object, fact: FieldFact | None) -> str:
     state = str(fact.state) if fact is not None else "absent"
-    shown = inert(str(value)) if value is not None else "—"
-    detail = f" ({inert(fact.detail)})" if fact is not None and fact.detail else ""
+    shown = one_line(value) if value is not None else "—"
+    detail = f" ({one_line(fact.detail)})" if fact is not None and fact.detail else ""
     return f"{label} {shown} [{state}]{detail}"
 
 
@@ -25,10 +32,10 @@ def imported_head(t: AnswerTrace, facts: ImportedFacts) -> list[str]:
     f, ex = facts.field, facts.export
     return [
         "  IMPORTED — NOT ATTESTED BY THE PRODUCER: each fact below says who vouches for it",
-        f"  imported {facts.imported_at} from {inert(str(ex['file']))} ({ex['format']}, lines "
+        f"  imported {facts.imported_at} from {one_line(ex['file'])} ({one_line(ex['format'])}, lines "
         f"{ex['lines'][0]}..{ex['lines'][1]}, sha256 {ex['sha256']}); signed by the importer "
         f"{t.signer[:16]}: signature {t.signature}",
-        f"  trace {inert(facts.trace_id)}  root span {inert(facts.root_span_id)}  "
+        f"  trace {one_line(facts.trace_id)}  root span {one_line(facts.root_span_id)}  "
         f"{len(facts.span_ids)} span(s) used",
         "  " + _fact("generated", t.generated_at, f("$.generated_at")),
         "  "
@@ -55,7 +62,7 @@ def citation_mark(t: AnswerTrace, index: int) -> str:
     if t.imported is None:
         return ""
     fact = t.imported.field(f"$.citations[{index}]")
-    detail = f" ({inert(fact.detail)})" if fact is not None and fact.detail else ""
+    detail = f" ({one_line(fact.detail)})" if fact is not None and fact.detail else ""
     return f"  {_TAG} [{_state(fact)}]{detail}"
 
 
@@ -68,11 +75,11 @@ def chain_lines(m: Passage) -> list[str]:
     c = m.located()
     d, s, ch, loc = m.document, c.source, c.chunk, c.locator
     return [
-        f"chunk {inert(ch.chunk_id)} ({inert(ch.pipeline_version)}) at "
-        f"{' > '.join(inert(h) for h in loc.heading_path)} ¶{loc.paragraph} "
+        f"chunk {one_line(ch.chunk_id)} ({one_line(ch.pipeline_version)}) at "
+        f"{' > '.join(one_line(h) for h in loc.heading_path)} ¶{loc.paragraph} "
         f"chars {loc.char_start}..{loc.char_end}",
-        f"      → imported {inert(str(d.uri))} revision {inert(str(d.revision))} ({inert(str(d.backend))})",
-        f"      → source {inert(s.system)}:{inert(s.path)} revision {inert(s.revision)}",
+        f"      → imported {one_line(d.uri)} revision {one_line(d.revision)} ({one_line(d.backend)})",
+        f"      → source {one_line(s.system)}:{one_line(s.path)} revision {one_line(s.revision)}",
     ]
 
 
@@ -83,7 +90,7 @@ def imported_passage_chain(p: PassageTrace) -> list[str]:
     out = [
         f"  {_TAG} retrieved [{_state(a.get('retrieved_sha256'))}]  "
         f"model input [{_state(a.get('model_input_sha256'))}]"
-        + (f" ({inert(a['model_input_sha256'].detail)})" if a.get("model_input_sha256") else ""),
+        + (f" ({one_line(a['model_input_sha256'].detail)})" if a.get("model_input_sha256") else ""),
         "  "
         + _fact("document", imp.get("document_id"), a.get("document_id"))
         + "  "
@@ -99,7 +106,7 @@ def imported_passage_chain(p: PassageTrace) -> list[str]:
         out += chain_lines(m)[1:]
     else:
         chain = a.get("chain")
-        out.append(f"  chain: not located ({inert(chain.detail) if chain is not None else 'absent'})")
+        out.append(f"  chain: not located ({one_line(chain.detail) if chain is not None else 'absent'})")
     out.append(
         "  "
         + _fact("retrieved at", m.retrieved_at if m else None, a.get("retrieved_at"))

@@ -12,13 +12,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from store.crypto import sha256_hex
+from store.errors import InputError
 from store.imported import IMPORTED_SCHEMA, ImportedItem
 from store.queries import RevisionRow
+from store.textrules import id_problem
 from tracer.importers.attest import Attestation, FieldFact
-from tracer.importers.mapping import Document, ImportedAnswer, TextField
+from tracer.importers.mapping import Document, ImportedAnswer, TextField, check_id
 from tracer.producer.locate import CHUNKER_VERSION, NORMALIZER_VERSION, occurrences
 
-__all__ = ["DocumentMapping", "RevisionLookup", "build_item"]
+__all__ = ["DocumentMapping", "ExportFile", "RevisionLookup", "build_item", "mapped_ids"]
 
 A = Attestation
 
@@ -32,6 +34,20 @@ class DocumentMapping:
 
     document_key: str = "document_id"
     revision_key: str = "revision"
+
+
+@dataclass(frozen=True, slots=True)
+class ExportFile:
+    """An export file's bytes and their SHA-256, hashed once per file (not per answer)."""
+
+    data: bytes
+    sha256: str
+    fmt: str
+
+
+def mapped_ids(meta: Any, mapping: DocumentMapping) -> tuple[str | None, str | None]:
+    """(document id, revision) a retrieved document's metadata names through the mapping."""
+    return _scalar(meta, mapping.document_key), _scalar(meta, mapping.revision_key)
 
 
 def _digest(t: TextField) -> str | None:
@@ -82,11 +98,13 @@ def _model_input(doc: Document, answer: ImportedAnswer) -> tuple[TextField, str]
 
 
 def _chain(
-    doc: Document, meta: Any, mapping: DocumentMapping, lookup: RevisionLookup
+    file: str, doc: Document, meta: Any, mapping: DocumentMapping, lookup: RevisionLookup
 ) -> tuple[str | None, str | None, dict[str, Any] | None, dict[str, FieldFact]]:
     facts: dict[str, FieldFact] = {}
-    document_id = _scalar(meta, mapping.document_key)
-    revision = _scalar(meta, mapping.revision_key)
+    document_id, revision = mapped_ids(meta, mapping)
+    for key, value in ((mapping.document_key, document_id), (mapping.revision_key, revision)):
+        if value is not None:
+            check_id(file, doc.line, doc.metadata_path, f"metadata[{key!r}] of document {doc.index}", value)
     src, cut = doc.metadata.fact.source, doc.metadata.fact.state
 
     def missing(key: str) -> FieldFact:
@@ -160,14 +178,18 @@ def _chain(
 
 def build_item(
     answer: ImportedAnswer,
-    export: bytes,
-    fmt: str,
+    export: ExportFile,
     collection: str,
     now: str,
     mapping: DocumentMapping,
     lookup: RevisionLookup,
 ) -> ImportedItem:
     """The statement for one imported answer, with the whole texts it keeps."""
+    name = answer.file.rsplit("/", 1)[-1]
+    if id_problem(name):
+        raise InputError(
+            answer.file, "$", f"the export's file name is shown in every output; it {id_problem(name)}"
+        )
     fields: dict[str, dict[str, Any]] = {}
     texts: list[bytes] = []
 
@@ -181,7 +203,7 @@ def build_item(
     for i, doc in enumerate(answer.documents):
         base = f"$.passages[{i}]"
         model_input, mi_span = _model_input(doc, answer)
-        document_id, revision, chain, facts = _chain(doc, doc.metadata.value, mapping, lookup)
+        document_id, revision, chain, facts = _chain(answer.file, doc, doc.metadata.value, mapping, lookup)
         fields[f"{base}.metadata"] = doc.metadata.fact.to_json()
         fields[f"{base}.chunk_ref"] = doc.ref.fact.to_json()
         fields[f"{base}.score"] = doc.score.fact.to_json()
@@ -246,13 +268,14 @@ def build_item(
         "imported_at": now,
         "generated_at": answer.generated_at.value,
         "export": {
-            "sha256": sha256_hex(export),
-            "format": fmt,
-            "file": answer.file.rsplit("/", 1)[-1],
-            "bytes": len(export),
+            "sha256": export.sha256,
+            "format": export.fmt,
+            "file": name,
+            "bytes": len(export.data),
             "lines": list(answer.lines),
         },
         "trace_id": answer.trace_id,
+        "trace_sha256": answer.trace_sha256,
         "root_span_id": answer.root_span_id,
         "span_ids": list(answer.span_ids),
         "producer": {"system": answer.service.value, "version": answer.service_version.value},
@@ -267,4 +290,4 @@ def build_item(
         "citations": citations,
         "fields": dict(sorted(fields.items())),
     }
-    return ImportedItem(answer.file, statement, tuple(unique), export)
+    return ImportedItem(answer.file, statement, tuple(unique), export.data)

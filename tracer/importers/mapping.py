@@ -14,12 +14,26 @@ from dataclasses import dataclass, field
 from hashlib import sha256
 from typing import Any
 
-from store.canonical import parse_strict
+from store.canonical import canonical, parse_strict
 from store.errors import InputError
+from store.textrules import id_problem
 from tracer.importers.attest import REDACTION_MARKERS, Attestation, FieldFact, is_redacted
 from tracer.importers.otlp import ExportFormatError, Span, span_time
 
-__all__ = ["Document", "ImportedAnswer", "LlmCall", "ReadOptions", "Skipped", "TextField", "answers_of"]
+__all__ = [
+    "Document",
+    "ImportedAnswer",
+    "LlmCall",
+    "ReadOptions",
+    "Skipped",
+    "TextField",
+    "answers_of",
+    "check_id",
+    "ends_early",
+    "identifier",
+    "inferred_limit",
+    "trace_digest",
+]
 
 A = Attestation
 _LLM_OPS = frozenset({"chat", "text_completion", "generate_content"})
@@ -34,6 +48,8 @@ class ReadOptions:
     #: known: a text of exactly this length (or more) is taken as cut, never as whole
     value_length_limit: int | None = None
     redaction_markers: tuple[str, ...] = REDACTION_MARKERS
+    #: how the limit is known: given (`--value-length-limit`), or inferred from the file
+    limit_source: str = "given"
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,6 +86,9 @@ class Document:
     source: str
     #: GenAI `gen_ai.data_source.id` of the retrieval span: the store the text came from
     data_source: Value
+    #: where the metadata is (`file:line`, JSON path), to name it when a mapped id is refused
+    line: int = 0
+    metadata_path: str = "$"
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +116,9 @@ class ImportedAnswer:
     model: Value
     documents: tuple[Document, ...]
     calls: tuple[LlmCall, ...]
+    #: SHA-256 of the trace's content: RFC 8785 of its spans' (span id, SHA-256 of the
+    #: span object, SHA-256 of its resource and scope), by span id
+    trace_sha256: str = ""
 
     @property
     def answer_id(self) -> str:
@@ -146,8 +168,9 @@ class _Reader:
             )
         limit = self.opts.value_length_limit
         if limit is not None and len(value) >= limit:
+            how = "" if self.opts.limit_source == "given" else f" ({self.opts.limit_source})"
             size = (
-                f"{len(value)} characters, at the exporter's value length limit {limit}"
+                f"{len(value)} characters, at the exporter's value length limit {limit}{how}"
                 if len(value) == limit
                 else f"{len(value)} characters, over the value length limit {limit} given: taken as cut "
                 "(is that the exporter's limit?)"
@@ -179,6 +202,25 @@ def _indexed(span: Span, prefix: str) -> list[int]:
     return sorted(found)
 
 
+def check_id(file: str, line: int, path: str, what: str, value: str) -> str:
+    """`value` if it may stand as an identifier (the producer's rule, `store.textrules.id_problem`).
+
+    Ids, names and versions are shown verbatim on one line in every output, so one holding
+    a newline, an escape or a bidi control could forge a line of a report: it refuses the
+    file, naming the line and the JSON path, as a producer's manifest is refused at ingest.
+    """
+    problem = id_problem(value)
+    if problem is not None:
+        raise ExportFormatError(file, line, path, f"{what} is no identifier: it {problem}")
+    return value
+
+
+def identifier(span: Span, key: str, value: str, what: str) -> str:
+    """`check_id` of the string attribute `key` of `span`."""
+    path = span.attribute_paths.get(key, span.path) + ".stringValue"
+    return check_id(span.file, span.line, path, f"{what} ({key})", value)
+
+
 def _json_attr(r: _Reader, span: Span, key: str, what: str) -> Value:
     """A JSON-string attribute parsed strictly; a cut one is `truncated`, a bad one refuses the file."""
     raw = span.attributes.get(key)
@@ -193,6 +235,17 @@ def _json_attr(r: _Reader, span: Span, key: str, what: str) -> Value:
     t = r.classify(raw, where, what)
     if t.value is None:
         return Value(None, t.fact)
+    early = ends_early(t.value)
+    if early is not None:
+        return Value(
+            None,
+            FieldFact(
+                A.TRUNCATED,
+                where,
+                f"{what}: the JSON ends early at {len(t.value)} characters ({early}): cut by the "
+                "exporter's value length limit?",
+            ),
+        )
     try:
         parsed = parse_strict(t.value, span.file)
     except InputError as exc:
@@ -204,6 +257,80 @@ def _json_attr(r: _Reader, span: Span, key: str, what: str) -> Value:
             f"{key} is not strict JSON ({exc.path}: {exc.message})",
         ) from exc
     return Value(parsed, FieldFact(A.IMPORTER_COMPUTED, where))
+
+
+#: what json reports when a text stops inside a value, rather than going wrong in it
+_EARLY = (
+    "Unterminated string",
+    "Expecting value",
+    "Expecting ',' delimiter",
+    "Expecting ':' delimiter",
+    "Expecting property name enclosed in double quotes",
+)
+
+
+def ends_early(text: str) -> str | None:
+    """Why `text` is the start of a JSON text that stops before its end (a cut value), or
+    None: it parses, or it goes wrong before its last character (really malformed, and
+    refused).  A cut is the only failure whose place is the very end of the text (or an
+    unterminated string that runs to it)."""
+    if not text.strip():
+        return None
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        if exc.msg.startswith("Unterminated string") or (
+            exc.msg.startswith(_EARLY) and exc.pos >= len(text.rstrip())
+        ):
+            return exc.msg.lower()
+        if exc.msg.startswith("Invalid \\uXXXX escape") and exc.pos >= len(text) - 6:
+            return "an escape cut inside"
+        if exc.msg.startswith("Invalid \\escape") or exc.msg.startswith("Invalid control"):
+            return None
+        if exc.pos >= len(text.rstrip()) - 1 and text.rstrip()[-1:] in ("\\", "-", ".", "e", "E", "+"):
+            return "a value cut inside"  # "0.", "1e", a lone backslash of an escape
+        if exc.pos >= len(text) - 5 and _cut_literal(text):
+            return "a literal cut inside"
+        return None
+    return None
+
+
+def _cut_literal(text: str) -> bool:
+    tail = text.rstrip()
+    for word in ("true", "false", "null"):
+        for n in range(1, len(word)):
+            if tail.endswith(word[:n]) and not tail.endswith(word):
+                return True
+    return False
+
+
+def inferred_limit(spans: Sequence[Span]) -> tuple[int, int] | None:
+    """(length, count) when the file's longest string attribute values stop at one common
+    length L (at least 32 characters), as a collector's OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT
+    leaves them: two or more different values of exactly L, and either one of them is JSON
+    that ends early, or they are a spike — at least 3, and 3 times as many as at any length
+    in the 16 below L (templated texts of similar lengths make no spike; cut ones pile up
+    at L).  Values that long are then taken as cut (`truncated`), never as whole."""
+    lengths: dict[int, int] = {}
+    at: dict[int, set[str]] = {}
+    for s in spans:
+        for v in s.attributes.values():
+            if type(v) is str and len(v) >= 16:
+                n = len(v)
+                lengths[n] = lengths.get(n, 0) + 1
+                if len(at.setdefault(n, set())) < 64:
+                    at[n].add(v)
+    if not lengths:
+        return None
+    longest = max(lengths)
+    count, values = lengths[longest], at[longest]
+    if longest < 32 or len(values) < 2:
+        return None
+    cut_json = any(v.lstrip()[:1] in ("{", "[") and ends_early(v) is not None for v in values)
+    near = max((lengths.get(n, 0) for n in range(longest - 16, longest)), default=0)
+    if cut_json or (count >= 3 and count >= 3 * near):
+        return longest, count
+    return None
 
 
 def _number(value: Any, where: str, what: str) -> Value:
@@ -230,6 +357,7 @@ def _data_source(span: Span) -> Value:
     key = "gen_ai.data_source.id"
     value = span.attributes.get(key)
     if isinstance(value, str) and value:
+        identifier(span, key, value, "the data source")
         return Value(value, FieldFact(A.IMPORTER_COMPUTED, span.where(key), f"{key} of span {span.span_id}"))
     if value is not None and value != "":
         return Value(None, FieldFact(A.ABSENT, span.where(key), f"{key} is not a string"))
@@ -241,6 +369,8 @@ def _documents(r: _Reader, span: Span, prefix: str, query: TextField) -> list[Do
     for rank, i in enumerate(_indexed(span, prefix), start=1):
         base = f"{prefix}{i}.document."
         ref = span.text(base + "id")
+        if ref:
+            identifier(span, base + "id", ref, f"document {i} id")
         out.append(
             Document(
                 span_id=span.span_id,
@@ -256,6 +386,8 @@ def _documents(r: _Reader, span: Span, prefix: str, query: TextField) -> list[Do
                 retrieved_at=span_time(span.end_ns),
                 source=f"line {span.line} {span.path}",
                 data_source=_data_source(span),
+                line=span.line,
+                metadata_path=span.attribute_paths.get(base + "metadata", span.path) + ".stringValue",
             )
         )
     return out
@@ -272,6 +404,9 @@ def _genai_documents(r: _Reader, span: Span, query: TextField) -> list[Document]
         if not isinstance(d, dict):
             continue
         ref, score = d.get("id"), d.get("score")
+        if isinstance(ref, str):
+            path = span.attribute_paths.get("gen_ai.retrieval.documents", span.path)
+            check_id(span.file, span.line, f"{path}.stringValue", f"document {i} id ($[{i}].id)", ref)
         content = d.get("content")
         if content == "":
             text = TextField.missing(A.ABSENT, f"{where}[{i}].content", f"document {i} content: empty text")
@@ -368,15 +503,24 @@ def _model(span: Span) -> Value:
     for key in ("llm.model_name", "gen_ai.response.model", "gen_ai.request.model"):
         name = span.text(key)
         if name:
+            identifier(span, key, name, "the model name")
             return Value(name, FieldFact(A.IMPORTER_COMPUTED, span.where(key)))
     return Value(None, FieldFact(A.ABSENT, "", "no model name recorded"))
 
 
-def _attr_value(spans: Iterable[Span], key: str, resource: bool = False) -> Value:
+def _attr_value(spans: Iterable[Span], key: str, what: str, resource: bool = False) -> Value:
+    """An identifier-like attribute (service name, version, session id) of the first span
+    holding it, checked as an identifier."""
     for s in spans:
         value = (s.resource if resource else s.attributes).get(key)
         if isinstance(value, str) and value:
-            where = f"line {s.line} {s.path.split('.scopeSpans')[0]}.resource" if resource else s.where(key)
+            if resource:
+                path = s.resource_paths[key]
+                check_id(s.file, s.line, f"{path}.stringValue", f"{what} ({key})", value)
+                where = f"line {s.line} {path}"
+            else:
+                identifier(s, key, value, what)
+                where = s.where(key)
             return Value(value, FieldFact(A.IMPORTER_COMPUTED, where))
     return Value(None, FieldFact(A.ABSENT, "", f"no {key} recorded"))
 
@@ -419,13 +563,19 @@ def answers_of(spans: Sequence[Span], opts: ReadOptions) -> tuple[list[ImportedA
             roots.append(s)
     answers: list[ImportedAnswer] = []
     skipped: list[Skipped] = []
+    reached: set[tuple[str, str]] = set()
+    trees: list[tuple[Span, list[Span]]] = []
     for root in sorted(roots, key=lambda s: (s.start_ns, s.line, s.trace_id, s.span_id)):
         tree: list[Span] = []
         todo = [root]
         while todo:
             s = todo.pop()
             tree.append(s)
+            reached.add((s.trace_id, s.span_id))
             todo.extend(children.get((s.trace_id, s.span_id), ()))
+        trees.append((root, tree))
+    skipped += _cycles(spans, by_id, reached)
+    for root, tree in trees:
         tree.sort(key=lambda s: (s.start_ns, s.end_ns, s.span_id))
         llm_spans = [s for s in tree if _kind(s) == "LLM"]
         if not llm_spans:
@@ -468,15 +618,70 @@ def answers_of(spans: Sequence[Span], opts: ReadOptions) -> tuple[list[ImportedA
                     span_time(last.end_ns),
                     FieldFact(A.IMPORTER_COMPUTED, f"line {last.line} {last.path}.endTimeUnixNano"),
                 ),
-                service=_attr_value(tree, "service.name", resource=True),
-                service_version=_attr_value(tree, "service.version", resource=True),
-                session_id=_attr_value(tree, "session.id"),
+                service=_attr_value(tree, "service.name", "the service name", resource=True),
+                service_version=_attr_value(tree, "service.version", "the service version", resource=True),
+                session_id=_attr_value(tree, "session.id", "the session id"),
                 model=calls[-1][1].model,
                 documents=tuple(docs),
                 calls=tuple(c for _s, c in calls),
+                trace_sha256=trace_digest(tree),
             )
         )
     return answers, skipped
+
+
+def _cycles(
+    spans: Sequence[Span], by_id: dict[tuple[str, str], Span], reached: set[tuple[str, str]]
+) -> list[Skipped]:
+    """Spans no root reaches: each one's parent chain runs into a loop (a span that is its
+    own parent, or its descendant's child).  Such a tree has no root to answer from, so it
+    is listed as skipped, with its loop named, never dropped in silence."""
+    loop_of: dict[tuple[str, str], tuple[Span, ...]] = {}
+    members: dict[tuple[str, ...], tuple[tuple[Span, ...], int]] = {}
+    for s in spans:
+        if (s.trace_id, s.span_id) in reached or (s.trace_id, s.span_id) in loop_of:
+            continue
+        path: list[Span] = []
+        index: dict[tuple[str, str], int] = {}
+        cur = s
+        while True:  # every unreached span's parent is in the export and unreached
+            k = (cur.trace_id, cur.span_id)
+            if k in loop_of:
+                loop = loop_of[k]
+                break
+            if k in index:
+                ring = path[index[k] :]
+                at = ring.index(min(ring, key=lambda p: p.span_id))
+                loop = tuple(ring[at:] + ring[:at])
+                break
+            index[k] = len(path)
+            path.append(cur)
+            cur = by_id[(cur.trace_id, cur.parent_id)]
+        for p in path:
+            loop_of[(p.trace_id, p.span_id)] = loop
+        name = (loop[0].trace_id, *(p.span_id for p in loop))
+        members[name] = (loop, members.get(name, (loop, 0))[1] + len(path))
+    out: list[Skipped] = []
+    for loop, count in members.values():
+        first = loop[0]
+        chain = " -> ".join(p.span_id for p in (*loop, first))
+        out.append(
+            Skipped(
+                first.file,
+                first.trace_id,
+                first.span_id,
+                f"cyclic span tree: the parent chain loops ({chain} by parentSpanId, line {first.line} "
+                f"{first.path}); {count} span(s) with no root, so no answer to import",
+            )
+        )
+    return out
+
+
+def trace_digest(tree: Iterable[Span]) -> str:
+    """What makes two copies of a trace the same: every span, byte for byte in RFC 8785
+    form (so whitespace and member order do not count), with its resource and scope."""
+    parts = sorted([s.span_id, s.content_sha256, s.context_sha256] for s in tree)
+    return sha256(canonical(parts)).hexdigest()
 
 
 def metadata_text(value: Any) -> str:

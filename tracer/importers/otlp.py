@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from store.canonical import parse_strict
+from store.canonical import canonical, parse_strict
+from store.crypto import sha256_hex
 from store.errors import InputError
 from tracer.engine.times import spell_utc
 
@@ -62,6 +63,11 @@ class Span:
     attribute_paths: Mapping[str, str]
     dropped_attributes: int
     resource: Mapping[str, AttrValue]
+    resource_paths: Mapping[str, str]
+    #: SHA-256 of the span object's RFC 8785 form, and of its resource and scope: what
+    #: "the same trace" means when an overlapping export is imported again
+    content_sha256: str = ""
+    context_sha256: str = ""
 
     def text(self, key: str) -> str | None:
         value = self.attributes.get(key)
@@ -213,9 +219,13 @@ def spans_of(doc: Any, file: str, line: int) -> Iterator[Span]:
         resource = rs.get("resource", {}) if isinstance(rs, dict) else None
         if not isinstance(resource, dict):
             raise ExportFormatError(file, line, f"{rpath}.resource", "expected an object")
-        res_attrs, _ = _attributes(resource.get("attributes"), file, line, f"{rpath}.resource.attributes")
+        res_attrs, res_paths = _attributes(
+            resource.get("attributes"), file, line, f"{rpath}.resource.attributes"
+        )
         for s, ss in enumerate(_list(rs, "scopeSpans", file, line, rpath)):
             spath = f"{rpath}.scopeSpans[{s}]"
+            scope = ss.get("scope") if isinstance(ss, dict) else None
+            context = sha256_hex(canonical({"resource": resource, "scope": scope}))
             for k, sp in enumerate(_list(ss, "spans", file, line, spath)):
                 path = f"{spath}.spans[{k}]"
                 if not isinstance(sp, dict):
@@ -240,6 +250,9 @@ def spans_of(doc: Any, file: str, line: int) -> Iterator[Span]:
                         sp.get("droppedAttributesCount", 0), file, line, f"{path}.droppedAttributesCount"
                     ),
                     resource=res_attrs,
+                    resource_paths=res_paths,
+                    content_sha256=sha256_hex(canonical(sp)),
+                    context_sha256=context,
                 )
 
 
