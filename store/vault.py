@@ -732,6 +732,16 @@ class Vault:
                 return cp
         return None
 
+    def forget_tree(self) -> None:
+        """Drop what this process remembers of the log: the recovery cut it back."""
+        self._acc = None
+        self._roster = None
+        self._covered = None
+        self._guarded = None
+        self._tombstones = None
+        self._tails = []
+        self.views.reset()
+
     def _signed_size_above(self, size: int) -> int | None:
         """The size of a validly signed checkpoint of this origin larger than `size`, if any
         (rows nobody could have signed are passed by: they lock nobody out)."""

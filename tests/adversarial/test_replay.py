@@ -15,7 +15,7 @@ from store.crypto import Identity
 from store.entries import LogEntry, Statement
 from store.errors import StoreError, VaultDamagedError, VaultError
 from store.vault import Vault
-from tests.cli.conftest import World
+from tests.cli.conftest import World, draft
 from tests.helpers import T0, Case, append_by_hand, manifest, passage, revision, signed
 from tracer.engine.session import RevokedInvestigatorError
 from tracer.engine.trust import TrustError
@@ -181,18 +181,64 @@ def _drop_last_checkpoint(w: World) -> None:
     con.close()
 
 
-def test_a_deleted_checkpoint_row_is_recovered_only_after_every_entry_verifies(vault_world: World) -> None:
+def test_a_deleted_checkpoint_row_is_signed_again_where_it_was_remembered(vault_world: World) -> None:
     """One DELETE of the newest checkpoint row left honest, signed entries uncovered and
-    locked every investigator out for good. The custodian may cover such a tail once the
-    structural verification finds nothing else; an unlock before that names the way."""
+    locked every investigator out for good. This machine remembers the checkpoint over
+    exactly those bytes (size and root), so the custodian signs it again; an unlock
+    before that names the way."""
     w = vault_world
     assert w.spawn("verify", w.vault, "--key", w.key("ines")).code == 0  # appends signed entries
     _drop_last_checkpoint(w)
     refused = w.spawn("verify", w.vault, "--key", w.key("ines"))
     assert refused.code == 2 and "--cover-checked-tail" in refused.err, refused
     r = w.spawn("checkpoint", w.vault, "--cover-checked-tail", *w.cust())
-    assert r.code == 0 and "every one verified" in r.out, r
+    assert r.code == 0 and "remembers a checkpoint over exactly these entries" in r.out, r
     assert w.spawn("verify", w.vault, "--key", w.key("ines")).code == 0
+
+
+def test_a_tail_no_machine_remembers_is_quarantined_and_its_manifests_ingested_again(
+    vault_world: World, tmp_path: Path
+) -> None:
+    """On a machine that never saw the deleted checkpoint, nothing is signed over the tail:
+    it moves to a quarantine file, the log goes back to its last valid checkpoint, and the
+    producer manifests come back through the normal ingest. An unrelated finding elsewhere
+    in the vault does not block it."""
+    import duckdb
+
+    w = vault_world
+    fresh = {"TRACER_HOME": str(tmp_path / "other-machine")}
+    w.write("second-draft.json", draft("ans-second"))
+    answer = w.root / "inputs" / "second.json"
+    packed = w.spawn(
+        "pack", w.root / "inputs" / "second-draft.json", "--key", w.key("producer"), "--out", answer
+    )
+    assert packed.code == 0, packed
+    assert w.spawn("ingest", w.vault, answer, *w.cust()).code == 0
+    db = w.vault / "vault.duckdb"
+    con = duckdb.connect(str(db))
+    ((before,),) = con.execute("SELECT count(*) FROM log").fetchall()
+    con.execute("DELETE FROM checkpoints WHERE id = (SELECT max(id) FROM checkpoints)")
+    # the attacker rewrites the uncovered manifest's unsigned wrapper: its faults vanish
+    (seq, entry), *_ = con.execute(
+        "SELECT seq, entry FROM log WHERE kind = 'manifest' ORDER BY seq DESC LIMIT 1"
+    ).fetchall()
+    con.execute(
+        "UPDATE log SET entry = ? WHERE seq = ?", [bytes(entry).replace(b'"faults":[]', b'"faults":[ ]'), seq]
+    )
+    con.close()
+    r = w.spawn("checkpoint", w.vault, "--cover-checked-tail", *w.cust(), env=fresh)
+    assert r.code == 0, r
+    assert "none was signed over them" in r.out and "ingested again: 1 of 1" in r.out, r
+    quarantined = sorted((w.vault / "quarantine").glob("*.jsonl"))
+    assert len(quarantined) == 1
+    listed = w.spawn("quarantine", quarantined[0], env=fresh)
+    assert listed.code == 0 and "ans-second" in listed.out, listed
+    con = duckdb.connect(str(db), read_only=True)
+    ((after,),) = con.execute("SELECT count(*) FROM log").fetchall()
+    ((held,),) = con.execute("SELECT count(*) FROM v_answers WHERE answer_id = 'ans-second'").fetchall()
+    con.close()
+    assert after == before and held == 1
+    assert w.spawn("verify", w.vault, "--key", w.key("ines"), env=fresh).code == 0
 
 
 def test_a_forged_tail_is_never_covered(vault_world: World) -> None:
@@ -210,8 +256,9 @@ def test_a_forged_tail_is_never_covered(vault_world: World) -> None:
     con.execute("INSERT INTO log VALUES (?, ?, ?, ?)", [size, kind, entry, leaf])
     con.close()
     r = w.spawn("checkpoint", w.vault, "--cover-checked-tail", *w.cust())
-    assert r.code == 2 and "refusing to sign over the tail" in r.err, r
+    assert r.code == 1 and "none was signed over them" in r.out and "not restored" in r.out, r
     con = duckdb.connect(str(db), read_only=True)
     ((after,),) = con.execute("SELECT count(*) FROM checkpoints WHERE size > ?", [size]).fetchall()
+    ((length,),) = con.execute("SELECT count(*) FROM log").fetchall()
     con.close()
-    assert after == 0
+    assert after == 0 and length == size

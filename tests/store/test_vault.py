@@ -58,6 +58,11 @@ def test_only_purge_deletes_and_nothing_updates() -> None:
             found.append(f"{path.name}: {m.group(0).strip()}")
     assert found == [
         "audit.py: DROP TABLE IF EXISTS temp.r_{table}",  # scratch tables for verify
+        # the recovery cuts an uncovered tail back to its last valid checkpoint, after
+        # writing it to a quarantine file (`store.recovery`)
+        "recovery.py: DELETE FROM log WHERE seq >= ?",
+        "recovery.py: DELETE FROM {table} WHERE seq >= ?",
+        "recovery.py: DELETE FROM view_groups WHERE grp >= ?",
         "vault.py: DELETE FROM blobs WHERE digest = ?",  # Batch.delete_blobs, for purge
         # derived rows that disagree with the signed commitment, replaced by rows derived
         # again from the log (`ViewGuard._replace`), and the cache of group digests

@@ -80,6 +80,7 @@ COMMAND_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
             "ingest-outbox",
             "purge",
             "checkpoint",
+            "quarantine",
             "log",
             "proof",
         ),

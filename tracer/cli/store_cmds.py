@@ -109,11 +109,19 @@ def register(sub: Sub) -> None:
     p.add_argument(
         "--cover-checked-tail",
         action="store_true",
-        help="custodian: verify every entry past the latest checkpoint; sign over them only if all hold",
+        help="custodian: re-sign a tail this machine remembers a checkpoint over; otherwise move it to "
+        "VAULT/quarantine/ and ingest its manifests again",
     )
     p.add_argument("--custodian-key", type=Path, help="custodian NAME.key (with --cover-checked-tail)")
     p.add_argument("--passphrase-file", type=Path, help="else TRACER_PASSPHRASE, else a prompt")
     p.set_defaults(handler=cmd_checkpoint)
+
+    p = sub.add_parser(
+        "quarantine", help="list the entries a recovery moved aside (VAULT/quarantine/*.jsonl)"
+    )
+    p.add_argument("file", type=Path, metavar="FILE", help="a quarantine file")
+    json_arg(p)
+    p.set_defaults(handler=cmd_quarantine)
 
     p = sub.add_parser("log", help="list log entries")
     vault_arg(p)
@@ -367,13 +375,16 @@ def cmd_checkpoint(args: argparse.Namespace) -> int:
 
 
 def _cover_checked_tail(args: argparse.Namespace) -> int:
-    """Re-cover a tail of validly signed, correctly placed entries (a deleted checkpoint
-    row left them uncovered). The structural verification checks each entry's signature,
-    its signed place, the roster's rules and the view rows; a tail with any other finding
-    is never signed over."""
+    """Recover a log whose newest entries no valid checkpoint covers, signing over nothing
+    that cannot be proven (`store.recovery`): a tail this machine remembers a checkpoint
+    over (same size and root: the very bytes signed) is signed again; any other tail is
+    moved to a quarantine file, the log is cut back to its newest valid checkpoint and the
+    tail's manifests are ingested again with every check."""
     from store import merkle
-    from tracer.engine.session import head_checkpoint
-    from tracer.engine.verify import verify
+    from store.recovery import quarantine_tail
+    from tracer.clock import now_iso
+    from tracer.engine.session import head_checkpoint, valid_prefix_checkpoint
+    from tracer.engine.trust import TrustStore
 
     if args.custodian_key is None:
         raise InputError("checkpoint", "$", "--cover-checked-tail needs --custodian-key")
@@ -386,17 +397,63 @@ def _cover_checked_tail(args: argparse.Namespace) -> int:
             print(f"nothing to cover: the checkpoint at size {size} already covers every entry")
             return 0
         if code != "entry_not_checkpointed":
-            raise VaultError(f"{args.vault}: {why}; only an uncovered tail can be covered, not this")
-        report = verify(vault, None)
-        other = [f for f in report.findings if f.kind != "entry_not_checkpointed"]
-        if other:
-            f = other[0]
-            raise VaultError(
-                f"{args.vault}: refusing to sign over the tail: verification found {len(other)} other "
-                f"finding(s), first {f.kind} at log entry {f.seq}: {f.detail}"
+            raise VaultError(f"{args.vault}: {why}; only an uncovered tail can be recovered, not this")
+        seen = TrustStore().all_seen(vault.origin)
+        if any(s.size == size and s.root == root.hex() for _who, s in seen):
+            vault.cover_checked_tail(custodian, size, root)
+            print(
+                f"covered entries up to size {size}: this machine remembers a checkpoint over exactly "
+                f"these entries (root {root.hex()[:16]}); signed again by {custodian.name}"
             )
-        vault.cover_checked_tail(custodian, size, root)
-    print(f"covered entries up to size {size}: every one verified; checkpoint signed by {custodian.name}")
+            return 0
+        kept = valid_prefix_checkpoint(vault, leaves)
+        if kept is None:
+            raise VaultError(
+                f"{args.vault}: no valid checkpoint covers any prefix of the log; nothing to keep"
+            )
+        done = quarantine_tail(vault, custodian, kept, now_iso())
+    print(
+        f"moved entries {kept}..{size - 1} ({len(done.entries)}) to {inert(str(done.file))}: no checkpoint "
+        f"this machine knows covers them, so none was signed over them; the log is back at its "
+        f"checkpoint of size {kept}"
+    )
+    report = done.report
+    restored = len(report.accepted) if report is not None else 0
+    print(f"ingested again: {restored} of {len(done.reingested)} manifest(s), each checked as new")
+    for r in report.rejected if report is not None else []:
+        print(f"  not restored: {inert(r.file)}: {inert(r.message)}")
+    for seq, kind in done.to_remake:
+        print(f"  to make again by its signer: {inert(kind)} (was log entry {seq})")
+    lost = (len(report.rejected) if report is not None else 0) + len(done.to_remake)
+    return 1 if lost else 0
+
+
+def cmd_quarantine(args: argparse.Namespace) -> int:
+    """What a recovery moved aside, entry by entry, each checked against its stored leaf."""
+    from store.entries import LogEntry
+    from store.records import MalformedRecordError
+    from store.recovery import read_quarantine
+
+    rows = []
+    for e in read_quarantine(args.file):
+        try:
+            entry = LogEntry.from_bytes(e.data)
+            leaf_ok = entry.leaf == e.leaf
+            try:
+                answer = entry.answer_record().answer_id
+            except MalformedRecordError:
+                answer = None
+            kind = entry.kind
+        except ValueError:
+            leaf_ok, answer, kind = False, None, e.kind
+        rows.append({"seq": e.seq, "kind": kind, "leaf_ok": leaf_ok, "answer_id": answer})
+    if args.json:
+        emit_json({"file": str(args.file), "entries": rows})
+        return 0
+    for r in rows:
+        mark = "leaf ok" if r["leaf_ok"] else "LEAF MISMATCH (bytes altered)"
+        extra = f"  answer {inert(str(r['answer_id']))}" if r["answer_id"] else ""
+        print(f"{r['seq']:>8}  {inert(str(r['kind'])):<20} {mark}{extra}")
     return 0
 
 

@@ -37,6 +37,7 @@ __all__ = [
     "peek",
     "remember_writes",
     "unlock",
+    "valid_prefix_checkpoint",
 ]
 
 
@@ -322,6 +323,19 @@ def refuse_if_rolled_back(vault: Vault, trust: TrustStore | None = None) -> None
             "this history. Inspect it with `tracer open --forensic` or `tracer verify`."
         )
     vault.adopt_accumulator(acc)  # the write that follows starts from this tree
+
+
+def valid_prefix_checkpoint(vault: Vault, leaves: list[bytes]) -> int | None:
+    """The size of the newest validly signed checkpoint over a prefix of this log (its root
+    and guarded commitment those of the prefix), or None."""
+    valid, _sizes = _valid_checkpoints(vault, vault.roster())
+    pairs = vault.guarded_pairs()
+    for cp in valid:
+        if cp.size > len(leaves) or cp.root != merkle.root(leaves[: cp.size]):
+            continue
+        if signed_commitment(cp.extensions) == commitment(p for p in pairs if p[0] < cp.size):
+            return cp.size
+    return None
 
 
 def remember_writes(vault: Vault, trust: TrustStore | None = None) -> None:

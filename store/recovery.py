@@ -1,0 +1,202 @@
+"""Recovering a vault whose newest entries no valid checkpoint covers, without blessing them.
+
+An uncovered tail is what deleting the newest checkpoint row leaves behind — and also what
+an attacker without a key leaves after appending, or after rewriting an uncovered entry's
+unsigned wrapper (`seq`, `ingested_at`, `faults`).  No check can tell those apart from the
+entries alone, so the recovery signs over nothing it cannot prove:
+
+* **Remembered**: when this machine remembers a checkpoint it saw or signed at exactly the
+  log's size and root, the tail is byte for byte what was signed then (the leaves cover the
+  wrappers too): the checkpoint is signed again.  The caller (the engine) decides that.
+* **Quarantined** otherwise: the tail moves into `VAULT/quarantine/<first>-<last>.jsonl`
+  (seq, kind column, stored leaf and the exact entry bytes, one line each; `tracer
+  quarantine FILE` lists it), the log is cut back to the newest valid checkpoint, which
+  then covers every entry again, and each producer manifest of the tail is re-ingested
+  through the normal ingest (its signature, window, ids and texts all checked again, its
+  texts read from the vault's own ciphertexts).  Custodian and investigator statements are
+  bound to the place they were signed for and cannot move; they are listed to be made again.
+  A tail holding a revocation, grant, key change, tombstone, hold or release is refused:
+  quarantining it would undo a decision that must stay final, so it is recovered only on a
+  machine that remembers its checkpoint.
+
+Nothing here reads a verification's findings: an unrelated old finding never blocks it.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from store.crypto import Identity
+from store.entries import LogEntry
+from store.errors import VaultError
+from store.guarded import GUARDED_KINDS, guarded_kind
+from store.ingest import IngestReport, ingest
+from store.keyring import DataKeys
+from store.records import MalformedRecordError
+from store.schema import VIEW_COLUMNS
+from store.vault import Vault
+from store.viewcommit import GROUP
+
+__all__ = ["Quarantined", "quarantine_tail", "read_quarantine"]
+
+QUARANTINE_DIR = "quarantine"
+
+
+@dataclass(frozen=True)
+class QuarantinedEntry:
+    seq: int
+    kind: str
+    leaf: bytes
+    data: bytes
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "seq": self.seq,
+            "kind": self.kind,
+            "leaf_hash": self.leaf.hex(),
+            "entry": base64.b64encode(self.data).decode("ascii"),
+        }
+
+
+@dataclass
+class Quarantined:
+    """What a recovery moved aside and what became of it."""
+
+    file: Path
+    kept_size: int
+    entries: list[QuarantinedEntry] = field(default_factory=list)
+    #: seqs of the manifests ingested again, and that ingest's report
+    reingested: list[int] = field(default_factory=list)
+    report: IngestReport | None = None
+    #: (seq, kind) of statements that cannot move: to be made again by their signers
+    to_remake: list[tuple[int, str]] = field(default_factory=list)
+
+
+def quarantine_tail(vault: Vault, custodian: Identity, kept_size: int, now: str) -> Quarantined:
+    """Move entries `kept_size`.. into a quarantine file, cut the log back to the valid
+    checkpoint at `kept_size`, and re-ingest the tail's manifests.  `kept_size` is the size
+    of the newest checkpoint the caller proved valid for this log's prefix."""
+    if vault.read_only:
+        raise VaultError(f"{vault.path}: vault is open read-only")
+    if custodian.public.ed25519 != vault.custodian.ed25519:
+        raise VaultError(f"{vault.path}: only the custodian may recover a vault")
+    tail = [QuarantinedEntry(seq, kind, leaf, data) for seq, kind, data, leaf in vault.raw_entries(kept_size)]
+    if not tail:
+        raise VaultError(f"{vault.path}: nothing past the checkpoint at size {kept_size} to recover")
+    guarded = [(e.seq, guarded_kind(e.data) or e.kind) for e in tail if _is_guarded(e)]
+    if guarded:
+        seq, kind = guarded[0]
+        many = "entry" if len(guarded) == 1 else "entries"
+        raise VaultError(
+            f"{vault.path}: the uncovered tail holds {len(guarded)} {many} "
+            f"that must stay final (first: {kind} at log entry {seq}); moving it aside would undo it. "
+            "Recover on the machine that signed it (it remembers the checkpoint), or inspect it with "
+            "`tracer open --forensic`"
+        )
+    texts = _texts_of(vault, custodian, tail)
+    folder = vault.path / QUARANTINE_DIR
+    folder.mkdir(exist_ok=True)
+    out = Quarantined(folder / f"{tail[0].seq:08d}-{tail[-1].seq:08d}.jsonl", kept_size, tail)
+    body = "".join(json.dumps(e.to_json(), sort_keys=True) + "\n" for e in tail)
+    out.file.write_text(body, encoding="utf-8")  # written before anything is cut
+    _cut(vault, kept_size)
+    manifests: list[tuple[int, dict[str, object]]] = []
+    for e in tail:
+        entry = _parse(e)
+        # the producer's envelope carries its own signature: ingest checks it again and
+        # writes a new wrapper, so a rewritten wrapper (faults, times) is never kept
+        if entry is not None and entry.kind == "manifest" and isinstance(entry.body.get("envelope"), dict):
+            envelope = entry.body.get("envelope")
+            digests = _digests_of(entry)
+            manifests.append(
+                (e.seq, {"envelope": envelope, "contents": {d: texts[d] for d in digests if d in texts}})
+            )
+        else:
+            out.to_remake.append((e.seq, entry.kind if entry is not None else e.kind))
+    if manifests:
+        with tempfile.TemporaryDirectory(prefix="tracer-recover-") as tmp:
+            files = []
+            for seq, doc in manifests:
+                p = Path(tmp) / f"{seq:08d}.json"
+                p.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+                files.append(p)
+            out.report = ingest(vault, files, custodian, now, skip_invalid=True)
+        out.reingested = [seq for seq, _doc in manifests]
+    return out
+
+
+def read_quarantine(path: Path) -> list[QuarantinedEntry]:
+    """The entries of a quarantine file, each checked to be what the file says (its leaf)."""
+    out: list[QuarantinedEntry] = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        try:
+            row = json.loads(line)
+            e = QuarantinedEntry(
+                int(row["seq"]),
+                str(row["kind"]),
+                bytes.fromhex(row["leaf_hash"]),
+                base64.b64decode(row["entry"]),
+            )
+        except (ValueError, KeyError, TypeError) as exc:
+            raise VaultError(f"{path}: line {n} is not a quarantined entry ({exc})") from exc
+        out.append(e)
+    return out
+
+
+def _is_guarded(e: QuarantinedEntry) -> bool:
+    return e.kind in GUARDED_KINDS or guarded_kind(e.data) is not None
+
+
+def _parse(e: QuarantinedEntry) -> LogEntry | None:
+    try:
+        return LogEntry.from_bytes(e.data)
+    except ValueError:
+        return None
+
+
+def _digests_of(entry: LogEntry) -> set[str]:
+    try:
+        m = entry.answer_record()
+    except MalformedRecordError:
+        return set()
+    out = {str(m.question_sha256), str(m.answer_sha256)}
+    for p in m.passages:
+        out |= {str(p.retrieved_sha256), str(p.model_input_sha256)}
+    out.discard("None")
+    return out
+
+
+def _texts_of(vault: Vault, custodian: Identity, tail: list[QuarantinedEntry]) -> dict[str, str]:
+    """The tail's texts from the vault's own ciphertexts, read before anything is cut."""
+    keys = DataKeys(vault, custodian)
+    wanted: set[str] = set()
+    for e in tail:
+        entry = _parse(e)
+        if entry is not None and entry.kind == "manifest":
+            wanted |= _digests_of(entry)
+    out: dict[str, str] = {}
+    for digest in sorted(wanted):
+        found = keys.decrypt(digest)
+        if found is not None:
+            out[digest] = found[1].decode("utf-8")
+    return out
+
+
+def _cut(vault: Vault, kept_size: int) -> None:
+    """Entries from `kept_size` on, their view rows and cached view digests, in one transaction."""
+    con = vault.con
+    con.execute("BEGIN TRANSACTION")
+    try:
+        con.execute("DELETE FROM log WHERE seq >= ?", [kept_size])
+        for table in VIEW_COLUMNS:
+            con.execute(f"DELETE FROM {table} WHERE seq >= ?", [kept_size])  # noqa: S608
+        con.execute("DELETE FROM view_groups WHERE grp >= ?", [kept_size // GROUP])
+        con.execute("COMMIT")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    vault.forget_tree()
