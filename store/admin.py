@@ -13,7 +13,7 @@ from typing import Any
 from store.casefile import load_casefile
 from store.crypto import Identity, PublicIdentity, b64e, is_sha256_hex
 from store.entries import HOLD_KINDS, Statement
-from store.errors import AccessDeniedError, InputError, VaultDamagedError, VaultError
+from store.errors import InputError, VaultDamagedError, VaultError
 from store.guarded import guarded_kind, guarded_rows
 from store.keyring import ALL_SCOPES, DataKeys
 from store.roster import Investigator, ProducerKey, Roster
@@ -32,11 +32,7 @@ __all__ = [
 
 
 def _require_custodian(vault: Vault, custodian: Identity) -> None:
-    if custodian.public.ed25519 != vault.custodian.ed25519:
-        raise AccessDeniedError(
-            f"{vault.path}: key {custodian.key_id[:16]} is not this vault's custodian "
-            f"({vault.custodian.name}, {vault.custodian.key_id[:16]})"
-        )
+    vault.require_custodian(custodian)
 
 
 def _refuse(vault: Vault, roster: Roster, kind: str, stmt: dict[str, Any]) -> None:

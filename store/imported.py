@@ -158,6 +158,7 @@ def append_imported(vault: Vault, custodian: Identity, items: list[ImportedItem]
     digest was purged is not stored again; the statement still names it, so it reads as
     purged.
     """
+    vault.require_custodian(custodian, "appending imported traces (import)")
     taken = imported_answer_seqs(vault, [it.answer_id for it in items])
     seen: set[str] = set()
     for it in items:

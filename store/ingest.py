@@ -470,6 +470,7 @@ def ingest(
 def _ingest(
     vault: Vault, files: list[Path], custodian: Identity, now: str, skip_invalid: bool
 ) -> IngestReport:
+    vault.require_custodian(custodian, "appending producer evidence (ingest)")
     report = IngestReport()
     work = _Ingest(vault, custodian, now)
     items: list[_Prepared | InputError] = []

@@ -732,6 +732,19 @@ class Vault:
                 return cp
         return None
 
+    def require_custodian(self, key: Identity, doing: str = "") -> None:
+        """Refuse `key` unless it is this vault's custodian (entry 0 and metadata name it).
+
+        Investigators may sign checkpoints over their own access entries and case
+        statements, so the batch alone does not tell who may append producer evidence,
+        keys or purges: the custodian, by key."""
+        if key.public.ed25519 != self.custodian.ed25519:
+            what = f"{doing} needs the custodian's key; " if doing else ""
+            raise AccessDeniedError(
+                f"{self.path}: {what}key {key.key_id[:16]} ({key.name}) is not this vault's custodian "
+                f"({self.custodian.name}, {self.custodian.key_id[:16]})"
+            )
+
     def forget_tree(self) -> None:
         """Drop what this process remembers of the log: the recovery cut it back."""
         self._acc = None

@@ -15,7 +15,8 @@ import duckdb
 import pytest
 
 from store import admin
-from store.errors import VaultDamagedError, VaultError
+from store.errors import AccessDeniedError, VaultDamagedError, VaultError
+from store.ingest import ingest
 from store.note import Checkpoint
 from store.vault import Vault
 from store.viewcommit import EXTENSION, signed_commitment
@@ -228,3 +229,14 @@ def test_a_revocation_cannot_be_rolled_back_on_the_machine_that_made_it(
     with pytest.raises(RollbackError, match="ROLLBACK"):
         open_vault(case.path).close()
     case.vault = Vault.open(case.path)
+
+
+# -- who may append producer evidence -----------------------------------------------------
+
+
+def test_an_investigators_key_cannot_ingest_producer_evidence(case: Case) -> None:
+    r1 = revision("returns", "r1", THIRTY, "2026-01-05T00:00:00Z")
+    path = case.write(r1)
+    with pytest.raises(AccessDeniedError, match=r"ingest\) needs the custodian's key"):
+        ingest(case.vault, [path], case.investigators["ines"], NOW)
+    assert case.vault.query("SELECT count(*) FROM v_revisions") == [(0,)]
