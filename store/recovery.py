@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,7 +42,7 @@ from store.schema import VIEW_COLUMNS
 from store.vault import Vault
 from store.viewcommit import GROUP
 
-__all__ = ["Quarantined", "quarantine_tail", "read_quarantine"]
+__all__ = ["Quarantined", "quarantine_tail", "read_quarantine", "restore"]
 
 QUARANTINE_DIR = "quarantine"
 
@@ -97,26 +98,46 @@ def quarantine_tail(vault: Vault, custodian: Identity, kept_size: int, now: str)
             "Recover on the machine that signed it (it remembers the checkpoint), or inspect it with "
             "`tracer open --forensic`"
         )
-    texts = _texts_of(vault, custodian, tail)
     folder = vault.path / QUARANTINE_DIR
     folder.mkdir(exist_ok=True)
     out = Quarantined(folder / f"{tail[0].seq:08d}-{tail[-1].seq:08d}.jsonl", kept_size, tail)
     body = "".join(json.dumps(e.to_json(), sort_keys=True) + "\n" for e in tail)
-    out.file.write_text(body, encoding="utf-8")  # written before anything is cut
+    tmp = out.file.with_suffix(".tmp")
+    with tmp.open("w", encoding="utf-8") as fh:
+        fh.write(body)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, out.file)  # durable before anything is cut: a crash after keeps it whole
     _cut(vault, kept_size)
+    restore(vault, custodian, out, now)
+    return out
+
+
+def restore(vault: Vault, custodian: Identity, out: Quarantined, now: str) -> Quarantined:
+    """Ingest again, with every check, the producer manifests of a quarantine that are not
+    in the vault now (also after a recovery that was interrupted before this step; the
+    texts are read from the vault's ciphertexts, which the cut keeps)."""
+    vault.require_custodian(custodian, "restoring a quarantine")
+    present = {str(a) for (a,) in vault.query("SELECT answer_id FROM v_answers")}
+    texts = _texts_of(vault, custodian, out.entries)
     manifests: list[tuple[int, dict[str, object]]] = []
-    for e in tail:
+    out.to_remake.clear()
+    for e in out.entries:
         entry = _parse(e)
         # the producer's envelope carries its own signature: ingest checks it again and
         # writes a new wrapper, so a rewritten wrapper (faults, times) is never kept
         if entry is not None and entry.kind == "manifest" and isinstance(entry.body.get("envelope"), dict):
-            envelope = entry.body.get("envelope")
+            if _answer_id(entry) in present:
+                continue
             digests = _digests_of(entry)
-            manifests.append(
-                (e.seq, {"envelope": envelope, "contents": {d: texts[d] for d in digests if d in texts}})
-            )
+            doc = {
+                "envelope": entry.body["envelope"],
+                "contents": {d: texts[d] for d in digests if d in texts},
+            }
+            manifests.append((e.seq, doc))
         else:
             out.to_remake.append((e.seq, entry.kind if entry is not None else e.kind))
+    out.reingested = [seq for seq, _doc in manifests]
     if manifests:
         with tempfile.TemporaryDirectory(prefix="tracer-recover-") as tmp:
             files = []
@@ -125,8 +146,14 @@ def quarantine_tail(vault: Vault, custodian: Identity, kept_size: int, now: str)
                 p.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
                 files.append(p)
             out.report = ingest(vault, files, custodian, now, skip_invalid=True)
-        out.reingested = [seq for seq, _doc in manifests]
     return out
+
+
+def _answer_id(entry: LogEntry) -> str | None:
+    try:
+        return entry.answer_record().answer_id
+    except MalformedRecordError:
+        return None
 
 
 def read_quarantine(path: Path) -> list[QuarantinedEntry]:

@@ -240,3 +240,42 @@ def test_an_investigators_key_cannot_ingest_producer_evidence(case: Case) -> Non
     with pytest.raises(AccessDeniedError, match=r"ingest\) needs the custodian's key"):
         ingest(case.vault, [path], case.investigators["ines"], NOW)
     assert case.vault.query("SELECT count(*) FROM v_revisions") == [(0,)]
+
+
+def test_a_recovery_interrupted_after_the_cut_loses_nothing(
+    case: Case, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The quarantine file is durable before the log is cut; the manifests it holds come
+    back through `restore` (`tracer quarantine FILE --restore VAULT`) even when the process
+    died between the cut and the re-ingest."""
+    from store import recovery
+
+    _stale_case(case)
+    kept = case.vault.size()
+    second = manifest(
+        "ans-2",
+        "Within thirty days.",
+        [passage(revision("returns", "r1", THIRTY, "2026-01-05T00:00:00Z"), "thirty")],
+    )
+    assert case.ingest(signed(case, second)).ok
+    _edit(case, "DELETE FROM checkpoints WHERE id = (SELECT max(id) FROM checkpoints)")
+
+    def killed(*_a: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(recovery, "restore", killed)
+    with pytest.raises(KeyboardInterrupt):
+        recovery.quarantine_tail(case.vault, case.custodian, kept, NOW)
+    monkeypatch.undo()
+    case.reopen()
+    assert case.vault.query("SELECT count(*) FROM v_answers WHERE answer_id = 'ans-2'") == [(0,)]
+    (file,) = sorted((case.path / "quarantine").glob("*.jsonl"))
+    done = recovery.restore(
+        case.vault, case.custodian, recovery.Quarantined(file, -1, recovery.read_quarantine(file)), NOW
+    )
+    assert done.report is not None and done.report.ok and not done.to_remake
+    assert case.vault.query("SELECT count(*) FROM v_answers WHERE answer_id = 'ans-2'") == [(1,)]
+    again = recovery.restore(
+        case.vault, case.custodian, recovery.Quarantined(file, -1, recovery.read_quarantine(file)), NOW
+    )
+    assert again.reingested == []  # restoring twice adds nothing

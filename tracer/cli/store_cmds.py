@@ -18,6 +18,7 @@ from tracer.inert import inert
 
 if TYPE_CHECKING:
     from store.crypto import Identity
+    from store.recovery import Quarantined
 
 
 def register(sub: Sub) -> None:
@@ -120,6 +121,14 @@ def register(sub: Sub) -> None:
         "quarantine", help="list the entries a recovery moved aside (VAULT/quarantine/*.jsonl)"
     )
     p.add_argument("file", type=Path, metavar="FILE", help="a quarantine file")
+    p.add_argument(
+        "--restore",
+        type=Path,
+        metavar="VAULT",
+        help="custodian: ingest again the file's manifests that VAULT lacks (after an interrupted recovery)",
+    )
+    p.add_argument("--custodian-key", type=Path, help="custodian NAME.key (with --restore)")
+    p.add_argument("--passphrase-file", type=Path, help="else TRACER_PASSPHRASE, else a prompt")
     json_arg(p)
     p.set_defaults(handler=cmd_quarantine)
 
@@ -417,6 +426,11 @@ def _cover_checked_tail(args: argparse.Namespace) -> int:
         f"this machine knows covers them, so none was signed over them; the log is back at its "
         f"checkpoint of size {kept}"
     )
+    return _print_restored(done)
+
+
+def _print_restored(done: Quarantined) -> int:
+    """What a recovery or a restore brought back; exit 1 when anything did not come back."""
     report = done.report
     restored = len(report.accepted) if report is not None else 0
     print(f"ingested again: {restored} of {len(done.reingested)} manifest(s), each checked as new")
@@ -432,8 +446,17 @@ def cmd_quarantine(args: argparse.Namespace) -> int:
     """What a recovery moved aside, entry by entry, each checked against its stored leaf."""
     from store.entries import LogEntry
     from store.records import MalformedRecordError
-    from store.recovery import read_quarantine
+    from store.recovery import Quarantined, read_quarantine, restore
 
+    if args.restore is not None:
+        if args.custodian_key is None:
+            raise InputError("quarantine", "$", "--restore needs --custodian-key")
+        custodian = _custodian(args)
+        with open_vault(args.restore) as vault:
+            done = restore(
+                vault, custodian, Quarantined(args.file, -1, read_quarantine(args.file)), now_iso()
+            )
+        return _print_restored(done)
     rows = []
     for e in read_quarantine(args.file):
         try:
