@@ -13,8 +13,10 @@ entries alone, so the recovery signs over nothing it cannot prove:
   quarantine FILE` lists it), the log is cut back to the newest valid checkpoint, which
   then covers every entry again, and each producer manifest of the tail is re-ingested
   through the normal ingest (its signature, window, ids and texts all checked again, its
-  texts read from the vault's own ciphertexts).  Custodian and investigator statements are
-  bound to the place they were signed for and cannot move; they are listed to be made again.
+  texts read from the vault's own ciphertexts).  A source revision the custodian's key
+  signed is made again by the custodian at its new place, with its content from the
+  vault; any other statement is bound to the place it was signed for and is listed, to be
+  made again by its signer.
   A tail holding a revocation, grant, key change, tombstone, hold or release is refused:
   quarantining it would undo a decision that must stay final, so it is recovered only on a
   machine that remembers its checkpoint.
@@ -30,10 +32,12 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from store.crypto import Identity
-from store.entries import LogEntry
-from store.errors import VaultError
+from store.dsse import verify_envelope
+from store.entries import STATEMENT_TYPE, LogEntry
+from store.errors import InputError, SignatureError, VaultError
 from store.guarded import GUARDED_KINDS, guarded_kind
 from store.ingest import IngestReport, ingest
 from store.keyring import DataKeys
@@ -118,7 +122,9 @@ def restore(vault: Vault, custodian: Identity, out: Quarantined, now: str) -> Qu
     in the vault now (also after a recovery that was interrupted before this step; the
     texts are read from the vault's ciphertexts, which the cut keeps)."""
     vault.require_custodian(custodian, "restoring a quarantine")
+    vault.views.require("v_answers", "v_revisions")
     present = {str(a) for (a,) in vault.query("SELECT answer_id FROM v_answers")}
+    revisions = {(str(d), str(r)) for d, r in vault.query("SELECT document_id, revision FROM v_revisions")}
     texts = _texts_of(vault, custodian, out.entries)
     manifests: list[tuple[int, dict[str, object]]] = []
     out.to_remake.clear()
@@ -135,9 +141,19 @@ def restore(vault: Vault, custodian: Identity, out: Quarantined, now: str) -> Qu
                 "contents": {d: texts[d] for d in digests if d in texts},
             }
             manifests.append((e.seq, doc))
+        elif entry is not None and entry.kind == "revision" and (rev := _custodian_revision(vault, entry)):
+            # the custodian's own statement, checked under its key: made again at a new place
+            if (str(rev.get("document_id")), str(rev.get("revision"))) in revisions:
+                continue
+            content = texts.get(str(rev.get("content_sha256")))
+            if content is None:
+                out.to_remake.append((e.seq, entry.kind))
+                continue
+            body = {k: v for k, v in rev.items() if k != "content_sha256"}
+            manifests.insert(0, (e.seq, {"schema": "tracer.source_revision/v1", **body, "content": content}))
         else:
             out.to_remake.append((e.seq, entry.kind if entry is not None else e.kind))
-    out.reingested = [seq for seq, _doc in manifests]
+    out.reingested = [seq for seq, doc in manifests if "envelope" in doc]
     if manifests:
         with tempfile.TemporaryDirectory(prefix="tracer-recover-") as tmp:
             files = []
@@ -147,6 +163,19 @@ def restore(vault: Vault, custodian: Identity, out: Quarantined, now: str) -> Qu
                 files.append(p)
             out.report = ingest(vault, files, custodian, now, skip_invalid=True)
     return out
+
+
+def _custodian_revision(vault: Vault, entry: LogEntry) -> dict[str, Any] | None:
+    """The statement of a revision entry whose envelope the custodian's key signed."""
+    try:
+        env = entry.envelope
+        if env is None or env.payload_type != STATEMENT_TYPE:
+            return None
+        verify_envelope(env, {vault.custodian.key_id: vault.custodian.ed25519})
+        stmt = json.loads(env.payload).get("statement")
+    except (SignatureError, InputError, ValueError, AttributeError):
+        return None
+    return stmt if isinstance(stmt, dict) else None
 
 
 def _answer_id(entry: LogEntry) -> str | None:
@@ -205,6 +234,10 @@ def _texts_of(vault: Vault, custodian: Identity, tail: list[QuarantinedEntry]) -
         entry = _parse(e)
         if entry is not None and entry.kind == "manifest":
             wanted |= _digests_of(entry)
+        elif entry is not None and entry.kind == "revision":
+            rev = _custodian_revision(vault, entry)
+            if rev is not None:
+                wanted.add(str(rev.get("content_sha256")))
     out: dict[str, str] = {}
     for digest in sorted(wanted):
         found = keys.decrypt(digest)

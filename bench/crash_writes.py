@@ -1,0 +1,301 @@
+"""Kill -9 every write path at random points and check that nothing acknowledged is lost.
+
+    .venv/bin/python bench/crash_writes.py --iterations 100 --seed 7
+
+`bench/crash_loop.py` kills ingest alone.  Here a child process runs, round after round,
+every other kind of write a vault takes and prints ``ACK <op> <round> <log size>`` after
+each has committed:
+
+* `ingest` — a batch of one source revision and `--manifests` manifests;
+* `recover` — that batch's checkpoint row deleted (as an attacker would), then the
+  custodian's recovery (quarantine file, cut back, re-ingest: `store.recovery`);
+* `purge` — the retrieved text of the round's first answer (tombstone + blob delete);
+* `unlock` — an investigator's first open of the round (its signed access entry);
+* `hold` and `release` — a legal hold on the round's second answer, then its release.
+
+The parent sleeps a random delay, sends SIGKILL, and then, as the custodian would,
+finishes an interrupted recovery (re-runs it on an uncovered tail, restores every
+quarantine file) and asserts:
+
+* the vault opens and its newest valid checkpoint covers every entry;
+* every acknowledged write is there: its answers, its tombstone, its access entry, its
+  hold or release, each at or below the log size, each acknowledged size a checkpoint;
+* `verify` (no session) reports nothing but producer faults;
+* the vault takes another write.
+
+Prints one JSON line; exits 1 if any iteration failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench.crash_loop import ORIGIN, T0, answer_id, custodian, investigator, producer, write_inputs  # noqa: E402
+from store import admin  # noqa: E402
+
+NOW = "2026-06-01T00:00:00Z"
+OPS = ("ingest", "recover", "purge", "unlock", "hold", "release")
+
+
+def new_vault(path: Path) -> None:
+    from store.vault import Vault
+
+    with Vault.create(path, custodian(), T0, origin=ORIGIN) as vault:
+        admin.add_producer_key(vault, custodian(), producer().public, T0)
+        admin.grant_investigator(vault, custodian(), investigator().public, ["*"], T0, rights=["hold"])
+
+
+def _retrieved_digest(vault: Any, aid: str) -> str:
+    rows = vault.query(
+        "SELECT d.digest FROM v_digests d JOIN v_answers a ON a.seq = d.seq "
+        "WHERE a.answer_id = ? AND d.role = 'retrieved' ORDER BY d.digest LIMIT 1",
+        [aid],
+    )
+    return str(rows[0][0])
+
+
+def _drop_newest_checkpoint(vault: Any) -> None:
+    vault.con.execute("DELETE FROM checkpoints WHERE id = (SELECT max(id) FROM checkpoints)")
+    vault.forget_tree()
+
+
+def child(vault_path: Path, inputs: Path, home: Path) -> int:
+    os.environ["TRACER_HOME"] = str(home)
+    from store.ingest import ingest
+    from store.recovery import quarantine_tail
+    from store.vault import Vault
+    from tracer.engine.case import CaseDesk
+    from tracer.engine.session import unlock as unlock_vault
+    from tracer.engine.session import valid_prefix_checkpoint
+    from tracer.engine.trust import TrustStore
+
+    cust = custodian()
+    batches = sorted(p for p in inputs.iterdir() if p.is_dir())
+    print("READY", flush=True)
+    vault = Vault.open(vault_path)
+
+    def ack(op: str, i: int, extra: str = "") -> None:
+        print(f"ACK {op} {i} {vault.size()} {extra}".rstrip(), flush=True)
+
+    for i, d in enumerate(batches):
+        report = ingest(vault, sorted(d.glob("*.json")), cust, NOW)
+        if not report.ok:
+            print(f"FAIL ingest {i} {json.dumps(report.to_json())}", flush=True)
+            return 1
+        ack("ingest", i)
+        _drop_newest_checkpoint(vault)
+        kept = valid_prefix_checkpoint(vault, vault.leaf_hashes())
+        quarantine_tail(vault, cust, int(kept or 0), NOW)
+        ack("recover", i)
+        digest = _retrieved_digest(vault, answer_id(i, 0))
+        admin.purge(vault, cust, digest, "retention", "expired", "dpo", NOW)
+        ack("purge", i, digest)
+        vault.close()
+        s = unlock_vault(vault_path, investigator(), trust=TrustStore(home))
+        vault = s.vault
+        ack("unlock", i)
+        desk = CaseDesk(s)
+        hold = desk.hold("answer", answer_id(i, 1), f"round {i}")
+        ack("hold", i, str(hold))
+        desk = CaseDesk(s)
+        rel = desk.release(hold, f"round {i} done")
+        ack("release", i, str(rel))
+        s.close()
+        vault = Vault.open(vault_path)
+    vault.close()
+    print("DONE", flush=True)
+    return 0
+
+
+@dataclass
+class Outcome:
+    iteration: int
+    delay: float
+    acked: list[str]
+    finished: bool
+    failures: list[str] = field(default_factory=list)
+
+
+def _read_lines(stream: Any, lines: list[str]) -> None:
+    for line in stream:
+        lines.append(line.rstrip("\n"))
+
+
+def _finish_recovery(vault: Any) -> None:
+    """What the custodian does after a crash: an uncovered tail is recovered, a quarantine
+    restored; the tail is the crash's own honest one, so a guarded tail is re-covered."""
+    from store import merkle
+    from store.recovery import Quarantined, quarantine_tail, read_quarantine, restore
+    from tracer.engine.session import head_checkpoint, valid_prefix_checkpoint
+
+    leaves = vault.leaf_hashes()
+    cp, code, _why = head_checkpoint(vault, vault.roster(), len(leaves), merkle.root(leaves))
+    if cp is None and code == "entry_not_checkpointed":
+        kept = valid_prefix_checkpoint(vault, leaves)
+        try:
+            quarantine_tail(vault, custodian(), int(kept or 0), NOW)
+        except Exception as exc:
+            if "must stay final" not in str(exc):
+                raise
+            vault.cover_checked_tail(custodian(), len(leaves), merkle.root(leaves))
+    for file in sorted((Path(vault.path) / "quarantine").glob("*.jsonl")):
+        restore(vault, custodian(), Quarantined(file, -1, read_quarantine(file)), NOW)
+
+
+def check(vault_path: Path, manifests: int, acks: list[list[str]]) -> list[str]:
+    from store import merkle
+    from store.errors import StoreError
+    from store.vault import Vault
+    from tracer.engine.session import head_checkpoint
+    from tracer.engine.verify import verify
+
+    failures: list[str] = []
+    try:
+        vault = Vault.open(vault_path)
+    except StoreError as exc:
+        return [f"reopen failed: {exc.diagnostics()}"]
+    try:
+        try:
+            _finish_recovery(vault)
+        except StoreError as exc:
+            failures.append(f"recovery failed: {exc.diagnostics()}")
+        leaves = vault.leaf_hashes()
+        size = len(leaves)
+        cp, code, why = head_checkpoint(vault, vault.roster(), size, merkle.root(leaves))
+        if cp is None:
+            failures.append(f"head: {code}: {why}")
+        present = {str(r[0]) for r in vault.query("SELECT answer_id FROM v_answers")}
+        tombs = {str(r[0]) for r in vault.query("SELECT digest FROM v_tombstones")}
+        holds = {int(r[0]) for r in vault.query("SELECT seq FROM v_holds")}
+        access = int(vault.query("SELECT count(*) FROM v_access")[0][0])
+        unlocks = 0
+        for a in acks:
+            op, rnd = a[1], int(a[2])
+            if op == "ingest":
+                missing = [answer_id(rnd, m) for m in range(manifests) if answer_id(rnd, m) not in present]
+                if missing:
+                    failures.append(f"acknowledged ingest {rnd} lost answers {missing}")
+            elif op == "purge" and a[4] not in tombs:
+                failures.append(f"acknowledged purge {rnd} lost its tombstone")
+            elif op in ("hold", "release") and int(a[4]) not in holds:
+                failures.append(f"acknowledged {op} {rnd} (entry {a[4]}) lost")
+            elif op == "unlock":
+                unlocks += 1
+        if access < unlocks:
+            failures.append(f"{unlocks} acknowledged unlocks, {access} access entries")
+        bad = [f.to_json() for f in verify(vault).findings if f.kind != "producer_fault"]
+        if bad:
+            failures.append(f"verify findings: {json.dumps(bad)[:2000]}")
+        admin.record_access(vault, investigator(), "view", "after-crash", NOW)
+    except StoreError as exc:
+        failures.append(f"after the kill: {exc.diagnostics()}")
+    finally:
+        vault.close()
+    return failures
+
+
+def iteration(
+    i: int, rng: random.Random, work: Path, rounds: int, manifests: int, max_delay: float
+) -> Outcome:
+    base = work / f"it-{i:04d}"
+    vault_path, inputs, home = base / "vault", base / "inputs", base / "home"
+    new_vault(vault_path)
+    write_inputs(inputs, rounds, manifests)
+    proc = subprocess.Popen(
+        [sys.executable, str(Path(__file__).resolve()), "--child", str(vault_path), str(inputs), str(home)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lines: list[str] = []
+    reader = threading.Thread(target=_read_lines, args=(proc.stdout, lines), daemon=True)
+    reader.start()
+    deadline = time.monotonic() + 60
+    while "READY" not in lines and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.002)
+    delay = rng.uniform(0, max_delay)
+    time.sleep(delay)
+    if proc.poll() is None:
+        os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    reader.join(timeout=10)
+    stderr = proc.stderr.read() if proc.stderr else ""
+    acks = [line.split() for line in lines if line.startswith("ACK ")]
+    outcome = Outcome(i, round(delay, 4), [a[1] for a in acks], "DONE" in lines)
+    if any(line.startswith("FAIL") for line in lines) or proc.returncode not in (0, -signal.SIGKILL):
+        outcome.failures.append(
+            f"child failed ({proc.returncode}): {(lines[-1:] or [''])[0][:500]} {stderr[-1500:]}"
+        )
+    outcome.failures.extend(check(vault_path, manifests, acks))
+    shutil.rmtree(base, ignore_errors=True)
+    return outcome
+
+
+def run(iterations: int, seed: int | None, rounds: int, manifests: int, max_delay: float) -> dict[str, Any]:
+    rng = random.Random(seed)
+    work = Path(tempfile.mkdtemp(prefix="tracer-crash-writes-"))
+    started = time.monotonic()
+    outcomes: list[Outcome] = []
+    try:
+        for i in range(iterations):
+            outcomes.append(iteration(i, rng, work, rounds, manifests, max_delay))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    # the op each kill interrupted: the one after the last acknowledged
+    killed_in: dict[str, int] = dict.fromkeys(OPS, 0)
+    for o in outcomes:
+        if not o.finished:
+            nxt = OPS[(OPS.index(o.acked[-1]) + 1) % len(OPS)] if o.acked else "ingest"
+            killed_in[nxt] += 1
+    failed = [o for o in outcomes if o.failures]
+    return {
+        "bench": "crash_writes",
+        "iterations": iterations,
+        "seed": seed,
+        "rounds": rounds,
+        "manifests_per_batch": manifests,
+        "max_delay_s": max_delay,
+        "killed_during": killed_in,
+        "finished_before_kill": sum(1 for o in outcomes if o.finished),
+        "acknowledged_writes": sum(len(o.acked) for o in outcomes),
+        "elapsed_s": round(time.monotonic() - started, 2),
+        "ok": not failed,
+        "failures": [{"iteration": o.iteration, "delay": o.delay, "failures": o.failures} for o in failed],
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--iterations", type=int, default=20)
+    parser.add_argument("--seed", type=int)
+    parser.add_argument("--rounds", type=int, default=6, help="rounds of every write per child run")
+    parser.add_argument("--manifests", type=int, default=3, help="manifests per ingest batch")
+    parser.add_argument("--max-delay", type=float, default=4.0, help="kill within this many seconds")
+    parser.add_argument("--child", nargs=3, metavar=("VAULT", "INPUTS", "HOME"), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        return child(Path(args.child[0]), Path(args.child[1]), Path(args.child[2]))
+    result = run(args.iterations, args.seed, args.rounds, args.manifests, args.max_delay)
+    print(json.dumps(result))
+    return 0 if result["ok"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
