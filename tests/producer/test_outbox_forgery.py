@@ -29,19 +29,38 @@ def _answer_id(path: Path) -> str:
     return str(json.loads(env.payload)["answer_id"])
 
 
+def _appended(w: World, answer_id: str) -> None:
+    """The answer is in the log: an entry whose bytes hash to its stored leaf logs it."""
+    con = _con(w)
+    rows = con.execute("SELECT entry, leaf_hash FROM log WHERE kind = 'manifest'").fetchall()
+    con.close()
+    found = [
+        bytes(e)
+        for e, leaf in rows
+        if leaf_hash(bytes(e)) == bytes(leaf) and answer_id in json.dumps(_payload(bytes(e)))
+    ]
+    assert found, f"{answer_id} was not appended"
+
+
+def _payload(entry: bytes) -> object:
+    env = Envelope.from_json(json.loads(entry)["envelope"], "log", "$.envelope")
+    return json.loads(env.payload)
+
+
 def test_a_view_row_pointing_a_fresh_answer_at_another_entry_is_not_believed(vault_world: World) -> None:
     w = vault_world
     outbox = w.root / "outbox"
     fresh = _sdk_record(w, outbox, "ans-fresh")
+    fresh_id = _answer_id(fresh)
     con = _con(w)
-    con.execute(
-        "INSERT INTO v_answers SELECT * REPLACE (? AS answer_id) FROM v_answers LIMIT 1", [_answer_id(fresh)]
-    )
+    con.execute("INSERT INTO v_answers SELECT * REPLACE (? AS answer_id) FROM v_answers LIMIT 1", [fresh_id])
     con.close()
     r = w.run("ingest-outbox", w.vault, outbox, *w.cust(), "--json")
-    # not taken as done: it goes to ingest, whose own duplicate check then speaks
-    assert r.json()["already_in_vault"] == [] and r.json()["moved_to_ingested"] == []
-    assert fresh in outbox_cmds.pending(outbox)
+    # not taken as done: the forged row is found against the signed view commitment and
+    # dropped (`store.viewcommit`), and the answer is appended for real
+    assert r.json()["already_in_vault"] == [], r
+    _appended(w, fresh_id)
+    assert fresh not in outbox_cmds.pending(outbox)
 
 
 def test_a_revision_row_claiming_a_fresh_revision_is_not_believed(vault_world: World) -> None:
@@ -53,7 +72,11 @@ def test_a_revision_row_claiming_a_fresh_revision_is_not_believed(vault_world: W
     con.execute("INSERT INTO v_revisions SELECT * REPLACE ('B' AS revision) FROM v_revisions LIMIT 1")
     con.close()
     r = w.run("ingest-outbox", w.vault, outbox, *w.cust(), "--json").json()
-    assert r["already_in_vault"] == [] and r["moved_to_ingested"] == [] and rev in outbox_cmds.pending(outbox)
+    assert r["already_in_vault"] == [] and rev not in outbox_cmds.pending(outbox), r
+    con = _con(w)
+    rows = con.execute("SELECT count(*) FROM log WHERE kind = 'revision'").fetchall()
+    con.close()
+    assert rows == [(2,)]  # revision B appended for real, beside A
 
 
 def test_a_forged_log_entry_holding_the_file_s_envelope_is_damage_not_done(vault_world: World) -> None:
@@ -92,5 +115,8 @@ def test_an_entry_whose_bytes_do_not_hash_to_its_leaf_is_not_believed(vault_worl
     con.execute("UPDATE log SET entry = ? WHERE seq = ?", [entry.data, seq])
     con.execute("UPDATE v_answers SET answer_id = 'ans-fresh' WHERE seq = ?", [seq])
     con.close()
-    r = w.run("ingest-outbox", w.vault, outbox, *w.cust(), "--json")
-    assert r.json()["already_in_vault"] == [] and fresh in outbox_cmds.pending(outbox), r
+    r = w.spawn("ingest-outbox", w.vault, outbox, *w.cust(), "--json")
+    # the rewritten entry derives no row, so the answers table cannot be made to hash as
+    # signed: the vault is damaged, plainly, and the file stays where it is
+    assert r.code == 2 and "Traceback" not in r.err, r
+    assert fresh in outbox_cmds.pending(outbox)

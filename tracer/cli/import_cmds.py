@@ -11,17 +11,26 @@ from __future__ import annotations
 import argparse
 from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from store.errors import InputError
 from tracer.cli.common import Sub, add_custodian, emit_json, open_vault, vault_arg
-from tracer.cli.render_imported import one_line as _one
 from tracer.clock import now_iso
 from tracer.importers.attest import IMPORTED_MARK, REDACTION_MARKERS
-from tracer.importers.build import DocumentMapping
 from tracer.importers.formats import ExportFormat
 from tracer.importers.mapping import ReadOptions
-from tracer.importers.run import Conflict, ImportConflictError, ImportPlan, import_files
 from tracer.secrets import load_key
+
+if TYPE_CHECKING:
+    from tracer.importers.run import Conflict, ImportPlan
+
+
+def _one(value: object) -> str:
+    """One line, inert (`tracer.cli.render_imported.one_line`, loaded when output is made)."""
+    from tracer.cli.render_imported import one_line
+
+    return one_line(value)
+
 
 __all__ = ["register"]
 
@@ -63,7 +72,7 @@ def register(sub: Sub) -> None:
         help="a further text that marks redacted content (repeatable)",
     )
     p.add_argument("--dry-run", action="store_true", help="print what would be imported; append nothing")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="print the plan as JSON (docs/json.md)")
     p.set_defaults(handler=cmd_import)
 
 
@@ -109,6 +118,9 @@ def _print_conflicts(conflicts: list[Conflict]) -> None:
 def cmd_import(args: argparse.Namespace) -> int:
     if args.value_length_limit is not None and args.value_length_limit < 1:
         raise InputError("--value-length-limit", "$", "must be a positive number of characters")
+    from tracer.importers.build import DocumentMapping
+    from tracer.importers.run import ImportConflictError, import_files
+
     custodian = load_key(args.custodian_key, args.passphrase_file)
     opts = ReadOptions(args.value_length_limit, (*REDACTION_MARKERS, *args.redaction_marker))
     mapping = DocumentMapping(args.document_key, args.revision_key)

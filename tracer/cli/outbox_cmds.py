@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from store import merkle
 from store.canonical import parse_strict
@@ -31,10 +31,8 @@ from store.crypto import Identity, sha256_hex
 from store.dsse import Envelope
 from store.entries import LogEntry
 from store.errors import InputError, StoreError, VaultDamagedError, VaultInUseError
-from store.ingest import IngestReport, ingest
 from store.merkle import leaf_hash
 from store.producer import draft_to_input
-from store.vault import Vault
 from tracer.cli.chunk_cmds import PathError
 from tracer.cli.common import Sub, add_custodian, emit_json, open_vault, vault_arg
 from tracer.clock import now_iso
@@ -48,6 +46,10 @@ from tracer.producer.outbox import (
     write_atomically,
 )
 from tracer.secrets import load_key
+
+if TYPE_CHECKING:
+    from store.ingest import IngestReport
+    from store.vault import Vault
 
 
 def register(sub: Sub) -> None:
@@ -246,6 +248,8 @@ def _require_checkpointed(vault: Vault) -> None:
 
 def drain(vault_path: Path, outbox: Path, custodian: Identity, now: str, skip_invalid: bool = False) -> Pass:
     """One pass: ingest every finished file as one batch, then move each file aside."""
+    from store.ingest import ingest
+
     out = Pass(stale_removed=remove_stale_temporaries(outbox))
     files = pending(outbox)
     if not files:
