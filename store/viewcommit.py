@@ -40,7 +40,7 @@ import duckdb
 
 from store.entries import LogEntry
 from store.errors import VaultDamagedError
-from store.schema import VIEW_COLUMNS
+from store.schema import VIEW_COLUMNS, view_ddl
 from store.views import Rows, derive
 
 if TYPE_CHECKING:
@@ -54,6 +54,7 @@ __all__ = [
     "SOURCES",
     "Digests",
     "Mend",
+    "RowDiff",
     "ViewGuard",
     "commitment",
     "extension_line",
@@ -179,14 +180,23 @@ def _span(groups: Iterable[int]) -> str:
 
 
 @dataclass(frozen=True)
+class RowDiff:
+    """One stored row the log does not derive (`view_row_altered_or_extra`), or one it
+    derives that was not stored (`view_row_missing_or_altered`)."""
+
+    problem: str
+    seq: int
+    values: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class Mend:
     """Rows of `table` for the groups of entries starting at `starts`, found edited and
-    derived again from the log."""
+    derived again from the log in place, with what differed."""
 
     table: str
     starts: tuple[int, ...]
-    kind: str
-    span: int = GROUP
+    diffs: tuple[RowDiff, ...]
 
 
 class ViewGuard:
@@ -346,14 +356,11 @@ class ViewGuard:
                         "the signed checkpoint says (run `tracer verify`)"
                     )
         rows = [r for g in sorted(bad) for r in derived.get(g, [])]
-        where = " OR ".join(f"(seq >= {g * GROUP} AND seq < {(g + 1) * GROUP})" for g in sorted(bad))
-        had = self._vault.con.execute(f"SELECT count(*) FROM {table} WHERE {where}").fetchone()  # noqa: S608
-        missing = len(rows) > (int(had[0]) if had else 0)
+        diffs = self._diffs(table, bad, rows) if not self._vault.read_only else ()
         self._replace(table, bad, rows)
-        if not self._vault.read_only:
-            # in place, the edit is gone from the file: verify reports it from this record
-            kind = "view_row_missing_or_altered" if missing else "view_row_altered_or_extra"
-            self.mended.append(Mend(table, tuple(g * GROUP for g in sorted(bad)), kind))
+        if diffs:
+            # in place, the edit is gone from the file: verify reports each row from here
+            self.mended.append(Mend(table, tuple(g * GROUP for g in sorted(bad)), diffs))
         self.warnings.append(
             f"derived table {table}: rows of entries {_span(bad)} disagreed with the log's signed "
             "commitment and were derived again from the log entries (someone edited the file; "
@@ -379,6 +386,36 @@ class ViewGuard:
             if rows[table]:
                 out.setdefault(g, []).extend(rows[table])
         return out
+
+    def _diffs(self, table: str, groups: set[int], rows: list[tuple[Any, ...]]) -> tuple[RowDiff, ...]:
+        """The stored rows of `groups` that the log does not derive, and the reverse, each
+        as verify's view comparison reports it (`store.audit`): same problem words."""
+        from store.vault import insert_rows
+
+        con = self._vault.con
+        names = [c for c, _t in VIEW_COLUMNS[table]]
+        listed = ", ".join(names)
+        where = " OR ".join(f"(seq >= {g * GROUP} AND seq < {(g + 1) * GROUP})" for g in sorted(groups))
+        scratch = f"m_{table}"
+        con.execute(f"DROP TABLE IF EXISTS temp.{scratch}")
+        con.execute(view_ddl(table, scratch, temporary=True))
+        try:
+            if rows:
+                insert_rows(con, table, rows, target=f"temp.{scratch}")
+            found = con.execute(
+                f"SELECT {listed}, sum(side) FROM (SELECT {listed}, 1 AS side FROM {table} WHERE {where} "  # noqa: S608
+                f"UNION ALL SELECT {listed}, -1 AS side FROM temp.{scratch}) "
+                f"GROUP BY {listed} HAVING sum(side) <> 0 ORDER BY {listed}"
+            ).fetchall()
+        finally:
+            con.execute(f"DROP TABLE IF EXISTS temp.{scratch}")
+        out: list[RowDiff] = []
+        for r in found:
+            problem = "view_row_altered_or_extra" if r[-1] > 0 else "view_row_missing_or_altered"
+            values = dict(zip(names, r[:-1], strict=True))
+            out += [RowDiff(problem, int(r[0]), values)] * min(abs(int(r[-1])), 100)
+        # as verify lists them: stored rows the log does not derive first, then the missing
+        return tuple(sorted(out, key=lambda d: d.problem != "view_row_altered_or_extra"))
 
     def _replace(self, table: str, groups: set[int], rows: list[tuple[Any, ...]]) -> None:
         from store.vault import insert_rows

@@ -13,6 +13,7 @@ checksums run for what the viewer can decrypt, and the report says how much was 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections import deque
 from collections.abc import Callable
@@ -467,14 +468,13 @@ class _Verifier:
             self.find(d.problem, d.seq, detail, table=d.table, **rec)
         for mend in self.vault.views.mended:
             # rows this process found edited and derived again before verify could look
-            for lo in mend.starts:
-                self.find(
-                    mend.kind,
-                    lo,
-                    f"{mend.table} rows of entries {lo}..{lo + mend.span - 1} disagreed with the signed "
-                    "commitment when this vault was opened and were derived again from the log",
-                    table=mend.table,
-                )
+            for diff in mend.diffs:
+                rec = {k: diff.values.get(k) for k in _VIEW_RECORD_FIELDS if diff.values.get(k) is not None}
+                if mend.table == "v_revisions":
+                    rec["digest"] = diff.values.get("content_sha256")
+                shown = json.dumps(diff.values, default=str, ensure_ascii=False)[:400]
+                detail = f"{mend.table} row does not match the log: {shown}"
+                self.find(diff.problem, diff.seq, detail, table=mend.table, **rec)
         for answer_id, seqs in audit.duplicate_answers(self.vault):
             for seq in seqs[1:]:
                 self.find(
