@@ -20,6 +20,7 @@ from tracer.importers.attest import Attestation
 from tracer.importers.build import DocumentMapping, ExportFile, build_item, mapped_ids
 from tracer.importers.mapping import ImportedAnswer, ReadOptions, Skipped, answers_of, inferred_limit
 from tracer.importers.otlp import Span, read_otlp_json_lines, read_otlp_proto
+from tracer.importers.phoenix import read_phoenix_parquet
 
 __all__ = ["Conflict", "ExportFormat", "ImportConflictError", "ImportPlan", "import_files", "plan_import"]
 
@@ -27,11 +28,13 @@ __all__ = ["Conflict", "ExportFormat", "ImportConflictError", "ImportPlan", "imp
 class ExportFormat(StrEnum):
     OTLP_JSON = "otlp-json"
     OTLP_PROTO = "otlp-proto"
+    PHOENIX_PARQUET = "phoenix-parquet"
 
 
 _READERS: dict[ExportFormat, Callable[[bytes, str], list[Span]]] = {
     ExportFormat.OTLP_JSON: read_otlp_json_lines,
     ExportFormat.OTLP_PROTO: read_otlp_proto,
+    ExportFormat.PHOENIX_PARQUET: read_phoenix_parquet,
 }
 
 
@@ -248,6 +251,13 @@ def _sort_overlaps(vault: Vault, plan: ImportPlan) -> None:
                 it,
                 f"already in the vault (log entry {held.seq}), imported before trace digests were "
                 "recorded: whether this copy is the same cannot be told",
+            )
+        elif held.export_format != it.statement["export"]["format"]:
+            conflict(
+                it,
+                f"already in the vault (log entry {held.seq}), imported from a {held.export_format} "
+                f"export; a {it.statement['export']['format']} copy cannot be compared with it byte "
+                "for byte, so it is not imported beside it",
             )
         elif held.trace_sha256 == mine:
             skip(it, f"already in the vault with the same content (log entry {held.seq})")
