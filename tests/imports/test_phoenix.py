@@ -87,3 +87,52 @@ def test_the_cli_reads_phoenix_parquet(vault_world: World) -> None:
               *w.cust(), "--json")  # fmt: skip
     assert r.code == 0, r
     assert [a["passages"] for a in r.json()["answers"]] == [2, 2]
+
+
+def _dotted(prefix: str, value: Any, out: dict[str, Any]) -> None:
+    """`get_spans_dataframe`'s form: objects flattened into dotted columns, a list of
+    objects kept as one column of dotted objects."""
+    if isinstance(value, dict) and not prefix.endswith("metadata"):
+        for k, v in value.items():
+            _dotted(f"{prefix}.{k}", v, out)
+    elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        out[prefix] = [_dotted_obj(v) for v in value]
+    else:
+        out[prefix] = value
+
+
+def _dotted_obj(obj: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in obj.items():
+        _dotted(k, v, out)
+    return out
+
+
+def test_the_flattened_dataframe_form_reads_the_same(sourced: Case) -> None:
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as papq
+
+    rows = []
+    for row in papq.read_table(PARQUET).to_pylist():
+        flat: dict[str, Any] = {}
+        for column, cell in row.items():
+            if column.startswith("attributes.") and cell is not None:
+                _dotted(column, cell, flat)
+            elif not column.startswith("attributes."):
+                flat[column] = cell
+        rows.append(flat)
+    columns = sorted({k for r in rows for k in r})
+    table = pa.Table.from_pylist([{c: r.get(c) for c in columns} for r in rows])
+    assert "attributes.retrieval.documents" in table.column_names
+    buf = io.BytesIO()
+    papq.write_table(table, buf)
+    flat_plan = run_import(sourced, write(sourced, "flat.parquet", buf.getvalue()), fmt=PHOENIX, dry_run=True)
+    nested = run_import(sourced, PARQUET, fmt=PHOENIX, dry_run=True)
+    assert [_passages(it.statement) for it in flat_plan.items] == [
+        _passages(it.statement) for it in nested.items
+    ]
+    assert [it.statement["answer_sha256"] for it in flat_plan.items] == [
+        it.statement["answer_sha256"] for it in nested.items
+    ]
