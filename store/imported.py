@@ -85,6 +85,8 @@ class SignedImport:
     seq: int
     trace_sha256: str | None
     problem: str | None
+    #: the export format the signed statement names (digests compare only within one)
+    export_format: str | None = None
 
 
 def signed_imports(vault: Vault, answer_ids: list[str]) -> dict[str, SignedImport]:
@@ -147,7 +149,11 @@ def _signed(
     if st.get("answer_id") != answer_id:
         return bad(f"log entry {seq} holds answer {st.get('answer_id')!r}, not {answer_id}")
     trace = st.get("trace_sha256")
-    return SignedImport(answer_id, seq, trace if isinstance(trace, str) else None, None)
+    export = st.get("export")
+    fmt = export.get("format") if isinstance(export, dict) else None
+    return SignedImport(
+        answer_id, seq, trace if isinstance(trace, str) else None, None, fmt if isinstance(fmt, str) else None
+    )
 
 
 def append_imported(vault: Vault, custodian: Identity, items: list[ImportedItem]) -> list[int]:

@@ -20,7 +20,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from tests.producer.pipelines import chunk_rows
 
-__all__ = ["langchain_export", "llamaindex_export", "otlp_lines"]
+__all__ = ["langchain_export", "llamaindex_export", "openllmetry_export", "otlp_lines"]
 
 QUESTIONS = ("Refund window?", "Restart payments?")
 
@@ -74,11 +74,9 @@ def _provider(
     provider.shutdown()
 
 
-def langchain_export(
-    ids: str = "hex", configure: Callable[[], Any] | None = None, limit: int | None = None
-) -> bytes:
-    """A LangChain RAG chain (FakeListChatModel, DeterministicFakeEmbedding) traced by
-    openinference-instrumentation-langchain, as OTLP JSON Lines."""
+def _rag_chain() -> Any:
+    """The LangChain RAG chain both instrumentations trace: a fake chat model over an
+    in-memory vector store of the pipelines' chunks, two documents per question."""
     from langchain_core.documents import Document
     from langchain_core.embeddings import DeterministicFakeEmbedding
     from langchain_core.language_models import FakeListChatModel
@@ -86,6 +84,54 @@ def langchain_export(
     from langchain_core.prompts import ChatPromptTemplate
     from langchain_core.runnables import RunnableLambda, RunnablePassthrough
     from langchain_core.vectorstores import InMemoryVectorStore
+
+    store = InMemoryVectorStore(DeterministicFakeEmbedding(size=16))
+    store.add_documents([Document(page_content=t, metadata=m) for t, m in chunk_rows()])
+    retriever = store.as_retriever(search_kwargs={"k": 2})
+    prompt = ChatPromptTemplate.from_messages(
+        [("system", "Answer only from this context:\n\n{context}"), ("human", "{question}")]
+    )
+
+    def join(docs: list[Document]) -> str:
+        return "\n\n".join(d.page_content for d in docs)
+
+    model = FakeListChatModel(responses=list(ANSWERS))
+    return (
+        {"context": retriever | RunnableLambda(join), "question": RunnablePassthrough()}
+        | prompt
+        | model
+        | StrOutputParser()
+    )
+
+
+ANSWERS = ("Refunds are accepted within thirty days.", "Not in production.")
+SESSIONS = ("sess-refund", "sess-restart")
+
+
+def openllmetry_export(limit: int | None = None) -> bytes:
+    """The same LangChain RAG chain traced by OpenLLMetry (Traceloop's
+    opentelemetry-instrumentation-langchain), each question in a session given the way
+    LangChain passes it (run metadata `session_id`, which OpenLLMetry records as
+    `traceloop.association.properties.session_id`)."""
+    from opentelemetry.instrumentation.langchain import LangchainInstrumentor
+
+    with _provider("northstar-support-langchain", limit) as (provider, exporter):
+        instrumentor = LangchainInstrumentor()
+        instrumentor.instrument(tracer_provider=provider)
+        try:
+            chain = _rag_chain()
+            for q, session in zip(QUESTIONS, SESSIONS, strict=True):
+                chain.invoke(q, config={"metadata": {"session_id": session}})
+        finally:
+            instrumentor.uninstrument()
+        return otlp_lines(list(exporter.get_finished_spans()))
+
+
+def langchain_export(
+    ids: str = "hex", configure: Callable[[], Any] | None = None, limit: int | None = None
+) -> bytes:
+    """A LangChain RAG chain (FakeListChatModel, DeterministicFakeEmbedding) traced by
+    openinference-instrumentation-langchain, as OTLP JSON Lines."""
     from openinference.instrumentation.langchain import LangChainInstrumentor
 
     with _provider("northstar-support-langchain", limit) as (provider, exporter):
@@ -95,26 +141,7 @@ def langchain_export(
             kwargs["config"] = configure()
         instrumentor.instrument(**kwargs)
         try:
-            store = InMemoryVectorStore(DeterministicFakeEmbedding(size=16))
-            store.add_documents([Document(page_content=t, metadata=m) for t, m in chunk_rows()])
-            retriever = store.as_retriever(search_kwargs={"k": 2})
-            prompt = ChatPromptTemplate.from_messages(
-                [("system", "Answer only from this context:\n\n{context}"), ("human", "{question}")]
-            )
-
-            def join(docs: list[Document]) -> str:
-                return "\n\n".join(d.page_content for d in docs)
-
-            fmt = RunnableLambda(join)
-            model = FakeListChatModel(
-                responses=["Refunds are accepted within thirty days.", "Not in production."]
-            )
-            chain = (
-                {"context": retriever | fmt, "question": RunnablePassthrough()}
-                | prompt
-                | model
-                | StrOutputParser()
-            )
+            chain = _rag_chain()
             for q in QUESTIONS:
                 chain.invoke(q)
         finally:

@@ -22,8 +22,15 @@ def _cut() -> bytes:
     return langchain_export(limit=48)
 
 
+def _openllmetry() -> bytes:
+    from tests.imports.exports import openllmetry_export
+
+    return openllmetry_export()
+
+
 MAKERS: dict[str, Callable[[], bytes]] = {
     "langchain-openinference-0.1.80-limit48.jsonl": _cut,
+    "langchain-openllmetry-0.62.4.jsonl": _openllmetry,
 }
 
 

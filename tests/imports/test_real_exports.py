@@ -59,7 +59,10 @@ def test_llamaindex_export_imports_with_two_model_calls_per_trace(sourced: Case,
     assert len(plan.items) == 2
     st = plan.items[0].statement
     assert len(st["runtime"]["llm_calls"]) == 2  # MockLLM.predict wraps MockLLM.complete
-    assert st["fields"]["$.runtime.model"]["state"] == "importer-computed"
+    # MockLLM's model name is the placeholder "unknown": not captured, never a name
+    model = st["fields"]["$.runtime.model"]
+    assert st["runtime"]["model"] is None and model["state"] == "absent"
+    assert "placeholder 'unknown'" in model["detail"]
     t = trace(sourced, st["answer_id"])
     assert t.answer.verified and t.question.text in ("Refund window?", "Restart payments?")
     for p in t.passages:

@@ -46,7 +46,8 @@ def register(sub: Sub) -> None:
         required=True,
         choices=[str(f) for f in ExportFormat],
         help="otlp-json: OTLP JSON Lines (the file exporter); "
-        "otlp-proto: one binary ExportTraceServiceRequest",
+        "otlp-proto: one binary ExportTraceServiceRequest; "
+        "phoenix-parquet: an Arize Phoenix spans dataframe saved as Parquet",
     )
     p.add_argument("--collection", required=True, help="collection the imported texts are stored under")
     add_custodian(p)

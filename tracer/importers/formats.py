@@ -14,3 +14,4 @@ __all__ = ["ExportFormat"]
 class ExportFormat(StrEnum):
     OTLP_JSON = "otlp-json"
     OTLP_PROTO = "otlp-proto"
+    PHOENIX_PARQUET = "phoenix-parquet"

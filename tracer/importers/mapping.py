@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from hashlib import sha256
 from typing import Any
 
@@ -21,6 +21,7 @@ from tracer.importers.attest import REDACTION_MARKERS, Attestation, FieldFact, i
 from tracer.importers.otlp import ExportFormatError, Span, span_time
 
 __all__ = [
+    "PLACEHOLDERS",
     "Document",
     "ImportedAnswer",
     "LlmCall",
@@ -38,6 +39,11 @@ __all__ = [
 A = Attestation
 _LLM_OPS = frozenset({"chat", "text_completion", "generate_content"})
 _TEXT_MIME = frozenset({"", "text/plain"})
+#: OpenLLMetry (Traceloop): a retrieval span's operation, and its JSON input and output
+_OLL_RETRIEVE = "vector_db_retrieve"
+_OLL_IN, _OLL_OUT = "traceloop.entity.input", "traceloop.entity.output"
+#: what instrumentations write when they do not know a value: "not captured", never a value
+PLACEHOLDERS = frozenset({"unknown", "none", "null", "n/a", "na", "undefined", "<unknown>"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +192,7 @@ def _kind(span: Span) -> str:
     op = span.text("gen_ai.operation.name") or ""
     if op in _LLM_OPS:
         return "LLM"
-    if op == "retrieval":
+    if op in ("retrieval", _OLL_RETRIEVE):
         return "RETRIEVER"
     return ""
 
@@ -438,15 +444,97 @@ def _genai_documents(r: _Reader, span: Span, query: TextField) -> list[Document]
     return out
 
 
-def _genai_messages(r: _Reader, span: Span, key: str, what: str) -> list[TextField]:
-    """The text parts of `gen_ai.input.messages` / `.output.messages`; external parts are absent."""
+def _entity_member(r: _Reader, span: Span, key: str, member: str, what: str) -> TextField:
+    """A text member (`inputs`, `outputs`, `query`) of an OpenLLMetry entity JSON attribute."""
+    parsed = _json_attr(r, span, key, what)
+    if parsed.value is None:
+        return TextField(None, parsed.fact)
+    where = f"{parsed.fact.source} $.{member}"
+    value = parsed.value.get(member) if isinstance(parsed.value, dict) else None
+    if isinstance(value, dict):  # {"inputs": {"question": ...}}: one named text
+        texts = [value[k] for k in ("question", "input", "query") if isinstance(value.get(k), str)]
+        value = texts[0] if texts else None
+    if not isinstance(value, str):
+        return TextField.missing(A.ABSENT, where, f"{what}: {key} holds no text {member!r}")
+    return r.classify(value, where, what)
+
+
+def _traceloop_documents(r: _Reader, span: Span) -> list[Document]:
+    """OpenLLMetry's `vector_db_retrieve` span: `traceloop.entity.output` is
+    `{"documents": [{"page_content", "metadata"}, ...]}`, the query is in its input."""
+    query = _entity_member(r, span, _OLL_IN, "query", "query")
+    parsed = _json_attr(r, span, _OLL_OUT, "retrieved documents")
+    base = Document(
+        span_id=span.span_id,
+        index=0,
+        rank=1,
+        content=TextField(None, parsed.fact),
+        ref=Value(None, FieldFact(A.ABSENT, "", "OpenLLMetry records no document id")),
+        score=Value(None, FieldFact(A.ABSENT, "", "OpenLLMetry records no score")),
+        metadata=Value(None, parsed.fact),
+        query=query,
+        retrieved_at=span_time(span.end_ns),
+        source=f"line {span.line} {span.path}",
+        data_source=_data_source(span),
+    )
+    if parsed.value is None:
+        if parsed.fact.state == A.ABSENT:
+            return []
+        # cut or redacted: how many documents there were is unknown; say so once
+        detail = f"{parsed.fact.detail}; the retrieved documents cannot be read, nor counted"
+        fact = FieldFact(parsed.fact.state, parsed.fact.source, detail)
+        return [replace(base, content=TextField(None, fact), metadata=Value(None, fact))]
+    docs = parsed.value.get("documents") if isinstance(parsed.value, dict) else None
+    where = span.where(_OLL_OUT)
+    out: list[Document] = []
+    for i, d in enumerate(docs if isinstance(docs, list) else []):
+        if not isinstance(d, dict):
+            continue
+        at = f"{where} $.documents[{i}]"
+        text = d.get("page_content")
+        if text == "" or not isinstance(text, str):
+            content = TextField.missing(A.ABSENT, at, f"document {i} content: no page_content text")
+        else:
+            content = r.classify(text, f"{at}.page_content", f"document {i} content")
+        meta = d.get("metadata")
+        ref = d.get("id")
+        if isinstance(ref, str) and ref:
+            check_id(
+                span.file, span.line, span.attribute_paths[_OLL_OUT] + ".stringValue", f"document {i} id", ref
+            )
+        out.append(
+            replace(
+                base,
+                index=i,
+                rank=i + 1,
+                content=content,
+                ref=Value(ref, FieldFact(A.IMPORTER_COMPUTED, f"{at}.id"))
+                if isinstance(ref, str) and ref
+                else base.ref,
+                metadata=Value(meta, FieldFact(A.IMPORTER_COMPUTED, f"{at}.metadata"))
+                if isinstance(meta, dict)
+                else Value(None, FieldFact(A.ABSENT, "", f"document {i} has no metadata")),
+                line=span.line,
+                metadata_path=span.attribute_paths[_OLL_OUT] + ".stringValue",
+            )
+        )
+    return out
+
+
+def _genai_messages(r: _Reader, span: Span, key: str, what: str, role: str | None = None) -> list[TextField]:
+    """The text parts of `gen_ai.input.messages` / `.output.messages` /
+    `.system_instructions` (of messages of `role`, if given); external parts are absent."""
     parsed = _json_attr(r, span, key, what)
     if parsed.value is None:
         return [TextField(None, parsed.fact)] if parsed.fact.state != A.ABSENT else []
     where = parsed.fact.source
     out: list[TextField] = []
     messages = parsed.value if isinstance(parsed.value, list) else []
+    if key == "gen_ai.system_instructions":  # a list of parts, not of messages
+        messages = [{"parts": messages}]
     for i, m in enumerate(messages):
+        if role is not None and (not isinstance(m, dict) or m.get("role") != role):
+            continue
         parts = m.get("parts", []) if isinstance(m, dict) else []
         for j, part in enumerate(parts if isinstance(parts, list) else []):
             if not isinstance(part, dict):
@@ -481,6 +569,7 @@ def _prompts(r: _Reader, span: Span) -> list[TextField]:
         ]
     for i in _indexed(span, "llm.prompts."):
         out.append(r.text(span, f"llm.prompts.{i}.prompt.text", f"prompt {i}"))
+    out += _genai_messages(r, span, "gen_ai.system_instructions", "system instructions")
     out += _genai_messages(r, span, "gen_ai.input.messages", "prompt message")
     if not out and span.dropped_attributes > 0:
         out.append(r.text(span, "llm.input_messages.0.message.content", "prompt"))
@@ -500,20 +589,39 @@ def _output(r: _Reader, span: Span) -> TextField:
 
 
 def _model(span: Span) -> Value:
+    placeholder: tuple[str, str] | None = None
     for key in ("llm.model_name", "gen_ai.response.model", "gen_ai.request.model"):
         name = span.text(key)
-        if name:
+        if name and name.strip().lower() in PLACEHOLDERS:
+            placeholder = placeholder or (key, name)
+        elif name:
             identifier(span, key, name, "the model name")
             return Value(name, FieldFact(A.IMPORTER_COMPUTED, span.where(key)))
+    if placeholder is not None:
+        key, name = placeholder
+        return Value(
+            None,
+            FieldFact(A.ABSENT, span.where(key), f"not captured: {key} is the placeholder {name!r}, no name"),
+        )
     return Value(None, FieldFact(A.ABSENT, "", "no model name recorded"))
+
+
+def _session(spans: Sequence[Span]) -> Value:
+    """OpenInference `session.id`, else GenAI `gen_ai.conversation.id`, else OpenLLMetry's
+    `traceloop.association.properties.session_id`."""
+    for key in ("session.id", "gen_ai.conversation.id", "traceloop.association.properties.session_id"):
+        v = _attr_value(spans, key, "the session id")
+        if v.value is not None:
+            return v
+    return Value(None, FieldFact(A.ABSENT, "", "no session id recorded"))
 
 
 def _attr_value(spans: Iterable[Span], key: str, what: str, resource: bool = False) -> Value:
     """An identifier-like attribute (service name, version, session id) of the first span
-    holding it, checked as an identifier."""
+    holding it, checked as an identifier; a placeholder ("unknown") is no value."""
     for s in spans:
         value = (s.resource if resource else s.attributes).get(key)
-        if isinstance(value, str) and value:
+        if isinstance(value, str) and value and value.strip().lower() not in PLACEHOLDERS:
             if resource:
                 path = s.resource_paths[key]
                 check_id(s.file, s.line, f"{path}.stringValue", f"{what} ({key})", value)
@@ -528,6 +636,8 @@ def _attr_value(spans: Iterable[Span], key: str, what: str, resource: bool = Fal
 def _question(r: _Reader, root: Span, calls: Sequence[tuple[Span, LlmCall]]) -> TextField:
     if (root.text("input.mime_type") or "") in _TEXT_MIME and "input.value" in root.attributes:
         return r.text(root, "input.value", "question")
+    if _OLL_IN in root.attributes:
+        return _entity_member(r, root, _OLL_IN, "inputs", "question")
     for span, _call in calls:
         users = [
             i
@@ -536,6 +646,10 @@ def _question(r: _Reader, root: Span, calls: Sequence[tuple[Span, LlmCall]]) -> 
         ]
         if users:
             return r.text(span, f"llm.input_messages.{users[-1]}.message.content", "question")
+    for span, _call in reversed(calls):
+        said = _genai_messages(r, span, "gen_ai.input.messages", "question", role="user")
+        if said:
+            return said[-1]
     return TextField.missing(A.ABSENT, "", "no question: the root span has no plain-text input.value")
 
 
@@ -543,6 +657,8 @@ def _answer(r: _Reader, root: Span, calls: Sequence[tuple[Span, LlmCall]]) -> Te
     if (root.text("output.mime_type") or "") in _TEXT_MIME and "output.value" in root.attributes and calls:
         if root.span_id != calls[-1][0].span_id:
             return r.text(root, "output.value", "answer")
+    if _OLL_OUT in root.attributes and calls and root.span_id != calls[-1][0].span_id:
+        return _entity_member(r, root, _OLL_OUT, "outputs", "answer")
     if calls:
         return calls[-1][1].output
     return TextField.missing(A.ABSENT, "", "no answer recorded")
@@ -591,7 +707,13 @@ def answers_of(spans: Sequence[Span], opts: ReadOptions) -> tuple[list[ImportedA
         for s in tree:
             kind = _kind(s)
             if kind == "RETRIEVER":
-                if s.text("gen_ai.operation.name") == "retrieval" and not _indexed(s, "retrieval.documents."):
+                if s.text("gen_ai.operation.name") == _OLL_RETRIEVE and not _indexed(
+                    s, "retrieval.documents."
+                ):
+                    docs += _traceloop_documents(r, s)
+                elif s.text("gen_ai.operation.name") == "retrieval" and not _indexed(
+                    s, "retrieval.documents."
+                ):
                     query = r.text(s, "gen_ai.retrieval.query.text", "query")
                     docs += _genai_documents(r, s, query)
                 else:
@@ -620,7 +742,7 @@ def answers_of(spans: Sequence[Span], opts: ReadOptions) -> tuple[list[ImportedA
                 ),
                 service=_attr_value(tree, "service.name", "the service name", resource=True),
                 service_version=_attr_value(tree, "service.version", "the service version", resource=True),
-                session_id=_attr_value(tree, "session.id", "the session id"),
+                session_id=_session(tree),
                 model=calls[-1][1].model,
                 documents=tuple(docs),
                 calls=tuple(c for _s, c in calls),

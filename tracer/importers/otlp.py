@@ -30,6 +30,7 @@ __all__ = [
     "read_otlp_json_lines",
     "read_otlp_proto",
     "span_time",
+    "unique_spans",
 ]
 
 
@@ -264,7 +265,7 @@ def _count(value: Any, file: str, line: int, path: str) -> int:
     return n
 
 
-def _unique(spans: list[Span]) -> list[Span]:
+def unique_spans(spans: list[Span]) -> list[Span]:
     """Refuse a span written twice (a retried batch, exports concatenated): a span is one
     (trace id, span id), and one written twice would be read into its answer twice."""
     seen: dict[tuple[str, str], Span] = {}
@@ -303,7 +304,7 @@ def read_otlp_json_lines(data: bytes, file: str) -> list[Span]:
         out.extend(spans_of(doc, file, n))
     if not out:
         raise ExportFormatError(file, 0, "$", "no spans: the file holds no OTLP trace data")
-    return _unique(out)
+    return unique_spans(out)
 
 
 def read_otlp_proto(data: bytes, file: str) -> list[Span]:
@@ -329,7 +330,7 @@ def read_otlp_proto(data: bytes, file: str) -> list[Span]:
     spans = list(spans_of(doc, file, 1))
     if not spans:
         raise ExportFormatError(file, 0, "$", "no spans: the file holds no OTLP trace data")
-    return _unique(spans)
+    return unique_spans(spans)
 
 
 def span_time(ns: int) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 from store import queries
 from store.crypto import Identity, sha256_hex
 from store.errors import InputError, UnwrapError
+from store.gcpause import no_cycle_collection
 from store.imported import ImportedItem, append_imported, signed_imports
 from store.ingest import read_input_file
 from store.keyring import DataKeys
@@ -20,6 +21,7 @@ from tracer.importers.build import DocumentMapping, ExportFile, build_item, mapp
 from tracer.importers.formats import ExportFormat
 from tracer.importers.mapping import ImportedAnswer, ReadOptions, Skipped, answers_of, inferred_limit
 from tracer.importers.otlp import Span, read_otlp_json_lines, read_otlp_proto
+from tracer.importers.phoenix import read_phoenix_parquet
 
 __all__ = ["Conflict", "ExportFormat", "ImportConflictError", "ImportPlan", "import_files", "plan_import"]
 
@@ -27,6 +29,7 @@ __all__ = ["Conflict", "ExportFormat", "ImportConflictError", "ImportPlan", "imp
 _READERS: dict[ExportFormat, Callable[[bytes, str], list[Span]]] = {
     ExportFormat.OTLP_JSON: read_otlp_json_lines,
     ExportFormat.OTLP_PROTO: read_otlp_proto,
+    ExportFormat.PHOENIX_PARQUET: read_phoenix_parquet,
 }
 
 
@@ -244,6 +247,13 @@ def _sort_overlaps(vault: Vault, plan: ImportPlan) -> None:
                 f"already in the vault (log entry {held.seq}), imported before trace digests were "
                 "recorded: whether this copy is the same cannot be told",
             )
+        elif held.export_format != it.statement["export"]["format"]:
+            conflict(
+                it,
+                f"already in the vault (log entry {held.seq}), imported from a {held.export_format} "
+                f"export; a {it.statement['export']['format']} copy cannot be compared with it byte "
+                "for byte, so it is not imported beside it",
+            )
         elif held.trace_sha256 == mine:
             skip(it, f"already in the vault with the same content (log entry {held.seq})")
         else:
@@ -268,11 +278,14 @@ def import_files(
 ) -> ImportPlan:
     """Plan, then append every new answer in one batch; raises `ImportConflictError` (nothing
     appended) when any answer conflicts.  A dry run returns the plan, conflicts listed."""
-    plan = plan_import(vault, custodian, files, fmt, collection, now, mapping, opts)
-    if dry_run:
-        return plan
-    if plan.conflicts:
-        raise ImportConflictError(plan.conflicts)
-    if plan.items:
-        plan.seqs = append_imported(vault, custodian, plan.items)
+    # a file's spans, answers and statements are millions of small acyclic objects:
+    # paused, the cycle collector does not walk them again and again (superlinear)
+    with no_cycle_collection():
+        plan = plan_import(vault, custodian, files, fmt, collection, now, mapping, opts)
+        if dry_run:
+            return plan
+        if plan.conflicts:
+            raise ImportConflictError(plan.conflicts)
+        if plan.items:
+            plan.seqs = append_imported(vault, custodian, plan.items)
     return plan
