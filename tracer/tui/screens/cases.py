@@ -24,8 +24,9 @@ from textual.widgets import DataTable, Static
 
 from store.casefile import CaseRecord
 from tracer.engine.case import CaseDesk, CaseView
+from tracer.tui.hold_actions import HoldSubject, start_hold, start_release
 from tracer.tui.messages import Failed, Recorded
-from tracer.tui.screens.base import BACK, TracerScreen
+from tracer.tui.screens.base import BACK, HOLD, RELEASE, TracerScreen
 from tracer.tui.screens.note_editor import NoteEditor
 from tracer.tui.screens.prompt import PromptScreen
 from tracer.tui.text import plain, safe_line
@@ -122,7 +123,10 @@ class CasesScreen(TracerScreen):
             id="tracer.case_export",
             tooltip="Write the signed case pack (cover page, verification, every answer, notes, holds)",
         ),
+        HOLD,
+        RELEASE,
     ]
+    FOOTER_LATER = frozenset({"release"})
 
     @dataclass
     class Loaded(Message):
@@ -133,6 +137,8 @@ class CasesScreen(TracerScreen):
     def __init__(self) -> None:
         super().__init__()
         self.cases: list[CaseRecord] = []
+        #: the selected case as this viewer sees it (None: no case selected)
+        self.view: CaseView | None = None
 
     def compose(self) -> ComposeResult:
         yield from self.frame_top()
@@ -170,6 +176,7 @@ class CasesScreen(TracerScreen):
 
     def on_cases_screen_loaded(self, message: Loaded) -> None:
         self.cases = message.cases
+        self.view = message.view
         table = self.query_one("#cases", DataTable)
         table.clear()
         names = message.names
@@ -216,6 +223,24 @@ class CasesScreen(TracerScreen):
         self.app.post_message(Recorded())
         self.notify(f"working on case {safe_line(case_id).plain}", markup=False)
         self._load()
+
+    def action_hold(self) -> None:
+        """A hold on one of the selected case's answers, placed under the case."""
+        v = self.view
+        if v is None:
+            self.notify(
+                "select a case first (Enter): a hold from here is on one of its answers", markup=False
+            )
+            return
+        subjects = [HoldSubject("answer", aid, f"answer {aid}") for aid in v.answer_ids()]
+        start_hold(self, subjects, self._load)
+
+    def action_release(self) -> None:
+        v = self.view
+        if v is None:
+            self.notify("select a case first (Enter): its holds are listed below it", markup=False)
+            return
+        start_release(self, v.holds, self._load)
 
     def action_clear(self) -> None:
         self.tracer_app.case_id = None
