@@ -11,9 +11,9 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
 from store.crypto import load_identity
+from tests.case.world import World, build_world
 from tests.helpers import PASSPHRASE
 from tests.tui.conftest import SIZE, Built, screen_text, settle
-from tests.case.world import World, build_world
 from tests.tui.fixture_vault import make_vault
 from tracer.engine.case import CaseDesk, CaseView, HoldView
 from tracer.engine.session import unlock
@@ -452,7 +452,7 @@ async def test_a_hold_is_placed_and_released_from_the_answer_screen_at_80x24(tmp
         assert '"reason": "litigation [bold]x[/bold]"' in shown and '"id": "ans-restart"' in shown
         await pilot.press("f2")
         await settle(pilot)
-        assert app.screen is answer and len(answer.holds) == 1
+        assert app.screen is answer and len(answer.holds) == 1  # type: ignore[comparison-overlap]
         # on the first screen at 80x24, whatever the claims table scrolled to
         first = screen_text(pilot)
         assert "LEGAL HOLD in force" in first and f"log entry {answer.holds[0].hold.seq}" in first
@@ -467,7 +467,7 @@ async def test_a_hold_is_placed_and_released_from_the_answer_screen_at_80x24(tmp
         assert f'"hold_seq": {seq}' in screen_text(pilot)
         await pilot.press("f2")
         await settle(pilot)
-        assert app.screen is answer and answer.holds == []
+        assert app.screen is answer and answer.holds == []  # type: ignore[comparison-overlap]
         assert "LEGAL HOLD" not in screen_text(pilot)
     assert _desk_holds(world) == []
     with world.session() as s:
@@ -522,4 +522,6 @@ async def test_without_the_hold_right_the_refusal_names_who_can_and_records_a_re
     assert _desk_holds(world) == []
     with world.session("pat") as s:
         notes = CaseDesk(s).view("INC-7").notes
-    assert [n.text for n in notes] == ["HOLD REQUEST: please place a legal hold on answer ans-restart. Reason:"]
+    assert [n.text for n in notes] == [
+        "HOLD REQUEST: please place a legal hold on answer ans-restart. Reason:"
+    ]

@@ -114,7 +114,7 @@ class AnswerScreen(TracerScreen):
         ),
     ]
     #: past `? v q` in the footer: at 80 columns the claim's own keys and ?, v, q stay
-    FOOTER_LATER = frozenset({"timeline", "tag_answer", "release"})
+    FOOTER_LATER = frozenset({"hold", "release", "timeline", "tag_answer"})
 
     @dataclass
     class Loaded(Message):

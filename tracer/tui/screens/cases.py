@@ -126,7 +126,7 @@ class CasesScreen(TracerScreen):
         HOLD,
         RELEASE,
     ]
-    FOOTER_LATER = frozenset({"release"})
+    FOOTER_LATER = frozenset({"hold", "release"})
 
     @dataclass
     class Loaded(Message):

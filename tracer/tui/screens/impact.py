@@ -171,7 +171,9 @@ class ImpactScreen(TracerScreen):
         table = self.query_one("#impact-targets", DataTable)
         for i, t in enumerate(self.targets):
             kind = "document (deleted)" if t.deleted else t.kind
-            table.add_row(safe_line(t.name), plain(kind), key=str(i))
+            # a revision under its document's row, so at 80 columns the revision is on screen
+            label = f"  @ {t.revision}" if t.kind == "revision" else t.name
+            table.add_row(safe_line(label), plain(kind), key=str(i))
         table.focus()
         if self.targets:
             self._show_target(0)

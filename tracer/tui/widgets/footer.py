@@ -5,12 +5,18 @@ Textual lists a screen's own keys before the app's, so a screen with many keys p
 actions that matter least (`FOOTER_LATER`); here their keys move to just after `q Quit`,
 so at 80 columns they are what goes past the edge first, as the least important
 columns of a table do.  They stay whole at wider sizes, in `?` and in the palette.
+
+A key that does not fit whole is not drawn cut (`q Qui`, `T Tim`): once laid out,
+the keys past the edge are hidden and the footer ends in `…`, which says that more
+keys follow (in `?` and the palette).
 """
 
 from __future__ import annotations
 
+from textual import events
 from textual.app import ComposeResult
-from textual.widgets import Footer
+from textual.widgets import Footer, Static
+from textual.widgets._footer import FooterKey
 
 __all__ = ["LAST_GLOBAL_ACTION", "TracerFooter"]
 
@@ -18,8 +24,40 @@ __all__ = ["LAST_GLOBAL_ACTION", "TracerFooter"]
 LAST_GLOBAL_ACTION = "quit"
 
 
+#: the mark that keys follow past the edge
+MORE = "…"
+
+
 class TracerFooter(Footer):
+    DEFAULT_CSS = """
+    TracerFooter #footer-more { width: 1; display: none; }
+    """
+
     def compose(self) -> ComposeResult:
+        yield from self._ordered()
+        more = Static(MORE, id="footer-more")
+        yield more
+        self.styles.grid_size_columns = (self.styles.grid_size_columns or 0) + 1
+        self.call_after_refresh(self._fit)
+
+    def on_resize(self, _event: events.Resize) -> None:
+        for key in self.query(FooterKey):
+            key.display = True
+        self.call_after_refresh(self._fit)
+
+    def _fit(self) -> None:
+        """Hide every key that would be cut by the right edge; say so with `…`."""
+        if not self.is_attached or self.size.width == 0:
+            return
+        edge = self.region.right - 1  # one cell kept for the mark
+        keys = list(self.query(FooterKey))
+        over = [k for k in keys if k.display and k.region.width and k.region.right > edge]
+        for key in over:
+            key.display = False
+        for more in self.query("#footer-more"):
+            more.display = bool(over) or any(not k.display for k in keys)
+
+    def _ordered(self) -> ComposeResult:
         keys = list(super().compose())
         later_actions: frozenset[str] = getattr(self.screen, "FOOTER_LATER", frozenset())
         later = [k for k in keys if getattr(k, "action", None) in later_actions]
