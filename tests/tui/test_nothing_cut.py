@@ -163,3 +163,20 @@ async def test_no_screen_cuts_an_id_or_a_word_without_a_mark_at_80x24(built: Bui
         assert not isinstance(app.screen, ImpactScreen)
     bad = {where: found for where, found in seen.items() if found}
     assert not bad, "\n".join(f"{w}:\n  " + "\n  ".join(f) for w, f in bad.items())
+
+
+async def test_end_and_home_go_to_the_last_and_first_row(built: Built) -> None:
+    app = built.app()
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await pilot.press("i")
+        await settle(pilot)
+        assert isinstance(app.screen, ImpactScreen)
+        table = app.screen.query_one("#impact-targets", DataTable)
+        assert table.row_count > 2
+        await pilot.press("end")
+        await settle(pilot)
+        assert table.cursor_row == table.row_count - 1 and table.scroll_x == 0
+        await pilot.press("home")
+        await settle(pilot)
+        assert table.cursor_row == 0

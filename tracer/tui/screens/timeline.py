@@ -39,17 +39,26 @@ from tracer.tui.widgets.pick_table import PickTable
 
 __all__ = ["TimelineScreen"]
 
-#: header, key and width of each column, most important first
-_AT, _TODAY = "at answer time", "currency today"
+#: header, key and width of each column, most important first.  Short headers (the
+#: pane under the table spells both states out) and the passage right after the answer:
+#: at 80 columns the passage is on screen, so two rows of one answer never look the same
+_AT, _TODAY = "at answer", "today"
 COLUMNS: tuple[tuple[str, int | None], ...] = (
     ("time (UTC)", None),
     (_AT, max(len(_AT), *map(len, ANSWER_TIME))),
     (_TODAY, max(len(_TODAY), STATE_WIDTH["currency"])),
     ("answer", None),
-    ("revision", None),
     ("passage", None),
+    ("revision", None),
     ("reason", None),
 )
+
+
+def _at(stamp: str) -> str:
+    """A UTC time in the table: the header says UTC, so the cell drops the `Z` (the pane
+    under the table shows it whole)."""
+    return stamp[:-1] if stamp.endswith("Z") else stamp
+
 
 #: not priority: Enter on the timeline is the table's own (`PickTable`), after the arrows
 OPEN_ANSWER = Binding(
@@ -184,23 +193,23 @@ class TimelineScreen(TracerScreen):
                 if e.is_latest:
                     rev.append(" (latest)", style="bold")
                 table.add_row(
-                    plain(e.at, "bold"),
+                    plain(_at(e.at), "bold"),
                     plain(""),
                     plain(""),
                     plain("new revision", "bold italic"),
-                    rev,
                     plain(""),
+                    rev,
                     plain(""),
                     key=f"r{n}",
                 )
             else:
                 table.add_row(
-                    plain(e.at),
+                    plain(_at(e.at)),
                     answer_time_word(e.answer_time),
                     state_word(e.currency),
                     safe_line(e.answer_id),
-                    safe_line(e.revision),
                     safe_line(e.passage_id),
+                    safe_line(e.revision),
                     plain(e.reason),
                     key=f"a{n}:{e.answer_id}",
                 )
