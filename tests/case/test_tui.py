@@ -525,3 +525,31 @@ async def test_without_the_hold_right_the_refusal_names_who_can_and_records_a_re
     assert [n.text for n in notes] == [
         "HOLD REQUEST: please place a legal hold on answer ans-restart. Reason:"
     ]
+
+
+async def test_a_bad_case_id_is_refused_before_title_and_purpose(built: Built) -> None:
+    app = built.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("C")
+        await settle(pilot)
+        await pilot.press("o")
+        await _type(pilot, "bad id!")
+        await pilot.press("enter")
+        await settle(pilot)
+        prompt = app.screen
+        assert isinstance(prompt, PromptScreen) and prompt.value == "bad id!"  # asked again, kept
+        assert "Title" not in str(prompt.title_text)
+
+
+async def test_a_case_purpose_wraps_on_its_lines(built: Built) -> None:
+    ident = load_identity(built.keys.ines, PASSPHRASE)
+    with unlock(built.vault, ident, trust=TrustStore()) as s:
+        CaseDesk(s).open_case("INC-2", "t", "refunds\nand returns")
+    app = built.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await _picker(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        shown = str(app.screen.query_one("#case-detail", Static).render())
+        assert "⟨LF⟩" not in shown and "refunds\n" in shown and "and returns" in shown

@@ -180,3 +180,21 @@ async def test_end_and_home_go_to_the_last_and_first_row(built: Built) -> None:
         await pilot.press("home")
         await settle(pilot)
         assert table.cursor_row == 0
+
+
+async def test_a_toast_takes_its_own_lines_and_covers_no_data(built: Built) -> None:
+    app = built.app()
+    async with app.run_test(size=SMALL, notifications=True) as pilot:
+        await settle(pilot)
+        app.notify("a notice long enough to wrap onto a second line at eighty columns, said whole")
+        await settle(pilot)
+        for _ in range(20):
+            if app.screen.query("Toast"):
+                break
+            await pilot.pause()
+        toast = app.screen.query_one("Toast").region
+        assert toast.height >= 2
+        rack = app.screen.query_one("ToastRack")
+        for widget in app.screen.query("DataTable, Static, StatusBar, TracerFooter"):
+            if widget.display and widget.region.area and rack not in widget.ancestors:
+                assert not widget.region.overlaps(toast), (widget, widget.region, toast)

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from tracer.engine.session import Session
     from tracer.tui.screens.base import TracerScreen
 
-__all__ = ["EXPORT_BINDINGS", "available", "export_answer", "start_export"]
+__all__ = ["EXPORT_BINDINGS", "available", "export_answer", "in_tui_words", "start_export"]
 
 
 def _module() -> ModuleType | None:
@@ -82,12 +82,17 @@ def start_export(screen: TracerScreen, answer_id: str) -> None:
     screen.app.push_screen(PromptScreen(title, default_directory(answer_id)), chosen)
 
 
+def in_tui_words(error: str) -> str:
+    """An export error as the TUI says it: the CLI's flag names mean nothing here."""
+    return error.replace("choose a new --out", "choose a new directory")
+
+
 def _export(screen: TracerScreen, answer_id: str, out: Path) -> None:
     try:
         with screen.engine.use() as s:
             pack = export_answer(s, answer_id, out, screen.engine.normalizer)
     except Exception as exc:  # shown to the investigator instead of crashing the app
-        screen.post_message(Failed("export", str(exc)))
+        screen.post_message(Failed("export", in_tui_words(str(exc))))
         return
     screen.app.post_message(Recorded())
     screen.notify(f"report pack written to {pack} (export recorded in the access log)", markup=False)

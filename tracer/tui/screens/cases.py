@@ -22,8 +22,9 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from store.casefile import CaseRecord
+from store.casefile import CaseRecord, case_id_problem
 from tracer.engine.case import CaseDesk, CaseView
+from tracer.tui.export import in_tui_words
 from tracer.tui.hold_actions import HoldSubject, start_hold, start_release
 from tracer.tui.messages import Failed, Recorded
 from tracer.tui.screens.base import BACK, HOLD, RELEASE, TracerScreen
@@ -46,9 +47,11 @@ def case_text(v: CaseView) -> Text:
         safe_line(r.title),
         plain(f"\nopened {r.opened_at} by "),
         safe_line(v.opened_by.label()),
-        plain("\npurpose: "),
-        safe_line(r.purpose),
+        plain("\npurpose:"),
     )
+    for line in r.purpose.split("\n"):  # wrapped and on its lines, as the notes are
+        out.append("\n   ")
+        out.append_text(safe_line(line))
     out.append(f"\n\nNotes ({len(v.notes)}), oldest first\n", style="bold")
     for n in v.notes:
         about = f" on {n.answer_id}" if n.answer_id else ""
@@ -257,6 +260,17 @@ class CasesScreen(TracerScreen):
     def _got_id(self, case_id: str | None) -> None:
         if case_id and case_id.strip():
             cid = case_id.strip()
+            # checked now, before a title and a purpose are typed and then lost
+            problem = case_id_problem(cid)
+            if problem is None and cid in {c.case_id for c in self.cases}:
+                problem = f"case {cid!r} already exists: choose another id"
+            if problem is not None:
+                self.notify(f"case id: {safe_line(problem).plain}", severity="error", markup=False)
+                self.app.push_screen(
+                    PromptScreen(plain("New case id (A-Z a-z 0-9 . _ -)"), cid, placeholder="INC-4711"),
+                    self._got_id,
+                )
+                return
             self.app.push_screen(
                 PromptScreen(plain("Title of the case"), placeholder="Payments restart during settlement"),
                 lambda title: self._got_title(cid, title),
@@ -300,7 +314,7 @@ class CasesScreen(TracerScreen):
             with self.engine.use() as s:
                 tags = [t.tag for t in CaseDesk(s).view(case_id).tags]
         except Exception as exc:  # shown, never a crash
-            self.post_message(Failed("case export", str(exc)))
+            self.post_message(Failed("case export", in_tui_words(str(exc))))
             return
         self.app.call_from_thread(self._ask_tag, case_id, list(dict.fromkeys(tags)))
 
@@ -367,7 +381,7 @@ class CasesScreen(TracerScreen):
                     normalizer=self.engine.normalizer,
                 )
         except Exception as exc:  # shown to the investigator instead of crashing the app
-            self.post_message(Failed("case export", str(exc)))
+            self.post_message(Failed("case export", in_tui_words(str(exc))))
             return
         self.app.post_message(Recorded())
         self.notify(
