@@ -214,7 +214,7 @@ async def test_the_unlock_card_is_whole_at_80x24(built: Built) -> None:
         text = screen_text(pilot)
         for label in ("Unlock a tracer vault", "Vault", "Custodian:", "Investigator key file", "Passphrase"):
             assert label in text, label
-        assert "Forensic: inspect a vault that failed the rollback check" in text
+        assert "Forensic (inspect a vault that failed the rollback check): off" in text
         footer = text.splitlines()[-1]
         # the fields take printable keys: q is not offered here, Escape quits
         assert "q Quit" not in footer and "esc Quit" in footer

@@ -36,15 +36,17 @@ def _filled(strip: Strip, at: int) -> bool:
     return bool(strip.crop(at, at + 1).text.strip())
 
 
-def _mark(strip: Strip, at: int, width: int) -> Strip:
+def _mark(strip: Strip, at: int) -> Strip:
     cell = strip.crop(at, at + 1)
     style = next((seg.style for seg in cell if seg.text), None)
     mark = Strip([Segment(ELLIPSIS, style)], 1)
-    return Strip.join([strip.crop(0, at), mark, strip.crop(at + 1, width)])
+    return Strip.join([strip.crop(0, at), mark, strip.crop(at + 1, strip.cell_length)])
 
 
 def mark_edges(render: _Render, y: int, x1: int, x2: int, style: Style, width: int, virtual: int) -> Strip:
-    """`render(y, x1, x2, style)` with a word cut at either visible edge ending in `…`."""
+    """`render(y, x1, x2, style)` with a word cut at either visible edge ending in `…`.
+
+    `width`: the cells not under a scroll bar (a vertical bar covers the last two)."""
     strip = render(y, x1, x2, style)
     if width < 2:
         return strip
@@ -53,10 +55,10 @@ def mark_edges(render: _Render, y: int, x1: int, x2: int, style: Style, width: i
     # blanks are the padding between columns: a column wholly past the edge is not cut
     near_right = _filled(strip, width - 1) or _filled(strip, width - 2)
     if virtual > x2 and near_right and _filled(render(y, x1 + 1, x2 + 1, style), width - 1):
-        strip = _mark(strip, width - 1, width)
+        strip = _mark(strip, width - 1)
     near_left = _filled(strip, 0) or _filled(strip, 1)
     if x1 > 0 and near_left and _filled(render(y, x1 - 1, x2 - 1, style), 0):
-        strip = _mark(strip, 0, width)
+        strip = _mark(strip, 0)
     return strip
 
 
@@ -80,7 +82,8 @@ class MarkedTable(DataTable[Text]):
 
     def _render_line(self, y: int, x1: int, x2: int, base_style: Style) -> Strip:
         render = super()._render_line
-        return mark_edges(render, y, x1, x2, base_style, self.size.width, self.virtual_size.width)
+        seen = self.scrollable_content_region.width or self.size.width
+        return mark_edges(render, y, x1, x1 + seen, base_style, seen, self.virtual_size.width)
 
 
 class MarkedTree(Tree[T]):
@@ -88,4 +91,5 @@ class MarkedTree(Tree[T]):
 
     def _render_line(self, y: int, x1: int, x2: int, base_style: Style) -> Strip:
         render = super()._render_line
-        return mark_edges(render, y, x1, x2, base_style, self.size.width, self.virtual_size.width)
+        seen = self.scrollable_content_region.width or self.size.width
+        return mark_edges(render, y, x1, x1 + seen, base_style, seen, self.virtual_size.width)
