@@ -240,10 +240,14 @@ async def test_the_case_pack_is_written_from_the_cases_screen(built: Built, tmp_
                 assert "tags in this case: dropped-exception" in screen_text(pilot)
             app.screen.query_one(Input).value = answer
         await pilot.press("enter")
-        for _ in range(10):
+        said: list[str] = []
+        for _ in range(20):
             await settle(pilot)
-            if (out / "report.dsse.json").exists():
+            said = [n.message for n in app._notifications]
+            if any("verify-pack:" in m for m in said):
                 break
+        # the pack was checked in the TUI by verify-pack's own function
+        assert any("verify-pack: OK" in m and "no failure" in m for m in said), said
     report = (out / "report.md").read_text(encoding="utf-8")
     assert report.count("INC-8") >= 1
     assert "tagged dropped-exception" in report

@@ -24,7 +24,7 @@ from textual.widgets import DataTable, Static
 
 from store.casefile import CaseRecord, case_id_problem
 from tracer.engine.case import CaseDesk, CaseView
-from tracer.tui.export import in_tui_words
+from tracer.tui.export import in_tui_words, pack_check
 from tracer.tui.hold_actions import HoldSubject, start_hold, start_release
 from tracer.tui.messages import Failed, Recorded
 from tracer.tui.screens.base import BACK, HOLD, RELEASE, TracerScreen
@@ -384,10 +384,13 @@ class CasesScreen(TracerScreen):
             self.post_message(Failed("case export", in_tui_words(str(exc))))
             return
         self.app.post_message(Recorded())
+        ok, checked = pack_check(Path(pack))
         self.notify(
             f"case pack of {len(ids)} answer(s) written to {pack} "
-            "(signed; export recorded in the access log)",
+            f"(signed; export recorded in the access log); {checked}",
+            severity="information" if ok else "error",
             markup=False,
+            timeout=12,
         )
 
     def action_note(self) -> None:

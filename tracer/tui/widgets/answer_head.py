@@ -111,7 +111,7 @@ def answer_head(
     )
     if log_now is not None and log_now != t.checkpoint_size:
         # only this session appends while it holds the vault: its own access entries and notes
-        out.append_text(plain(f"; checkpoint now {log_now} (your access entries and notes since)"))
+        out.append_text(plain(f"; checkpoint now {log_now} (your access entries, notes and holds since)"))
     return out
 
 

@@ -13,6 +13,7 @@ keys follow (in `?` and the palette).
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from textual import events
 from textual.app import ComposeResult
 from textual.widgets import Footer, Static
@@ -41,21 +42,25 @@ class TracerFooter(Footer):
         self.call_after_refresh(self._fit)
 
     def on_resize(self, _event: events.Resize) -> None:
-        for key in self.query(FooterKey):
-            key.display = True
-        self.call_after_refresh(self._fit)
+        self._fit()
 
     def _fit(self) -> None:
-        """Hide every key that would be cut by the right edge; say so with `…`."""
-        if not self.is_attached or self.size.width == 0:
-            return
-        edge = self.region.right - 1  # one cell kept for the mark
+        """Hide every key that would be cut by the right edge; say so with `…`.
+
+        Measured from the keys' words (a compact key is `KEY DESCRIPTION`, one cell
+        between keys), not from their regions: a footer under a modal screen has none."""
+        width = self.size.width or self.app.size.width
         keys = list(self.query(FooterKey))
-        over = [k for k in keys if k.display and k.region.width and k.region.right > edge]
-        for key in over:
-            key.display = False
+        ends, at = [], 0
+        for key in keys:
+            words = f"{key.key_display} {key.description}" if key.description else key.key_display
+            at += cell_len(words) + (1 if at else 0)
+            ends.append(at)
+        fits = not ends or ends[-1] <= width
+        for key, end in zip(keys, ends, strict=True):
+            key.display = fits or end <= width - 2  # room for " …"
         for more in self.query("#footer-more"):
-            more.display = bool(over) or any(not k.display for k in keys)
+            more.display = not fits
 
     def _ordered(self) -> ComposeResult:
         keys = list(super().compose())
