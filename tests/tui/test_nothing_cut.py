@@ -186,7 +186,11 @@ async def test_a_toast_takes_its_own_lines_and_covers_no_data(built: Built) -> N
     app = built.app()
     async with app.run_test(size=SMALL, notifications=True) as pilot:
         await settle(pilot)
-        app.notify("a notice long enough to wrap onto a second line at eighty columns, said whole")
+        words = (
+            "case pack of 1 answer(s) written to tracer-case-INC-27 (signed; export recorded in "
+            "the access log); verify-pack: OK, 53 check(s) passed, no failure"
+        )
+        app.notify(words)
         await settle(pilot)
         for _ in range(20):
             if app.screen.query("Toast"):
@@ -194,6 +198,8 @@ async def test_a_toast_takes_its_own_lines_and_covers_no_data(built: Built) -> N
             await pilot.pause()
         toast = app.screen.query_one("Toast").region
         assert toast.height >= 2
+        # its last line is not under the footer (a scroll bar column made it a line short)
+        assert "no failure" in screen_text(pilot)
         rack = app.screen.query_one("ToastRack")
         for widget in app.screen.query("DataTable, Static, StatusBar, TracerFooter"):
             if widget.display and widget.region.area and rack not in widget.ancestors:

@@ -124,7 +124,9 @@ def _pick(
     screen.app.push_screen(ChooseScreen(plain(title, "bold"), choices), chosen)
 
 
-def _ask_reason(screen: TracerScreen, title: Text, then: Callable[[str], None]) -> None:
+def _ask_reason(
+    screen: TracerScreen, title: Text, then: Callable[[str], None], example: str = "litigation: Brightwater"
+) -> None:
     from tracer.tui.screens.prompt import PromptScreen
 
     def typed(reason: str | None) -> None:
@@ -257,7 +259,7 @@ def start_release(screen: TracerScreen, holds: Sequence[HoldView], done: Callabl
                 done,
             )
 
-        _ask_reason(screen, title, with_reason)
+        _ask_reason(screen, title, with_reason, "matter settled on 2026-12-01")
 
     def allowed() -> None:
         choices = [
