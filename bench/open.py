@@ -164,6 +164,7 @@ async def _probe_tracer(vault: Path, key: Path) -> dict[str, Any]:
                 break
             await asyncio.sleep(0.002)
         filtered = time.perf_counter() - t0
+        out.update(await _flows(app, screen))
         out.update(
             scroll_p95_ms=round(1000 * _p95(scroll), 2),
             scroll_median_ms=round(1000 * statistics.median(scroll), 2),
@@ -175,6 +176,65 @@ async def _probe_tracer(vault: Path, key: Path) -> dict[str, Any]:
             filtered_rows=screen.table.row_count,
             next_page_ms=round(1000 * next_page, 2) if next_page is not None else None,
         )
+    return out
+
+
+async def _until(done: Any, timeout: float = 600.0) -> float:
+    t0 = time.perf_counter()
+    while not done() and time.perf_counter() - t0 < timeout:
+        await asyncio.sleep(0.001)
+    return time.perf_counter() - t0
+
+
+async def _flows(app: Any, answers: Any) -> dict[str, Any]:
+    """The keys issue 27 names, each as (effect on screen, result complete) in ms: the
+    effect is the first visible change (a new screen with its loading line, the prompt,
+    the palette, the cursor moved); the result is the data in place."""
+    from textual.command import CommandPalette
+
+    from tracer.tui.screens.answer import AnswerScreen
+    from tracer.tui.screens.impact import ImpactScreen
+    from tracer.tui.screens.timeline import TimelineScreen
+
+    def ms(x: float) -> float:
+        return round(1000 * x, 2)
+
+    out: dict[str, Any] = {}
+    table = answers.table
+    # clear the filter typed before: the effect is the filter line (and the loading state)
+    n = table.row_count
+    t0 = time.perf_counter()
+    effect = await _key(app, "c", "c", lambda: answers.loading or answers.table.row_count != n)
+    await _until(lambda: not answers.loading)
+    out["clear_effect_ms"], out["clear_results_ms"] = ms(effect), ms(time.perf_counter() - t0)
+    table.focus()
+    t0 = time.perf_counter()
+    effect = await _key(app, "enter", "\r", lambda: isinstance(app.screen, AnswerScreen))
+    screen = app.screen
+    await _until(lambda: getattr(screen, "trace", None) is not None)
+    out["open_answer_effect_ms"], out["open_answer_results_ms"] = ms(effect), ms(time.perf_counter() - t0)
+    t0 = time.perf_counter()
+    effect = await _key(app, "T", "T", lambda: isinstance(app.screen, TimelineScreen))
+    if isinstance(app.screen, TimelineScreen):
+        tl = app.screen
+        await _until(lambda: tl.timeline is not None)
+        out["timeline_effect_ms"], out["timeline_results_ms"] = ms(effect), ms(time.perf_counter() - t0)
+        await _key(app, "escape", None, lambda: app.screen is screen)
+    await _key(app, "escape", None, lambda: app.screen is answers)
+    effect = await _key(app, "ctrl+p", None, lambda: isinstance(app.screen, CommandPalette))
+    out["palette_effect_ms"] = ms(effect)
+    await _key(app, "escape", None, lambda: app.screen is answers)
+    effect = await _key(app, "i", "i", lambda: isinstance(app.screen, ImpactScreen))
+    impact = app.screen
+    targets = impact.query_one("#impact-targets")
+    await _until(lambda: targets.row_count > 0)
+    out["impact_effect_ms"] = ms(effect)
+    downs: list[float] = []
+    for _ in range(min(30, max(0, targets.row_count - 1))):
+        want = targets.cursor_row + 1
+        downs.append(await _key(app, "down", None, lambda w=want: targets.cursor_row >= w))
+    if downs:
+        out["impact_down_p95_ms"], out["impact_down_max_ms"] = ms(_p95(downs)), ms(max(downs))
     return out
 
 

@@ -11,17 +11,20 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
 from store.crypto import load_identity
+from tests.case.world import World, build_world
 from tests.helpers import PASSPHRASE
 from tests.tui.conftest import SIZE, Built, screen_text, settle
 from tests.tui.fixture_vault import make_vault
-from tracer.engine.case import CaseDesk, CaseView
+from tracer.engine.case import CaseDesk, CaseView, HoldView
 from tracer.engine.session import unlock
 from tracer.engine.trust import TrustStore
 from tracer.tui.app import TracerApp
 from tracer.tui.commands import screen_actions
+from tracer.tui.context import LaunchOptions
 from tracer.tui.screens.answer import AnswerScreen
 from tracer.tui.screens.answers import AnswersScreen
 from tracer.tui.screens.cases import CasesScreen
+from tracer.tui.screens.hold_dialogs import ChooseScreen, ConfirmStatement, HoldRefused
 from tracer.tui.screens.note_editor import NoteEditor
 from tracer.tui.screens.prompt import PromptScreen
 from tracer.tui.widgets.status_bar import StatusBar
@@ -237,10 +240,14 @@ async def test_the_case_pack_is_written_from_the_cases_screen(built: Built, tmp_
                 assert "tags in this case: dropped-exception" in screen_text(pilot)
             app.screen.query_one(Input).value = answer
         await pilot.press("enter")
-        for _ in range(10):
+        said: list[str] = []
+        for _ in range(20):
             await settle(pilot)
-            if (out / "report.dsse.json").exists():
+            said = [n.message for n in app._notifications]
+            if any("verify-pack:" in m for m in said):
                 break
+        # the pack was checked in the TUI by verify-pack's own function
+        assert any("verify-pack: OK" in m and "no failure" in m for m in said), said
     report = (out / "report.md").read_text(encoding="utf-8")
     assert report.count("INC-8") >= 1
     assert "tagged dropped-exception" in report
@@ -397,3 +404,156 @@ async def test_tags_show_on_the_answer_and_g_tags_the_whole_answer(built: Built)
     view = _desk_view(built, "INC-3")
     assert isinstance(view, CaseView)
     assert [(t.target, t.tag) for t in view.tags] == [("claim:1", "stale-quote"), ("answer", "whole-answer")]
+
+
+# -- legal holds from the TUI -------------------------------------------------------------
+
+SMALL = (80, 24)
+
+
+def _world_app(tmp_path: Path, who: str) -> tuple[World, TracerApp]:
+    """The case world (ines may hold, pat may not) with `who`'s key file; the world's own
+    vault handle is closed, so the TUI's session is the only one (as in real use)."""
+    world = build_world(tmp_path)
+    ident = world.case.investigators[who]
+    ident.save(tmp_path / "keys", PASSPHRASE)
+    world.case.vault.close()
+    return world, TracerApp(LaunchOptions(world.case.path, tmp_path / "keys" / f"{who}.key", PASSPHRASE))
+
+
+def _desk_holds(world: World) -> list[HoldView]:
+    with world.session() as s:
+        return CaseDesk(s).holds(in_force_only=True)
+
+
+async def _open(pilot: Pilot[None], answer_id: str) -> AnswerScreen:
+    app = pilot.app
+    app.push_screen(AnswerScreen(answer_id))
+    await settle(pilot)
+    assert isinstance(app.screen, AnswerScreen) and app.screen.trace is not None
+    return app.screen
+
+
+async def test_a_hold_is_placed_and_released_from_the_answer_screen_at_80x24(tmp_path: Path) -> None:
+    world, app = _world_app(tmp_path, "ines")
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        answer = await _open(pilot, "ans-restart")
+        ids = {a.binding.id for a in screen_actions(answer)}
+        assert {"tracer.hold", "tracer.release"} <= ids  # footer, palette and ? share them
+        await pilot.press("H")
+        await settle(pilot)
+        assert isinstance(app.screen, ChooseScreen)  # the answer, or the claim's document
+        await pilot.press("enter")  # the first: the answer
+        await settle(pilot)
+        assert isinstance(app.screen, PromptScreen)
+        await _type(pilot, "litigation [bold]x[/bold]")
+        await pilot.press("enter")
+        await settle(pilot)
+        # the statement, whole and inert, before anything is signed
+        assert isinstance(app.screen, ConfirmStatement)
+        shown = screen_text(pilot)
+        assert '"reason": "litigation [bold]x[/bold]"' in shown and '"id": "ans-restart"' in shown
+        await pilot.press("f2")
+        await settle(pilot)
+        assert app.screen is answer and len(answer.holds) == 1  # type: ignore[comparison-overlap]
+        # on the first screen at 80x24, whatever the claims table scrolled to
+        first = screen_text(pilot)
+        assert "LEGAL HOLD in force" in first and f"log entry {answer.holds[0].hold.seq}" in first
+        seq = answer.holds[0].hold.seq
+        await pilot.press("U")
+        await settle(pilot)
+        assert isinstance(app.screen, PromptScreen)  # one hold: no choice to make
+        await _type(pilot, "settled")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmStatement)
+        assert f'"hold_seq": {seq}' in screen_text(pilot)
+        await pilot.press("f2")
+        await settle(pilot)
+        assert app.screen is answer and answer.holds == []  # type: ignore[comparison-overlap]
+        assert "LEGAL HOLD" not in screen_text(pilot)
+    assert _desk_holds(world) == []
+    with world.session() as s:
+        (h,) = CaseDesk(s).holds()
+    assert h.hold.reason == "litigation [bold]x[/bold]" and h.hold.release is not None
+    assert h.hold.release.reason == "settled"
+
+
+async def test_escape_at_the_statement_signs_nothing(tmp_path: Path) -> None:
+    world, app = _world_app(tmp_path, "ines")
+    async with app.run_test(size=SMALL) as pilot:
+        await settle(pilot)
+        await _open(pilot, "ans-restart")
+        await pilot.press("H", "down", "enter")  # the claim's document
+        await settle(pilot)
+        await _type(pilot, "why")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ConfirmStatement)
+        assert '"kind": "document"' in screen_text(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, AnswerScreen)
+    assert _desk_holds(world) == []
+
+
+async def test_without_the_hold_right_the_refusal_names_who_can_and_records_a_request(
+    tmp_path: Path,
+) -> None:
+    world, app = _world_app(tmp_path, "pat")
+    world.case.reopen()
+    with world.session("pat") as s:
+        CaseDesk(s).open_case("INC-7", "Restart", "why")
+    async with app.run_test(size=SMALL) as pilot:
+        await _picker(pilot)
+        await pilot.press("enter")  # select INC-7
+        await settle(pilot)
+        assert app.case_id == "INC-7"
+        await _open(pilot, "ans-restart")
+        await pilot.press("H")
+        await settle(pilot)
+        assert isinstance(app.screen, HoldRefused)
+        shown = screen_text(pilot)
+        assert "may not place or release a legal hold" in shown
+        assert "ines" in shown and "custodian" in shown
+        await pilot.press("n")
+        await settle(pilot)
+        assert isinstance(app.screen, NoteEditor)
+        await pilot.press("f2")
+        await settle(pilot)
+        assert isinstance(app.screen, AnswerScreen)
+    assert _desk_holds(world) == []
+    with world.session("pat") as s:
+        notes = CaseDesk(s).view("INC-7").notes
+    assert [n.text for n in notes] == [
+        "HOLD REQUEST: please place a legal hold on answer ans-restart. Reason:"
+    ]
+
+
+async def test_a_bad_case_id_is_refused_before_title_and_purpose(built: Built) -> None:
+    app = built.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("C")
+        await settle(pilot)
+        await pilot.press("o")
+        await _type(pilot, "bad id!")
+        await pilot.press("enter")
+        await settle(pilot)
+        prompt = app.screen
+        assert isinstance(prompt, PromptScreen) and prompt.value == "bad id!"  # asked again, kept
+        assert "Title" not in str(prompt.title_text)
+
+
+async def test_a_case_purpose_wraps_on_its_lines(built: Built) -> None:
+    ident = load_identity(built.keys.ines, PASSPHRASE)
+    with unlock(built.vault, ident, trust=TrustStore()) as s:
+        CaseDesk(s).open_case("INC-2", "t", "refunds\nand returns")
+    app = built.app()
+    async with app.run_test(size=SIZE) as pilot:
+        await _picker(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        shown = str(app.screen.query_one("#case-detail", Static).render())
+        assert "⟨LF⟩" not in shown and "refunds\n" in shown and "and returns" in shown

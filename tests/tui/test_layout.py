@@ -86,15 +86,17 @@ async def test_no_state_word_is_cut_in_the_claims_impact_and_timeline(
         await pilot.press("T")  # the cited document's timeline: time, both states, then the id
         await settle(pilot)
         at_answer = _longest(tuple(w.upper() for w in ANSWER_TIME))
-        cells = {"at answer time": at_answer, "currency today": longest["currency"]}
-        line = await _words_on_row(pilot, "timeline", cells, "2026-01-05T00:00:00Z")
+        cells = {"at answer": at_answer, "today": longest["currency"]}
+        line = await _words_on_row(pilot, "timeline", cells, "2026-01-05T00:00:00")
         assert "new revision" in line  # the first row is revision A; now an answer row
         timeline = app.screen.query_one("#timeline", DataTable)
         timeline.move_cursor(row=1)
         await pilot.pause()
-        await _words_on_row(pilot, "timeline", cells, "2026-01-05T00:00:00Z")
+        await _words_on_row(pilot, "timeline", cells, "2026-01-05T00:00:00")
         answer_row = next(x for x in screen_text(pilot).splitlines() if "ans-stale" in x)
         assert "ans-stale" in answer_row.split()  # the id whole
+        passage = answer_row.split()[answer_row.split().index("ans-stale") + 1]
+        assert passage == "p1", answer_row  # and the passage beside it: rows never look alike
         await pilot.press("escape")
         await settle(pilot)
 
@@ -212,7 +214,7 @@ async def test_the_unlock_card_is_whole_at_80x24(built: Built) -> None:
         text = screen_text(pilot)
         for label in ("Unlock a tracer vault", "Vault", "Custodian:", "Investigator key file", "Passphrase"):
             assert label in text, label
-        assert "Forensic: inspect a vault that failed the rollback check" in text
+        assert "Forensic (inspect a vault that failed the rollback check): off" in text
         footer = text.splitlines()[-1]
         # the fields take printable keys: q is not offered here, Escape quits
         assert "q Quit" not in footer and "esc Quit" in footer

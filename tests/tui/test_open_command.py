@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.tui.conftest import Built
 from tracer.cli.main import main
 from tracer.tui.app import TracerApp
 from tracer.tui.context import LaunchOptions
@@ -19,13 +20,13 @@ def launched(monkeypatch: pytest.MonkeyPatch) -> list[LaunchOptions]:
 
 
 def test_flags_prefill_and_passphrase_file_unlocks_at_once(
-    tmp_path: Path, launched: list[LaunchOptions]
+    tmp_path: Path, launched: list[LaunchOptions], built: Built
 ) -> None:
     pw = tmp_path / "pw"
     pw.write_text("secret\n", encoding="utf-8")
     argv = [
         "open",
-        "v",
+        str(built.vault),
         "--key",
         "k.key",
         "--passphrase-file",
@@ -35,15 +36,34 @@ def test_flags_prefill_and_passphrase_file_unlocks_at_once(
         "high-contrast",
     ]
     assert main(argv) == 0
-    assert launched == [LaunchOptions(Path("v"), Path("k.key"), b"secret", True, "high-contrast")]
+    assert launched == [LaunchOptions(built.vault, Path("k.key"), b"secret", True, "high-contrast")]
 
 
 def test_environment_key_and_typed_passphrase(
-    launched: list[LaunchOptions], monkeypatch: pytest.MonkeyPatch
+    launched: list[LaunchOptions], monkeypatch: pytest.MonkeyPatch, built: Built
 ) -> None:
     monkeypatch.setenv("TRACER_KEY", "env.key")
-    assert main(["open", "v"]) == 0
-    assert launched == [LaunchOptions(Path("v"), Path("env.key"), None, False, "default")]
+    assert main(["open", str(built.vault)]) == 0
+    assert launched == [LaunchOptions(built.vault, Path("env.key"), None, False, "default")]
+
+
+@pytest.mark.parametrize("what", ["missing", "junk"])
+def test_a_missing_or_junk_vault_is_refused_before_any_passphrase(
+    tmp_path: Path,
+    launched: list[LaunchOptions],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    what: str,
+) -> None:
+    vault = tmp_path / "v"
+    if what == "junk":
+        vault.mkdir()
+        (vault / "vault.duckdb").write_bytes(b"not a database\n" * 64)
+    monkeypatch.setenv("TRACER_PASSPHRASE", "never read")
+    assert main(["open", str(vault), "--key", "k.key"]) == 2
+    err = capsys.readouterr().err
+    assert launched == [] and str(vault) in err and "Traceback" not in err
+    assert "passphrase" not in err
 
 
 def test_open_starts_the_resource_tracker_while_stderr_is_real(tmp_path: Path) -> None:

@@ -144,7 +144,7 @@ def test_readme_walkthrough_at_80x24(sample: Path, term: Tmux, tmp_path: Path) -
     # the table's own key, taken after the arrows typed before it, however loaded the
     # machine; the title stays above the passages, so it names the row that opened
     w.keys("Down", "Down", "Enter")
-    six = _flat(term.wait_for("Evidence for retrieved, not cited", "Historical"))
+    six = _flat(term.wait_for("(retrieved, not cited) of answer", "Historical"))
     assert "Do not restart the payments service in production" in six
     w.keys("Escape")
     term.wait_for("answer ans-1b140d83c6e1", "⏎ Evidence")

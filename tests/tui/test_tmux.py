@@ -147,3 +147,55 @@ def test_a_passphrase_and_enter_in_one_terminal_read_unlock(built: Built, tmux: 
     while tmux.alive() and time.monotonic() < tmux.deadline:
         time.sleep(0.1)
     assert not tmux.alive(), "tracer did not quit on q"
+
+
+def test_a_hold_placed_and_released_in_tmux_at_80x24(tmux: Tmux, tmp_path: Path) -> None:
+    """The whole hold flow in a real 80×24 terminal, as a user types it: the banner on
+    the first screen, every answer id on it whole or marked `…`."""
+    import re
+
+    from tests.case.world import build_world
+
+    world = build_world(tmp_path / "world")
+    world.case.investigators["ines"].save(tmp_path / "keys", PASSPHRASE)
+    world.case.vault.close()
+    env = {"TRACER_HOME": str(tmp_path / "tracer-home"), "TRACER_CLOCK": CLOCK}
+    tmux.deadline = time.monotonic() + 4 * BUDGET  # five screens and two signatures
+    command = open_command(world.case.path, tmp_path / "keys" / "ines.key", env)
+    tmux.run("new-session", "-d", "-s", "tracer", "-x", "80", "-y", "24", command)
+    tmux.wait_for("Passphrase", "Unlock a tracer vault", "Unlock ")
+    tmux.run("send-keys", "-t", "tracer", "-l", PASSPHRASE.decode())
+    tmux.wait_for("•" * len(PASSPHRASE))
+    tmux.run("send-keys", "-t", "tracer", "Enter")
+    tmux.wait_for("ans-restart", "press / to filter")
+    tmux.run("send-keys", "-t", "tracer", "/")
+    tmux.wait_for("Enter to accept")
+    tmux.run("send-keys", "-t", "tracer", "-l", "ans-restart")
+    tmux.run("send-keys", "-t", "tracer", "Enter")
+    tmux.wait_for("filter: ans-restart")
+    tmux.run("send-keys", "-t", "tracer", "Enter")
+    tmux.wait_for("answer ans-restart", "states computed")
+    tmux.run("send-keys", "-t", "tracer", "H")
+    tmux.wait_for("Place a legal hold on:")
+    tmux.run("send-keys", "-t", "tracer", "Enter")
+    tmux.wait_for("why? (the reason is signed)")
+    tmux.run("send-keys", "-t", "tracer", "-l", "litigation hold")
+    tmux.run("send-keys", "-t", "tracer", "Enter")
+    statement = tmux.wait_for("F2 signs and appends", '"reason": "litigation hold"')
+    assert '"id": "ans-restart"' in statement
+    tmux.run("send-keys", "-t", "tracer", "F2")
+    first = tmux.wait_for("LEGAL HOLD in force", "legal hold signed at log entry")
+    for token in re.findall(r"ans-[\w.-]+…?", first):
+        assert token in ("ans-restart", "ans-restart…") or token.endswith("…"), (token, first)
+    tmux.run("send-keys", "-t", "tracer", "U")
+    tmux.wait_for("Release the legal hold at log entry")
+    tmux.run("send-keys", "-t", "tracer", "-l", "settled")
+    tmux.run("send-keys", "-t", "tracer", "Enter")
+    tmux.wait_for("F2 signs and appends", '"reason": "settled"')
+    tmux.run("send-keys", "-t", "tracer", "F2")
+    done = tmux.wait_for("hold release signed at log entry")
+    assert "LEGAL HOLD in force" not in done
+    tmux.run("send-keys", "-t", "tracer", "q")
+    while tmux.alive() and time.monotonic() < tmux.deadline:
+        time.sleep(0.1)
+    assert not tmux.alive(), "tracer did not quit on q"

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from textual.widgets import Input, Static
+from textual.widgets import Checkbox, Input, Static
 
 from store.crypto import Identity, load_identity
 from tests.helpers import PASSPHRASE, damage_a_block
 from tests.tui.conftest import SIZE, Built, settle
 from tracer.engine.trust import Seen, TrustStore
+from tracer.tui.app import TracerApp
+from tracer.tui.context import LaunchOptions
 from tracer.tui.screens.answers import AnswersScreen
 from tracer.tui.screens.unlock import UnlockScreen
 from tracer.tui.widgets.status_bar import StatusBar
@@ -128,3 +130,32 @@ async def test_a_damaged_page_is_refused_on_the_card(built: Built) -> None:
     damage_a_block(built.vault / "vault.duckdb", "log")
     text = await _refusal(built)
     assert "REFUSED: the vault is damaged" in text and "could not be read" in text
+
+
+async def test_without_a_key_the_cursor_starts_in_the_key_field(built: Built) -> None:
+    app = TracerApp(LaunchOptions(built.vault))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, UnlockScreen)
+        key = app.screen.query_one("#key", Input)
+        assert app.focused is key and key.placeholder  # a typed path is never masked
+        await pilot.press(*"nope.key")
+        assert key.value == "nope.key"
+        assert app.screen.query_one("#passphrase", Input).value == ""
+
+
+async def test_a_missing_key_file_says_so_not_wrong_passphrase(built: Built) -> None:
+    text = await _refusal(built, key=built.vault.parent / "no-such.key")
+    assert "no such key file" in text and "No such file or directory" in text
+    assert "wrong passphrase" not in text
+
+
+async def test_the_forensic_switch_says_on_or_off_in_words(built: Built) -> None:
+    app = built.app(passphrase=None)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        box = app.screen.query_one("#forensic", Checkbox)
+        assert str(box.label).endswith(": off")
+        box.toggle()
+        await settle(pilot)
+        assert ": ON" in str(box.label)

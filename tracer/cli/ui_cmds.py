@@ -30,10 +30,13 @@ def register(sub: Sub) -> None:
 
 
 def run_open(args: argparse.Namespace) -> int:
+    from tracer.engine.session import peek
     from tracer.secrets import read_passphrase
     from tracer.tui.context import LaunchOptions
     from tracer.tui.opening import build_app  # Textual loads only for this command
 
+    # a missing or damaged vault is said here, before any passphrase is asked for
+    peek(args.vault)  # a StoreError is the CLI's plain error, exit 2
     key: Path | None = args.key
     if key is None and os.environ.get("TRACER_KEY"):
         key = Path(os.environ["TRACER_KEY"])
@@ -41,5 +44,6 @@ def run_open(args: argparse.Namespace) -> int:
     if args.passphrase_file is not None or os.environ.get("TRACER_PASSPHRASE") is not None:
         passphrase = read_passphrase(args.passphrase_file, str(key))
     options = LaunchOptions(args.vault, key, passphrase, args.forensic, args.theme)
-    build_app(options).run()
-    return 0
+    app = build_app(options)
+    app.run()
+    return app.return_code or 0  # leaving a refused unlock is not success

@@ -587,6 +587,13 @@ class CaseDesk:
         return self._append("finding", {**stmt, "at": now_iso(), "case_id": case_id})
 
     def hold(self, kind: str, wanted: str, reason: str, case_id: str | None = None) -> int:
+        return self.sign_hold(self.hold_statement(kind, wanted, reason, case_id))
+
+    def hold_statement(
+        self, kind: str, wanted: str, reason: str, case_id: str | None = None
+    ) -> dict[str, Any]:
+        """The `hold` statement `hold` signs, checked but not appended: the TUI shows it
+        whole before it is signed (`sign_hold`)."""
         if case_id is not None:
             self._require_case(case_id)
         if kind == "answer":
@@ -600,9 +607,17 @@ class CaseDesk:
         stmt: dict[str, Any] = {"subject": {"kind": kind, "id": subject}, "reason": reason, "at": now_iso()}
         if case_id is not None:
             stmt["case_id"] = case_id
+        return stmt
+
+    def sign_hold(self, stmt: dict[str, Any]) -> int:
+        """Sign and append a statement from `hold_statement` (the store checks the right)."""
         return self._append("hold", stmt)
 
     def release(self, hold_seq: int, reason: str, case_id: str | None = None) -> int:
+        return self.sign_release(self.release_statement(hold_seq, reason, case_id))
+
+    def release_statement(self, hold_seq: int, reason: str, case_id: str | None = None) -> dict[str, Any]:
+        """The `hold_release` statement `release` signs, checked but not appended."""
         held = self.file.holds.get(hold_seq)
         if held is None or not self.hold_visible(held):
             raise CaseError(f"{self.s.vault.path}: no hold at log entry {hold_seq} you can see")
@@ -616,6 +631,10 @@ class CaseDesk:
         if case_id is not None:
             self._require_case(case_id)
             stmt["case_id"] = case_id
+        return stmt
+
+    def sign_release(self, stmt: dict[str, Any]) -> int:
+        """Sign and append a statement from `release_statement`."""
         return self._append("hold_release", stmt)
 
     def record(self, case_id: str, action: str, target: str) -> int | None:

@@ -58,6 +58,31 @@ _SCREEN_OF = {
 _NOT_ON_UNLOCK = {"help", "contrast", "quit"}
 
 
+#: what the first Enter, T, i, v, C, ? and ctrl+p would otherwise import while the key
+#: waits (bench/open.py: the first timeline took 0.8 s to appear, the palette 0.25 s)
+_PREWARM = (
+    "textual.command",
+    "tracer.engine.timeline",
+    "tracer.tui.screens.answer",
+    "tracer.tui.screens.timeline",
+    "tracer.tui.screens.impact",
+    "tracer.tui.screens.verify",
+    "tracer.tui.screens.cases",
+    "tracer.tui.screens.notes",
+    "tracer.tui.screens.help",
+    "tracer.tui.screens.access_log",
+    "tracer.tui.screens.hold_dialogs",
+)
+
+
+def _prewarm() -> None:
+    """Import the screens after unlock, in a thread, so a first key never waits on one."""
+    import importlib
+
+    for name in _PREWARM:
+        importlib.import_module(name)
+
+
 class TracerApp(App[None]):
     CSS_PATH = "tracer.tcss"
     TITLE = "tracer"
@@ -172,6 +197,7 @@ class TracerApp(App[None]):
             self.switch_screen(AnswersScreen())
         self.refresh_bindings()
         self._offer_cases()
+        self.run_worker(_prewarm, thread=True, group="prewarm", exclusive=True)
         st = engine.session.status
         moved = origin_changed(st)
         if st.pin == "first use":

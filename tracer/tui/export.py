@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from tracer.engine.session import Session
     from tracer.tui.screens.base import TracerScreen
 
-__all__ = ["EXPORT_BINDINGS", "available", "export_answer", "start_export"]
+__all__ = ["EXPORT_BINDINGS", "available", "export_answer", "in_tui_words", "pack_check", "start_export"]
 
 
 def _module() -> ModuleType | None:
@@ -82,12 +82,36 @@ def start_export(screen: TracerScreen, answer_id: str) -> None:
     screen.app.push_screen(PromptScreen(title, default_directory(answer_id)), chosen)
 
 
+def in_tui_words(error: str) -> str:
+    """An export error as the TUI says it: the CLI's flag names mean nothing here."""
+    return error.replace("choose a new --out", "choose a new directory")
+
+
+def pack_check(pack: Path) -> tuple[bool, str]:
+    """The written pack checked as a third party would (`tracer verify-pack`'s own
+    `verify_pack`: signatures, proofs, digests, claims), in words for a notice."""
+    from tracer.report.verify import verify_pack
+
+    v = verify_pack(pack)
+    checks = sum(v.checked.values())
+    if v.ok:
+        return True, f"verify-pack: OK, {checks} check(s) passed, no failure"
+    first = safe_line(v.failures[0].line()).plain
+    return False, f"verify-pack: {len(v.failures)} FAILURE(S), first: {first}"
+
+
 def _export(screen: TracerScreen, answer_id: str, out: Path) -> None:
     try:
         with screen.engine.use() as s:
             pack = export_answer(s, answer_id, out, screen.engine.normalizer)
     except Exception as exc:  # shown to the investigator instead of crashing the app
-        screen.post_message(Failed("export", str(exc)))
+        screen.post_message(Failed("export", in_tui_words(str(exc))))
         return
     screen.app.post_message(Recorded())
-    screen.notify(f"report pack written to {pack} (export recorded in the access log)", markup=False)
+    ok, checked = pack_check(pack)
+    screen.notify(
+        f"report pack written to {pack} (export recorded in the access log); {checked}",
+        severity="information" if ok else "error",
+        markup=False,
+        timeout=12,
+    )

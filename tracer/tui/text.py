@@ -55,11 +55,12 @@ def safe_line(text: str, style: str = "", limit: int | None = None) -> Text:
     shown = inert(text, keep_newlines=False)
     if limit is not None and len(shown) > limit:
         shown = shown[: limit - 1] + "…"
-    return Text(shown, style=style, no_wrap=True)
+    # a cell narrower than its text ends in "…": an id cut short must not look whole
+    return Text(shown, style=style, no_wrap=True, overflow="ellipsis")
 
 
 def state_word(word: str) -> Text:
-    return Text(word, style=STATE_STYLES.get(word, "bold"))
+    return Text(word, style=STATE_STYLES.get(word, "bold"), overflow="ellipsis")
 
 
 def short(digest: str | None, n: int = 16) -> str:

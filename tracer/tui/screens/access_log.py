@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import BindingType
@@ -17,6 +16,7 @@ from tracer.tui.messages import Failed
 from tracer.tui.screens.base import BACK, TracerScreen
 from tracer.tui.signers import signer, signer_names
 from tracer.tui.text import plain, safe_line
+from tracer.tui.widgets.edge_mark import MarkedTable
 
 __all__ = ["AccessLogScreen"]
 
@@ -35,7 +35,7 @@ class AccessLogScreen(TracerScreen):
     def compose(self) -> ComposeResult:
         yield from self.frame_top()
         yield Static(plain("Access log: loading…", "bold"), id="access-title")
-        table: DataTable[Text] = DataTable(id="access", cursor_type="row")
+        table = MarkedTable(id="access", cursor_type="row")
         for col in ("entry", "time", "investigator", "action", "target", "forensic"):
             table.add_column(col, key=col)
         yield table

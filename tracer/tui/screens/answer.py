@@ -25,9 +25,10 @@ from store.casefile import Tag, canonical_target
 from tracer.engine.case import CaseDesk, HoldView
 from tracer.engine.trace import AnswerTrace, PassageTrace, Tracer, UnknownAnswerError
 from tracer.tui import export
+from tracer.tui.hold_actions import HoldSubject, start_hold, start_release
 from tracer.tui.messages import Failed, Recorded
 from tracer.tui.notes_view import NoteRow, citation_target, notes_text, passage_target
-from tracer.tui.screens.base import BACK, TracerScreen
+from tracer.tui.screens.base import BACK, HOLD, RELEASE, TracerScreen
 from tracer.tui.screens.evidence import EvidenceScreen
 from tracer.tui.screens.lineage import LineageScreen
 from tracer.tui.screens.prompt import PromptScreen
@@ -50,7 +51,17 @@ OUT_OF_SCOPE = (
 )
 
 #: actions that need a visible, loaded answer (hidden from footer and palette otherwise)
-_NEEDS_TRACE = {"open_citation", "lineage", "add_note", "export", "timeline", "tag", "tag_answer"}
+_NEEDS_TRACE = {
+    "open_citation",
+    "lineage",
+    "add_note",
+    "export",
+    "timeline",
+    "tag",
+    "tag_answer",
+    "hold",
+    "release",
+}
 
 
 #: not priority: Enter on the claims is the table's own (`PickTable`), after the arrows
@@ -92,6 +103,8 @@ class AnswerScreen(TracerScreen):
             tooltip="Tag the selected claim (or retrieved passage), signed, in the selected case",
         ),
         *export.EXPORT_BINDINGS,
+        HOLD,
+        RELEASE,
         Binding(
             "G",
             "tag_answer",
@@ -101,7 +114,7 @@ class AnswerScreen(TracerScreen):
         ),
     ]
     #: past `? v q` in the footer: at 80 columns the claim's own keys and ?, v, q stay
-    FOOTER_LATER = frozenset({"timeline", "tag_answer"})
+    FOOTER_LATER = frozenset({"hold", "release", "timeline", "tag_answer"})
 
     @dataclass
     class Loaded(Message):
@@ -109,6 +122,10 @@ class AnswerScreen(TracerScreen):
         names: dict[str, str]
         holds: list[HoldView]
         tags: list[Tag]
+
+    @dataclass
+    class HoldsChanged(Message):
+        holds: list[HoldView]
 
     @dataclass
     class TagsChanged(Message):
@@ -205,7 +222,7 @@ class AnswerScreen(TracerScreen):
         if self.trace is not None:
             now = self.engine.session.status.checkpoint_size
             words = [tag.tag for tag in self.tags if tag.target == "answer"]
-            self.query_one("#answer-head", Static).update(answer_head(self.trace, now, words))
+            self.query_one("#answer-head", Static).update(answer_head(self.trace, now, words, self.holds))
 
     def on_failed(self, message: Failed) -> None:
         super().on_failed(message)
@@ -413,3 +430,44 @@ class AnswerScreen(TracerScreen):
     def action_export(self) -> None:
         if self.trace is not None and self.trace.visible:
             export.start_export(self, self.answer_id)
+
+    def hold_subjects(self) -> list[HoldSubject]:
+        """The answer, then the documents of the highlighted claim (or passage)."""
+        out = [
+            HoldSubject(
+                "answer", self.answer_id, f"the answer {self.answer_id} (its texts, passages, revisions)"
+            )
+        ]
+        sel = self._selected()
+        for p in sel[1] if sel is not None else []:
+            doc = p.document_id
+            if doc is not None and all(s.id != doc for s in out):
+                out.append(
+                    HoldSubject("document", doc, f"document {doc} (every revision, every passage quoted)")
+                )
+        return out
+
+    def action_hold(self) -> None:
+        start_hold(self, self.hold_subjects(), self._reload_holds)
+
+    def action_release(self) -> None:
+        start_release(self, self.holds, self._reload_holds)
+
+    @work(thread=True, exclusive=True, group="holds-reload")
+    def _reload_holds(self) -> None:
+        try:
+            with self.engine.use() as s:
+                holds = CaseDesk(s).holds_on_answer(self.answer_id)
+        except Exception as exc:
+            self.post_message(Failed("holds", str(exc)))
+            return
+        self.post_message(self.HoldsChanged(holds))
+
+    async def on_answer_screen_holds_changed(self, message: HoldsChanged) -> None:
+        self.holds = message.holds
+        body = self.query_one("#answer-body", VerticalScroll)
+        for old in body.query("#answer-holds"):
+            await old.remove()
+        if self.holds:
+            await body.mount(HoldNotice(self.holds, id="answer-holds"), before=0)
+        self.show_head()

@@ -20,9 +20,24 @@ from tracer.tui.widgets.status_bar import StatusBar
 if TYPE_CHECKING:
     from tracer.tui.app import TracerApp
 
-__all__ = ["BACK", "TracerScreen"]
+__all__ = ["BACK", "HOLD", "RELEASE", "TracerScreen"]
 
 BACK = Binding("escape", "back", "Back", id="tracer.back", tooltip="Return to where you were")
+#: the hold keys of every screen that shows something a hold can cover (`tui/hold_actions.py`)
+HOLD = Binding(
+    "H",
+    "hold",
+    "Hold",
+    id="tracer.hold",
+    tooltip="Place a legal hold (reason asked, statement shown before it is signed)",
+)
+RELEASE = Binding(
+    "U",
+    "release",
+    "Release hold",
+    id="tracer.release",
+    tooltip="Release a legal hold in force here (reason asked, statement shown before it is signed)",
+)
 
 
 class TracerScreen(Screen[None]):

@@ -22,10 +22,12 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from textual.widgets import DataTable, Static
 
-from store.casefile import CaseRecord
+from store.casefile import CaseRecord, case_id_problem
 from tracer.engine.case import CaseDesk, CaseView
+from tracer.tui.export import in_tui_words, pack_check
+from tracer.tui.hold_actions import HoldSubject, start_hold, start_release
 from tracer.tui.messages import Failed, Recorded
-from tracer.tui.screens.base import BACK, TracerScreen
+from tracer.tui.screens.base import BACK, HOLD, RELEASE, TracerScreen
 from tracer.tui.screens.note_editor import NoteEditor
 from tracer.tui.screens.prompt import PromptScreen
 from tracer.tui.text import plain, safe_line
@@ -45,9 +47,11 @@ def case_text(v: CaseView) -> Text:
         safe_line(r.title),
         plain(f"\nopened {r.opened_at} by "),
         safe_line(v.opened_by.label()),
-        plain("\npurpose: "),
-        safe_line(r.purpose),
+        plain("\npurpose:"),
     )
+    for line in r.purpose.split("\n"):  # wrapped and on its lines, as the notes are
+        out.append("\n   ")
+        out.append_text(safe_line(line))
     out.append(f"\n\nNotes ({len(v.notes)}), oldest first\n", style="bold")
     for n in v.notes:
         about = f" on {n.answer_id}" if n.answer_id else ""
@@ -122,7 +126,10 @@ class CasesScreen(TracerScreen):
             id="tracer.case_export",
             tooltip="Write the signed case pack (cover page, verification, every answer, notes, holds)",
         ),
+        HOLD,
+        RELEASE,
     ]
+    FOOTER_LATER = frozenset({"hold", "release"})
 
     @dataclass
     class Loaded(Message):
@@ -133,6 +140,8 @@ class CasesScreen(TracerScreen):
     def __init__(self) -> None:
         super().__init__()
         self.cases: list[CaseRecord] = []
+        #: the selected case as this viewer sees it (None: no case selected)
+        self.view: CaseView | None = None
 
     def compose(self) -> ComposeResult:
         yield from self.frame_top()
@@ -170,6 +179,7 @@ class CasesScreen(TracerScreen):
 
     def on_cases_screen_loaded(self, message: Loaded) -> None:
         self.cases = message.cases
+        self.view = message.view
         table = self.query_one("#cases", DataTable)
         table.clear()
         names = message.names
@@ -217,6 +227,24 @@ class CasesScreen(TracerScreen):
         self.notify(f"working on case {safe_line(case_id).plain}", markup=False)
         self._load()
 
+    def action_hold(self) -> None:
+        """A hold on one of the selected case's answers, placed under the case."""
+        v = self.view
+        if v is None:
+            self.notify(
+                "select a case first (Enter): a hold from here is on one of its answers", markup=False
+            )
+            return
+        subjects = [HoldSubject("answer", aid, f"answer {aid}") for aid in v.answer_ids()]
+        start_hold(self, subjects, self._load)
+
+    def action_release(self) -> None:
+        v = self.view
+        if v is None:
+            self.notify("select a case first (Enter): its holds are listed below it", markup=False)
+            return
+        start_release(self, v.holds, self._load)
+
     def action_clear(self) -> None:
         self.tracer_app.case_id = None
         with self.engine.use() as s:
@@ -232,6 +260,17 @@ class CasesScreen(TracerScreen):
     def _got_id(self, case_id: str | None) -> None:
         if case_id and case_id.strip():
             cid = case_id.strip()
+            # checked now, before a title and a purpose are typed and then lost
+            problem = case_id_problem(cid)
+            if problem is None and cid in {c.case_id for c in self.cases}:
+                problem = f"case {cid!r} already exists: choose another id"
+            if problem is not None:
+                self.notify(f"case id: {safe_line(problem).plain}", severity="error", markup=False)
+                self.app.push_screen(
+                    PromptScreen(plain("New case id (A-Z a-z 0-9 . _ -)"), cid, placeholder="INC-4711"),
+                    self._got_id,
+                )
+                return
             self.app.push_screen(
                 PromptScreen(plain("Title of the case"), placeholder="Payments restart during settlement"),
                 lambda title: self._got_title(cid, title),
@@ -275,7 +314,7 @@ class CasesScreen(TracerScreen):
             with self.engine.use() as s:
                 tags = [t.tag for t in CaseDesk(s).view(case_id).tags]
         except Exception as exc:  # shown, never a crash
-            self.post_message(Failed("case export", str(exc)))
+            self.post_message(Failed("case export", in_tui_words(str(exc))))
             return
         self.app.call_from_thread(self._ask_tag, case_id, list(dict.fromkeys(tags)))
 
@@ -342,13 +381,16 @@ class CasesScreen(TracerScreen):
                     normalizer=self.engine.normalizer,
                 )
         except Exception as exc:  # shown to the investigator instead of crashing the app
-            self.post_message(Failed("case export", str(exc)))
+            self.post_message(Failed("case export", in_tui_words(str(exc))))
             return
         self.app.post_message(Recorded())
+        ok, checked = pack_check(Path(pack))
         self.notify(
             f"case pack of {len(ids)} answer(s) written to {pack} "
-            "(signed; export recorded in the access log)",
+            f"(signed; export recorded in the access log); {checked}",
+            severity="information" if ok else "error",
             markup=False,
+            timeout=12,
         )
 
     def action_note(self) -> None:

@@ -28,11 +28,13 @@ from tracer.engine.case import CaseDesk, HoldView
 from tracer.engine.evidence import TextResult
 from tracer.engine.trace import AnswerTrace, PassageTrace
 from tracer.tui import export
+from tracer.tui.hold_actions import HoldSubject, start_hold, start_release
 from tracer.tui.messages import Failed, Recorded
 from tracer.tui.notes_view import passage_target
-from tracer.tui.screens.base import BACK, TracerScreen
+from tracer.tui.screens.base import BACK, HOLD, RELEASE, TracerScreen
 from tracer.tui.screens.prompt import PromptScreen
 from tracer.tui.text import plain, safe_line
+from tracer.tui.widgets.answer_head import alerts, passage_texts
 from tracer.tui.widgets.answer_time import AnswerTimePane
 from tracer.tui.widgets.hold import HoldNotice
 from tracer.tui.widgets.imported import imported_run_context
@@ -59,7 +61,14 @@ class EvidenceScreen(TracerScreen):
             tooltip="This passage's document: revisions in commit order, with the answers citing it",
         ),
         *export.EXPORT_BINDINGS,
+        HOLD,
+        RELEASE,
     ]
+    FOOTER_LATER = frozenset({"release"})
+
+    @dataclass
+    class HoldsChanged(Message):
+        holds: list[HoldView]
 
     @dataclass
     class CurrentContent(Message):
@@ -86,10 +95,7 @@ class EvidenceScreen(TracerScreen):
         yield from self.frame_top()
         # above the scrolling body, not in it: however far the passages are scrolled, the
         # screen still says whose evidence this is
-        yield Static(
-            Text.assemble(plain(f"Evidence for {self.heading} of answer "), safe_line(t.answer_id, "bold")),
-            id="evidence-head",
-        )
+        yield Static(self._head(), id="evidence-head")
         with VerticalScroll(id="evidence"):
             if self.holds:
                 yield HoldNotice(self.holds, id="evidence-holds")
@@ -102,6 +108,71 @@ class EvidenceScreen(TracerScreen):
                 )
             yield Static(self._run_context(t), id="run-context")
         yield from self.frame_bottom()
+
+    def _head(self) -> Text:
+        """Whose evidence this is, then any hold, tombstone or alarm over it: never scrolled away."""
+        t = self.trace
+        if self.heading == "retrieved, not cited" and len(self.passages) == 1:
+            what = Text.assemble(
+                plain("passage "), safe_line(self.passages[0].passage_id), plain(" (retrieved, not cited)")
+            )
+        else:
+            what = plain(self.heading)
+        out = Text.assemble(
+            plain("Evidence for "), what, plain(" of answer "), safe_line(t.answer_id, "bold")
+        )
+        found = alerts(passage_texts(self.passages), self.holds)
+        if found is not None:
+            out.append("\n")
+            out.append_text(found)
+        return out
+
+    def hold_subjects(self) -> list[HoldSubject]:
+        """Each passage's retained text (by digest) and document, then the whole answer."""
+        out: list[HoldSubject] = []
+        for p in self.passages:
+            if not p.visible:
+                continue
+            out.append(
+                HoldSubject(
+                    "digest",
+                    p.retrieved.digest,
+                    f"the retrieved text of passage {p.passage_id} ({p.retrieved.digest})",
+                )
+            )
+            doc = p.document_id
+            if doc is not None and all(s.id != doc for s in out):
+                out.append(
+                    HoldSubject("document", doc, f"document {doc} (every revision, every passage quoted)")
+                )
+        aid = self.trace.answer_id
+        out.append(HoldSubject("answer", aid, f"the answer {aid} (its texts, passages, revisions)"))
+        return out
+
+    def action_hold(self) -> None:
+        start_hold(self, self.hold_subjects(), self._reload_holds)
+
+    def action_release(self) -> None:
+        start_release(self, self.holds, self._reload_holds)
+
+    @work(thread=True, exclusive=True, group="holds-reload")
+    def _reload_holds(self) -> None:
+        try:
+            with self.engine.use() as s:
+                holds = CaseDesk(s).holds_on_answer(self.trace.answer_id)
+        except Exception as exc:
+            self.post_message(Failed("holds", str(exc)))
+            return
+        self.post_message(self.HoldsChanged(holds))
+
+    async def on_evidence_screen_holds_changed(self, message: HoldsChanged) -> None:
+        self.holds = message.holds
+        self.query_one("#evidence-head", Static).update(self._head())
+        body = self.query_one("#evidence", VerticalScroll)
+        for old in body.query("#evidence-holds"):
+            await old.remove()
+        if self.holds:
+            await body.mount(HoldNotice(self.holds, id="evidence-holds"), before=0)
 
     @staticmethod
     def _run_context(t: AnswerTrace) -> Text:
@@ -185,7 +256,7 @@ class EvidenceScreen(TracerScreen):
         return next((p for p in self.passages if p.visible), None)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("add_note", "export"):
+        if action in ("add_note", "export", "hold", "release"):
             return self.trace.visible and any(p.visible for p in self.passages)
         return True
 

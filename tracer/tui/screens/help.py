@@ -30,6 +30,7 @@ from tracer.tui.screens.timeline import TimelineScreen
 from tracer.tui.screens.unlock import UnlockScreen
 from tracer.tui.screens.verify import VerifyScreen
 from tracer.tui.text import plain
+from tracer.tui.widgets.edge_mark import MarkedTable
 
 __all__ = ["SCREENS", "HelpScreen"]
 
@@ -68,7 +69,7 @@ class HelpScreen(TracerScreen):
         yield Static(
             plain("Keys (also in the command palette, ctrl+p). Tab moves focus; arrows move.", "bold")
         )
-        table: DataTable[Text] = DataTable(id="help", cursor_type="row")
+        table = MarkedTable(id="help", cursor_type="row")
         for col in ("where", "key", "action", "what it does"):
             table.add_column(col, key=col)
         yield table

@@ -129,6 +129,8 @@ class ImpactScreen(TracerScreen):
         super().__init__()
         self.targets: list[Target] = []
         self.result: Revalidation | None = None
+        #: the target row a highlight asked for, not drawn yet (see row_highlighted)
+        self._pending_row: int | None = None
 
     def compose(self) -> ComposeResult:
         yield from self.frame_top()
@@ -171,25 +173,45 @@ class ImpactScreen(TracerScreen):
         table = self.query_one("#impact-targets", DataTable)
         for i, t in enumerate(self.targets):
             kind = "document (deleted)" if t.deleted else t.kind
-            table.add_row(safe_line(t.name), plain(kind), key=str(i))
+            # a revision under its document's row, so at 80 columns the revision is on screen
+            label = f"  @ {t.revision}" if t.kind == "revision" else t.name
+            table.add_row(safe_line(label), plain(kind), key=str(i))
         table.focus()
         if self.targets:
             self._show_target(0)
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        """Held ↓ queues many highlights: the pane is drawn once, for the last of them, so
+        the cursor keeps up with the keys (bench/open.py `impact_down_*`)."""
         if event.data_table.id == "impact-targets":
-            self._show_target(event.cursor_row)
+            first = self._pending_row is None
+            self._pending_row = event.cursor_row
+            if first:
+                self.call_after_refresh(self._show_pending)
+
+    def _show_pending(self) -> None:
+        row, self._pending_row = self._pending_row, None
+        if row is not None:
+            self._show_target(row)
 
     def _show_target(self, row: int) -> None:
         if not 0 <= row < len(self.targets):
             return
         t = self.targets[row]
         pane = self.query_one("#impact-target", VerticalScroll)
-        pane.remove_children()
+        for card in pane.query(TombstoneCard):
+            card.remove()
+        text = pane.query("#impact-target-text")
+        if not text:
+            pane.mount(Static(id="impact-target-text"))
+            text = pane.query("#impact-target-text")
+        shown = text.first(Static)
         if t.tombstone is not None:
+            shown.display = False
             pane.mount(TombstoneCard(t.digest, t.tombstone))
         else:
-            pane.mount(Static(target_text(t)))
+            shown.display = True
+            shown.update(target_text(t))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()

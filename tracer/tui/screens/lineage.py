@@ -29,6 +29,7 @@ from tracer.inert import inert
 from tracer.tui.messages import Failed
 from tracer.tui.screens.base import BACK, TracerScreen
 from tracer.tui.text import plain, safe_line, state_word
+from tracer.tui.widgets.edge_mark import MarkedTree
 from tracer.tui.widgets.imported import lineage_facts
 
 __all__ = ["LNode", "LineageScreen", "strictest_paths"]
@@ -228,7 +229,7 @@ class LineageScreen(TracerScreen):
         yield from self.frame_top()
         with VerticalScroll(id="lineage-body"):
             yield Static(plain("walking the lineage…"), id="lineage-explain")
-            tree: Tree[LNode] = Tree(plain("lineage"), id="lineage-tree")
+            tree: Tree[LNode] = MarkedTree(plain("lineage"), id="lineage-tree")
             yield tree
         yield Static(id="lineage-node")
         yield from self.frame_bottom()

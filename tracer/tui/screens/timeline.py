@@ -28,25 +28,37 @@ from tracer.engine.timeline import Timeline, TimelineEvent, document_timeline
 
 if TYPE_CHECKING:
     from tracer.engine.trace import PassageTrace
+from tracer.engine.case import CaseDesk, HoldView
+from tracer.tui.hold_actions import HoldSubject, start_hold, start_release
 from tracer.tui.messages import Failed
-from tracer.tui.screens.base import BACK, TracerScreen
+from tracer.tui.screens.base import BACK, HOLD, RELEASE, TracerScreen
 from tracer.tui.text import STATE_WIDTH, plain, safe_line, state_word
+from tracer.tui.widgets.answer_head import alerts
 from tracer.tui.widgets.answer_time import answer_time_word
 from tracer.tui.widgets.pick_table import PickTable
 
 __all__ = ["TimelineScreen"]
 
-#: header, key and width of each column, most important first
-_AT, _TODAY = "at answer time", "currency today"
+#: header, key and width of each column, most important first.  Short headers (the
+#: pane under the table spells both states out) and the passage right after the answer:
+#: at 80 columns the passage is on screen, so two rows of one answer never look the same
+_AT, _TODAY = "at answer", "today"
 COLUMNS: tuple[tuple[str, int | None], ...] = (
     ("time (UTC)", None),
     (_AT, max(len(_AT), *map(len, ANSWER_TIME))),
     (_TODAY, max(len(_TODAY), STATE_WIDTH["currency"])),
     ("answer", None),
-    ("revision", None),
     ("passage", None),
+    ("revision", None),
     ("reason", None),
 )
+
+
+def _at(stamp: str) -> str:
+    """A UTC time in the table: the header says UTC, so the cell drops the `Z` (the pane
+    under the table shows it whole)."""
+    return stamp[:-1] if stamp.endswith("Z") else stamp
+
 
 #: not priority: Enter on the timeline is the table's own (`PickTable`), after the arrows
 OPEN_ANSWER = Binding(
@@ -75,24 +87,31 @@ class TimelineScreen(TracerScreen):
             id="tracer.timeline_superseded",
             tooltip="Show only answers given from a revision already superseded then (again: all)",
         ),
+        HOLD,
+        RELEASE,
     ]
+    FOOTER_LATER = frozenset({"release"})
+
+    @dataclass
+    class HoldsChanged(Message):
+        holds: list[HoldView]
 
     @dataclass
     class Loaded(Message):
         timeline: Timeline
+        holds: list[HoldView]
 
     def __init__(self, document_id: str):
         super().__init__()
         self.document_id = document_id
         self.timeline: Timeline | None = None
         self.only_superseded = False
+        #: legal holds in force on this document (named in the header)
+        self.holds: list[HoldView] = []
 
     def compose(self) -> ComposeResult:
         yield from self.frame_top()
-        yield Static(
-            Text.assemble(plain("Revision timeline of "), safe_line(self.document_id, "bold")),
-            id="timeline-head",
-        )
+        yield Static(self._head(), id="timeline-head")
         yield Static(plain("reading revisions and answers…"), id="timeline-summary")
         table = TimelineTable(id="timeline", cursor_type="row")
         for col, width in COLUMNS:
@@ -109,14 +128,47 @@ class TimelineScreen(TracerScreen):
         try:
             with self.engine.use() as s:
                 found = document_timeline(s, self.document_id, self.engine.normalizer)
+                holds = CaseDesk(s).holds_on_document(self.document_id)
         except Exception as exc:  # shown to the investigator instead of crashing the app
             self.post_message(Failed("timeline", str(exc)))
             return
-        self.post_message(self.Loaded(found))
+        self.post_message(self.Loaded(found, holds))
 
     def on_timeline_screen_loaded(self, message: Loaded) -> None:
         self.timeline = message.timeline
+        self.holds = message.holds
+        self.query_one("#timeline-head", Static).update(self._head())
         self._fill()
+
+    def _head(self) -> Text:
+        out = Text.assemble(plain("Revision timeline of "), safe_line(self.document_id, "bold"))
+        found = alerts([], self.holds)
+        if found is not None:
+            out.append("\n")
+            out.append_text(found)
+        return out
+
+    def action_hold(self) -> None:
+        doc = self.document_id
+        subject = HoldSubject("document", doc, f"document {doc} (every revision, every passage quoted)")
+        start_hold(self, [subject], self._reload_holds)
+
+    def action_release(self) -> None:
+        start_release(self, self.holds, self._reload_holds)
+
+    @work(thread=True, exclusive=True, group="holds-reload")
+    def _reload_holds(self) -> None:
+        try:
+            with self.engine.use() as s:
+                holds = CaseDesk(s).holds_on_document(self.document_id)
+        except Exception as exc:
+            self.post_message(Failed("holds", str(exc)))
+            return
+        self.post_message(self.HoldsChanged(holds))
+
+    def on_timeline_screen_holds_changed(self, message: HoldsChanged) -> None:
+        self.holds = message.holds
+        self.query_one("#timeline-head", Static).update(self._head())
 
     def _fill(self) -> None:
         t = self.timeline
@@ -141,23 +193,23 @@ class TimelineScreen(TracerScreen):
                 if e.is_latest:
                     rev.append(" (latest)", style="bold")
                 table.add_row(
-                    plain(e.at, "bold"),
+                    plain(_at(e.at), "bold"),
                     plain(""),
                     plain(""),
                     plain("new revision", "bold italic"),
-                    rev,
                     plain(""),
+                    rev,
                     plain(""),
                     key=f"r{n}",
                 )
             else:
                 table.add_row(
-                    plain(e.at),
+                    plain(_at(e.at)),
                     answer_time_word(e.answer_time),
                     state_word(e.currency),
                     safe_line(e.answer_id),
-                    safe_line(e.revision),
                     safe_line(e.passage_id),
+                    safe_line(e.revision),
                     plain(e.reason),
                     key=f"a{n}:{e.answer_id}",
                 )

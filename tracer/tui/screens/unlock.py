@@ -56,6 +56,10 @@ def refusal_headline(exc: BaseException) -> str:
         (CustodianChangedError, "REFUSED: custodian key changed"),
         (TrustError, "REFUSED: trust check failed"),
     ]
+    if isinstance(exc, KeyFileError) and isinstance(exc.__cause__, FileNotFoundError):
+        return "REFUSED: no such key file"  # not "wrong passphrase?": nothing was tried
+    if isinstance(exc, KeyFileError) and isinstance(exc.__cause__, OSError):
+        return "REFUSED: the key file could not be read"
     for kind, headline in named:
         if isinstance(exc, kind):
             return headline
@@ -64,6 +68,11 @@ def refusal_headline(exc: BaseException) -> str:
     if isinstance(exc, VaultDamagedError):
         return "REFUSED: the vault is damaged"
     return "REFUSED: the vault could not be opened"
+
+
+def forensic_label(on: bool) -> str:
+    state = "ON — opened for inspection only, nothing appended" if on else "off"
+    return f"Forensic (inspect a vault that failed the rollback check): {state}"
 
 
 def refusable(exc: BaseException) -> BaseException | None:
@@ -138,15 +147,12 @@ class UnlockScreen(Screen[None]):
             yield Static(id="custodian")
             yield Static(plain("Investigator key file"), classes="field-label")
             key = str(o.key) if o.key else os.environ.get("TRACER_KEY", "")
-            yield UnlockField(key, id="key", compact=True)
+            yield UnlockField(
+                key, id="key", compact=True, placeholder="path to your NAME.key, e.g. keys/ines.key"
+            )
             yield Static(plain("Passphrase"), classes="field-label")
             yield UnlockField(password=True, id="passphrase", compact=True)
-            yield Checkbox(
-                "Forensic: inspect a vault that failed the rollback check",
-                o.forensic,
-                id="forensic",
-                compact=True,
-            )
+            yield Checkbox(forensic_label(o.forensic), o.forensic, id="forensic", compact=True)
             yield Static(id="refusal")
             yield Static(id="progress")
         yield Footer(compact=True)
@@ -207,11 +213,18 @@ class UnlockScreen(Screen[None]):
             card.append_text(plain(" here"))
         label.update(card)
 
+    def on_checkbox_changed(self, event: Checkbox.Changed) -> None:
+        """The switch says ON or off in words: its mark alone looks the same either way."""
+        event.checkbox.label = forensic_label(event.value)
+
     def on_input_changed(self, event: Input.Changed) -> None:
         if event.input.id == "vault":
             self._peek(Path(event.value))
 
     def on_mount(self) -> None:
+        if not self.query_one("#key", Input).value:
+            # no key yet: the cursor starts where it goes, so a typed path is never masked
+            self.query_one("#key", Input).focus()
         if self.refused is not None:
             self.post_message(self.Refused(*self.refused))
         elif self.options.key is not None and self.options.passphrase is not None:
@@ -231,7 +244,9 @@ class UnlockScreen(Screen[None]):
         take_early_key(self, self.query_one("#passphrase", Input), event)
 
     def action_leave(self) -> None:
-        self.app.exit()
+        # leaving after a refusal exits non-zero (as the CLI's refusals do); a plain Esc is 0
+        refused = self.query_one("#refusal", Static).has_class("-shown")
+        self.app.exit(return_code=2 if refused else 0)
 
     def action_unlock(self) -> None:
         self._start(self.query_one("#passphrase", Input).value.encode("utf-8"))
@@ -271,7 +286,8 @@ class UnlockScreen(Screen[None]):
         self.query_one("#refusal", Static).add_class("-shown")
         pw = self.query_one("#passphrase", Input)
         pw.value = ""
-        pw.focus()
+        key = self.query_one("#key", Input)
+        (key if not key.value or message.headline == "REFUSED: no such key file" else pw).focus()
 
     def on_unlock_screen_opened(self, message: Opened) -> None:
         cast("TracerApp", self.app).opened(Engine(message.session))

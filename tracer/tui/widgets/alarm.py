@@ -37,7 +37,10 @@ class WithheldNotice(Static):
         body = Text.assemble(
             plain(result.state.upper(), "bold"),
             plain(f": {INTEGRITY_MEANING.get(result.state, '')}\n"),
-            plain(f"recorded {short(result.digest)}  recomputed {short(result.recomputed)}\n"),
-            safe_line(result.detail),
+            plain(f"recorded {short(result.digest)}  recomputed {short(result.recomputed)}"),
         )
+        # the engine's detail, unless it only says the two digests again
+        if result.detail and not (result.recomputed and short(result.recomputed) in result.detail):
+            body.append("\n")
+            body.append_text(safe_line(result.detail))
         super().__init__(body, id=id, classes=classes)

@@ -10,23 +10,86 @@ from collections.abc import Sequence
 
 from rich.text import Text
 
+from tracer.engine.case import HoldView
 from tracer.engine.states import CURRENCY_MEANING, INTEGRITY_MEANING
 from tracer.engine.times import utc
-from tracer.engine.trace import AnswerTrace
+from tracer.engine.trace import AnswerTrace, PassageTrace
 from tracer.tui.text import plain, safe_line, short, state_word
 from tracer.tui.widgets.imported import imported_answer_line, imported_head
 from tracer.tui.words import reason
 
-__all__ = ["answer_head", "state_meanings"]
+__all__ = ["alerts", "answer_head", "answer_texts", "passage_texts", "state_meanings"]
+
+#: text states that are an alarm, not an absence explained by a tombstone
+_ALARMS = frozenset({"missing", "checksum_mismatch", "signature_invalid"})
 
 
-def answer_head(t: AnswerTrace, log_now: int | None = None, tags: Sequence[str] = ()) -> Text:
+def passage_texts(passages: Sequence[PassageTrace]) -> list[tuple[str, str]]:
+    """(what, state) of the retained texts of `passages` the viewer may see."""
+    out: list[tuple[str, str]] = []
+    for p in passages:
+        if p.visible:
+            out += [(f"passage {p.passage_id} retrieved", p.retrieved.state)]
+            out += [(f"passage {p.passage_id} model input", p.model_input.state)]
+    return out
+
+
+def answer_texts(t: AnswerTrace) -> list[tuple[str, str]]:
+    """(what, state) of every historical text of the answer: question, answer, passages."""
+    if not t.visible:
+        return []
+    return [("question", t.question.state), ("answer", t.answer.state), *passage_texts(t.passages)]
+
+
+def alerts(texts: Sequence[tuple[str, str]], holds: Sequence[HoldView] = ()) -> Text | None:
+    """What must be on the first screen whatever the size: holds in force, tombstones
+    in place of texts, texts missing or not matching their digest."""
+    lines: list[Text] = []
+    if holds:
+        seqs = ", ".join(str(h.hold.seq) for h in holds)
+        subjects = ", ".join(dict.fromkeys(f"{h.hold.subject_kind} {h.hold.subject}" for h in holds))
+        lines.append(
+            Text.assemble(
+                plain("LEGAL HOLD in force", "bold reverse"),
+                plain(f" ×{len(holds)} (log entry {seqs}) on "),
+                safe_line(subjects),
+                plain(": a purge is refused; details below, U releases"),
+            )
+        )
+    if texts:
+        purged = [what for what, state in texts if state == "purged"]
+        if purged:
+            lines.append(
+                Text.assemble(
+                    plain("TOMBSTONE", "bold reverse"),
+                    plain(f" {len(purged)} text(s) purged by retention, a tombstone in place: "),
+                    safe_line(", ".join(purged)),
+                )
+            )
+        broken = [f"{what} {state}" for what, state in texts if state in _ALARMS]
+        if broken:
+            lines.append(
+                Text.assemble(plain("ALARM", "bold reverse"), plain(" "), safe_line(", ".join(broken)))
+            )
+    if not lines:
+        return None
+    return Text("\n").join(lines)
+
+
+def answer_head(
+    t: AnswerTrace, log_now: int | None = None, tags: Sequence[str] = (), holds: Sequence[HoldView] = ()
+) -> Text:
     """`log_now`: the session's checkpoint size now, when appends came after the states;
-    `tags`: the case-file tags on the whole answer (those on claims are in the claims table)."""
+    `tags`: the case-file tags on the whole answer (those on claims are in the claims table);
+    `holds`: the legal holds in force over it, named first so they are never scrolled away."""
     out = Text.assemble(plain("answer "), safe_line(t.answer_id, "bold"))
     if t.visible:
         out.append_text(Text.assemble(plain("  run "), safe_line(t.run_id), plain(f"  ({t.kind})")))
     out.append(f"  log entry {t.seq}\n")
+    found = alerts(answer_texts(t), holds)
+    if found is not None:
+        out.append_text(found)
+        out.append("\n")
     if t.visible and t.imported is not None:  # never scrolls away: the header stays put
         out.append_text(imported_head(t))
         out.append_text(plain("\n"))
@@ -48,7 +111,7 @@ def answer_head(t: AnswerTrace, log_now: int | None = None, tags: Sequence[str] 
     )
     if log_now is not None and log_now != t.checkpoint_size:
         # only this session appends while it holds the vault: its own access entries and notes
-        out.append_text(plain(f"; checkpoint now {log_now} (your access entries and notes since)"))
+        out.append_text(plain(f"; checkpoint now {log_now} (your access entries, notes and holds since)"))
     return out
 
 

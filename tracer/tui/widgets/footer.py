@@ -5,12 +5,19 @@ Textual lists a screen's own keys before the app's, so a screen with many keys p
 actions that matter least (`FOOTER_LATER`); here their keys move to just after `q Quit`,
 so at 80 columns they are what goes past the edge first, as the least important
 columns of a table do.  They stay whole at wider sizes, in `?` and in the palette.
+
+A key that does not fit whole is not drawn cut (`q Qui`, `T Tim`): once laid out,
+the keys past the edge are hidden and the footer ends in `…`, which says that more
+keys follow (in `?` and the palette).
 """
 
 from __future__ import annotations
 
+from rich.cells import cell_len
+from textual import events
 from textual.app import ComposeResult
-from textual.widgets import Footer
+from textual.widgets import Footer, Static
+from textual.widgets._footer import FooterKey
 
 __all__ = ["LAST_GLOBAL_ACTION", "TracerFooter"]
 
@@ -18,8 +25,44 @@ __all__ = ["LAST_GLOBAL_ACTION", "TracerFooter"]
 LAST_GLOBAL_ACTION = "quit"
 
 
+#: the mark that keys follow past the edge
+MORE = "…"
+
+
 class TracerFooter(Footer):
+    DEFAULT_CSS = """
+    TracerFooter #footer-more { width: 1; display: none; }
+    """
+
     def compose(self) -> ComposeResult:
+        yield from self._ordered()
+        more = Static(MORE, id="footer-more")
+        yield more
+        self.styles.grid_size_columns = (self.styles.grid_size_columns or 0) + 1
+        self.call_after_refresh(self._fit)
+
+    def on_resize(self, _event: events.Resize) -> None:
+        self._fit()
+
+    def _fit(self) -> None:
+        """Hide every key that would be cut by the right edge; say so with `…`.
+
+        Measured from the keys' words (a compact key is `KEY DESCRIPTION`, one cell
+        between keys), not from their regions: a footer under a modal screen has none."""
+        width = self.size.width or self.app.size.width
+        keys = list(self.query(FooterKey))
+        ends, at = [], 0
+        for key in keys:
+            words = f"{key.key_display} {key.description}" if key.description else key.key_display
+            at += cell_len(words) + (1 if at else 0)
+            ends.append(at)
+        fits = not ends or ends[-1] <= width
+        for key, end in zip(keys, ends, strict=True):
+            key.display = fits or end <= width - 2  # room for " …"
+        for more in self.query("#footer-more"):
+            more.display = not fits
+
+    def _ordered(self) -> ComposeResult:
         keys = list(super().compose())
         later_actions: frozenset[str] = getattr(self.screen, "FOOTER_LATER", frozenset())
         later = [k for k in keys if getattr(k, "action", None) in later_actions]

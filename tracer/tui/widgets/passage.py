@@ -21,6 +21,7 @@ from tracer.engine.times import utc
 from tracer.engine.trace import PassageTrace
 from tracer.tui.text import plain, safe_line, short, state_word
 from tracer.tui.widgets.current import CurrentRevisionPane, current_title
+from tracer.tui.widgets.edge_mark import MarkedTree
 from tracer.tui.widgets.historical import ContentVerdict, HistoricalText, digest_line
 from tracer.tui.widgets.imported import ImportedPassage
 from tracer.tui.words import reason, transform
@@ -84,7 +85,7 @@ def _states(p: PassageTrace) -> Text:
 
 def chain_tree(p: PassageTrace) -> Tree[None]:
     """passage → chunk → imported revision → source revision, each label inert."""
-    tree: Tree[None] = Tree(Text.assemble(plain("passage "), safe_line(p.passage_id)), classes="chain")
+    tree: Tree[None] = MarkedTree(Text.assemble(plain("passage "), safe_line(p.passage_id)), classes="chain")
     if p.record is None or p.record.chain is None:
         tree.root.add_leaf(plain("no chain: outside your scope or not located"))
         return tree

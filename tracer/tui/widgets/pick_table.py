@@ -19,16 +19,16 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from rich.text import Text
 from textual.binding import Binding, BindingType
-from textual.widgets import DataTable
+
+from tracer.tui.widgets.edge_mark import MarkedTable
 
 __all__ = ["PickTable"]
 
 _SELECT = "select_cursor"
 
 
-class PickTable(DataTable[Text]):
+class PickTable(MarkedTable):
     """A row table whose Enter selects the cursor row in the words of the screen's `PICKS`."""
 
     #: the screen binding that Enter on this table stands for
