@@ -31,7 +31,7 @@ from store.crypto import Identity, sha256_hex
 from store.dsse import Envelope
 from store.entries import LogEntry
 from store.errors import InputError, StoreError, VaultDamagedError, VaultInUseError
-from store.ingest import IngestReport, ingest
+from store.ingest import IngestReport, Rejected, ingest
 from store.merkle import leaf_hash
 from store.producer import draft_to_input
 from store.vault import Vault
@@ -273,13 +273,29 @@ def drain(vault_path: Path, outbox: Path, custodian: Identity, now: str, skip_in
     return out
 
 
+#: what a manifest signed by a key outside the vault's producer keyring is refused with
+UNKNOWN_KEY = "no signature by a known key"
+
+
+def hint(rejected: Rejected) -> str | None:
+    """What to do about a refusal, when the fix is a command: a producer key the vault
+    does not know is registered by its custodian."""
+    if rejected.path == "$.envelope.signatures" and UNKNOWN_KEY in rejected.message:
+        return (
+            "the producer's key is not in this vault's keyring; its custodian registers it with "
+            "`tracer keys add VAULT PRODUCER.pub --role producer --custodian-key CUSTODIAN.key`"
+        )
+    return None
+
+
 def _reject(outbox: Path, report: IngestReport, out: Pass) -> None:
     for r in report.rejected:
         src = Path(r.file)
         if not src.exists():
             continue
         target = _move(src, outbox / REJECTED)
-        reason = f"{r.path}: {r.message}\n".encode()
+        fix = hint(r)
+        reason = (f"{r.path}: {r.message}\n" + (f"hint: {fix}\n" if fix else "")).encode()
         write_atomically(target.with_name(target.name + ".reason.txt"), reason, replace=True)
         out.rejected_moved.append(src.name)
 
@@ -318,6 +334,9 @@ def _print(p: Pass, as_json: bool) -> None:
     if r is not None:
         for rej in r.rejected:
             print(f"REJECTED {inert(rej.file)}: {inert(rej.path)}: {inert(rej.message)}")
+            fix = hint(rej)
+            if fix is not None:
+                print(f"         hint: {fix}")
         for f in r.faults:
             print(
                 f"FAULT    {inert(f.file)}: answer {inert(f.answer_id)}: "
