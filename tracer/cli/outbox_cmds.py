@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from store import merkle
+from store import merkle, queries
 from store.canonical import parse_strict
 from store.crypto import Identity, sha256_hex
 from store.dsse import Envelope
@@ -173,35 +173,19 @@ def already_in_vault(vault: Vault, files: list[Path]) -> set[Path]:
     answers = {c.answer_id: c for c in claims if c.answer_id is not None}
     revisions = {c.revision: c for c in claims if c.revision is not None}
     hints: dict[int, list[_Claim]] = {}
-    if answers:
-        rows = vault.query(
-            "SELECT answer_id, seq FROM v_answers WHERE answer_id IN (SELECT unnest(?::VARCHAR[]))",
-            [sorted(answers)],
-        )
-        for answer_id, seq in rows:
-            hints.setdefault(int(seq), []).append(answers[str(answer_id)])
-    if revisions:
-        rows = vault.query(
-            "SELECT document_id, revision, seq FROM v_revisions "
-            "WHERE document_id IN (SELECT unnest(?::VARCHAR[]))",
-            [sorted({d for d, _ in revisions})],
-        )
-        for doc_id, rev, seq in rows:
-            claim = revisions.get((str(doc_id), str(rev)))
-            if claim is not None:
-                hints.setdefault(int(seq), []).append(claim)
+    for answer_id, seq in queries.answer_seqs_many(vault, sorted(answers)):
+        hints.setdefault(seq, []).append(answers[answer_id])
+    for doc_id, rev, seq in queries.revision_seqs_many(vault, sorted({d for d, _ in revisions})):
+        claim = revisions.get((doc_id, rev))
+        if claim is not None:
+            hints.setdefault(seq, []).append(claim)
     if not hints:
         return set()
     done: set[Path] = set()
-    for seq, data, leaf in vault.query(
-        "SELECT l.seq, l.entry, l.leaf_hash FROM (SELECT unnest(?::BIGINT[]) AS seq) AS s "
-        "JOIN log AS l ON l.seq = s.seq",
-        [sorted(hints)],
-    ):
-        entry = _checked_entry(int(seq), bytes(data), bytes(leaf))
-        if entry is None:
-            continue
-        done.update(c.path for c in hints[int(seq)] if _holds(entry, c))
+    for seq, data, leaf in queries.log_rows_many(vault, sorted(hints)):
+        entry = _checked_entry(seq, data, leaf)
+        if entry is not None:
+            done.update(c.path for c in hints[seq] if _holds(entry, c))
     if done:
         _require_checkpointed(vault)
     return done
