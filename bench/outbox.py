@@ -14,7 +14,8 @@ then `--files` new signed answer files are written (untimed) and timed through:
   new files: look-up, ingest, checkpoint, moves.
 
 Floor, measured in the same run on the same files: reading and parsing each file and
-its envelope (`_claim`), the least any look-up must do. Printed: ms per file for each,
+its envelope (`_claim`), the least any look-up must do. The floor, `fresh` and `done`
+are each the fastest of 5 runs (the machine is shared); `drain` runs once. Printed: ms per file for each,
 the ratio of each to the floor, and the ratio of each size's per-file cost to the
 smallest size's (the goal: ≤ 1.2).
 """
@@ -27,6 +28,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +42,8 @@ from store.vault import Vault
 from tracer.cli import outbox_cmds
 
 NOW = "2026-01-10T00:00:00Z"
+#: each read-only step is timed this many times, the fastest kept (the floor too)
+REPEAT = 5
 TEXT = "Customers may request a refund within thirty days of delivery."
 
 
@@ -103,6 +107,17 @@ def _fill(vault: Vault, work: Path, size: int) -> None:
         shutil.rmtree(work / "fill")
 
 
+def _best(step: Callable[[], object], repeat: int = REPEAT) -> float:
+    """The fastest of `repeat` runs of a read-only step: the machine is shared, and the
+    minimum is the run the other jobs disturbed least."""
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
 def _per_file_ms(seconds: float, files: int) -> float:
     return round(1000 * seconds / files, 4)
 
@@ -113,19 +128,13 @@ def measure(size: int, n_files: int) -> dict[str, Any]:
         vault = new_vault(work / "vault")
         _fill(vault, work, size)
         files = _write(work / "outbox", [f"new-{n}" for n in range(n_files)])
-        t = time.perf_counter()
-        claims = [outbox_cmds._claim(f) for f in files]
-        floor = time.perf_counter() - t
-        assert all(c is not None for c in claims)
-        t = time.perf_counter()
-        fresh = outbox_cmds.already_in_vault(vault, files)
-        t_fresh = time.perf_counter() - t
-        assert fresh == set()
+        floor = _best(lambda: [outbox_cmds._claim(f) for f in files])
+        assert all(c is not None for c in (outbox_cmds._claim(f) for f in files))
+        assert outbox_cmds.already_in_vault(vault, files) == set()
+        t_fresh = _best(lambda: outbox_cmds.already_in_vault(vault, files))
         ingest(vault, files, common.custodian(), NOW)
-        t = time.perf_counter()
-        done = outbox_cmds.already_in_vault(vault, files)
-        t_done = time.perf_counter() - t
-        assert done == set(files)
+        assert outbox_cmds.already_in_vault(vault, files) == set(files)
+        t_done = _best(lambda: outbox_cmds.already_in_vault(vault, files))
         entries = vault.size()
         vault.close()
         box = work / "outbox2"

@@ -25,6 +25,7 @@ __all__ = [
     "answer_count",
     "answer_entry",
     "answer_rows",
+    "answer_seqs_many",
     "answers_citing_digest",
     "answers_citing_document",
     "blob_present",
@@ -36,7 +37,9 @@ __all__ = [
     "entries_at",
     "finding_rows",
     "lineage_of",
+    "log_rows_many",
     "producers",
+    "revision_seqs_many",
     "revisions_of",
     "revisions_of_many",
     "tombstone_map",
@@ -385,3 +388,41 @@ def blob_data_keys(vault: Vault) -> list[tuple[str, str, int]]:
         "SELECT collection, dk_id, count(*) FROM blobs GROUP BY collection, dk_id ORDER BY 1, 2"
     )
     return [(str(c), str(k), int(n)) for c, k, n in rows]
+
+
+def answer_seqs_many(vault: Vault, answer_ids: list[str]) -> list[tuple[str, int]]:
+    """(answer id, seq) of every `v_answers` row naming one of `answer_ids`, in one
+    query. A derived row: only a hint of where to look in the log."""
+    if not answer_ids:
+        return []
+    rows = vault.query(
+        "SELECT answer_id, seq FROM v_answers WHERE answer_id IN (SELECT unnest(?::VARCHAR[]))",
+        [sorted(set(answer_ids))],
+    )
+    return [(str(a), int(s)) for a, s in rows]
+
+
+def revision_seqs_many(vault: Vault, document_ids: list[str]) -> list[tuple[str, str, int]]:
+    """(document id, revision, seq) of every `v_revisions` row of these documents, in
+    one query. A derived row: only a hint of where to look in the log."""
+    if not document_ids:
+        return []
+    rows = vault.query(
+        "SELECT document_id, revision, seq FROM v_revisions "
+        "WHERE document_id IN (SELECT unnest(?::VARCHAR[]))",
+        [sorted(set(document_ids))],
+    )
+    return [(str(d), str(r), int(s)) for d, r, s in rows]
+
+
+def log_rows_many(vault: Vault, seqs: list[int]) -> list[tuple[int, bytes, bytes]]:
+    """(seq, entry bytes, stored leaf hash) of these log rows, in one query; the caller
+    checks the bytes against the leaf and the leaves against a signed checkpoint."""
+    if not seqs:
+        return []
+    rows = vault.query(
+        "SELECT l.seq, l.entry, l.leaf_hash FROM (SELECT unnest(?::BIGINT[]) AS seq) AS s "
+        "JOIN log AS l ON l.seq = s.seq",
+        [sorted(set(seqs))],
+    )
+    return [(int(s), bytes(e), bytes(h)) for s, e, h in rows]

@@ -226,3 +226,24 @@ def test_a_crash_mid_write_leaves_no_file_for_ingest(tmp_path: Path) -> None:
     assert [f.name.startswith(".tmp-") for f in box.iterdir()] == [True]
     assert outbox_cmds.pending(box) == []
     assert os.listdir(box)
+
+
+def test_an_unregistered_producer_key_s_refusal_names_tracer_keys_add(vault_world: World) -> None:
+    from store.crypto import Identity
+
+    w = vault_world
+    outbox = w.root / "outbox"
+    rec_ = Recorder(
+        Signer(Identity.from_seed("stranger", b"not-in-the-keyring")),
+        outbox,
+        Producer("northstar-support-assistant", "2.0.0"),
+        Runtime("model-x", "support-v3", "rag-3"),
+        clock=Ticks(),
+    )
+    with rec_.start("Q?", Authorization("u:1", "acl-7", "allow"), "support", answer_id="ans-stranger") as rec:
+        rec.answer("A.")
+    r = w.run("ingest-outbox", w.vault, outbox, *w.cust(), "--skip-invalid")
+    assert r.code == 1 and "REJECTED" in r.out and "no signature by a known key" in r.out, r
+    assert "hint:" in r.out and "tracer keys add VAULT PRODUCER.pub --role producer" in r.out
+    (reason,) = (outbox / "rejected").glob("*.reason.txt")
+    assert "tracer keys add" in reason.read_text()

@@ -48,7 +48,7 @@ from tracer.producer.outbox import (
 from tracer.secrets import load_key
 
 if TYPE_CHECKING:
-    from store.ingest import IngestReport
+    from store.ingest import IngestReport, Rejected
     from store.vault import Vault
 
 
@@ -171,39 +171,25 @@ def already_in_vault(vault: Vault, files: list[Path]) -> set[Path]:
     someone edited can make a file look new (ingest then judges it), never make a new
     file look done.
     """
+    from store import queries
+
     claims = [c for c in map(_claim, files) if c is not None]
     answers = {c.answer_id: c for c in claims if c.answer_id is not None}
     revisions = {c.revision: c for c in claims if c.revision is not None}
     hints: dict[int, list[_Claim]] = {}
-    if answers:
-        rows = vault.query(
-            "SELECT answer_id, seq FROM v_answers WHERE answer_id IN (SELECT unnest(?::VARCHAR[]))",
-            [sorted(answers)],
-        )
-        for answer_id, seq in rows:
-            hints.setdefault(int(seq), []).append(answers[str(answer_id)])
-    if revisions:
-        rows = vault.query(
-            "SELECT document_id, revision, seq FROM v_revisions "
-            "WHERE document_id IN (SELECT unnest(?::VARCHAR[]))",
-            [sorted({d for d, _ in revisions})],
-        )
-        for doc_id, rev, seq in rows:
-            claim = revisions.get((str(doc_id), str(rev)))
-            if claim is not None:
-                hints.setdefault(int(seq), []).append(claim)
+    for answer_id, seq in queries.answer_seqs_many(vault, sorted(answers)):
+        hints.setdefault(seq, []).append(answers[answer_id])
+    for doc_id, rev, seq in queries.revision_seqs_many(vault, sorted({d for d, _ in revisions})):
+        claim = revisions.get((doc_id, rev))
+        if claim is not None:
+            hints.setdefault(seq, []).append(claim)
     if not hints:
         return set()
     done: set[Path] = set()
-    for seq, data, leaf in vault.query(
-        "SELECT l.seq, l.entry, l.leaf_hash FROM (SELECT unnest(?::BIGINT[]) AS seq) AS s "
-        "JOIN log AS l ON l.seq = s.seq",
-        [sorted(hints)],
-    ):
-        entry = _checked_entry(int(seq), bytes(data), bytes(leaf))
-        if entry is None:
-            continue
-        done.update(c.path for c in hints[int(seq)] if _holds(entry, c))
+    for seq, data, leaf in queries.log_rows_many(vault, sorted(hints)):
+        entry = _checked_entry(seq, data, leaf)
+        if entry is not None:
+            done.update(c.path for c in hints[seq] if _holds(entry, c))
     if done:
         _require_checkpointed(vault)
     return done
@@ -277,13 +263,29 @@ def drain(vault_path: Path, outbox: Path, custodian: Identity, now: str, skip_in
     return out
 
 
+#: what a manifest signed by a key outside the vault's producer keyring is refused with
+UNKNOWN_KEY = "no signature by a known key"
+
+
+def hint(rejected: Rejected) -> str | None:
+    """What to do about a refusal, when the fix is a command: a producer key the vault
+    does not know is registered by its custodian."""
+    if rejected.path == "$.envelope.signatures" and UNKNOWN_KEY in rejected.message:
+        return (
+            "the producer's key is not in this vault's keyring; its custodian registers it with "
+            "`tracer keys add VAULT PRODUCER.pub --role producer --custodian-key CUSTODIAN.key`"
+        )
+    return None
+
+
 def _reject(outbox: Path, report: IngestReport, out: Pass) -> None:
     for r in report.rejected:
         src = Path(r.file)
         if not src.exists():
             continue
         target = _move(src, outbox / REJECTED)
-        reason = f"{r.path}: {r.message}\n".encode()
+        fix = hint(r)
+        reason = (f"{r.path}: {r.message}\n" + (f"hint: {fix}\n" if fix else "")).encode()
         write_atomically(target.with_name(target.name + ".reason.txt"), reason, replace=True)
         out.rejected_moved.append(src.name)
 
@@ -322,6 +324,9 @@ def _print(p: Pass, as_json: bool) -> None:
     if r is not None:
         for rej in r.rejected:
             print(f"REJECTED {inert(rej.file)}: {inert(rej.path)}: {inert(rej.message)}")
+            fix = hint(rej)
+            if fix is not None:
+                print(f"         hint: {fix}")
         for f in r.faults:
             print(
                 f"FAULT    {inert(f.file)}: answer {inert(f.answer_id)}: "

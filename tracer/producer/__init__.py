@@ -11,6 +11,7 @@ from __future__ import annotations
 from tracer.producer.errors import CitationError, LocateError, ModelInputError, ProducerError, RecordError
 from tracer.producer.locate import (
     CHUNKER_VERSION,
+    DEFAULT_NORMALIZER,
     NORMALIZER_VERSION,
     Locator,
     RevisionChunk,
@@ -26,6 +27,7 @@ from tracer.producer.signer import Signer
 
 __all__ = [
     "CHUNKER_VERSION",
+    "DEFAULT_NORMALIZER",
     "NORMALIZER_VERSION",
     "UNSPECIFIED_CHUNKER",
     "AnswerRecord",

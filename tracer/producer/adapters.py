@@ -3,9 +3,10 @@
 No framework knows which source revision a chunk was cut from, so every adapter takes a
 `resolve` hook: given a retrieved document's metadata it returns a `Resolution` (the
 `SourceRevision`, and the chunk id and chunker when the pipeline has its own). The
-adapter records the document's text as retrieved, and as model input the first of its
-candidate forms (the text with the framework's metadata header, then the bare text)
-that occurs exactly in the prompt the model was sent.
+adapter records every document's text as retrieved (none is ever left out), and as
+model input the span of the prompt that carried it, found by `find_model_input` (the
+framework's metadata-header form or the bare text verbatim, else re-wrapped, else cut
+down) and accepted by `AnswerRecord.model_input`'s own rule.
 
 A recording that fails (a document not in its revision, a passage never sent, a
 `resolve` that raises) writes nothing for that answer. What happens next is the

@@ -6,7 +6,11 @@ only asks it questions, so a locator the SDK writes is, by construction, the loc
 
 A locator is valid when the normalized revision, sliced at `[char_start, char_end)`,
 equals the normalized passage (what `tracer verify` checks); `locate` finds that slice.
-Only `tracer-norm/1` is offered: it is the version the engine checks passages under.
+Both versions the engine checks are offered (`normalizer=`): `tracer-norm/1` (these
+functions' default, so a locator computed here matches what older callers recorded)
+and `tracer-norm/2`, which reads Markdown-only edits as no change; the recorder signs
+`DEFAULT_NORMALIZER` (`/2`) unless told otherwise. The reference chunker
+`tracer-para-chunker/1` is defined over `/1` blocks whichever version locates.
 """
 
 from __future__ import annotations
@@ -16,24 +20,29 @@ from typing import Any
 
 from store.crypto import sha256_hex
 from store.records import Locator
+from tracer.engine.normalizers import KNOWN, Normalizer
 from tracer.engine.textnorm import (
     CHUNKER_VERSION,
     NORMALIZER_VERSION,
     Structure,
-    normalize,
-    normalize_quote,
     parse_structure,
 )
+from tracer.engine.textnorm2 import NORMALIZER_V2
 from tracer.producer.errors import LocateError
+
+#: what the recorder signs unless told otherwise: Markdown-only edits are no change
+DEFAULT_NORMALIZER = NORMALIZER_V2
 
 __all__ = [
     "CHUNKER_VERSION",
+    "DEFAULT_NORMALIZER",
     "NORMALIZER_VERSION",
     "Locator",
     "RevisionChunk",
     "chunk_report",
     "chunks",
     "locate",
+    "normalizer",
     "occurrences",
 ]
 
@@ -56,10 +65,21 @@ def chunks(revision_text: str) -> tuple[RevisionChunk, ...]:
     )
 
 
-def occurrences(revision_text: str, passage_text: str) -> tuple[Locator, ...]:
+def normalizer(version: str) -> Normalizer:
+    """The engine's normalizer of this version; `LocateError` for one it does not know."""
+    norm = KNOWN.get(version)
+    if norm is None:
+        raise LocateError(f"normalizer {version!r}: expected one of {', '.join(sorted(KNOWN))}")
+    return norm
+
+
+def occurrences(
+    revision_text: str, passage_text: str, *, normalizer_version: str = NORMALIZER_VERSION
+) -> tuple[Locator, ...]:
     """Every place (overlapping ones too) where the normalized passage occurs."""
-    structure = parse_structure(revision_text)
-    quote = normalize_quote(passage_text)
+    norm = normalizer(normalizer_version)
+    structure = norm.structure(revision_text)
+    quote = norm.quote(passage_text)
     if not quote:
         return ()
     found: list[Locator] = []
@@ -85,6 +105,7 @@ def locate(
     occurrence: int | None = None,
     near: int | None = None,
     what: str = "passage",
+    normalizer_version: str = NORMALIZER_VERSION,
 ) -> Locator:
     """The locator of `passage_text` in `revision_text`.
 
@@ -93,14 +114,16 @@ def locate(
     the *raw* revision text such as LangChain's `start_index` or LlamaIndex's
     `start_char_idx`; the occurrence closest to where that offset lands after
     normalization is taken. Either way the result is checked by the engine.
+    `normalizer_version` says whose coordinates (`tracer-norm/1` or `/2`).
     """
-    if not normalize_quote(passage_text):
-        raise LocateError(f"{what}: the text is empty once whitespace is folded")
-    found = occurrences(revision_text, passage_text)
+    norm = normalizer(normalizer_version)
+    if not norm.quote(passage_text):
+        raise LocateError(f"{what}: the text is empty once normalized ({norm.version})")
+    found = occurrences(revision_text, passage_text, normalizer_version=norm.version)
     if not found:
         raise LocateError(
             f"{what}: the text does not occur in the revision, even after normalization "
-            f"({NORMALIZER_VERSION}); was it cut from another revision or rewritten?"
+            f"({norm.version}); was it cut from another revision or rewritten?"
         )
     if occurrence is not None:
         if not 0 <= occurrence < len(found):
@@ -113,7 +136,7 @@ def locate(
     elif near is not None:
         if not 0 <= near <= len(revision_text):
             raise LocateError(f"{what}: near={near} is outside the revision (0..{len(revision_text)})")
-        target = _normalized_offset(revision_text, near)
+        target = _normalized_offset(norm, revision_text, near)
         chosen = min(found, key=lambda loc: (abs(loc.char_start - target), loc.char_start))
     else:
         starts = ", ".join(str(loc.char_start) for loc in found[:10])
@@ -123,17 +146,15 @@ def locate(
         )
     # The engine's check (currency.transform): the normalized revision at the locator is
     # the normalized passage. True by construction; kept so a change there cannot drift.
-    if parse_structure(revision_text).text[chosen.char_start : chosen.char_end] != normalize_quote(
-        passage_text
-    ):
+    if norm.structure(revision_text).text[chosen.char_start : chosen.char_end] != norm.quote(passage_text):
         raise LocateError(f"{what}: the computed locator does not hold the passage")  # pragma: no cover
     return chosen
 
 
-def _normalized_offset(revision_text: str, raw_offset: int) -> int:
+def _normalized_offset(norm: Normalizer, revision_text: str, raw_offset: int) -> int:
     """Roughly where a raw offset lands in the normalized text (only to pick between
     occurrences of one passage; the locator itself is always an exact match)."""
-    before = normalize(revision_text[:raw_offset])
+    before = norm.structure(revision_text[:raw_offset]).text
     return len(before) + (2 if before else 0)
 
 

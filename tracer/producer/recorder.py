@@ -32,10 +32,11 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
-from tracer.engine.textnorm import CHUNKER_VERSION, NORMALIZER_VERSION, fold_whitespace
+from tracer.engine.textnorm import CHUNKER_VERSION, fold_whitespace, normalize_quote, parse_structure
+from tracer.engine.textnorm2 import NORMALIZER_V2, parse_structure2
 from tracer.producer import model as m
-from tracer.producer.errors import CitationError, ModelInputError, RecordError
-from tracer.producer.locate import Locator, chunks, locate
+from tracer.producer.errors import CitationError, ModelInputError, ProducerError, RecordError
+from tracer.producer.locate import DEFAULT_NORMALIZER, Locator, chunks, locate, normalizer
 from tracer.producer.model import Authorization, Chunker, Producer, Runtime, SourceRevision
 from tracer.producer.outbox import Outbox, file_stem
 from tracer.producer.signer import Signer
@@ -108,6 +109,8 @@ class Passage:
     query: str = field(repr=False)
     derived_from: str | None
     owner: int = field(repr=False, compare=False)
+    #: the normalizer whose coordinates `locator` is in (`normalizer_version`)
+    normalizer_version: str = DEFAULT_NORMALIZER
     sha256: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -144,9 +147,17 @@ class Recorder:
         runtime: Runtime,
         *,
         clock: Clock = _utc_now,
+        normalizer_version: str = DEFAULT_NORMALIZER,
     ) -> None:
+        """`normalizer_version` is the normalizer every locator is computed and signed
+        under: `tracer-norm/2` (the default; Markdown-only edits of a source are no
+        change) or `tracer-norm/1`."""
         if not isinstance(signer, Signer):
             raise TypeError("Recorder needs a tracer.producer.Signer")
+        try:
+            self.normalizer_version = normalizer(normalizer_version).version
+        except ProducerError as exc:
+            raise RecordError(f"normalizer_version: {exc}") from exc
         self.signer = signer
         self.outbox = outbox if isinstance(outbox, Outbox) else Outbox(outbox)
         self.producer = producer
@@ -227,6 +238,30 @@ class Recorder:
 
     def now(self) -> str:
         return m.timestamp(self.clock(), "clock")
+
+
+def _reference_chunk(content: str, text: str, loc: Locator, version: str) -> int | None:
+    """The index of the `tracer-para-chunker/1` chunk the text is, at its locator; None
+    when it is not one. The chunker is defined over `tracer-norm/1` blocks: under `/2`
+    the `/1` block is the one the located `/2` block lies in (`Structure2.parent`)."""
+    if version != NORMALIZER_V2:
+        return next(
+            (
+                c.chunk_index
+                for c in chunks(content)
+                if (c.locator.char_start, c.locator.char_end) == (loc.char_start, loc.char_end)
+            ),
+            None,
+        )
+    s2 = parse_structure2(content)
+    block = s2.block_at(loc.char_start)
+    if block is None:
+        return None
+    s1 = parse_structure(content)
+    b1 = s1.blocks[s2.parent[s2.blocks.index(block)]]
+    if b1.is_heading or b1.text != normalize_quote(text):
+        return None
+    return next(n for n, b in enumerate(s1.paragraphs()) if b is b1)
 
 
 def derivable(model_input: str, retrieved: str) -> bool:
@@ -443,8 +478,12 @@ class AnswerRecord:
             raise RecordError(f"revision: expected a SourceRevision, got {type(revision).__name__}")
         pid = self._next_id(passage_id)
         what = f"passage {pid} ({revision.document_id} revision {revision.revision})"
-        loc = locate(revision.content, text, occurrence=occurrence, near=near, what=what)
-        chunk_id, chunker = self._chunk_claim(revision, loc, chunk_id, chunker, what)
+        version = self._recorder.normalizer_version
+        loc = locate(
+            revision.content, text, occurrence=occurrence, near=near, what=what, normalizer_version=version
+        )
+        index = _reference_chunk(revision.content, text, loc, version)
+        chunk_id, chunker = self._chunk_claim(revision, index, chunk_id, chunker, what)
         passage = Passage(
             passage_id=pid,
             text=text,
@@ -460,13 +499,14 @@ class AnswerRecord:
             query=m.text(query, "query"),
             derived_from=None,
             owner=id(self),
+            normalizer_version=version,
         )
         self._passages.append(passage)
         return passage
 
     @staticmethod
     def _chunk_claim(
-        revision: SourceRevision, loc: Locator, chunk_id: str | None, chunker: Chunker | None, what: str
+        revision: SourceRevision, index: int | None, chunk_id: str | None, chunker: Chunker | None, what: str
     ) -> tuple[str, Chunker]:
         """The chunk id and chunker a passage is signed with; a reference claim is checked.
 
@@ -475,14 +515,6 @@ class AnswerRecord:
         signed as `unspecified` when the text is not that chunk: the SDK does not know
         which splitter cut it and never says it was tracer's.
         """
-        index = next(
-            (
-                c.chunk_index
-                for c in chunks(revision.content)
-                if (c.locator.char_start, c.locator.char_end) == (loc.char_start, loc.char_end)
-            ),
-            None,
-        )
         if chunker is None:
             chunker = _REFERENCE if index is not None or chunk_id is None else _UNSPECIFIED
         if chunker.version == CHUNKER_VERSION and index is None:
@@ -518,7 +550,9 @@ class AnswerRecord:
             raise RecordError(f"note: expected a Note, got {type(note).__name__}")
         body = note.text if text is None else m.text(text, "note passage text")
         pid = self._next_id(passage_id)
-        loc = locate(note.text, body, what=f"passage {pid} (note {note.answer_id})")
+        version = self._recorder.normalizer_version
+        what = f"passage {pid} (note {note.answer_id})"
+        loc = locate(note.text, body, what=what, normalizer_version=version)
         passage = Passage(
             passage_id=pid,
             text=body,
@@ -539,6 +573,7 @@ class AnswerRecord:
             query=m.text(query, "query"),
             derived_from=note.answer_id,
             owner=id(self),
+            normalizer_version=version,
         )
         self._passages.append(passage)
         self.derived_from(note.answer_id)
@@ -744,7 +779,7 @@ class AnswerRecord:
             "locator": p.locator.to_json(),
             "retrieved_text": p.text,
             "model_input_text": self._model_inputs[p.passage_id],
-            "normalizer_version": NORMALIZER_VERSION,
+            "normalizer_version": p.normalizer_version,
             "retrieved_at": p.retrieved_at,
             "rank": p.rank,
             "score": p.score,
