@@ -867,7 +867,9 @@ class Vault:
                 b.flush()
                 new = [(b.start + i, e.leaf) for i, e in enumerate(b.entries) if e.kind in GUARDED_KINDS]
                 pairs = [*guarded, *new]
-                views = self.views.after_append(trusted, b.start, b.acc.size)
+                views = self.views.after_append(
+                    trusted, b.start, b.acc.size, [t for t, r in b.rows.items() if r]
+                )
                 lines = (extension_line(pairs), views_line(views))
                 cp = Checkpoint(self.origin, b.acc.size, b.acc.root(), lines)
                 note = cp.sign_as(signer, name)

@@ -481,14 +481,24 @@ class ViewGuard:
                 self._mend(table, {g}, trusted[table], {g: now} if now else {})
         return trusted
 
-    def after_append(self, trusted: Digests, start: int, size: int) -> Digests:
+    def after_append(
+        self, trusted: Digests, start: int, size: int, tables: Iterable[str] | None = None
+    ) -> Digests:
         """`trusted` with the groups entries `start`..`size-1` touched hashed again (inside
-        the batch's transaction), written to the cache; what the new checkpoint signs."""
+        the batch's transaction), written to the cache; what the new checkpoint signs.
+
+        `tables`: the tables the batch added rows to (None: all). Any other table's rows
+        are those `before_append` checked, so its trusted digests stand: a hold or a purge
+        no longer re-hashes the current group of the passage and digest tables."""
         con = self._vault.con
         lo = (start // GROUP) * GROUP
         out: Digests = {t: dict(gs) for t, gs in trusted.items()}
         touched = range(start // GROUP, (size - 1) // GROUP + 1)
+        rehash = set(VIEW_COLUMNS) if tables is None else set(tables)
         for table in VIEW_COLUMNS:
+            if table not in rehash:
+                out.setdefault(table, {})
+                continue
             groups = out.setdefault(table, {})
             for g in touched:
                 groups.pop(g, None)

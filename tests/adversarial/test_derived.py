@@ -120,6 +120,27 @@ def test_a_mend_in_place_is_still_reported_by_verify(case: Case) -> None:
     assert "view_row_missing_or_altered" in kinds
 
 
+def test_a_write_that_adds_no_row_to_an_edited_table_neither_signs_nor_keeps_the_edit(
+    case: Case,
+) -> None:
+    """A write re-hashes only the tables it adds rows to; an edited table it does not
+    touch keeps its honest signed digest (the writer checked and mended it first), so the
+    edit neither gets signed nor survives."""
+    _stale_case(case)
+    _edit(case, "DELETE FROM v_revisions WHERE revision = 'r2'")
+    vault = case.reopen()
+    before = signed_commitment(
+        Checkpoint.parse(vault.latest_checkpoint().note.split("\n\n")[0] + "\n").extensions
+    )
+    admin.record_access(vault, case.custodian, "trace", "ans-1", NOW)
+    after = signed_commitment(
+        Checkpoint.parse(vault.latest_checkpoint().note.split("\n\n")[0] + "\n").extensions
+    )
+    assert after is not None and after != before  # the access table moved on
+    assert vault.con.execute("SELECT count(*) FROM v_revisions WHERE revision = 'r2'").fetchone() == (1,)
+    assert _currency(case)[0] == "stale"
+
+
 def test_a_deleted_answer_row_does_not_read_as_no_such_answer(case: Case) -> None:
     _stale_case(case)
     _edit(case, "DELETE FROM v_answers WHERE answer_id = 'ans-1'")
