@@ -262,7 +262,8 @@ async def test_add_a_note_to_a_claim_and_to_a_passage(built: Built) -> None:
         screen = app.screen
         assert isinstance(screen, NotesScreen)
         assert [r[3] for r in screen.rows] == ["claim:1", "passage:p1"]
-        assert "production exception omitted" in screen_text(pilot)
+        # the rows are set before the table is painted: wait for the frame that shows them
+        await until(pilot, lambda: "production exception omitted" in screen_text(pilot))
 
 
 async def test_filter_by_state_and_text_and_sort(built: Built) -> None:
