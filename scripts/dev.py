@@ -2,7 +2,7 @@
 """One entry point for a fresh machine: set up, then demo, test, check or bench.
 
     python3 scripts/dev.py demo    # venv + install + build sample vault + open it
-    python3 scripts/dev.py test    # venv + install (with test extras) + whole test suite
+    python3 scripts/dev.py test    # venv + install (with test extras) + test suite, all cores, no slow tests
     python3 scripts/dev.py check   # ruff check, ruff format --check, mypy --strict (code and tests)
 
 Installing is the only step that may reach the package index; everything after runs
@@ -94,8 +94,11 @@ def demo(args: list[str]) -> int:
 
 
 def test(args: list[str]) -> int:
+    """pytest on every core (pytest-xdist) unless the caller chose `-n` itself; every test
+    has its own TRACER_HOME and tmp_path, session fixtures are built once per worker."""
     setup("dev")
-    return _run(PY, "-m", "pytest", *args)
+    workers = [] if any(a == "-n" or a.startswith("-n") for a in args) else ["-n", str(os.cpu_count() or 1)]
+    return _run(PY, "-m", "pytest", *workers, *args)
 
 
 def check() -> int:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,14 +41,29 @@ def built(tmp_path: Path) -> Built:
 
 
 async def settle(pilot: Pilot[None], rounds: int = 40) -> None:
-    """Let workers finish and their messages land; bounded, never a sleep."""
+    """Let workers finish and their messages land; bounded, never a sleep.
+
+    A worker still pending (created by a message handled a moment ago, its thread not yet
+    started) counts as unfinished: `is_running` alone let a loaded machine return early.
+    `pilot.pause()` guesses idleness from CPU time, which a starved process does not
+    accumulate, so a test that needs a particular result waits for it with `until`."""
     app = pilot.app
     for _ in range(rounds):
         await pilot.pause()
         await app.workers.wait_for_complete()
         await pilot.pause()
-        if not any(w.is_running for w in app.workers):
+        if all(w.is_finished for w in app.workers):
             return
+
+
+async def until(pilot: Pilot[None], condition: Callable[[], bool], rounds: int = 400) -> None:
+    """Wait for a state, not for a time: process messages and workers until `condition`
+    holds; fail (naming nothing but the bound) if it never does."""
+    for _ in range(rounds):
+        if condition():
+            return
+        await settle(pilot, rounds=1)
+    assert condition(), f"state not reached after {rounds} rounds"
 
 
 def screen_text(pilot: Pilot[None]) -> str:

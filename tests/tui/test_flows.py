@@ -10,7 +10,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Input, ProgressBar, Static, Tree
 from textual.widgets.tree import TreeNode
 
-from tests.tui.conftest import SIZE, Built, screen_text, settle
+from tests.tui.conftest import SIZE, Built, screen_text, settle, until
 from tests.tui.fixture_vault import ANSWER_IDS
 from tracer.tui.app import TracerApp
 from tracer.tui.commands import screen_actions
@@ -233,33 +233,37 @@ async def test_add_a_note_to_a_claim_and_to_a_passage(built: Built) -> None:
         await settle(pilot)
         await _open_answer(pilot, app, "ans-runbook")
         answer = app.screen
+        assert isinstance(answer, AnswerScreen)
+
+        def beside() -> str:
+            return str(answer.query_one("#claim-notes", Static).render())
+
         await pilot.press("n")
-        await settle(pilot)
-        assert isinstance(app.screen, PromptScreen)
+        await until(pilot, lambda: isinstance(app.screen, PromptScreen))
         app.screen.query_one(Input).value = "production exception omitted from the answer"
         await pilot.press("enter")
-        await settle(pilot)
-        assert app.screen is answer
-        beside = str(answer.query_one("#claim-notes", Static).render())
-        assert "claim:1" in beside and "production exception omitted" in beside
-        assert "signed by ines" in beside
+        # the note is appended by a worker and shown when its message lands: wait for that
+        await until(pilot, lambda: app.screen is answer and "claim:1" in beside())
+        assert "production exception omitted" in beside() and "signed by ines" in beside()
         assert [str(c) for c in answer.query_one("#citations", DataTable).get_row_at(0)][3] == "1"
         await pilot.press("enter")
-        await settle(pilot)
+        await until(pilot, lambda: isinstance(app.screen, EvidenceScreen))
         await pilot.press("n")
-        await settle(pilot)
+        await until(pilot, lambda: isinstance(app.screen, PromptScreen))
         app.screen.query_one(Input).value = "retrieved chunk had the exception"
         await pilot.press("enter")
-        await settle(pilot)
+        signed = "note signed and appended (2"
+        await until(pilot, lambda: any(signed in n.message for n in app._notifications))
         await pilot.press("escape")
-        await settle(pilot)
-        assert "passage:p1" in str(answer.query_one("#claim-notes", Static).render())
+        # back on the answer, its notes are reloaded by a worker the resume starts
+        await until(pilot, lambda: app.screen is answer and "passage:p1" in beside())
         await pilot.press("N")
-        await settle(pilot)
+        await until(pilot, lambda: isinstance(app.screen, NotesScreen) and len(app.screen.rows) == 2)
         screen = app.screen
         assert isinstance(screen, NotesScreen)
         assert [r[3] for r in screen.rows] == ["claim:1", "passage:p1"]
-        assert "production exception omitted" in screen_text(pilot)
+        # the rows are set before the table is painted: wait for the frame that shows them
+        await until(pilot, lambda: "production exception omitted" in screen_text(pilot))
 
 
 async def test_filter_by_state_and_text_and_sort(built: Built) -> None:

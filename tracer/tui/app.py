@@ -262,6 +262,7 @@ class TracerApp(App[None]):
                 bar.refresh(layout=True)
             if isinstance(screen, AnswerScreen):
                 screen.show_head()
+                screen.refresh_notes()
 
     def _set_contrast(self, high: bool) -> None:
         self.theme = THEME_NAMES["high-contrast" if high else "default"]

@@ -164,6 +164,11 @@ class AnswerScreen(TracerScreen):
 
     def on_screen_resume(self) -> None:
         """Notes may have been added on the evidence screen: show them here too."""
+        self.refresh_notes()
+
+    def refresh_notes(self) -> None:
+        """Reread the notes (on resume, and after any append: a note signed on the evidence
+        screen may land after the investigator has already come back here)."""
         if self.trace is not None and self.trace.visible:
             self._reload_notes()
 
