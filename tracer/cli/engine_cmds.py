@@ -88,9 +88,9 @@ def _superseded_arg(p: argparse.ArgumentParser) -> None:
     )
 
 
-def open_session(args: argparse.Namespace) -> Session:
+def open_session(args: argparse.Namespace, read_only: bool | None = None) -> Session:
     identity = load_key(resolve_key_path(args.key), args.passphrase_file)
-    session = unlock(args.vault, identity, forensic=args.forensic)
+    session = unlock(args.vault, identity, forensic=args.forensic, read_only=read_only)
     for w in session.status.warnings:
         loud = w == session.status.origin_changed
         print(f"tracer: {'WARNING' if loud else 'note'}: {inert(w)}", file=sys.stderr)

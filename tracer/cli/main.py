@@ -32,6 +32,7 @@ COMMAND_MODULES = (
     "case_cmds",
     "ui_cmds",
     "export_cmds",
+    "dataset_cmds",
 )
 
 
