@@ -210,9 +210,10 @@ class DatasetReader:
             3: lambda a, b, c: table([a, b, c]),
             4: lambda a, b, c, d: table([a, b, c, d]),
             5: lambda a, b, c, d, e: table([a, b, c, d, e]),
+            6: lambda a, b, c, d, e, f: table([a, b, c, d, e, f]),
         }
         if len(cols) not in udfs:
-            raise ValueError(f"scan_log takes 2 to 4 columns, got {len(columns)}")
+            raise ValueError(f"scan_log takes 2 to 5 columns, got {len(columns)}")
         udf = udfs[len(cols)]
 
         try:

@@ -20,7 +20,8 @@ import pyarrow as pa
 
 from store.merkle import leaf_hash, node_hash
 from store.roster import Roster
-from tracer.engine.logcheck import Finding, RunInput, check_run
+from store.entries import LogEntry
+from tracer.engine.logcheck import Finding, RunInput, check_run, finding
 
 __all__ = [
     "STATEMENT_MARK",
@@ -146,17 +147,37 @@ def check_rows(rows: list[tuple[int, str, bytes, bytes, bytes]], ctx: CheckConte
     return [r for r in out if r is not None]
 
 
+def signer_finding(seq: int, column: str | None, data: bytes) -> Finding | None:
+    """The dataset's `signer` column must say the key id the entry's envelope names."""
+    try:
+        said = LogEntry.from_bytes(data).signer
+    except ValueError:
+        said = None
+    if said == column:
+        return None
+    return finding(
+        "dataset_signer_mismatch",
+        seq,
+        f"the signer column says {str(column)[:16]!r}, the entry's envelope {str(said)[:16]!r}",
+    )
+
+
 def check_batch(batch: pa.Table, ctx: CheckContext) -> pa.Array:
     """Per row: the pickled `RowResult` of its per-entry checks."""
     seqs = batch.column("seq").to_pylist()
     kinds = batch.column("kind").to_pylist()
     entries = batch.column("entry").to_pylist()
     stored = batch.column("leaf_hash").to_pylist()
+    signers = batch.column("signer").to_pylist()
     rows = [
-        (int(s), str(k), bytes(e), bytes(st or b""), leaf_hash(bytes(e)))
+        (-1 if s is None else int(s), str(k or ""), bytes(e or b""), bytes(st or b""), leaf_hash(bytes(e or b"")))
         for s, k, e, st in zip(seqs, kinds, entries, stored, strict=True)
     ]
     results = check_rows(rows, ctx)
+    for row, signer, result in zip(rows, signers, results, strict=True):
+        extra = signer_finding(row[0], signer, row[2])
+        if extra is not None:
+            result.findings.append(extra)
     return pa.array([pickle.dumps(r, protocol=pickle.HIGHEST_PROTOCOL) for r in results], pa.binary())
 
 

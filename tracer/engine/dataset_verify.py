@@ -47,6 +47,7 @@ from tracer.engine.dataset_check import (
     leaf_batch,
     load_result,
     perfect_root,
+    signer_finding,
     subtree_root,
 )
 from tracer.engine.logcheck import Finding, RunInput, check_run, finding
@@ -100,6 +101,7 @@ class _Row:
     stored: bytes
     leaf: bytes
     statement: bool
+    signer: str | None = None
 
 
 def _duckdb_manifests(
@@ -109,6 +111,7 @@ def _duckdb_manifests(
     table = reader.scan_log(
         "tracer_check",
         lambda batch: check_batch(batch, ctx),
+        ("seq", "kind", "entry", "leaf_hash", "signer"),
         where="NOT tracer_is_statement(kind, entry)",
     )
     out: dict[int, RowResult] = {}
@@ -186,14 +189,15 @@ class _Verifier:
     def _leaves(self) -> list[_Row]:
         self.reader.register_predicate("tracer_is_statement", _statement_flags)
         table = self.reader.scan_log("tracer_leaf", leaf_batch)
-        meta = self.reader.table(ds.LOG_FILE, "file_row_number, seq, kind, leaf_hash", "file_row_number")
+        meta = self.reader.table(ds.LOG_FILE, "file_row_number, seq, kind, leaf_hash, signer", "file_row_number")
         rows = []
-        for pos, seq, kind, stored, value in zip(
+        for pos, seq, kind, stored, value, signer in zip(
             meta.column(0).to_pylist(),
             meta.column(1).to_pylist(),
             meta.column(2).to_pylist(),
             meta.column(3).to_pylist(),
             table.column(1).to_pylist(),
+            meta.column(4).to_pylist(),
             strict=True,
         ):
             rows.append(
@@ -204,6 +208,7 @@ class _Verifier:
                     bytes(stored or b""),
                     value[:32],
                     value[32:] == b"\x01",
+                    signer,
                 )
             )
         return rows
@@ -295,7 +300,8 @@ class _Verifier:
                     )
                 )
                 seq, found, manifest_row = result.entries[0]
-                per_row[r.pos] = RowResult(found, manifest_row, result.rows)
+                extra = signer_finding(r.seq, r.signer, data)
+                per_row[r.pos] = RowResult(found + ([extra] if extra else []), manifest_row, result.rows)
                 if result.keyring.version != keyring.version:
                     keyring = result.keyring
                     keyrings.append((r.seq + 1, keyring))
