@@ -316,9 +316,20 @@ class DatasetReader:
         )
         self.con.unregister("_stored_blobs")
 
-    def derived_references(self) -> list[tuple[Any, ...]]:
-        """The references as derived from the log, in the shape `reference_rows` writes."""
-        return self.con.execute(
+    def reference_diff(self, limit: int = 200) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+        """(rows of references.parquet the log does not imply, references the log implies
+        that the file lacks), as multisets, each in (seq, digest, role) order."""
+        derived = (
             "SELECT f.seq, a.answer_id, f.passage_id, f.role, f.digest, f.collection FROM temp.r_refs f "
-            "LEFT JOIN temp.r_answer_refs a ON a.seq = f.seq ORDER BY f.seq, f.digest, f.role"
-        ).fetchall()
+            "LEFT JOIN temp.r_answer_refs a ON a.seq = f.seq"
+        )
+        source = self._parquet(REFERENCES_FILE)
+        stored = f"SELECT seq, answer_id, passage_id, role, digest, collection FROM {source}"  # noqa: S608
+        out = []
+        for a, b in ((stored, derived), (derived, stored)):
+            out.append(
+                self.con.execute(
+                    f"SELECT * FROM ({a} EXCEPT ALL {b}) ORDER BY seq, digest, role LIMIT {int(limit)}"  # noqa: S608
+                ).fetchall()
+            )
+        return out[0], out[1]

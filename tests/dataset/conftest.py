@@ -37,7 +37,14 @@ def run_cli(*argv: str) -> tuple[int, str]:
 
 def export(vault: Path, out: Path, key: Path, passphrase: Path, *extra: str) -> None:
     rc, _ = run_cli(
-        "export-dataset", str(vault), str(out), "--key", str(key), "--passphrase-file", str(passphrase), *extra
+        "export-dataset",
+        str(vault),
+        str(out),
+        "--key",
+        str(key),
+        "--passphrase-file",
+        str(passphrase),
+        *extra,
     )
     assert rc == 0
 
@@ -54,7 +61,9 @@ def exported(sample_build: BuildInfo, tmp_path_factory: pytest.TempPathFactory) 
         key = vault / "keys" / "omar.key"
         passphrase = base / "omar.pass"
         passphrase.write_text("omar-demo")
-        rc, out = run_cli("verify", str(vault), "--key", str(key), "--passphrase-file", str(passphrase), "--json", "--full")
+        rc, out = run_cli(
+            "verify", str(vault), "--key", str(key), "--passphrase-file", str(passphrase), "--json", "--full"
+        )
         assert rc == 1
         dataset = base / "export"
         export(vault, dataset, key, passphrase, "--row-group", "64")

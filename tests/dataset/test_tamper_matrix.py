@@ -21,7 +21,9 @@ def _rewrite_log(root: Path, change: Callable[[list[dict[str, object]]], list[di
     path = root / "log.parquet"
     table = pq.read_table(path)
     rows = change(table.to_pylist())
-    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path, row_group_size=64, compression="zstd")
+    pq.write_table(
+        pa.Table.from_pylist(rows, schema=table.schema), path, row_group_size=64, compression="zstd"
+    )
 
 
 def _flip(value: bytes, at: int = 40) -> bytes:
@@ -119,7 +121,9 @@ def test_a_text_that_does_not_match_its_digest(exported: Exported, tmp_path: Pat
     TEXT_DIGEST = str(ref["digest"])
     _edit_text(root)
     report = verify_dataset(root)
-    hits = [f for f in report.findings if f.kind == "checksum_mismatch" and f.record.get("digest") == TEXT_DIGEST]
+    hits = [
+        f for f in report.findings if f.kind == "checksum_mismatch" and f.record.get("digest") == TEXT_DIGEST
+    ]
     assert hits and all(f.seq is not None for f in hits)
     assert SEQ in {f.seq for f in hits}
 

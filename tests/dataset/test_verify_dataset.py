@@ -20,7 +20,15 @@ def test_sample_vault_findings_equal_tracer_verify(exported: Exported) -> None:
     assert rc == 1
     assert [f["kind"] for f in exported.verify_json["findings"]] == ["checksum_mismatch"]
     assert report["findings"] == exported.verify_json["findings"]
-    for key in ("entries", "checkpoints", "manifests", "purged", "out_of_scope", "intact", "checksum_mismatch"):
+    for key in (
+        "entries",
+        "checkpoints",
+        "manifests",
+        "purged",
+        "out_of_scope",
+        "intact",
+        "checksum_mismatch",
+    ):
         assert report["counts"][key] == exported.verify_json["counts"][key]
     assert report["checkpoint"]["recomputed_root"] == exported.verify_json["checkpoint"]["recomputed_root"]
 
@@ -68,7 +76,9 @@ def test_row_groups_are_perfect_subtrees(exported: Exported) -> None:
 
 
 @pytest.mark.parametrize("mode", ["digests", "ciphertext"])
-def test_without_plaintext_no_text_is_checked_and_none_is_read(exported: Exported, tmp_path: Path, mode: str) -> None:
+def test_without_plaintext_no_text_is_checked_and_none_is_read(
+    exported: Exported, tmp_path: Path, mode: str
+) -> None:
     out = tmp_path / mode
     export(exported.vault, out, exported.key, exported.passphrase, "--texts", mode)
     import pyarrow.parquet as pq

@@ -7,7 +7,6 @@ verify-dataset needs no vault and no key: only the export directory.  Exit codes
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from tracer.cli.common import Sub, add_investigator, emit_json, vault_arg
@@ -77,7 +76,6 @@ def cmd_verify_dataset(args: argparse.Namespace) -> int:
             where = f"entry {f.seq}" if f.seq is not None else "dataset"
             print(f"{f.kind:<28} {where:<12} {inert(f.detail)}")
         state = "OK" if report.ok else "FINDINGS"
-        print(
-            f"{state}: {report.counts.get('entries', 0)} entries, {len(report.findings)} findings ({report.engine})"
-        )
+        entries = report.counts.get("entries", 0)
+        print(f"{state}: {entries} entries, {len(report.findings)} findings ({report.engine})")
     return 0 if report.ok else 1

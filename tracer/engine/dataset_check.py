@@ -5,8 +5,9 @@ function over the batches it reads, Spark through `mapInArrow` on its executors.
 per-entry checks are `tracer.engine.logcheck.check_run`, the one implementation
 `tracer verify` runs, so a finding reads the same whichever engine found it.
 
-A batch's result travels back as one binary value per row (pickled, between this
-process and the engines it drives: never read from the dataset).
+DuckDB calls the checks in this process, so its results stay Python objects; Spark's
+executors send each batch's results back as one pickled value (between this process
+and the executors it drives: never read from the dataset).
 """
 
 from __future__ import annotations
@@ -18,18 +19,20 @@ from typing import Any
 
 import pyarrow as pa
 
+from store.entries import LogEntry
 from store.merkle import leaf_hash, node_hash
 from store.roster import Roster
-from store.entries import LogEntry
 from tracer.engine.logcheck import Finding, RunInput, check_run, finding
 
 __all__ = [
     "STATEMENT_MARK",
     "CheckContext",
     "RowResult",
-    "check_batch",
+    "check_table",
+    "dump_results",
     "is_statement",
     "leaf_batch",
+    "load_results",
     "perfect_root",
     "subtree_root",
 ]
@@ -90,7 +93,7 @@ class RowResult:
 @dataclass(frozen=True)
 class CheckContext:
     """What a batch of manifest rows is checked against: the keyring as it stood after
-    each statement that changed it (first seq it applies from, keyring), the custodian
+    each statement that changed it (first file position it applies from, keyring), the custodian
     the dataset names, the exporter's scopes, and the log's origin."""
 
     keyrings: tuple[tuple[int, Roster], ...]
@@ -99,25 +102,24 @@ class CheckContext:
     scopes: tuple[str, ...] | None
     origin: str
 
-    def keyring_at(self, seq: int) -> tuple[int, Roster]:
+    def keyring_at(self, pos: int) -> tuple[int, Roster]:
+        """(index, keyring) in force at file position `pos`."""
         chosen = (0, Roster())
         for i, (start, ring) in enumerate(self.keyrings):
-            if start <= seq:
+            if start <= pos:
                 chosen = (i, ring)
             else:
                 break
         return chosen
 
 
-def _runs(
-    rows: list[tuple[int, str, bytes, bytes, bytes]], ctx: CheckContext
-) -> Iterator[tuple[Roster, list[int]]]:
-    """Row indexes grouped by the keyring their seq falls under, in order."""
+def _runs(positions: list[int], ctx: CheckContext) -> Iterator[tuple[Roster, list[int]]]:
+    """Row indexes grouped by the keyring their file position falls under, in order."""
     current: int | None = None
     ring = Roster()
     idx: list[int] = []
-    for i, row in enumerate(rows):
-        which, r = ctx.keyring_at(row[0])
+    for i, pos in enumerate(positions):
+        which, r = ctx.keyring_at(pos)
         if which != current and idx:
             yield ring, idx
             idx = []
@@ -127,11 +129,14 @@ def _runs(
         yield ring, idx
 
 
-def check_rows(rows: list[tuple[int, str, bytes, bytes, bytes]], ctx: CheckContext) -> list[RowResult]:
-    """`check_run` over manifest rows (seq, kind, bytes, stored leaf, recomputed leaf)."""
+def check_rows(
+    rows: list[tuple[int, str, bytes, bytes, bytes]], positions: list[int], ctx: CheckContext
+) -> list[RowResult]:
+    """`check_run` over manifest rows (seq, kind, bytes, stored leaf, recomputed leaf) at
+    file `positions`."""
     out: list[RowResult | None] = [None] * len(rows)
     scopes = list(ctx.scopes) if ctx.scopes is not None else None
-    for ring, idx in _runs(rows, ctx):
+    for ring, idx in _runs(positions, ctx):
         run = [rows[i] for i in idx]
         result = check_run(
             RunInput(run, ring, ctx.custodian_ed25519, ctx.custodian_key_id, scopes, False, ctx.origin, {})
@@ -162,27 +167,39 @@ def signer_finding(seq: int, column: str | None, data: bytes) -> Finding | None:
     )
 
 
-def check_batch(batch: pa.Table, ctx: CheckContext) -> pa.Array:
-    """Per row: the pickled `RowResult` of its per-entry checks."""
+def check_table(batch: pa.Table, ctx: CheckContext) -> list[tuple[int, RowResult]]:
+    """(file position, `RowResult`) of each manifest row of `batch`, in its order."""
     seqs = batch.column("seq").to_pylist()
     kinds = batch.column("kind").to_pylist()
     entries = batch.column("entry").to_pylist()
     stored = batch.column("leaf_hash").to_pylist()
     signers = batch.column("signer").to_pylist()
     rows = [
-        (-1 if s is None else int(s), str(k or ""), bytes(e or b""), bytes(st or b""), leaf_hash(bytes(e or b"")))
+        (
+            -1 if s is None else int(s),
+            str(k or ""),
+            bytes(e or b""),
+            bytes(st or b""),
+            leaf_hash(bytes(e or b"")),
+        )
         for s, k, e, st in zip(seqs, kinds, entries, stored, strict=True)
     ]
-    results = check_rows(rows, ctx)
+    positions = [int(p) for p in batch.column("file_row_number").to_pylist()]
+    results = check_rows(rows, positions, ctx)
     for row, signer, result in zip(rows, signers, results, strict=True):
         extra = signer_finding(row[0], signer, row[2])
         if extra is not None:
             result.findings.append(extra)
-    return pa.array([pickle.dumps(r, protocol=pickle.HIGHEST_PROTOCOL) for r in results], pa.binary())
+    return list(zip(positions, results, strict=True))
 
 
-def load_result(value: bytes) -> RowResult:
-    result = pickle.loads(value)  # noqa: S301 - produced by check_batch in this run, never read from a file
-    if not isinstance(result, RowResult):
-        raise TypeError("not a RowResult")
-    return result
+def dump_results(results: list[tuple[int, RowResult]]) -> bytes:
+    """A batch's results as one value, for an engine that ships them between processes."""
+    return pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def load_results(value: bytes) -> list[tuple[int, RowResult]]:
+    results = pickle.loads(value)  # noqa: S301 - made by dump_results in this run's engine, never read from a file
+    if not isinstance(results, list):
+        raise TypeError("not a list of results")
+    return results

@@ -43,9 +43,8 @@ from store.tiles import TILE_WIDTH, TileError, bundle, entry_tile_path, hash_til
 from tracer.engine.dataset_check import (
     CheckContext,
     RowResult,
-    check_batch,
+    check_table,
     leaf_batch,
-    load_result,
     perfect_root,
     signer_finding,
     subtree_root,
@@ -107,16 +106,22 @@ class _Row:
 def _duckdb_manifests(
     reader: ds.DatasetReader, ctx: CheckContext, positions: list[int]
 ) -> dict[int, RowResult]:
-    """The per-entry checks of every manifest row, by DuckDB over its Arrow batches."""
-    table = reader.scan_log(
+    """The per-entry checks of every manifest row, by DuckDB over its Arrow batches (the
+    function runs in this process: its results are kept as they are, one flag per row
+    goes back to DuckDB)."""
+    out: dict[int, RowResult] = {}
+
+    def checks(batch: pa.Table) -> pa.Array:
+        results = check_table(batch, ctx)
+        out.update(results)
+        return pa.array([b"\x01"] * len(results), pa.binary())
+
+    reader.scan_log(
         "tracer_check",
-        lambda batch: check_batch(batch, ctx),
+        checks,
         ("seq", "kind", "entry", "leaf_hash", "signer"),
         where="NOT tracer_is_statement(kind, entry)",
     )
-    out: dict[int, RowResult] = {}
-    for pos, value in zip(table.column(0).to_pylist(), table.column(1).to_pylist(), strict=True):
-        out[int(pos)] = load_result(value)
     return out
 
 
@@ -189,7 +194,9 @@ class _Verifier:
     def _leaves(self) -> list[_Row]:
         self.reader.register_predicate("tracer_is_statement", _statement_flags)
         table = self.reader.scan_log("tracer_leaf", leaf_batch)
-        meta = self.reader.table(ds.LOG_FILE, "file_row_number, seq, kind, leaf_hash, signer", "file_row_number")
+        meta = self.reader.table(
+            ds.LOG_FILE, "file_row_number, seq, kind, leaf_hash, signer", "file_row_number"
+        )
         rows = []
         for pos, seq, kind, stored, value, signer in zip(
             meta.column(0).to_pylist(),
@@ -271,15 +278,14 @@ class _Verifier:
         per_row: dict[int, RowResult] = {}
         acc = RootAccumulator()
         guard = hashlib.sha256()
-        cp_after: dict[int, tuple[list[_Cp], bytes, str]] = {}
+        cp_after: dict[int, tuple[list[_Cp], bytes]] = {}
         roots_before: dict[int, bytes] = {}
         for r in rows:
             if r.statement:
                 roots_before[r.pos] = acc.root()
             acc.append(r.leaf)
             if acc.size in by_size:
-                # the guard is folded below, in order: remember where to check
-                cp_after[r.pos] = (by_size.pop(acc.size), acc.root(), "")
+                cp_after[r.pos] = (by_size.pop(acc.size), acc.root())
         guard_at: dict[int, str] = {}
         case_rows: list[tuple[int, str, bytes, bytes]] = []
         for r in rows:
@@ -299,12 +305,12 @@ class _Verifier:
                         {r.seq: roots_before[r.pos]},
                     )
                 )
-                seq, found, manifest_row = result.entries[0]
+                _seq, found, manifest_row = result.entries[0]
                 extra = signer_finding(r.seq, r.signer, data)
                 per_row[r.pos] = RowResult(found + ([extra] if extra else []), manifest_row, result.rows)
                 if result.keyring.version != keyring.version:
                     keyring = result.keyring
-                    keyrings.append((r.seq + 1, keyring))
+                    keyrings.append((r.pos + 1, keyring))
                 if (
                     r.kind in ROSTER_KINDS
                     or _entry_kind(data) in ROSTER_KINDS
@@ -324,9 +330,7 @@ class _Verifier:
         per_row.update(self.manifests(self.reader, ctx, [r.pos for r in rows if not r.statement]))
         findings: list[Finding] = []
         state = CheckpointState()
-        verifiers = keyring.note_verifiers()
         derived: dict[str, list[tuple[Any, ...]]] = {}
-        ring_iter = list(keyrings)
         for r in rows:
             res = per_row.get(r.pos)
             if res is not None:
@@ -336,14 +340,13 @@ class _Verifier:
                 for table, items in res.rows.items():
                     derived.setdefault(table, []).extend(items)
             if r.pos in cp_after:
-                cps, root, _g = cp_after[r.pos]
-                ring = _ring_at(ring_iter, r.seq + 1)
+                cps, root = cp_after[r.pos]
+                ring = _ring_at(keyrings, r.pos + 1)
                 findings.extend(
                     checkpoint_findings(
                         cps, root, r.seq + 1, guard_at[r.pos], ring.note_verifiers(), origin, state
                     )
                 )
-        del verifiers
         findings.extend(beyond_log_findings(by_size, len(rows)))
         covered = max((cp.size for cp in checkpoints), default=0)
         findings.extend(uncheckpointed_findings(covered, len(rows)))
@@ -498,24 +501,24 @@ class _Verifier:
             )
 
     def _references(self) -> None:
-        table = self.reader.table(
-            ds.REFERENCES_FILE, "seq, answer_id, passage_id, role, digest, collection", "seq, digest, role"
-        )
-        stored = [tuple(r.values()) for r in table.to_pylist()]
-        derived = [tuple(r) for r in self.reader.derived_references()]
-        extra = sorted(set(stored) - set(derived), key=lambda r: (int(r[0] or -1), str(r)))
-        lost = sorted(set(derived) - set(stored), key=lambda r: (int(r[0] or -1), str(r)))
+        extra, lost = self.reader.reference_diff()
         for problem, items in (("dataset_reference_altered", extra), ("dataset_reference_missing", lost)):
-            for r in items[:200]:
+            for r in items:
                 self.find(
                     problem,
                     None if r[0] is None else int(r[0]),
-                    f"{ds.REFERENCES_FILE} row {'not derivable from' if problem.endswith('altered') else 'missing, derived from'} the log",
+                    f"{ds.REFERENCES_FILE} row {_REF_WORDS[problem]} the log",
                     answer_id=r[1],
                     passage_id=r[2],
                     role=r[3],
                     digest=r[4],
                 )
+
+
+_REF_WORDS = {
+    "dataset_reference_altered": "not derivable from",
+    "dataset_reference_missing": "missing, derived from",
+}
 
 
 @dataclass(frozen=True)
