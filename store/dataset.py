@@ -329,7 +329,8 @@ class DatasetReader:
         for a, b in ((stored, derived), (derived, stored)):
             out.append(
                 self.con.execute(
-                    f"SELECT * FROM ({a} EXCEPT ALL {b}) ORDER BY seq, digest, role LIMIT {int(limit)}"  # noqa: S608
+                    f"SELECT * FROM ({a} EXCEPT ALL {b}) "  # noqa: S608
+                    f"ORDER BY seq, digest, role, answer_id, passage_id, collection LIMIT {int(limit)}"
                 ).fetchall()
             )
         return out[0], out[1]

@@ -11,6 +11,8 @@ same command under spark-submit (docs/scale.md).
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -50,9 +52,10 @@ def _checks(ctx: CheckContext) -> Any:
     return checks
 
 
-def spark_manifests(master: str | None = "local[2]") -> Any:
+def spark_manifests(master: str | None = "local[2]", *, stop: bool = True) -> Any:
     """A `ManifestRows` for `verify_dataset` that runs the checks on Spark at `master`
-    (None: whatever spark-submit configured)."""
+    (None: whatever spark-submit configured); `stop=False` leaves the session running for
+    the next call (tests reuse one JVM)."""
     try:
         from pyspark.sql import SparkSession
         from pyspark.sql.functions import col
@@ -66,6 +69,11 @@ def spark_manifests(master: str | None = "local[2]") -> Any:
         builder = SparkSession.builder.appName("tracer-verify-dataset").config("spark.ui.enabled", "false")
         if master:
             builder = builder.master(master)
+        if master and master.startswith("local"):
+            # local executors run this interpreter (the one with tracer installed); on a
+            # cluster, spark-submit's own settings say which Python the executors use
+            os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+            builder = builder.config("spark.pyspark.python", os.environ["PYSPARK_PYTHON"])
         spark = builder.getOrCreate()
         try:
             frame = spark.read.parquet(str(reader.root / ds.LOG_FILE))
@@ -80,7 +88,8 @@ def spark_manifests(master: str | None = "local[2]") -> Any:
             )
             rows = frame.mapInArrow(_checks(ctx), "file_row_number long, out binary").collect()
         finally:
-            spark.stop()
+            if stop:
+                spark.stop()
         results: dict[int, RowResult] = {}
         for r in rows:
             results.update(load_results(bytes(r["out"])))
