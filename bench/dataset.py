@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
-import common
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-ROOT = common.ROOT
+from bench import common  # noqa: E402
 
 
 def _export(path: Path, out: Path, row_group: int) -> None:

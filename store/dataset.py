@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import duckdb.func
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -225,7 +226,7 @@ class DatasetReader:
             udf,
             [arrow_types[c] for c in cols],
             duckdb.sqltype("BLOB"),
-            type="arrow",
+            type=duckdb.func.ARROW,
             side_effects=True,
         )
         listed = ", ".join(cols)
@@ -254,7 +255,7 @@ class DatasetReader:
             udf,
             [duckdb.sqltype("VARCHAR"), duckdb.sqltype("BLOB")],
             duckdb.sqltype("BOOLEAN"),
-            type="arrow",
+            type=duckdb.func.ARROW,
         )
 
     def duplicate_answers(self) -> list[tuple[str, list[int]]]:

@@ -13,6 +13,7 @@ import pytest
 
 from tests.dataset.conftest import Exported
 from tracer.engine.dataset_verify import verify_dataset
+from tracer.engine.logcheck import Finding
 
 SEQ = 100  # a manifest in row group 1 (row groups of 64)
 
@@ -83,8 +84,8 @@ def _edit_text(root: Path) -> None:
 TEXT_DIGEST = ""
 
 
-def _kinds(report_findings: list[object]) -> set[tuple[str, int | None]]:
-    return {(f.kind, f.seq) for f in report_findings}  # type: ignore[attr-defined]
+def _kinds(report_findings: list[Finding]) -> set[tuple[str, int | None]]:
+    return {(f.kind, f.seq) for f in report_findings}
 
 
 CASES: dict[str, tuple[Callable[[Path], None], str, int | None]] = {
