@@ -88,7 +88,7 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
 def main() -> None:
     ap = argparse.ArgumentParser(description="verify-dataset ÷ verify --full")
     ap.add_argument("--passages", type=int, default=100_000)
-    ap.add_argument("--row-group", type=int, default=1 << 16)
+    ap.add_argument("--row-group", type=int, default=1 << 12)
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--spark", action="store_true")
     ap.add_argument("--out", type=Path, default=None, help="vault cache directory")

@@ -33,7 +33,9 @@ from tracer.engine.verify import verify
 __all__ = ["TEXT_MODES", "ExportError", "ExportResult", "export_dataset"]
 
 TEXT_MODES = ("plaintext", "ciphertext", "digests")
-DEFAULT_ROW_GROUP = 1 << 16
+#: 4096 entries (16 level-0 tiles): small enough that DuckDB's threads, which split
+#: work by row group, have several each on a laptop-sized log; docs/scale.md says why
+DEFAULT_ROW_GROUP = 1 << 12
 
 
 class ExportError(StoreError):

@@ -44,6 +44,7 @@ from tracer.engine.dataset_check import (
     CheckContext,
     RowResult,
     check_table,
+    is_statement,
     leaf_batch,
     perfect_root,
     signer_finding,
@@ -530,7 +531,11 @@ class _Cp:
 
 
 def _statement_flags(batch: pa.Table) -> pa.Array:
-    return pa.array([v[32:] == b"\x01" for v in leaf_batch(batch).to_pylist()], pa.bool_())
+    kinds = batch.column("kind").to_pylist()
+    entries = batch.column("entry").to_pylist()
+    return pa.array(
+        [is_statement(str(k or ""), bytes(e or b"")) for k, e in zip(kinds, entries, strict=True)], pa.bool_()
+    )
 
 
 def _ring_at(rings: list[tuple[int, Roster]], seq: int) -> Roster:
