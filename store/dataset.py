@@ -317,6 +317,16 @@ class DatasetReader:
         )
         self.con.unregister("_stored_blobs")
 
+    def tombstone_diff(self) -> list[tuple[Any, ...]]:
+        """(seq, digest, side) of tombstones.parquet rows that differ from the first
+        tombstone of each digest the log holds; side is 'file' or 'log'."""
+        stored = f"SELECT seq, digest FROM {self._parquet('tombstones.parquet')}"  # noqa: S608
+        derived = "SELECT min(seq) AS seq, digest FROM temp.r_tombstone_refs GROUP BY digest"
+        return self.con.execute(
+            f"SELECT *, 'file' FROM ({stored} EXCEPT ALL {derived}) "  # noqa: S608
+            f"UNION ALL SELECT *, 'log' FROM ({derived} EXCEPT ALL {stored}) ORDER BY 1, 2, 3 LIMIT 200"
+        ).fetchall()
+
     def reference_diff(self, limit: int = 200) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
         """(rows of references.parquet the log does not imply, references the log implies
         that the file lacks), as multisets, each in (seq, digest, role) order."""

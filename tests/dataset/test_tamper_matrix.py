@@ -84,6 +84,26 @@ def _edit_text(root: Path) -> None:
 TEXT_DIGEST = ""
 
 
+def _edit_reference(root: Path) -> None:
+    path = root / "references.parquet"
+    table = pq.read_table(path)
+    rows = table.to_pylist()
+    row = next(r for r in rows if r["seq"] == SEQ)
+    row["digest"] = "0" * 64
+    pq.write_table(pa.Table.from_pylist(rows, schema=table.schema), path)
+
+
+def _drop_tombstone(root: Path) -> None:
+    path = root / "tombstones.parquet"
+    table = pq.read_table(path)
+    assert table.num_rows > 0
+    pq.write_table(table.slice(1), path)
+
+
+def _first_tombstone_seq(root: Path) -> int:
+    return int(pq.read_table(root / "tombstones.parquet").column("seq")[0].as_py())
+
+
 def _kinds(report_findings: list[Finding]) -> set[tuple[str, int | None]]:
     return {(f.kind, f.seq) for f in report_findings}
 
@@ -99,6 +119,8 @@ CASES: dict[str, tuple[Callable[[Path], None], str, int | None]] = {
     "reordered row group": (_reorder_groups, "dataset_row_out_of_place", 128),
     "swapped tile": (_swap_tile, "dataset_tile_mismatch", 0),
     "edited manifest": (_edit_manifest, "dataset_manifest_mismatch", None),
+    "edited reference": (_edit_reference, "dataset_reference_altered", SEQ),
+    "dropped tombstone": (_drop_tombstone, "dataset_tombstone_mismatch", -1),
 }
 
 
@@ -107,6 +129,8 @@ def test_tamper_is_a_finding_pinned_to_the_entry(exported: Exported, tmp_path: P
     tamper, kind, seq = CASES[name]
     root = tmp_path / "ds"
     shutil.copytree(exported.dataset, root)
+    if seq == -1:
+        seq = _first_tombstone_seq(root)
     tamper(root)
     report = verify_dataset(root)
     assert not report.ok

@@ -373,6 +373,15 @@ class _Verifier:
         self._signature(env, keyring, exporter)
         self._tiles(rows)
         self._references()
+        for seq, digest, side in self.reader.tombstone_diff():
+            self.find(
+                "dataset_tombstone_mismatch",
+                int(seq),
+                "tombstones.parquet names a tombstone the log does not hold"
+                if side == "file"
+                else "a tombstone the log holds is not in tombstones.parquet",
+                digest=digest,
+            )
         findings.extend(self.extra)
         return DatasetReport(
             engine=self.engine,

@@ -110,6 +110,7 @@ class FindingKind(StrEnum):
     DATASET_TILE_MISMATCH = "dataset_tile_mismatch"
     DATASET_REFERENCE_ALTERED = "dataset_reference_altered"
     DATASET_REFERENCE_MISSING = "dataset_reference_missing"
+    DATASET_TOMBSTONE_MISMATCH = "dataset_tombstone_mismatch"
 
 
 _A, _W, _I = Severity.ALARM, Severity.WARNING, Severity.INFO
@@ -162,6 +163,9 @@ FINDINGS: dict[FindingKind, Term] = {
     FindingKind.DATASET_TILE_MISMATCH: Term(_A, "a tile or entry bundle disagrees with the log"),
     FindingKind.DATASET_REFERENCE_ALTERED: Term(_A, "a references row the log does not imply"),
     FindingKind.DATASET_REFERENCE_MISSING: Term(_A, "a reference the log implies is absent"),
+    FindingKind.DATASET_TOMBSTONE_MISMATCH: Term(
+        _A, "tombstones.parquet disagrees with the log's tombstones"
+    ),
 }
 
 #: kinds that are informational and do not make a verification fail
