@@ -66,7 +66,8 @@ def cmd_verify_dataset(args: argparse.Namespace) -> int:
     if args.engine == "spark":
         from tracer.engine.dataset_spark import spark_manifests
 
-        report = verify_dataset(args.dataset, "spark", spark_manifests(args.master))
+        master = None if args.master == "from-submit" else args.master
+        report = verify_dataset(args.dataset, "spark", spark_manifests(master))
     else:
         report = verify_dataset(args.dataset)
     if args.json:
