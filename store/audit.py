@@ -28,8 +28,13 @@ __all__ = [
     "ViewRebuild",
     "answer_text_ref",
     "blob_digests_unreferenced",
+    "blob_digests_unreferenced_on",
     "compare_range",
+    "create_fact_tables",
     "digest_verdicts",
+    "digest_verdicts_on",
+    "duplicate_answers_on",
+    "keep_facts",
     "log_shape",
 ]
 
@@ -101,9 +106,7 @@ class _Ranges:
         self.diffs: dict[tuple[str, str], list[tuple[int | None, ViewDiff]]] = {
             (t, p): [] for t in VIEW_COLUMNS for p in _PROBLEMS
         }
-        for name, cols in _KEEP.items():
-            _drop(vault, name)
-            vault.con.execute(f"CREATE TEMP TABLE r_{name} ({cols})")
+        create_fact_tables(vault.con)
         self._fresh()
 
     def _fresh(self) -> None:
@@ -114,28 +117,7 @@ class _Ranges:
     def close(self, lo: int, rows: Rows) -> None:
         """Compare range [lo, lo + _COMPARE) of temp.r_<view>, keep the compact facts, drop it."""
         _flush(self.vault, rows)
-        con = self.vault.con
-        con.execute(
-            """
-            INSERT INTO temp.r_refs
-            SELECT d.seq, d.digest, d.role, d.collection, p.passage_id
-            FROM temp.r_v_digests d
-            LEFT JOIN (
-                SELECT seq, retrieved_sha256 AS dg, passage_id FROM temp.r_v_passages
-                UNION ALL
-                SELECT seq, model_input_sha256 AS dg, passage_id FROM temp.r_v_passages
-            ) p ON p.seq = d.seq AND p.dg = d.digest
-            QUALIFY row_number() OVER (PARTITION BY d.seq, d.digest, d.role ORDER BY p.passage_id) = 1
-            """
-        )
-        con.execute(
-            "INSERT INTO temp.r_answer_refs "
-            "SELECT seq, answer_id, answer_sha256, collection FROM temp.r_v_answers"
-        )
-        con.execute(
-            "INSERT INTO temp.r_revision_refs SELECT seq, document_id, revision FROM temp.r_v_revisions"
-        )
-        con.execute("INSERT INTO temp.r_tombstone_refs SELECT seq, digest FROM temp.r_v_tombstones")
+        keep_facts(self.vault.con)
         self.compare(lo)
         self.done.add(lo)
         self._fresh()
@@ -208,6 +190,36 @@ class _Ranges:
             values = dict(zip([c for c, _t in cols], r, strict=True))
             shown = json.dumps(values, default=str, ensure_ascii=False)
             kept.append((lo, ViewDiff(table, _PROBLEMS[0], int(r[0]), shown[:400], values)))
+
+
+def create_fact_tables(con: duckdb.DuckDBPyConnection) -> None:
+    """The compact tables (`_KEEP`) the digest, duplicate and unreferenced checks read."""
+    for name, cols in _KEEP.items():
+        con.execute(f"DROP TABLE IF EXISTS temp.r_{name}")
+        con.execute(f"CREATE TEMP TABLE r_{name} ({cols})")
+
+
+def keep_facts(con: duckdb.DuckDBPyConnection) -> None:
+    """Append the compact facts of the rebuilt views now in temp.r_<view> to the kept tables."""
+    con.execute(
+        """
+        INSERT INTO temp.r_refs
+        SELECT d.seq, d.digest, d.role, d.collection, p.passage_id
+        FROM temp.r_v_digests d
+        LEFT JOIN (
+            SELECT seq, retrieved_sha256 AS dg, passage_id FROM temp.r_v_passages
+            UNION ALL
+            SELECT seq, model_input_sha256 AS dg, passage_id FROM temp.r_v_passages
+        ) p ON p.seq = d.seq AND p.dg = d.digest
+        QUALIFY row_number() OVER (PARTITION BY d.seq, d.digest, d.role ORDER BY p.passage_id) = 1
+        """
+    )
+    con.execute(
+        "INSERT INTO temp.r_answer_refs "
+        "SELECT seq, answer_id, answer_sha256, collection FROM temp.r_v_answers"
+    )
+    con.execute("INSERT INTO temp.r_revision_refs SELECT seq, document_id, revision FROM temp.r_v_revisions")
+    con.execute("INSERT INTO temp.r_tombstone_refs SELECT seq, digest FROM temp.r_v_tombstones")
 
 
 class ViewRebuild:
@@ -426,6 +438,16 @@ def digest_verdicts(
     dk_ids: list[str],
     scopes: list[str] | None,
 ) -> tuple[dict[str, int], list[DigestVerdict]]:
+    """`digest_verdicts_on` the vault's connection."""
+    return digest_verdicts_on(vault.con, bad, dk_ids, scopes)
+
+
+def digest_verdicts_on(
+    con: duckdb.DuckDBPyConnection,
+    bad: Mapping[str, tuple[str, str]],
+    dk_ids: list[str],
+    scopes: list[str] | None,
+) -> tuple[dict[str, int], list[DigestVerdict]]:
     """Every reference of the (rebuilt) log classified in SQL, without a row per reference in Python.
 
     `bad` maps each digest whose readable copy did not verify to (state, detail);
@@ -441,7 +463,6 @@ def digest_verdicts(
         readable = "TRUE"
     else:
         readable = "f.collection IN (SELECT c FROM _v_scopes)"
-    con = vault.con
     digests = sorted(bad)
     con.register(
         "_v_bad",
@@ -496,20 +517,28 @@ def answer_text_ref(vault: Vault, answer_id: str) -> tuple[str, str] | None:
 
 
 def blob_digests_unreferenced(vault: Vault) -> list[str]:
-    rows = vault.query(
+    return blob_digests_unreferenced_on(vault.con)
+
+
+def blob_digests_unreferenced_on(con: duckdb.DuckDBPyConnection) -> list[str]:
+    rows = con.execute(
         "SELECT DISTINCT digest FROM blobs WHERE digest NOT IN (SELECT digest FROM temp.r_refs) "
         "ORDER BY 1 LIMIT 1000"
-    )
+    ).fetchall()
     return [str(r[0]) for r in rows]
 
 
 def duplicate_answers(vault: Vault) -> list[tuple[str, list[int]]]:
     """(answer id, the seqs of its manifests) for every answer id logged more than once,
     from the views rebuilt by `ViewRebuild` (a replayed manifest)."""
-    rows = vault.query(
+    return duplicate_answers_on(vault.con)
+
+
+def duplicate_answers_on(con: duckdb.DuckDBPyConnection) -> list[tuple[str, list[int]]]:
+    rows = con.execute(
         "SELECT answer_id, list(seq ORDER BY seq) FROM temp.r_answer_refs "
         "GROUP BY answer_id HAVING count(*) > 1 ORDER BY min(seq)"
-    )
+    ).fetchall()
     return [(str(a), [int(q) for q in seqs]) for a, seqs in rows]
 
 

@@ -18,7 +18,7 @@ Holds are signed by the custodian or by an investigator granted the `hold` right
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,9 +48,11 @@ __all__ = [
     "canonical_target",
     "case_id_problem",
     "case_items",
+    "case_row",
     "digest_collections",
     "document_collections",
     "document_digests",
+    "fold_casefile",
     "load_casefile",
     "target_problem",
 ]
@@ -464,12 +466,23 @@ def _case_rows(vault: Vault) -> list[tuple[int, str, bytes, bytes]]:
 
 def load_casefile(vault: Vault) -> CaseFile:
     """The case file as the checked log says; unchecked entries are `problems`."""
-    rows = _case_rows(vault)
-    leaves = vault.leaf_hashes()
+    return fold_casefile(_case_rows(vault), vault.leaf_hashes(), vault.origin)
+
+
+def case_row(row_kind: str, entry_kind: str) -> bool:
+    """True for a row the case file reads: by its kind column or by the kind its bytes say."""
+    wanted = _FOLD_KINDS | {"access", "finding"}
+    return row_kind in wanted or entry_kind in wanted
+
+
+def fold_casefile(
+    rows: Iterable[tuple[int, str, bytes, bytes]], leaves: Sequence[bytes], origin: str
+) -> CaseFile:
+    """The case file from its rows (seq order) and the log's stored leaf hashes, wherever
+    they were read from (the vault, or an exported dataset)."""
     roster = Roster()
     case = CaseFile()
     acc = merkle.RootAccumulator()
-    origin = vault.origin
     for seq, kind, data, stored in rows:
         while acc.size < seq and acc.size < len(leaves):
             acc.append(leaves[acc.size])

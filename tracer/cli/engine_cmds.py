@@ -86,12 +86,12 @@ def _superseded_arg(p: argparse.ArgumentParser) -> None:
     )
 
 
-def open_session(args: argparse.Namespace) -> Session:
+def open_session(args: argparse.Namespace, read_only: bool | None = None) -> Session:
     from tracer.engine.session import unlock
     from tracer.secrets import load_key, resolve_key_path
 
     identity = load_key(resolve_key_path(args.key), args.passphrase_file)
-    session = unlock(args.vault, identity, forensic=args.forensic)
+    session = unlock(args.vault, identity, forensic=args.forensic, read_only=read_only)
     st = session.status
     if st.pin == "first use":
         # as the TUI does: a key pinned on first use is only as good as a check out of band

@@ -61,6 +61,7 @@ COMMAND_MODULES = (
     "case_cmds",
     "ui_cmds",
     "export_cmds",
+    "dataset_cmds",
 )
 
 #: how `tracer --help` lists the commands; every command is in exactly one group
@@ -86,7 +87,7 @@ COMMAND_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
         ),
     ),
     ("producers (keys and signed input files)", ("keygen", "sign", "pack", "chunk")),
-    ("import/export", ("import", "export", "verify-pack")),
+    ("import/export", ("import", "export", "verify-pack", "export-dataset", "verify-dataset")),
 )
 
 

@@ -26,10 +26,9 @@ from typing import Any
 from store import audit, merkle, queries
 from store.casefile import load_casefile
 from store.entries import ROSTER_KINDS
-from store.errors import InputError, SignatureError, UnwrapError
+from store.errors import InputError, UnwrapError
 from store.gcpause import no_cycle_collection
-from store.guarded import guarded_kind, signed_commitment
-from store.note import Checkpoint, open_note
+from store.guarded import guarded_kind
 from store.records import TransformKey
 from store.roster import Roster
 from store.vault import Vault
@@ -47,6 +46,17 @@ from tracer.engine.logcheck import (
 from tracer.engine.receipt import Receipt, load_receipt, save_receipt
 from tracer.engine.session import Session
 from tracer.engine.transform import Transform, TransformChecker, derived_transform
+from tracer.engine.verdicts import (
+    CheckpointState,
+    beyond_log_findings,
+    checkpoint_findings,
+    digest_findings,
+    duplicate_findings,
+    gap_findings,
+    text_problem,
+    uncheckpointed_findings,
+    unreferenced_findings,
+)
 from tracer.engine.vocabulary import INFO_KINDS
 
 __all__ = ["INFO_KINDS", "Finding", "Progress", "Sizes", "VerifyReport", "verify"]
@@ -59,7 +69,6 @@ _TRANSFORM_FINDINGS = frozenset(
     {"found_elsewhere", "not_found", "unknown_normalizer", "not_in_source", "source_missing"}
 )
 
-_AUTH_FAILED = "stored ciphertext fails authentication (altered after it was written)"
 #: passages held for the transform pass (checked grouped by cited revision), and the
 #: revisions whose texts are read together within it
 _TRANSFORM_PAGE = 200_000
@@ -192,8 +201,7 @@ class _Verifier:
         #: the root of the log before each statement row: what its signed place must name
         self._roots: dict[int, bytes] = {}
         self.gaps: list[int] = []
-        self.last_good = 0
-        self.root_broken = False
+        self._cp_state = CheckpointState()
         self.final_root = merkle.RootAccumulator().root()
         self.final_size = 0
         self.rebuild = audit.ViewRebuild(vault, start)
@@ -295,25 +303,11 @@ class _Verifier:
         finally:
             if pool is not None:
                 pool.shutdown(wait=True, cancel_futures=True)
-        for size, cps in sorted(by_size.items()):
-            for cp in cps:
-                self.find(
-                    "checkpoint_beyond_log",
-                    None,
-                    f"checkpoint {cp.id} claims size {size} but the log has {acc.size} entries: truncated?",
-                    checkpoint=cp.id,
-                    size=size,
-                )
+        self.findings.extend(beyond_log_findings(by_size, acc.size))
         self.final_root = acc.root()
         self.final_size = acc.size
         covered = max((cp.size for cp in checkpoints), default=0)
-        for seq in range(covered, min(acc.size, covered + 1000)):
-            self.find(
-                "entry_not_checkpointed",
-                seq,
-                f"log entry {seq} is beyond the latest signed checkpoint (size {covered}): "
-                "appended without a signature over it",
-            )
+        self.findings.extend(uncheckpointed_findings(covered, acc.size))
 
     def _covered(
         self,
@@ -406,52 +400,11 @@ class _Verifier:
         return pool
 
     def _check_checkpoints(self, cps: list[Any], root: bytes, size: int, guard: str) -> None:
-        good = False
-        for cp in cps:
-            try:
-                text, _names = open_note(cp.note, self.keyring.note_verifiers())
-                parsed = Checkpoint.parse(text)
-            except (SignatureError, InputError) as exc:
-                self.find("checkpoint_signature_invalid", None, str(exc), checkpoint=cp.id, size=cp.size)
-                continue
-            if signed_commitment(parsed.extensions) != guard:
-                self.find(
-                    "checkpoint_guard_mismatch",
-                    None,
-                    f"checkpoint {cp.id} (size {cp.size}) commits to other revocations, tombstones and legal "
-                    "holds than the log holds: one was hidden (relabelled or rewritten) or forged",
-                    checkpoint=cp.id,
-                    size=cp.size,
-                )
-            if parsed.origin != self.vault.origin:
-                self.find(
-                    "checkpoint_origin_mismatch",
-                    None,
-                    f"origin {parsed.origin!r}",
-                    checkpoint=cp.id,
-                )
-            if parsed.size != cp.size:
-                self.find("checkpoint_size_mismatch", None, f"note says {parsed.size}", checkpoint=cp.id)
-            if parsed.root != root:
-                self.root_broken = True
-                lo = self.last_good
-                self.find(
-                    "checkpoint_root_mismatch",
-                    None,
-                    f"signed root {parsed.root.hex()[:16]}… != recomputed {root.hex()[:16]}… at size "
-                    f"{cp.size}: an entry in seq {lo}..{cp.size - 1} was changed, removed or reordered "
-                    f"(entries before {lo} match an earlier signed checkpoint)",
-                    checkpoint=cp.id,
-                    size=cp.size,
-                    first_seq=lo,
-                    last_seq=cp.size - 1,
-                )
-            elif parsed.size == cp.size:
-                good = True
-            else:
-                self.root_broken = True
-        if good and not self.root_broken:
-            self.last_good = size
+        self.findings.extend(
+            checkpoint_findings(
+                cps, root, size, guard, self.keyring.note_verifiers(), self.vault.origin, self._cp_state
+            )
+        )
 
     # -- pass 2: views, digests, texts --------------------------------------------------
 
@@ -475,19 +428,12 @@ class _Verifier:
                 shown = json.dumps(diff.values, default=str, ensure_ascii=False)[:400]
                 detail = f"{mend.table} row does not match the log: {shown}"
                 self.find(diff.problem, diff.seq, detail, table=mend.table, **rec)
-        for answer_id, seqs in audit.duplicate_answers(self.vault):
-            for seq in seqs[1:]:
-                self.find(
-                    "answer_duplicated",
-                    seq,
-                    f"answer {answer_id!r} was already logged at entry {seqs[0]}: a replayed manifest",
-                    answer_id=answer_id,
-                    first_seq=seqs[0],
-                )
-        for seq in self.gaps:
-            # What the (untrusted) stored views still say the entry was, to pin the loss.
-            hint = {k: v for k, v in hints.get(seq, {}).items() if k in _GAP_HINTS}
-            self.find("entry_missing", seq, f"log entry {seq} is absent (the log must be dense)", **hint)
+        self.findings.extend(duplicate_findings(audit.duplicate_answers(self.vault)))
+        # What the (untrusted) stored views still say an absent entry was, to pin the loss.
+        gap_hints = {
+            seq: {k: v for k, v in hints.get(seq, {}).items() if k in _GAP_HINTS} for seq in self.gaps
+        }
+        self.findings.extend(gap_findings(self.gaps, gap_hints))
         self.progress("views", 1, 1)
 
     def check_digests(self) -> None:
@@ -512,16 +458,12 @@ class _Verifier:
                     if first and first.get(digest, collection) != collection:
                         continue  # `decrypt` reads the first copy by collection name
                     try:
-                        data = keys.open_row(digest, collection, dk_id, nonce, ct)
+                        data: bytes | None = keys.open_row(digest, collection, dk_id, nonce, ct)
                     except UnwrapError:
-                        bad[digest] = ("checksum_mismatch", _AUTH_FAILED)
-                        continue
-                    actual = hashlib.sha256(data).hexdigest()
-                    if actual != digest:
-                        bad[digest] = (
-                            "checksum_mismatch",
-                            f"recorded {digest[:16]}…, recomputed {actual[:16]}…",
-                        )
+                        data = None
+                    problem = text_problem(digest, data)
+                    if problem is not None:
+                        bad[digest] = problem
         scopes = list(self.session.scopes) if self.session is not None else None
         counts, found = audit.digest_verdicts(self.vault, bad, dk_ids, scopes)
         # texts that no longer read as intact: covered passages reading them are re-traced
@@ -531,30 +473,10 @@ class _Verifier:
                 self.bump(verdict, counts.pop(verdict))
         for verdict, n in sorted(counts.items()):
             self.bump(verdict, n)
-        for f in found:
-            rec = {
-                "digest": f.digest,
-                "role": f.role,
-                "answer_id": f.answer_id,
-                "passage_id": f.passage_id,
-                "document_id": f.document_id,
-                "revision": f.revision,
-            }
-            if f.verdict == "purged":
-                self.find(
-                    "purged_blob_still_present",
-                    f.seq,
-                    "a tombstone exists but the text is still stored",
-                    **rec,
-                )
-            elif f.verdict == "missing":
-                self.find("missing", f.seq, "text absent and no tombstone explains it: evidence lost", **rec)
-            else:
-                self.find(f.verdict, f.seq, f.detail or "", **rec)
+        self.findings.extend(digest_findings(found))
         self.progress("texts", 1, 1)
         self.check_data_keys()
-        for digest in audit.blob_digests_unreferenced(self.vault):
-            self.find("blob_unreferenced", None, "stored text no log entry refers to", digest=digest)
+        self.findings.extend(unreferenced_findings(audit.blob_digests_unreferenced(self.vault)))
 
     def check_case_file(self) -> None:
         """Validly signed case-file statements that break its rules (a case opened twice, a

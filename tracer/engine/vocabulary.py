@@ -97,6 +97,20 @@ class FindingKind(StrEnum):
     TRANSFORM_UNKNOWN_NORMALIZER = "transform_unknown_normalizer"
     TRANSFORM_NOT_IN_SOURCE = "transform_not_in_source"
     TRANSFORM_SOURCE_MISSING = "transform_source_missing"
+    DATASET_MANIFEST_MISMATCH = "dataset_manifest_mismatch"
+    DATASET_MANIFEST_UNSIGNED = "dataset_manifest_unsigned"
+    DATASET_SIGNATURE_INVALID = "dataset_signature_invalid"
+    DATASET_FILE_MISSING = "dataset_file_missing"
+    DATASET_FILE_UNLISTED = "dataset_file_unlisted"
+    DATASET_FILE_MISMATCH = "dataset_file_mismatch"
+    DATASET_ROW_GROUP_MISALIGNED = "dataset_row_group_misaligned"
+    DATASET_ROW_OUT_OF_PLACE = "dataset_row_out_of_place"
+    DATASET_ROOT_FOLD_MISMATCH = "dataset_root_fold_mismatch"
+    DATASET_SIGNER_MISMATCH = "dataset_signer_mismatch"
+    DATASET_TILE_MISMATCH = "dataset_tile_mismatch"
+    DATASET_REFERENCE_ALTERED = "dataset_reference_altered"
+    DATASET_REFERENCE_MISSING = "dataset_reference_missing"
+    DATASET_TOMBSTONE_MISMATCH = "dataset_tombstone_mismatch"
 
 
 _A, _W, _I = Severity.ALARM, Severity.WARNING, Severity.INFO
@@ -136,6 +150,22 @@ FINDINGS: dict[FindingKind, Term] = {
     FindingKind.TRANSFORM_UNKNOWN_NORMALIZER: Term(_W, "a normalizer version this build does not know"),
     FindingKind.TRANSFORM_NOT_IN_SOURCE: Term(_A, "a derived passage is not in its source's text"),
     FindingKind.TRANSFORM_SOURCE_MISSING: Term(_A, "a derived passage names a source not in the vault"),
+    FindingKind.DATASET_MANIFEST_MISMATCH: Term(_A, "the dataset manifest was edited after it was signed"),
+    FindingKind.DATASET_MANIFEST_UNSIGNED: Term(_A, "the dataset manifest carries no readable signature"),
+    FindingKind.DATASET_SIGNATURE_INVALID: Term(_A, "the dataset manifest's signature does not verify"),
+    FindingKind.DATASET_FILE_MISSING: Term(_A, "a file the dataset manifest lists is absent"),
+    FindingKind.DATASET_FILE_UNLISTED: Term(_A, "a file in the dataset the manifest does not list"),
+    FindingKind.DATASET_FILE_MISMATCH: Term(_A, "a dataset file differs from its signed digest"),
+    FindingKind.DATASET_ROW_GROUP_MISALIGNED: Term(_A, "a log row group is not a whole subtree"),
+    FindingKind.DATASET_ROW_OUT_OF_PLACE: Term(_A, "a log row stored at another position than its seq"),
+    FindingKind.DATASET_ROOT_FOLD_MISMATCH: Term(_A, "row-group roots do not fold into the tree root"),
+    FindingKind.DATASET_SIGNER_MISMATCH: Term(_A, "the signer column disagrees with the entry's envelope"),
+    FindingKind.DATASET_TILE_MISMATCH: Term(_A, "a tile or entry bundle disagrees with the log"),
+    FindingKind.DATASET_REFERENCE_ALTERED: Term(_A, "a references row the log does not imply"),
+    FindingKind.DATASET_REFERENCE_MISSING: Term(_A, "a reference the log implies is absent"),
+    FindingKind.DATASET_TOMBSTONE_MISMATCH: Term(
+        _A, "tombstones.parquet disagrees with the log's tombstones"
+    ),
 }
 
 #: kinds that are informational and do not make a verification fail

@@ -1,0 +1,105 @@
+"""verify-dataset (DuckDB) ÷ `tracer verify --full` on the same vault; Spark per 10k entries.
+
+The export is made once (outside the timed part) by the bench custodian, read-only; each
+child then times `verify(..., full=True)` on the vault and `verify_dataset` on the export
+in the same process, so the ratio compares the two on the same machine at the same
+moment.  Goal (issue 24): ratio <= 0.6 on 2 cores.  `--spark` also times
+`--engine spark` in local[2] (skipped with a note when pyspark is not installed).
+
+    python bench/dataset.py                    # 100k passages = ~10k manifests
+    python bench/dataset.py --passages 1000000 # ~100k manifests
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench import common
+
+
+def _export(path: Path, out: Path, row_group: int) -> None:
+    from tracer.engine.dataset_export import export_dataset
+    from tracer.engine.session import unlock
+    from tracer.engine.trust import TrustStore
+
+    if (out / "manifest.json").is_file():
+        return
+    shutil.rmtree(out, ignore_errors=True)
+    session = unlock(path, common.custodian(), read_only=True, trust=TrustStore(common.tmp_home()))
+    try:
+        export_dataset(session, out, "plaintext", row_group)
+    finally:
+        session.close()
+
+
+def child(args: argparse.Namespace) -> dict[str, Any]:
+    from tracer.engine.dataset_verify import verify_dataset
+    from tracer.engine.session import unlock
+    from tracer.engine.trust import TrustStore
+    from tracer.engine.verify import verify
+
+    path = common.ensure_vault(args.passages, args.out)
+    out = path.parent / f"dataset-{args.row_group}"
+    _export(path, out, args.row_group)
+    session = unlock(path, common.custodian(), read_only=True, trust=TrustStore(common.tmp_home()))
+    t0 = time.perf_counter()
+    report = verify(session.vault, session, full=True)
+    t1 = time.perf_counter()
+    session.close()
+    ds = verify_dataset(out)
+    t2 = time.perf_counter()
+    entries = int(ds.counts.get("entries", 0))
+    result: dict[str, Any] = {
+        "ratio": round((t2 - t1) / (t1 - t0), 3),
+        "goal": "verify-dataset (duckdb) / verify --full <= 0.6 (issue 24)",
+        "verify_full_s": round(t1 - t0, 3),
+        "verify_dataset_s": round(t2 - t1, 3),
+        "entries": entries,
+        "row_group": args.row_group,
+        "row_groups": -(-entries // args.row_group),
+        "duckdb_s_per_10k_entries": round((t2 - t1) * 10_000 / max(entries, 1), 3),
+        "same_findings": [f.to_json() for f in ds.findings] == [f.to_json() for f in report.findings],
+        "peak_rss_mib": common.peak_rss_mib(),
+    }
+    if args.spark:
+        try:
+            from tracer.engine.dataset_spark import spark_manifests
+        except ImportError as exc:
+            result["spark"] = f"skipped: {exc}"
+        else:
+            t3 = time.perf_counter()
+            sp = verify_dataset(out, "spark", spark_manifests("local[2]"))
+            t4 = time.perf_counter()
+            result["spark_s"] = round(t4 - t3, 3)
+            result["spark_s_per_10k_entries"] = round((t4 - t3) * 10_000 / max(entries, 1), 3)
+            result["spark_same_findings"] = [f.to_json() for f in sp.findings] == [
+                f.to_json() for f in ds.findings
+            ]
+    return result
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description="verify-dataset ÷ verify --full")
+    ap.add_argument("--passages", type=int, default=100_000)
+    ap.add_argument("--row-group", type=int, default=1 << 12)
+    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--spark", action="store_true")
+    ap.add_argument("--out", type=Path, default=None, help="vault cache directory")
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    argv = ["--passages", str(args.passages), "--row-group", str(args.row_group)]
+    argv += (["--out", str(args.out)] if args.out else []) + (["--spark"] if args.spark else [])
+    if not args.child:
+        common.ensure_vault(args.passages, args.out)
+    common.main_runner(__file__, child, args, argv)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,347 @@
+"""An exported dataset on disk: the log as Parquet, tlog-tiles, texts, and the DuckDB reads.
+
+Layout of an export directory (docs/formats.md, "Exported datasets"):
+
+    log.parquet            seq, entry (exact bytes), leaf_hash, kind, signer
+                           row group g holds entries g*G .. g*G+G-1 (G a power of two)
+    checkpoints.parquet    every stored checkpoint note, as the vault holds them
+    checkpoint             the signed note the tiles are the tree of (C2SP tlog-tiles)
+    tile/...               hash tiles at every level and entry bundles (`store.tiles`)
+    references.parquet     seq, answer_id, passage_id, role, digest, collection
+    texts/NNNN.parquet     one file per collection: digest, collection, dk_id, state, text|ct
+    data_keys.parquet      (ciphertext exports) wrapped data keys, as the vault holds them
+    manifest.json          the dataset manifest: every file with its SHA-256, the checkpoint
+    manifest.dsse.json     DSSE envelope over manifest.json by the exporting key
+
+Everything is written in a fixed order with fixed Parquet options, so two exports of
+the same vault by the same key differ only in `manifest.dsse.json`'s signature.  The
+reader side runs in DuckDB: a Python function over Arrow batches does the per-entry
+work (the one parser of signed bytes), DuckDB's threads read and distribute the row
+groups, and nothing here decides what a row means.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import duckdb.func
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from store.errors import StoreError
+from store.schema import VIEW_COLUMNS, view_ddl
+from store.vault import Vault, insert_rows
+from store.views import Rows
+
+__all__ = [
+    "CHECKPOINTS_FILE",
+    "DATA_KEYS_FILE",
+    "DSSE_FILE",
+    "FORMAT",
+    "LOG_FILE",
+    "MANIFEST_FILE",
+    "PAYLOAD_TYPE",
+    "REFERENCES_FILE",
+    "DatasetError",
+    "DatasetReader",
+    "log_schema",
+    "reference_rows",
+    "sha256_file",
+    "text_rows",
+    "write_table",
+]
+
+FORMAT = "tracer-dataset/1"
+PAYLOAD_TYPE = "application/vnd.tracer.dataset.v1+json"
+LOG_FILE = "log.parquet"
+CHECKPOINTS_FILE = "checkpoints.parquet"
+REFERENCES_FILE = "references.parquet"
+DATA_KEYS_FILE = "data_keys.parquet"
+MANIFEST_FILE = "manifest.json"
+DSSE_FILE = "manifest.dsse.json"
+
+
+class DatasetError(StoreError):
+    """An export directory that cannot be read as a dataset (a file missing or not Parquet)."""
+
+    hint = "check the directory is a complete `tracer export-dataset` output"
+
+
+def log_schema() -> pa.Schema:
+    return pa.schema(
+        [
+            ("seq", pa.int64()),
+            ("entry", pa.binary()),
+            ("leaf_hash", pa.binary()),
+            ("kind", pa.string()),
+            ("signer", pa.string()),
+        ]
+    )
+
+
+def write_table(path: Path, table: pa.Table, row_group_size: int | None = None) -> None:
+    """Parquet with fixed options (no statistics that depend on the writer's clock), so
+    the same table writes the same bytes."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    pq.write_table(
+        table,
+        path,
+        row_group_size=row_group_size or max(table.num_rows, 1),
+        compression="zstd",
+        use_dictionary=False,
+        write_statistics=True,
+        store_schema=True,
+    )
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def reference_rows(vault: Vault) -> pa.Table:
+    """The references as the vault's derived views hold them (answer, passage, field,
+    digest, collection), in (seq, digest, role) order.  Untrusted: `verify-dataset`
+    derives them again from the log and reports any row that differs."""
+    return vault.con.sql(
+        """
+        SELECT d.seq, a.answer_id, p.passage_id, d.role, d.digest, d.collection
+        FROM v_digests d
+        LEFT JOIN v_answers a ON a.seq = d.seq
+        LEFT JOIN (
+            SELECT seq, retrieved_sha256 AS dg, passage_id FROM v_passages
+            UNION ALL
+            SELECT seq, model_input_sha256 AS dg, passage_id FROM v_passages
+        ) p ON p.seq = d.seq AND p.dg = d.digest
+        QUALIFY row_number() OVER (PARTITION BY d.seq, d.digest, d.role ORDER BY p.passage_id) = 1
+        ORDER BY d.seq, d.digest, d.role
+        """
+    ).to_arrow_table()
+
+
+def text_rows(vault: Vault) -> Iterator[tuple[str, str, str, bytes, bytes]]:
+    """Every stored blob row (collection, digest, dk_id, nonce, ct) in (collection, digest) order."""
+    reader = vault.con.sql(
+        "SELECT collection, digest, dk_id, nonce, ct FROM blobs ORDER BY collection, digest"
+    ).to_arrow_reader(4096)
+    for batch in reader:
+        cols = batch.to_pydict()
+        yield from zip(
+            cols["collection"], cols["digest"], cols["dk_id"], cols["nonce"], cols["ct"], strict=True
+        )
+
+
+def data_key_table(vault: Vault) -> pa.Table:
+    return vault.con.sql(
+        "SELECT dk_id, collection, generation, recipient, wrapped FROM data_keys ORDER BY dk_id, recipient"
+    ).to_arrow_table()
+
+
+class DatasetReader:
+    """An export read through one in-memory DuckDB connection.
+
+    `scan_log` streams the log's rows to a Python function over Arrow batches (DuckDB
+    reads the row groups on its threads); the verdict queries of `store.audit` then run
+    on this connection over the rows the caller derived from the log.
+    """
+
+    def __init__(self, root: Path, threads: int | None = None) -> None:
+        self.root = root
+        log = root / "log.parquet"
+        if not log.is_file():
+            raise DatasetError(f"{root}: not a dataset ({LOG_FILE} is missing)")
+        self.con = duckdb.connect(":memory:")
+        if threads:
+            self.con.execute(f"SET threads = {int(threads)}")
+        try:
+            self.row_group_sizes = [
+                pq.ParquetFile(log).metadata.row_group(i).num_rows
+                for i in range(pq.ParquetFile(log).metadata.num_row_groups)
+            ]
+        except (OSError, pa.ArrowException) as exc:
+            raise DatasetError(f"{log}: not a Parquet file ({exc})") from exc
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> DatasetReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _parquet(self, name: str) -> str:
+        path = self.root / name
+        if not path.is_file():
+            raise DatasetError(f"{self.root}: {name} is missing")
+        return "read_parquet('" + str(path).replace("'", "''") + "', file_row_number = true)"
+
+    def scan_log(
+        self,
+        name: str,
+        fn: Callable[[pa.Table], pa.Array],
+        columns: Sequence[str] = ("seq", "kind", "entry", "leaf_hash"),
+        where: str = "",
+    ) -> pa.Table:
+        """Call `fn` on Arrow batches of (file_row_number, *columns) through a DuckDB
+        vectorized Python function; returns (file_row_number, fn's value) for every row
+        `where` selects, in file order.  `fn` returns one BLOB per row."""
+        cols = ["file_row_number", *columns]
+        arrow_types = {
+            "file_row_number": duckdb.sqltype("BIGINT"),
+            "seq": duckdb.sqltype("BIGINT"),
+            "kind": duckdb.sqltype("VARCHAR"),
+            "signer": duckdb.sqltype("VARCHAR"),
+            "entry": duckdb.sqltype("BLOB"),
+            "leaf_hash": duckdb.sqltype("BLOB"),
+        }
+
+        def table(arrays: Sequence[pa.Array]) -> pa.Array:
+            return fn(pa.Table.from_arrays(list(arrays), names=cols))
+
+        # DuckDB reads the function's arity from its signature
+        udfs: dict[int, Callable[..., pa.Array]] = {
+            3: lambda a, b, c: table([a, b, c]),
+            4: lambda a, b, c, d: table([a, b, c, d]),
+            5: lambda a, b, c, d, e: table([a, b, c, d, e]),
+            6: lambda a, b, c, d, e, f: table([a, b, c, d, e, f]),
+        }
+        if len(cols) not in udfs:
+            raise ValueError(f"scan_log takes 2 to 5 columns, got {len(columns)}")
+        udf = udfs[len(cols)]
+
+        try:
+            self.con.remove_function(name)
+        except duckdb.Error:
+            pass
+        self.con.create_function(
+            name,
+            udf,
+            [arrow_types[c] for c in cols],
+            duckdb.sqltype("BLOB"),
+            type=duckdb.func.ARROW,
+            side_effects=True,
+        )
+        listed = ", ".join(cols)
+        sql = (
+            f"SELECT file_row_number, {name}({listed}) AS out FROM {self._parquet(LOG_FILE)} "  # noqa: S608
+            f"{('WHERE ' + where) if where else ''} ORDER BY file_row_number"
+        )
+        try:
+            return self.con.sql(sql).to_arrow_table()
+        except duckdb.Error as exc:
+            raise DatasetError(f"{self.root / LOG_FILE}: cannot be read ({exc})") from exc
+
+    def register_predicate(self, name: str, fn: Callable[[pa.Table], pa.Array]) -> None:
+        """`name(kind, entry)` as a BOOLEAN Python function over Arrow batches, for the
+        WHERE clause of a later `scan_log`."""
+
+        def udf(kinds: pa.Array, entries: pa.Array) -> pa.Array:
+            return fn(pa.Table.from_arrays([kinds, entries], names=["kind", "entry"]))
+
+        try:
+            self.con.remove_function(name)
+        except duckdb.Error:
+            pass
+        self.con.create_function(
+            name,
+            udf,
+            [duckdb.sqltype("VARCHAR"), duckdb.sqltype("BLOB")],
+            duckdb.sqltype("BOOLEAN"),
+            type=duckdb.func.ARROW,
+        )
+
+    def duplicate_answers(self) -> list[tuple[str, list[int]]]:
+        from store import audit
+
+        return audit.duplicate_answers_on(self.con)
+
+    def unreferenced(self) -> list[str]:
+        from store import audit
+
+        return audit.blob_digests_unreferenced_on(self.con)
+
+    def digest_verdicts(
+        self, bad: Mapping[str, tuple[str, str]], dk_ids: list[str], scopes: list[str] | None
+    ) -> tuple[dict[str, int], list[Any]]:
+        from store import audit
+
+        return audit.digest_verdicts_on(self.con, bad, dk_ids, scopes)
+
+    def table(self, name: str, columns: str = "*", order: str = "") -> pa.Table:
+        try:
+            return self.con.sql(
+                f"SELECT {columns} FROM {self._parquet(name)} {('ORDER BY ' + order) if order else ''}"  # noqa: S608
+            ).to_arrow_table()
+        except duckdb.Error as exc:
+            raise DatasetError(f"{self.root / name}: cannot be read ({exc})") from exc
+
+    def texts(self, names: Sequence[str]) -> pa.Table:
+        """Every text row of the listed text files, in file order."""
+        parts = [self.table(n, "digest, collection, dk_id, state, text") for n in names]
+        if not parts:
+            return pa.table(
+                {
+                    "digest": pa.array([], pa.string()),
+                    "collection": pa.array([], pa.string()),
+                    "dk_id": pa.array([], pa.string()),
+                    "state": pa.array([], pa.string()),
+                    "text": pa.array([], pa.binary()),
+                }
+            )
+        return pa.concat_tables(parts)
+
+    def load_facts(self, rows: Rows, stored: pa.Table) -> None:
+        """The derived view rows (from the log) into temp tables, their compact facts
+        kept as `store.audit` keeps them, and the stored blob rows as `blobs`."""
+        from store import audit
+
+        for table in VIEW_COLUMNS:
+            self.con.execute(f"DROP TABLE IF EXISTS temp.r_{table}")
+            self.con.execute(view_ddl(table, f"r_{table}", temporary=True))
+        audit.create_fact_tables(self.con)
+        for table, items in rows.items():
+            if items:
+                insert_rows(self.con, table, items, target=f"temp.r_{table}")
+        audit.keep_facts(self.con)
+        self.con.register("_stored_blobs", stored)
+        self.con.execute(
+            "CREATE OR REPLACE TEMP TABLE blobs AS SELECT digest, collection, dk_id FROM _stored_blobs"
+        )
+        self.con.unregister("_stored_blobs")
+
+    def tombstone_diff(self) -> list[tuple[Any, ...]]:
+        """(seq, digest, side) of tombstones.parquet rows that differ from the first
+        tombstone of each digest the log holds; side is 'file' or 'log'."""
+        stored = f"SELECT seq, digest FROM {self._parquet('tombstones.parquet')}"  # noqa: S608
+        derived = "SELECT min(seq) AS seq, digest FROM temp.r_tombstone_refs GROUP BY digest"
+        return self.con.execute(
+            f"SELECT *, 'file' FROM ({stored} EXCEPT ALL {derived}) "  # noqa: S608
+            f"UNION ALL SELECT *, 'log' FROM ({derived} EXCEPT ALL {stored}) ORDER BY 1, 2, 3 LIMIT 200"
+        ).fetchall()
+
+    def reference_diff(self, limit: int = 200) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+        """(rows of references.parquet the log does not imply, references the log implies
+        that the file lacks), as multisets, each in (seq, digest, role) order."""
+        derived = (
+            "SELECT f.seq, a.answer_id, f.passage_id, f.role, f.digest, f.collection FROM temp.r_refs f "
+            "LEFT JOIN temp.r_answer_refs a ON a.seq = f.seq"
+        )
+        source = self._parquet(REFERENCES_FILE)
+        stored = f"SELECT seq, answer_id, passage_id, role, digest, collection FROM {source}"  # noqa: S608
+        out = []
+        for a, b in ((stored, derived), (derived, stored)):
+            out.append(
+                self.con.execute(
+                    f"SELECT * FROM ({a} EXCEPT ALL {b}) "  # noqa: S608
+                    f"ORDER BY seq, digest, role, answer_id, passage_id, collection LIMIT {int(limit)}"
+                ).fetchall()
+            )
+        return out[0], out[1]

@@ -1,0 +1,70 @@
+"""An export of the sample vault, made once per module and copied per tamper."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from tracer.cli.main import main
+
+if TYPE_CHECKING:
+    from sample_vault.build import BuildInfo
+
+
+@dataclass(frozen=True)
+class Exported:
+    vault: Path
+    dataset: Path
+    verify_json: dict[str, Any]
+    key: Path
+    passphrase: Path
+
+
+def run_cli(*argv: str) -> tuple[int, str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rc = main(list(argv))
+    return rc, out.getvalue()
+
+
+def export(vault: Path, out: Path, key: Path, passphrase: Path, *extra: str) -> None:
+    rc, _ = run_cli(
+        "export-dataset",
+        str(vault),
+        str(out),
+        "--key",
+        str(key),
+        "--passphrase-file",
+        str(passphrase),
+        *extra,
+    )
+    assert rc == 0
+
+
+@pytest.fixture(scope="module")
+def exported(sample_build: BuildInfo, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Exported]:
+    """`tracer verify --json --full` on a copy of the sample vault, then an export of the
+    very log it verified (the export unlocks read-only, so it appends nothing)."""
+    base = tmp_path_factory.mktemp("dataset")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TRACER_HOME", str(base / "home"))
+        vault = base / "vault"
+        shutil.copytree(sample_build.out_dir, vault)
+        key = vault / "keys" / "omar.key"
+        passphrase = base / "omar.pass"
+        passphrase.write_text("omar-demo")
+        rc, out = run_cli(
+            "verify", str(vault), "--key", str(key), "--passphrase-file", str(passphrase), "--json", "--full"
+        )
+        assert rc == 1
+        dataset = base / "export"
+        export(vault, dataset, key, passphrase, "--row-group", "64")
+        yield Exported(vault, dataset, json.loads(out), key, passphrase)

@@ -1,0 +1,205 @@
+"""The per-batch work of `verify-dataset`, as pure functions of Arrow batches.
+
+Both engines call these and nothing else on the data: DuckDB as a vectorized Python
+function over the batches it reads, Spark through `mapInArrow` on its executors.  The
+per-entry checks are `tracer.engine.logcheck.check_run`, the one implementation
+`tracer verify` runs, so a finding reads the same whichever engine found it.
+
+DuckDB calls the checks in this process, so its results stay Python objects; Spark's
+executors send each batch's results back as one pickled value (between this process
+and the executors it drives: never read from the dataset).
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+from store.entries import LogEntry
+from store.merkle import leaf_hash, node_hash
+from store.roster import Roster
+from tracer.engine.logcheck import Finding, RunInput, check_run, finding
+
+__all__ = [
+    "STATEMENT_MARK",
+    "CheckContext",
+    "RowResult",
+    "check_table",
+    "dump_results",
+    "is_statement",
+    "leaf_batch",
+    "load_results",
+    "perfect_root",
+    "subtree_root",
+]
+
+#: bytes every statement entry holds (its envelope's payloadType), whatever its row says;
+#: the rule `tracer verify` uses to choose the rows it checks in order
+STATEMENT_MARK = b"application/vnd.tracer.statement.v1+json"
+
+
+def is_statement(kind: str, data: bytes) -> bool:
+    return kind != "manifest" or STATEMENT_MARK in data
+
+
+def leaf_batch(batch: pa.Table) -> pa.Array:
+    """Per row: the recomputed RFC 6962 leaf hash, then one byte, 1 for a statement row."""
+    kinds = batch.column("kind").to_pylist()
+    entries = batch.column("entry").to_pylist()
+    out = [
+        leaf_hash(e) + (b"\x01" if is_statement(k, e) else b"\x00")
+        for k, e in zip(kinds, entries, strict=True)
+    ]
+    return pa.array(out, pa.binary())
+
+
+def subtree_root(leaves: Sequence[bytes]) -> bytes:
+    """MTH of a row group's leaves (a perfect subtree when the group is full)."""
+    from store.merkle import root
+
+    return root(leaves)
+
+
+def perfect_root(hashes: Sequence[bytes]) -> bytes:
+    """Fold perfect subtrees of equal size, left to right, into the tree above them (the
+    driver's fold of row-group roots: RFC 6962 splits at the largest power of two, so
+    equal-size groups fold as leaves do)."""
+    stack: list[tuple[int, bytes]] = []
+    for h in hashes:
+        size = 1
+        while stack and stack[-1][0] == size:
+            size *= 2
+            h = node_hash(stack.pop()[1], h)
+        stack.append((size, h))
+    if not stack:
+        raise ValueError("no subtrees to fold")
+    acc = stack[-1][1]
+    for _size, h in reversed(stack[:-1]):
+        acc = node_hash(h, acc)
+    return acc
+
+
+@dataclass(frozen=True)
+class RowResult:
+    findings: list[Finding]
+    manifest: bool
+    rows: dict[str, list[tuple[Any, ...]]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CheckContext:
+    """What a batch of manifest rows is checked against: the keyring as it stood after
+    each statement that changed it (first file position it applies from, keyring), the custodian
+    the dataset names, the exporter's scopes, and the log's origin."""
+
+    keyrings: tuple[tuple[int, Roster], ...]
+    custodian_ed25519: bytes
+    custodian_key_id: str
+    scopes: tuple[str, ...] | None
+    origin: str
+
+    def keyring_at(self, pos: int) -> tuple[int, Roster]:
+        """(index, keyring) in force at file position `pos`."""
+        chosen = (0, Roster())
+        for i, (start, ring) in enumerate(self.keyrings):
+            if start <= pos:
+                chosen = (i, ring)
+            else:
+                break
+        return chosen
+
+
+def _runs(positions: list[int], ctx: CheckContext) -> Iterator[tuple[Roster, list[int]]]:
+    """Row indexes grouped by the keyring their file position falls under, in order."""
+    current: int | None = None
+    ring = Roster()
+    idx: list[int] = []
+    for i, pos in enumerate(positions):
+        which, r = ctx.keyring_at(pos)
+        if which != current and idx:
+            yield ring, idx
+            idx = []
+        current, ring = which, r
+        idx.append(i)
+    if idx:
+        yield ring, idx
+
+
+def check_rows(
+    rows: list[tuple[int, str, bytes, bytes, bytes]], positions: list[int], ctx: CheckContext
+) -> list[RowResult]:
+    """`check_run` over manifest rows (seq, kind, bytes, stored leaf, recomputed leaf) at
+    file `positions`."""
+    out: list[RowResult | None] = [None] * len(rows)
+    scopes = list(ctx.scopes) if ctx.scopes is not None else None
+    for ring, idx in _runs(positions, ctx):
+        run = [rows[i] for i in idx]
+        result = check_run(
+            RunInput(run, ring, ctx.custodian_ed25519, ctx.custodian_key_id, scopes, False, ctx.origin, {})
+        )
+        # view rows come back per table for the whole run: give each row its own by seq
+        per_seq: dict[int, dict[str, list[tuple[Any, ...]]]] = {}
+        for table, items in result.rows.items():
+            for item in items:
+                per_seq.setdefault(int(item[0]), {}).setdefault(table, []).append(item)
+        for i, (seq, found, manifest) in zip(idx, result.entries, strict=True):
+            # a duplicated seq shares its derived rows: only its first row carries them
+            out[i] = RowResult(found, manifest, per_seq.pop(seq, {}))
+    return [r for r in out if r is not None]
+
+
+def signer_finding(seq: int, column: str | None, data: bytes) -> Finding | None:
+    """The dataset's `signer` column must say the key id the entry's envelope names."""
+    try:
+        said = LogEntry.from_bytes(data).signer
+    except ValueError:
+        said = None
+    if said == column:
+        return None
+    return finding(
+        "dataset_signer_mismatch",
+        seq,
+        f"the signer column says {str(column)[:16]!r}, the entry's envelope {str(said)[:16]!r}",
+    )
+
+
+def check_table(batch: pa.Table, ctx: CheckContext) -> list[tuple[int, RowResult]]:
+    """(file position, `RowResult`) of each manifest row of `batch`, in its order."""
+    seqs = batch.column("seq").to_pylist()
+    kinds = batch.column("kind").to_pylist()
+    entries = batch.column("entry").to_pylist()
+    stored = batch.column("leaf_hash").to_pylist()
+    signers = batch.column("signer").to_pylist()
+    rows = [
+        (
+            -1 if s is None else int(s),
+            str(k or ""),
+            bytes(e or b""),
+            bytes(st or b""),
+            leaf_hash(bytes(e or b"")),
+        )
+        for s, k, e, st in zip(seqs, kinds, entries, stored, strict=True)
+    ]
+    positions = [int(p) for p in batch.column("file_row_number").to_pylist()]
+    results = check_rows(rows, positions, ctx)
+    for row, signer, result in zip(rows, signers, results, strict=True):
+        extra = signer_finding(row[0], signer, row[2])
+        if extra is not None:
+            result.findings.append(extra)
+    return list(zip(positions, results, strict=True))
+
+
+def dump_results(results: list[tuple[int, RowResult]]) -> bytes:
+    """A batch's results as one value, for an engine that ships them between processes."""
+    return pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+def load_results(value: bytes) -> list[tuple[int, RowResult]]:
+    results = pickle.loads(value)  # noqa: S301 - made by dump_results in this run's engine, never read from a file
+    if not isinstance(results, list):
+        raise TypeError("not a list of results")
+    return results

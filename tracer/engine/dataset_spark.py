@@ -1,0 +1,98 @@
+"""`verify-dataset --engine spark`: the manifest rows checked by Apache Spark.
+
+Spark reads `log.parquet` itself and distributes its row groups; `mapInArrow` runs the
+same `tracer.engine.dataset_check.check_table` on each executor's Arrow batches, with
+the keyrings the driver folded from the statement rows (small: they travel with the
+closure).  Each batch's results come back as one pickled value, and
+`tracer.engine.dataset_verify` puts the findings in log order exactly as it does for
+DuckDB.  No scheduler of our own: Spark does the distribution.  A cluster run is the
+same command under spark-submit (docs/scale.md).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pyarrow as pa
+
+from store import dataset as ds
+from tracer.engine.dataset_check import (
+    CheckContext,
+    RowResult,
+    check_table,
+    dump_results,
+    is_statement,
+    load_results,
+)
+
+__all__ = ["spark_manifests"]
+
+
+def _checks(ctx: CheckContext) -> Any:
+    def checks(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
+        for batch in batches:
+            table = pa.Table.from_batches([batch])
+            kinds = table.column("kind").to_pylist()
+            entries = table.column("entry").to_pylist()
+            keep = [
+                i
+                for i, (k, e) in enumerate(zip(kinds, entries, strict=True))
+                if not is_statement(str(k or ""), bytes(e or b""))
+            ]
+            if not keep:
+                continue
+            part = table.take(pa.array(keep, pa.int64()))
+            first = pa.array([int(part.column("file_row_number")[0].as_py())], pa.int64())
+            out = pa.array([dump_results(check_table(part, ctx))], pa.binary())
+            yield pa.RecordBatch.from_arrays([first, out], names=["file_row_number", "out"])
+
+    return checks
+
+
+def spark_manifests(master: str | None = "local[2]", *, stop: bool = True) -> Any:
+    """A `ManifestRows` for `verify_dataset` that runs the checks on Spark at `master`
+    (None: whatever spark-submit configured); `stop=False` leaves the session running for
+    the next call (tests reuse one JVM)."""
+    try:
+        from pyspark.sql import SparkSession
+        from pyspark.sql.functions import col
+    except ImportError as exc:
+        raise ds.DatasetError(
+            "--engine spark needs pyspark and a Java 17+ runtime: install the `spark` extra "
+            "(pip install 'tracer[spark]')"
+        ) from exc
+
+    def run(reader: ds.DatasetReader, ctx: CheckContext, positions: list[int]) -> dict[int, RowResult]:
+        builder = SparkSession.builder.appName("tracer-verify-dataset").config("spark.ui.enabled", "false")
+        if master:
+            builder = builder.master(master)
+        if master and master.startswith("local"):
+            # local executors run this interpreter (the one with tracer installed); on a
+            # cluster, spark-submit's own settings say which Python the executors use
+            os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+            builder = builder.config("spark.pyspark.python", os.environ["PYSPARK_PYTHON"])
+        spark = builder.getOrCreate()
+        try:
+            frame = spark.read.parquet(str(reader.root / ds.LOG_FILE))
+            # each row's position in the file, as DuckDB's file_row_number gives it
+            frame = frame.select(
+                col("_metadata.row_index").alias("file_row_number"),
+                "seq",
+                "kind",
+                "entry",
+                "leaf_hash",
+                "signer",
+            )
+            rows = frame.mapInArrow(_checks(ctx), "file_row_number long, out binary").collect()
+        finally:
+            if stop:
+                spark.stop()
+        results: dict[int, RowResult] = {}
+        for r in rows:
+            results.update(load_results(bytes(r["out"])))
+        return results
+
+    return run

@@ -1,0 +1,217 @@
+"""Verification's log-wide findings as pure functions, shared by `tracer verify` and
+`tracer verify-dataset`.
+
+`tracer.engine.logcheck` checks one entry at a time; what is decided over the whole log
+(a signed checkpoint against the root recomputed at its size, checkpoints beyond the
+log, entries no checkpoint covers, replayed answers, gaps, every referenced text's
+verdict) is decided here, from facts either verifier gathered its own way (a vault
+read through DuckDB, or an exported dataset read row group by row group).  One
+function per rule, so both report the same record with the same words in the same
+order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from store.audit import DigestVerdict
+from store.errors import InputError, SignatureError
+from store.guarded import signed_commitment
+from store.note import Checkpoint, Verifiers, open_note
+from tracer.engine.logcheck import Finding, finding
+
+__all__ = [
+    "AUTH_FAILED",
+    "CheckpointState",
+    "beyond_log_findings",
+    "checkpoint_findings",
+    "digest_findings",
+    "duplicate_findings",
+    "gap_findings",
+    "text_problem",
+    "uncheckpointed_findings",
+    "unreferenced_findings",
+]
+
+AUTH_FAILED = "stored ciphertext fails authentication (altered after it was written)"
+
+
+@dataclass
+class CheckpointState:
+    """What the checkpoints checked so far say: the size up to which the log matched a
+    signed checkpoint, and whether a root mismatch was seen (later ones then cannot
+    narrow the damage)."""
+
+    last_good: int = 0
+    root_broken: bool = False
+
+
+def checkpoint_findings(
+    cps: Sequence[Any],
+    root: bytes,
+    size: int,
+    guard: str,
+    verifiers: Verifiers,
+    origin: str,
+    state: CheckpointState,
+) -> list[Finding]:
+    """The stored checkpoints of one tree size against the root recomputed there, the
+    guarded-entry commitment up to it, and the log's origin; updates `state`."""
+    out: list[Finding] = []
+    good = False
+    for cp in cps:
+        try:
+            text, _names = open_note(cp.note, verifiers)
+            parsed = Checkpoint.parse(text)
+        except (SignatureError, InputError) as exc:
+            out.append(
+                finding("checkpoint_signature_invalid", None, str(exc), checkpoint=cp.id, size=cp.size)
+            )
+            continue
+        if signed_commitment(parsed.extensions) != guard:
+            out.append(
+                finding(
+                    "checkpoint_guard_mismatch",
+                    None,
+                    f"checkpoint {cp.id} (size {cp.size}) commits to other revocations, tombstones and legal "
+                    "holds than the log holds: one was hidden (relabelled or rewritten) or forged",
+                    checkpoint=cp.id,
+                    size=cp.size,
+                )
+            )
+        if parsed.origin != origin:
+            out.append(
+                finding("checkpoint_origin_mismatch", None, f"origin {parsed.origin!r}", checkpoint=cp.id)
+            )
+        if parsed.size != cp.size:
+            out.append(
+                finding("checkpoint_size_mismatch", None, f"note says {parsed.size}", checkpoint=cp.id)
+            )
+        if parsed.root != root:
+            state.root_broken = True
+            lo = state.last_good
+            out.append(
+                finding(
+                    "checkpoint_root_mismatch",
+                    None,
+                    f"signed root {parsed.root.hex()[:16]}… != recomputed {root.hex()[:16]}… at size "
+                    f"{cp.size}: an entry in seq {lo}..{cp.size - 1} was changed, removed or reordered "
+                    f"(entries before {lo} match an earlier signed checkpoint)",
+                    checkpoint=cp.id,
+                    size=cp.size,
+                    first_seq=lo,
+                    last_seq=cp.size - 1,
+                )
+            )
+        elif parsed.size == cp.size:
+            good = True
+        else:
+            state.root_broken = True
+    if good and not state.root_broken:
+        state.last_good = size
+    return out
+
+
+def beyond_log_findings(by_size: Mapping[int, Sequence[Any]], log_size: int) -> list[Finding]:
+    """Checkpoints left over once the log was read: they claim more entries than it has."""
+    out: list[Finding] = []
+    for size, cps in sorted(by_size.items()):
+        for cp in cps:
+            out.append(
+                finding(
+                    "checkpoint_beyond_log",
+                    None,
+                    f"checkpoint {cp.id} claims size {size} but the log has {log_size} entries: truncated?",
+                    checkpoint=cp.id,
+                    size=size,
+                )
+            )
+    return out
+
+
+def uncheckpointed_findings(covered: int, log_size: int) -> list[Finding]:
+    """Entries after the largest signed checkpoint (the first thousand)."""
+    return [
+        finding(
+            "entry_not_checkpointed",
+            seq,
+            f"log entry {seq} is beyond the latest signed checkpoint (size {covered}): "
+            "appended without a signature over it",
+        )
+        for seq in range(covered, min(log_size, covered + 1000))
+    ]
+
+
+def duplicate_findings(dups: Iterable[tuple[str, list[int]]]) -> list[Finding]:
+    out: list[Finding] = []
+    for answer_id, seqs in dups:
+        for seq in seqs[1:]:
+            out.append(
+                finding(
+                    "answer_duplicated",
+                    seq,
+                    f"answer {answer_id!r} was already logged at entry {seqs[0]}: a replayed manifest",
+                    answer_id=answer_id,
+                    first_seq=seqs[0],
+                )
+            )
+    return out
+
+
+def gap_findings(gaps: Iterable[int], hints: Mapping[int, Mapping[str, Any]]) -> list[Finding]:
+    """Absent sequence numbers, each pinned by what (untrusted) hints still say it was."""
+    return [
+        finding(
+            "entry_missing", seq, f"log entry {seq} is absent (the log must be dense)", **hints.get(seq, {})
+        )
+        for seq in gaps
+    ]
+
+
+def text_problem(digest: str, data: bytes | None) -> tuple[str, str] | None:
+    """(state, detail) when a readable text does not verify against its digest; `data`
+    None means its ciphertext failed authentication."""
+    if data is None:
+        return ("checksum_mismatch", AUTH_FAILED)
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != digest:
+        return ("checksum_mismatch", f"recorded {digest[:16]}…, recomputed {actual[:16]}…")
+    return None
+
+
+def digest_findings(found: Iterable[DigestVerdict]) -> list[Finding]:
+    out: list[Finding] = []
+    for f in found:
+        rec = {
+            "digest": f.digest,
+            "role": f.role,
+            "answer_id": f.answer_id,
+            "passage_id": f.passage_id,
+            "document_id": f.document_id,
+            "revision": f.revision,
+        }
+        if f.verdict == "purged":
+            out.append(
+                finding(
+                    "purged_blob_still_present",
+                    f.seq,
+                    "a tombstone exists but the text is still stored",
+                    **rec,
+                )
+            )
+        elif f.verdict == "missing":
+            out.append(
+                finding("missing", f.seq, "text absent and no tombstone explains it: evidence lost", **rec)
+            )
+        else:
+            out.append(finding(f.verdict, f.seq, f.detail or "", **rec))
+    return out
+
+
+def unreferenced_findings(digests: Iterable[str]) -> list[Finding]:
+    return [
+        finding("blob_unreferenced", None, "stored text no log entry refers to", digest=d) for d in digests
+    ]
