@@ -82,7 +82,11 @@ _PROBLEMS = ("view_row_altered_or_extra", "view_row_missing_or_altered")
 
 
 def _drop(vault: Vault, table: str) -> None:
-    vault.con.execute(f"DROP TABLE IF EXISTS temp.r_{table}")
+    _drop_on(vault.con, table)
+
+
+def _drop_on(con: duckdb.DuckDBPyConnection, table: str) -> None:
+    con.execute(f"DROP TABLE IF EXISTS temp.r_{table}")
 
 
 def _lo(seq: int) -> int:
@@ -195,7 +199,7 @@ class _Ranges:
 def create_fact_tables(con: duckdb.DuckDBPyConnection) -> None:
     """The compact tables (`_KEEP`) the digest, duplicate and unreferenced checks read."""
     for name, cols in _KEEP.items():
-        con.execute(f"DROP TABLE IF EXISTS temp.r_{name}")
+        _drop_on(con, name)
         con.execute(f"CREATE TEMP TABLE r_{name} ({cols})")
 
 

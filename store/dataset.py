@@ -299,12 +299,11 @@ class DatasetReader:
         return pa.concat_tables(parts)
 
     def load_facts(self, rows: Rows, stored: pa.Table) -> None:
-        """The derived view rows (from the log) into temp tables, their compact facts
+        """Once per reader: the derived view rows (from the log) into temp tables, their compact facts
         kept as `store.audit` keeps them, and the stored blob rows as `blobs`."""
         from store import audit
 
-        for table in VIEW_COLUMNS:
-            self.con.execute(f"DROP TABLE IF EXISTS temp.r_{table}")
+        for table in VIEW_COLUMNS:  # a fresh in-memory connection: none exist yet
             self.con.execute(view_ddl(table, f"r_{table}", temporary=True))
         audit.create_fact_tables(self.con)
         for table, items in rows.items():

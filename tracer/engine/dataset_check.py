@@ -13,6 +13,7 @@ and the executors it drives: never read from the dataset).
 from __future__ import annotations
 
 import pickle
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -103,14 +104,9 @@ class CheckContext:
     origin: str
 
     def keyring_at(self, pos: int) -> tuple[int, Roster]:
-        """(index, keyring) in force at file position `pos`."""
-        chosen = (0, Roster())
-        for i, (start, ring) in enumerate(self.keyrings):
-            if start <= pos:
-                chosen = (i, ring)
-            else:
-                break
-        return chosen
+        """(index, keyring) in force at file position `pos` (`keyrings` is in position order)."""
+        i = bisect_right(self.keyrings, pos, key=lambda item: item[0]) - 1
+        return (i, self.keyrings[i][1]) if i >= 0 else (0, Roster())
 
 
 def _runs(positions: list[int], ctx: CheckContext) -> Iterator[tuple[Roster, list[int]]]:
