@@ -9,6 +9,7 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 from tracer.cli.main import COMMAND_GROUPS, build_parser, command_helps
 from tracer.engine.normalizers import RECORDED
@@ -101,3 +102,24 @@ def test_top_help_shows_groups_in_order_and_the_exit_codes() -> None:
 def test_the_normalizer_default_is_the_engines() -> None:
     args = build_parser(selected="trace").parse_args(["trace", "v", "a"])
     assert args.normalizer == RECORDED
+
+
+def test_commands_without_a_vault_never_load_duckdb(tmp_path: Path) -> None:
+    """keygen, chunk and verify-pack need no vault: running them loads none of it."""
+    (tmp_path / "doc.md").write_text("# Title\n\nA paragraph.\n", encoding="utf-8")
+    (tmp_path / "pass").write_text("a passphrase", encoding="utf-8")
+    (tmp_path / "not-a-pack").mkdir()
+    argvs = [
+        ["keygen", "probe", "--out", str(tmp_path / "keys"), "--passphrase-file", str(tmp_path / "pass")],
+        ["chunk", str(tmp_path / "doc.md")],
+        ["verify-pack", str(tmp_path / "not-a-pack")],
+    ]
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE, json.dumps(argvs), json.dumps(HEAVY)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    loaded: dict[str, list[str]] = json.loads(out.stdout.splitlines()[-1])
+    assert loaded == {" ".join(a): [] for a in argvs}
+    assert (tmp_path / "keys" / "probe.key").is_file()  # the commands did run
