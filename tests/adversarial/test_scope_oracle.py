@@ -29,6 +29,7 @@ def omar(sample_vault: Path, monkeypatch: pytest.MonkeyPatch) -> list[str | Path
 def test_a_restricted_document_reads_as_unknown(
     sample_vault: Path, omar: list[str | Path], capsys: pytest.CaptureFixture[str]
 ) -> None:
+    _run(capsys, "holds", sample_vault, *omar)  # pins the custodian: FIRST USE is said once, here
     restricted = _run(capsys, "impact", sample_vault, "--document", LEGAL_DOC, *omar)
     unknown = _run(capsys, "impact", sample_vault, "--document", "no-such-document-x", *omar)
     assert restricted[0] == unknown[0] == 2
@@ -70,6 +71,7 @@ def test_a_restricted_digest_reads_as_unknown(
     """Before, omar's `impact --digest` of a legal text said "6 answer(s)" and listed them,
     while an unknown digest was an error: the probe told him the text exists."""
     unknown_digest = "0" * 64
+    _run(capsys, "holds", sample_vault, *omar)  # pins the custodian: FIRST USE is said once, here
     unknown = _run(capsys, "impact", sample_vault, "--digest", unknown_digest, *omar)
     assert unknown[0] == 2
     for digest in _legal_digests(sample_vault):

@@ -9,8 +9,9 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
-from tracer.cli.main import COMMAND_GROUPS, build_parser, command_helps
+from tracer.cli.main import ALIASES, COMMAND_GROUPS, COMMANDS, _Commands, build_parser
 from tracer.engine.normalizers import RECORDED
 
 HEAVY = ("duckdb", "pyarrow", "numpy", "textual")
@@ -84,10 +85,34 @@ def test_every_option_and_argument_has_help() -> None:
     assert missing == []
 
 
-def test_help_groups_every_command_once() -> None:
-    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
-    grouped = [name for _, names in COMMAND_GROUPS for name in names]
-    assert sorted(grouped) == sorted(command_helps(sub))
+def test_the_table_names_every_command_its_module_registers() -> None:
+    """COMMANDS (the --help list) and the modules agree: the same commands, aliases and,
+    where a module still gives one, the same one-line help."""
+    sub = next(a for a in build_parser()._actions if isinstance(a, _Commands))
+    given = {name: aliases for name, (_, aliases) in sub.given.items()}
+    assert sorted(given) == sorted(COMMANDS)
+    assert {a: n for n, aliases in given.items() for a in aliases} == ALIASES
+    assert [n for n, (h, _) in sub.given.items() if h is not None and h != COMMANDS[n][1]] == []
+
+
+def test_help_imports_no_command_module_and_a_command_only_its_own() -> None:
+    probe = (
+        "import sys\nfrom tracer.cli.main import build_parser\n"
+        "build_parser(selected=sys.argv[1]).format_help()\n"
+        "print(sorted(m for m in sys.modules if m.startswith('tracer.cli.')))"
+    )
+
+    def loaded(selected: str) -> list[str]:
+        out = subprocess.run(
+            [sys.executable, "-c", probe, selected], capture_output=True, text=True, check=True
+        )
+        return list(json.loads(out.stdout.strip().replace("'", '"')))
+
+    assert loaded("") == ["tracer.cli.main"]
+    assert loaded("trace") == ["tracer.cli.common", "tracer.cli.engine_cmds", "tracer.cli.main"]
+    assert loaded("finding") == [
+        "tracer.cli.access_cmds", "tracer.cli.common", "tracer.cli.main"
+    ]  # fmt: skip
 
 
 def test_top_help_shows_groups_in_order_and_the_exit_codes() -> None:
@@ -101,3 +126,24 @@ def test_top_help_shows_groups_in_order_and_the_exit_codes() -> None:
 def test_the_normalizer_default_is_the_engines() -> None:
     args = build_parser(selected="trace").parse_args(["trace", "v", "a"])
     assert args.normalizer == RECORDED
+
+
+def test_commands_without_a_vault_never_load_duckdb(tmp_path: Path) -> None:
+    """keygen, chunk and verify-pack need no vault: running them loads none of it."""
+    (tmp_path / "doc.md").write_text("# Title\n\nA paragraph.\n", encoding="utf-8")
+    (tmp_path / "pass").write_text("a passphrase", encoding="utf-8")
+    (tmp_path / "not-a-pack").mkdir()
+    argvs = [
+        ["keygen", "probe", "--out", str(tmp_path / "keys"), "--passphrase-file", str(tmp_path / "pass")],
+        ["chunk", str(tmp_path / "doc.md")],
+        ["verify-pack", str(tmp_path / "not-a-pack")],
+    ]
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE, json.dumps(argvs), json.dumps(HEAVY)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    loaded: dict[str, list[str]] = json.loads(out.stdout.splitlines()[-1])
+    assert loaded == {" ".join(a): [] for a in argvs}
+    assert (tmp_path / "keys" / "probe.key").is_file()  # the commands did run

@@ -13,7 +13,8 @@ import pytest
 from store.crypto import load_identity
 from tests.cli.conftest import PASSPHRASE, World, draft, revision_input
 from tests.producer.conftest import RETURNS, Ticks
-from tracer.cli import outbox_cmds, store_cmds
+from tracer import secrets
+from tracer.cli import outbox_cmds
 from tracer.producer import Authorization, Producer, Recorder, Runtime, Signer, SourceRevision, chunk_report
 from tracer.producer.outbox import TEMP_MAX_AGE
 
@@ -57,13 +58,13 @@ def test_pack_signs_many_drafts_with_one_unlock(vault_world: World, monkeypatch:
     w = vault_world
     drafts = [w.write(f"d{n}.json", draft(f"ans-b{n}")) for n in range(5)]
     unlocks: list[Path] = []
-    real = store_cmds.load_key  # type: ignore[attr-defined]
+    real = secrets.load_key
 
     def counting(path: Path, passphrase_file: Path | None) -> object:
         unlocks.append(path)
         return real(path, passphrase_file)
 
-    monkeypatch.setattr(store_cmds, "load_key", counting)
+    monkeypatch.setattr(secrets, "load_key", counting)  # store_cmds imports it when a command runs
     out = w.root / "packed"
     w.ok("pack", *drafts, "--key", w.key("producer"), "--out-dir", out)
     assert unlocks == [w.key("producer")]

@@ -6,6 +6,8 @@ script does, with a real passphrase-protected key file.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import sys
 from collections.abc import Iterator
@@ -59,6 +61,9 @@ def cli(case: Case, tmp_path: Path) -> Iterator[dict[str, Any]]:
     pw = tmp_path / "pass"
     pw.write_bytes(PASSPHRASE)
     case.vault.close()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        # this machine pins the custodian now: the tests read stderr after FIRST USE was said
+        assert main(["holds", str(case.path), "--key", str(key), "--passphrase-file", str(pw)]) == 0
     yield {"case": case, "vault": str(case.path), "key": str(key), "stranger": str(stranger), "pw": str(pw)}
 
 

@@ -32,7 +32,7 @@ def _rights() -> list[str]:
 
 
 def register(sub: Sub) -> None:
-    inv = sub.add_parser("investigators", help="grant, revoke or list investigators")
+    inv = sub.add_parser("investigators")
     isub = inv.add_subparsers(dest="inv_command", required=True, metavar="ACTION")
     p = isub.add_parser("grant", help="grant an investigator read access to collections")
     vault_arg(p)
@@ -59,7 +59,7 @@ def register(sub: Sub) -> None:
     json_arg(p)
     p.set_defaults(handler=cmd_list)
 
-    p = sub.add_parser("access", help="who looked at what, when")
+    p = sub.add_parser("access")
     vault_arg(p)
     json_arg(p)
     p.add_argument(
@@ -70,7 +70,6 @@ def register(sub: Sub) -> None:
     p = sub.add_parser(
         "annotate",
         aliases=["finding"],
-        help="sign an investigator note on an answer, a claim or a passage ('finding' is its old name)",
         description="Sign and append an investigator note on an answer, one of its claims or one of "
         "its passages. `tracer finding` is the old name of this command and still works. What "
         "`tracer verify` raises is a finding; what you write here is a note (log kind `finding`). "

@@ -38,7 +38,7 @@ def text_arg(p: argparse.ArgumentParser, name: str, what: str) -> None:
 
 
 def register(sub: Sub) -> None:
-    case = sub.add_parser("case", help="open, list, show and conclude cases")
+    case = sub.add_parser("case")
     csub = case.add_subparsers(dest="case_command", required=True, metavar="ACTION")
     p = csub.add_parser("open", help="open a case: everything tagged, noted or held under it belongs to it")
     vault_arg(p)
@@ -65,7 +65,7 @@ def register(sub: Sub) -> None:
     add_investigator(p)
     p.set_defaults(handler=cmd_case_conclude)
 
-    p = sub.add_parser("tag", help="tag an answer, a claim or a passage")
+    p = sub.add_parser("tag")
     vault_arg(p)
     p.add_argument("answer_id", help="an answer id, or a prefix of exactly one")
     p.add_argument("tag", help="a-z 0-9 . _ -, e.g. dropped-exception")
@@ -78,7 +78,7 @@ def register(sub: Sub) -> None:
     _case_arg(p)
     add_investigator(p)
     p.set_defaults(handler=cmd_tag)
-    p = sub.add_parser("tags", help="tags in force, or the answers carrying one")
+    p = sub.add_parser("tags")
     vault_arg(p)
     p.add_argument("--tag", help="only this tag")
     _case_arg(p, what="only the tags of this case")
@@ -86,7 +86,7 @@ def register(sub: Sub) -> None:
     add_investigator(p)
     p.set_defaults(handler=cmd_tags)
 
-    p = sub.add_parser("note", help="add a signed case note (multi-line with --file)")
+    p = sub.add_parser("note")
     vault_arg(p)
     text_arg(p, "text", "note")
     p.add_argument("--answer", help="the answer the note is about (optional)")
@@ -94,7 +94,7 @@ def register(sub: Sub) -> None:
     add_investigator(p)
     p.set_defaults(handler=cmd_note)
 
-    p = sub.add_parser("hold", help="place a legal hold: a purge of the held evidence is refused")
+    p = sub.add_parser("hold")
     vault_arg(p)
     what = p.add_mutually_exclusive_group(required=True)
     what.add_argument("--document", help="a document id: its revisions and every passage quoted from it")
@@ -104,14 +104,14 @@ def register(sub: Sub) -> None:
     _case_arg(p)
     add_investigator(p)
     p.set_defaults(handler=cmd_hold)
-    p = sub.add_parser("release", help="release a legal hold (by its log entry)")
+    p = sub.add_parser("release")
     vault_arg(p)
     p.add_argument("hold_seq", type=int, metavar="HOLD-ENTRY", help="the hold's log entry number")
     p.add_argument("--reason", required=True, help="why the hold is released (signed; shown with it)")
     _case_arg(p)
     add_investigator(p)
     p.set_defaults(handler=cmd_release)
-    p = sub.add_parser("holds", help="legal holds you can see")
+    p = sub.add_parser("holds")
     vault_arg(p)
     p.add_argument("--all", action="store_true", help="released holds too")
     json_arg(p)

@@ -9,25 +9,26 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tracer.cli.common import Sub, add_investigator, emit_json, vault_arg
-from tracer.cli.engine_cmds import open_session
-from tracer.engine.dataset_export import DEFAULT_ROW_GROUP, TEXT_MODES, export_dataset
-from tracer.engine.dataset_verify import verify_dataset
+from tracer.cli.common import LazyChoices, Sub, add_investigator, emit_json, vault_arg
 from tracer.inert import inert
+
+
+def _text_modes() -> tuple[str, ...]:
+    from tracer.engine.dataset_export import TEXT_MODES
+
+    return tuple(TEXT_MODES)
+
 
 __all__ = ["register"]
 
 
 def register(sub: Sub) -> None:
-    p = sub.add_parser(
-        "export-dataset",
-        help="write the vault as Parquet + C2SP tlog-tiles + a DSSE-signed manifest (for DuckDB or Spark)",
-    )
+    p = sub.add_parser("export-dataset")
     vault_arg(p)
     p.add_argument("out", type=Path, metavar="OUT", help="new or empty directory")
     p.add_argument(
         "--texts",
-        choices=TEXT_MODES,
+        choices=LazyChoices(_text_modes),
         default="plaintext",
         help="plaintext (only collections your key may read), ciphertext (with the wrapped data keys) "
         "or digests only",
@@ -35,26 +36,35 @@ def register(sub: Sub) -> None:
     p.add_argument(
         "--row-group",
         type=int,
-        default=DEFAULT_ROW_GROUP,
+        default=None,
         metavar="N",
-        help=f"log entries per Parquet row group, a power of two (default {DEFAULT_ROW_GROUP})",
+        help="log entries per Parquet row group, a power of two (default 4096, see docs/scale.md)",
     )
     add_investigator(p)
     p.set_defaults(handler=cmd_export_dataset)
 
-    p = sub.add_parser("verify-dataset", help="re-verify an exported dataset, with DuckDB (default) or Spark")
-    p.add_argument("dataset", type=Path, metavar="DIR")
-    p.add_argument("--engine", choices=("duckdb", "spark"), default="duckdb")
+    p = sub.add_parser("verify-dataset")
+    p.add_argument("dataset", type=Path, metavar="DIR", help="a directory export-dataset wrote")
+    p.add_argument(
+        "--engine",
+        choices=("duckdb", "spark"),
+        default="duckdb",
+        help="what runs the checks (default duckdb)",
+    )
     p.add_argument(
         "--master", default="local[2]", help="with --engine spark: the Spark master (default local[2])"
     )
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help="the report as JSON (docs/json.md)")
     p.set_defaults(handler=cmd_verify_dataset)
 
 
 def cmd_export_dataset(args: argparse.Namespace) -> int:
+    from tracer.cli.engine_cmds import open_session
+    from tracer.engine.dataset_export import DEFAULT_ROW_GROUP, export_dataset
+
+    row_group = DEFAULT_ROW_GROUP if args.row_group is None else args.row_group
     with open_session(args, read_only=True) as session:
-        result = export_dataset(session, args.out, args.texts, args.row_group)
+        result = export_dataset(session, args.out, args.texts, row_group)
     print(
         f"exported {result.entries} entries, {result.files} files, {result.findings} findings "
         f"to {inert(str(result.path))}"
@@ -63,6 +73,8 @@ def cmd_export_dataset(args: argparse.Namespace) -> int:
 
 
 def cmd_verify_dataset(args: argparse.Namespace) -> int:
+    from tracer.engine.dataset_verify import verify_dataset
+
     if args.engine == "spark":
         from tracer.engine.dataset_spark import spark_manifests
 

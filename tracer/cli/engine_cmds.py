@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 def register(sub: Sub) -> None:
-    p = sub.add_parser("verify", help="check the whole vault; every finding pinned to its record")
+    p = sub.add_parser("verify")
     vault_arg(p)
     add_investigator(p)
     json_arg(p)
@@ -31,7 +31,7 @@ def register(sub: Sub) -> None:
     )
     p.set_defaults(handler=cmd_verify)
 
-    p = sub.add_parser("trace", help="trace one answer to its passages and source revisions")
+    p = sub.add_parser("trace")
     vault_arg(p)
     p.add_argument("answer_id", help="an answer id, or a prefix of exactly one")
     add_investigator(p)
@@ -39,7 +39,7 @@ def register(sub: Sub) -> None:
     _normalizer_arg(p)
     p.set_defaults(handler=cmd_trace)
 
-    p = sub.add_parser("revalidate", help="currency of every answer against later revisions")
+    p = sub.add_parser("revalidate")
     vault_arg(p)
     add_investigator(p)
     json_arg(p)
@@ -47,7 +47,7 @@ def register(sub: Sub) -> None:
     _superseded_arg(p)
     p.set_defaults(handler=cmd_revalidate)
 
-    p = sub.add_parser("impact", help="every answer that depends on a document, revision or digest")
+    p = sub.add_parser("impact")
     vault_arg(p)
     group = p.add_mutually_exclusive_group(required=True)
     group.add_argument("--document", help="a document id, or a prefix of exactly one")

@@ -28,7 +28,7 @@ _PAGE = 500
 
 
 def register(sub: Sub) -> None:
-    p = sub.add_parser("export", help="write an evidence pack (report.json signed, md, html, PROV, proofs)")
+    p = sub.add_parser("export")
     vault_arg(p)
     what = p.add_mutually_exclusive_group()
     what.add_argument(
@@ -63,7 +63,7 @@ def register(sub: Sub) -> None:
     add_investigator(p)
     p.set_defaults(handler=cmd_export)
 
-    p = sub.add_parser("verify-pack", help="check an evidence pack offline, with nothing but the pack")
+    p = sub.add_parser("verify-pack")
     p.add_argument("pack", type=Path, metavar="DIR", help="the pack directory")
     json_arg(p, "what the pack proves, what it records (its findings) and every failed check")
     p.set_defaults(handler=cmd_verify_pack)

@@ -1,10 +1,11 @@
 """The `tracer` command: one parser, subcommands registered by small modules.
 
-Startup is paid on every run, `--help` included, so two things stay cheap: the command
-modules import little at their top (`tracer.cli.common`), and only the command being run
-gets its options built; every other one is registered by name and one-line help
-(`_Commands`).  The exit codes are `EXIT_CODES`, printed by `tracer --help` and listed in
-docs/cli.md; `tests/cli/test_exit_codes.py` runs a command for each.
+Startup is paid on every run, `--help` included, so it stays cheap three ways: the
+commands, their groups and one-line help are a table here (`COMMAND_GROUPS`), so
+`tracer --help` imports no command module; `tracer CMD` imports only CMD's module, and
+only CMD gets its options built (`_Commands`); and command modules import little at
+their top (`tracer.cli.common`).  The exit codes are `EXIT_CODES`, printed by `tracer
+--help` and listed in docs/cli.md; `tests/cli/test_exit_codes.py` runs a command for each.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from store.errors import StoreError, damage_of, database_error_types
-from tracer.inert import inert
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -50,45 +50,111 @@ EXIT_CODES: tuple[tuple[int, str], ...] = (
 
 Handler = Callable[[argparse.Namespace], int]
 
-#: modules under tracer.cli that register subcommands
-COMMAND_MODULES = (
-    "store_cmds",
-    "outbox_cmds",
-    "import_cmds",
-    "chunk_cmds",
-    "engine_cmds",
-    "access_cmds",
-    "case_cmds",
-    "ui_cmds",
-    "export_cmds",
-    "dataset_cmds",
-)
-
-#: how `tracer --help` lists the commands; every command is in exactly one group
-COMMAND_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+#: every command, in the groups and order `tracer --help` lists them: its name, the
+#: module under tracer.cli that registers it, and its one line in that list.  Only the
+#: module of the command being run is imported; `tracer --help` imports none of them.
+COMMAND_GROUPS: tuple[tuple[str, tuple[tuple[str, str, str], ...]], ...] = (
     (
         "investigate (an investigator's key: --key or TRACER_KEY)",
-        ("open", "verify", "trace", "revalidate", "impact", "access", "annotate"),
+        (
+            ("open", "ui_cmds", "investigate a vault in the terminal UI (keyboard only)"),
+            ("verify", "engine_cmds", "check the whole vault; every finding pinned to its record"),
+            ("trace", "engine_cmds", "trace one answer to its passages and source revisions"),
+            ("revalidate", "engine_cmds", "currency of every answer against later revisions"),
+            ("impact", "engine_cmds", "every answer that depends on a document, revision or digest"),
+            ("access", "access_cmds", "who looked at what, when"),
+            (
+                "annotate",
+                "access_cmds",
+                "sign an investigator note on an answer, a claim or a passage ('finding' is its old name)",
+            ),
+        ),
     ),
-    ("case file (signed by the investigator)", ("case", "tag", "tags", "note", "hold", "release", "holds")),
+    (
+        "case file (signed by the investigator)",
+        (
+            ("case", "case_cmds", "open, list, show and conclude cases"),
+            ("tag", "case_cmds", "tag an answer, a claim or a passage"),
+            ("tags", "case_cmds", "tags in force, or the answers carrying one"),
+            ("note", "case_cmds", "add a signed case note (multi-line with --file)"),
+            ("hold", "case_cmds", "place a legal hold: a purge of the held evidence is refused"),
+            ("release", "case_cmds", "release a legal hold (by its log entry)"),
+            ("holds", "case_cmds", "legal holds you can see"),
+        ),
+    ),
     (
         "custodian (the vault, its keyring, roster and log)",
         (
-            "init",
-            "keys",
-            "investigators",
-            "ingest",
-            "ingest-outbox",
-            "purge",
-            "checkpoint",
-            "quarantine",
-            "log",
-            "proof",
+            ("init", "store_cmds", "create a vault and its first signed checkpoint"),
+            ("keys", "store_cmds", "producer keyring (custodian-signed)"),
+            ("investigators", "access_cmds", "grant, revoke or list investigators"),
+            ("ingest", "store_cmds", "append manifests, source revisions and deletions"),
+            (
+                "ingest-outbox",
+                "outbox_cmds",
+                "ingest the files a producer left in an outbox, then move them aside",
+            ),
+            ("purge", "store_cmds", "retention purge: append a tombstone, delete the text"),
+            (
+                "checkpoint",
+                "store_cmds",
+                "print the latest signed checkpoint note exactly; or recover an uncovered tail (custodian)",
+            ),
+            (
+                "quarantine",
+                "store_cmds",
+                "list the entries a recovery moved aside (VAULT/quarantine/*.jsonl)",
+            ),
+            ("log", "store_cmds", "list log entries"),
+            ("proof", "store_cmds", "inclusion or consistency proof"),
         ),
     ),
-    ("producers (keys and signed input files)", ("keygen", "sign", "pack", "chunk")),
-    ("import/export", ("import", "export", "verify-pack", "export-dataset", "verify-dataset")),
+    (
+        "producers (keys and signed input files)",
+        (
+            ("keygen", "store_cmds", "create an identity: NAME.key (encrypted) and NAME.pub"),
+            ("sign", "store_cmds", "wrap a file's exact bytes in a DSSE envelope"),
+            ("pack", "store_cmds", "turn draft manifests with inline texts into signed input files"),
+            ("chunk", "chunk_cmds", "print a document's blocks, heading paths and locators"),
+        ),
+    ),
+    (
+        "import/export",
+        (
+            (
+                "import",
+                "import_cmds",
+                "import OTLP trace exports (OpenInference, GenAI) as custodian-signed imported traces",
+            ),
+            (
+                "export",
+                "export_cmds",
+                "write an evidence pack (report.json signed, md, html, PROV, proofs)",
+            ),
+            ("verify-pack", "export_cmds", "check an evidence pack offline, with nothing but the pack"),
+            (
+                "export-dataset",
+                "dataset_cmds",
+                "write the vault as Parquet + C2SP tlog-tiles + a DSSE-signed manifest (for DuckDB or Spark)",
+            ),
+            (
+                "verify-dataset",
+                "dataset_cmds",
+                "re-verify an exported dataset, with DuckDB (default) or Spark",
+            ),
+        ),
+    ),
 )
+
+#: name -> (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    name: (module, line) for _, commands in COMMAND_GROUPS for name, module, line in commands
+}
+#: old names that still work -> the command's name
+ALIASES: dict[str, str] = {"finding": "annotate"}
+
+#: every module under tracer.cli that registers commands
+COMMAND_MODULES: tuple[str, ...] = tuple(dict.fromkeys(module for module, _ in COMMANDS.values()))
 
 
 class _Unbuilt:
@@ -100,22 +166,34 @@ class _Unbuilt:
 
 
 class _Commands(argparse._SubParsersAction):  # type: ignore[type-arg]
-    """Sub-commands where only `selected` is built in full (all of them when it is None)."""
+    """Sub-commands where only `selected` is built in full (all of them when it is None).
+
+    The one-line help of every command is `COMMANDS`'s; what a module passes as `help`
+    is kept in `given` so that a test can hold the two equal.
+    """
 
     selected: str | None = None
+    #: name -> (the help and aliases its module passed)
+    given: dict[str, tuple[str | None, tuple[str, ...]]]
+
+    def listed(self, name: str) -> None:
+        """Register `name` for the listing and "invalid choice", without its parser:
+        building thirty parsers is most of what `tracer --help` would cost."""
+        if name in self._name_parser_map:
+            return
+        aliases = tuple(a for a, n in ALIASES.items() if n == name)
+        self._choices_actions.append(self._ChoicesPseudoAction(name, aliases, COMMANDS[name][1]))
+        unbuilt = cast(argparse.ArgumentParser, _Unbuilt())
+        for n in (name, *aliases):
+            self._name_parser_map[n] = unbuilt
 
     def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
-        names = (name, *kwargs.get("aliases", ()))
-        if self.selected is None or self.selected in names:
-            return cast(argparse.ArgumentParser, super().add_parser(name, **kwargs))
-        # what `add_parser` records of a command for the listing and for "invalid choice",
-        # without the parser: building thirty of them is most of `tracer --help`'s time
-        unbuilt = cast(argparse.ArgumentParser, _Unbuilt())
-        if kwargs.get("help") is not None:
-            self._choices_actions.append(self._ChoicesPseudoAction(name, names[1:], kwargs["help"]))
-        for n in names:
-            self._name_parser_map[n] = unbuilt
-        return unbuilt
+        self.given[name] = (kwargs.get("help"), tuple(kwargs.get("aliases", ())))
+        if self.selected is not None and self.selected not in (name, *kwargs.get("aliases", ())):
+            self.listed(name)
+            return cast(argparse.ArgumentParser, self._name_parser_map[name])
+        kwargs["help"] = COMMANDS[name][1]
+        return cast(argparse.ArgumentParser, super().add_parser(name, **kwargs))
 
 
 def _wrapped(head: str, text: str, width: int = 79, indent: int = 22) -> list[str]:
@@ -125,18 +203,13 @@ def _wrapped(head: str, text: str, width: int = 79, indent: int = 22) -> list[st
     return [first, *(" " * indent + line for line in rest)]
 
 
-def command_helps(sub: argparse._SubParsersAction) -> dict[str, tuple[str, str]]:  # type: ignore[type-arg]
-    """Each registered command's label (with its aliases) and one-line help, by name."""
-    return {str(a.dest): (str(a.metavar or a.dest), str(a.help or "")) for a in sub._get_subactions()}
-
-
-def _epilog(sub: argparse._SubParsersAction) -> str:  # type: ignore[type-arg]
-    helps = command_helps(sub)
+def _epilog() -> str:
     out: list[str] = []
-    for title, names in COMMAND_GROUPS:
+    for title, commands in COMMAND_GROUPS:
         out += ["", f"{title}:"]
-        for name in names:
-            out += _wrapped(*helps.get(name, (name, "")))
+        for name, _, line in commands:
+            aliases = ", ".join(a for a, n in ALIASES.items() if n == name)
+            out += _wrapped(f"{name} ({aliases})" if aliases else name, line)
     out += ["", "exit codes:"]
     for code, meaning in EXIT_CODES:
         out += _wrapped(str(code), meaning)
@@ -144,18 +217,17 @@ def _epilog(sub: argparse._SubParsersAction) -> str:  # type: ignore[type-arg]
     return "\n".join(out[1:])
 
 
-def build_parser(
-    modules: Sequence[str] = COMMAND_MODULES, selected: str | None = None
-) -> argparse.ArgumentParser:
-    """The whole parser; with `selected`, only that command's options are built (a
-    command line names one command, and building the other thirty costs more than
-    importing Python)."""
+def build_parser(selected: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser; with `selected` (a command line's first word), only that
+    command's module is imported and only its options are built (a command line names
+    one command).  `tracer --help` selects none: it imports no command module."""
     parser = argparse.ArgumentParser(
         prog="tracer",
         usage="tracer [-h] COMMAND ...",
         description="Verify what an AI assistant answered, from which exact source text,\n"
         "and whether that evidence is still intact.",
         formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=_epilog(),
     )
     sub = cast(
         _Commands,
@@ -168,10 +240,17 @@ def build_parser(
             help=argparse.SUPPRESS,
         ),
     )
-    sub.selected = selected
-    for name in modules:
-        importlib.import_module(f"tracer.cli.{name}").register(sub)
-    parser.epilog = _epilog(sub)
+    sub.selected, sub.given = selected, {}
+    name = ALIASES.get(selected, selected) if selected is not None else None
+    if name is None:
+        modules: tuple[str, ...] = COMMAND_MODULES
+    else:
+        modules = (COMMANDS[name][0],) if name in COMMANDS else ()
+        for other in COMMANDS:
+            if other != name:
+                sub.listed(other)
+    for module in modules:
+        importlib.import_module(f"tracer.cli.{module}").register(sub)
     return parser
 
 
@@ -185,10 +264,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(selected=_selected(args_in))
     args = parser.parse_args(args_in)
     handler: Handler = args.handler
+    from tracer.inert import inert  # an error can quote the vault: never let it steer the terminal
+
     try:
         return handler(args)
     except StoreError as exc:
-        # an error can quote the vault or the trust store: never let it steer the terminal
         print(f"tracer: error: {inert(exc.diagnostics())}", file=sys.stderr)
         return EXIT_USAGE
     except database_error_types() as exc:

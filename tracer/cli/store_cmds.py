@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 
 def register(sub: Sub) -> None:
-    p = sub.add_parser("keygen", help="create an identity: NAME.key (encrypted) and NAME.pub")
+    p = sub.add_parser("keygen")
     p.add_argument("name", help="the identity's name: letters, digits, . _ - (it names the two files)")
     p.add_argument("--out", type=Path, required=True, help="directory for NAME.key and NAME.pub")
     p.add_argument(
@@ -32,13 +32,13 @@ def register(sub: Sub) -> None:
     )
     p.set_defaults(handler=cmd_keygen)
 
-    p = sub.add_parser("init", help="create a vault and its first signed checkpoint")
+    p = sub.add_parser("init")
     vault_arg(p)
     add_custodian(p)
     p.add_argument("--origin", help="checkpoint origin line (default derived from the key)")
     p.set_defaults(handler=cmd_init)
 
-    keys = sub.add_parser("keys", help="producer keyring (custodian-signed)")
+    keys = sub.add_parser("keys")
     ksub = keys.add_subparsers(dest="keys_command", required=True, metavar="ACTION")
     p = ksub.add_parser("add", help="add a producer key with an optional validity window")
     vault_arg(p)
@@ -59,7 +59,7 @@ def register(sub: Sub) -> None:
     json_arg(p)
     p.set_defaults(handler=cmd_keys_list)
 
-    p = sub.add_parser("sign", help="wrap a file's exact bytes in a DSSE envelope")
+    p = sub.add_parser("sign")
     p.add_argument("file", type=Path, help="the file whose exact bytes are signed")
     p.add_argument("--key", type=Path, required=True, help="the signer's NAME.key (a producer key)")
     p.add_argument("--passphrase-file", type=Path, help="else TRACER_PASSPHRASE, else a prompt")
@@ -71,7 +71,7 @@ def register(sub: Sub) -> None:
     )
     p.set_defaults(handler=cmd_sign)
 
-    p = sub.add_parser("pack", help="turn draft manifests with inline texts into signed input files")
+    p = sub.add_parser("pack")
     p.add_argument("drafts", type=Path, nargs="+", metavar="DRAFT", help="draft manifest files")
     p.add_argument("--key", type=Path, required=True, help="the producer's NAME.key")
     p.add_argument("--passphrase-file", type=Path, help="else TRACER_PASSPHRASE, else a prompt")
@@ -79,7 +79,7 @@ def register(sub: Sub) -> None:
     p.add_argument("--out-dir", type=Path, help="one input file per draft, named like the draft")
     p.set_defaults(handler=cmd_pack)
 
-    p = sub.add_parser("ingest", help="append manifests, source revisions and deletions")
+    p = sub.add_parser("ingest")
     vault_arg(p)
     p.add_argument("files", type=Path, nargs="+", metavar="FILE", help="signed input files")
     add_custodian(p)
@@ -87,7 +87,7 @@ def register(sub: Sub) -> None:
     json_arg(p)
     p.set_defaults(handler=cmd_ingest)
 
-    p = sub.add_parser("purge", help="retention purge: append a tombstone, delete the text")
+    p = sub.add_parser("purge")
     vault_arg(p)
     p.add_argument("digest", nargs="?", help="SHA-256 of the text to purge (or use --request)")
     p.add_argument("--policy", help="retention policy id (required without --request)")
@@ -102,10 +102,7 @@ def register(sub: Sub) -> None:
     add_custodian(p)
     p.set_defaults(handler=cmd_purge)
 
-    p = sub.add_parser(
-        "checkpoint",
-        help="print the latest signed checkpoint note exactly; or cover a checked tail (custodian)",
-    )
+    p = sub.add_parser("checkpoint")
     vault_arg(p)
     p.add_argument(
         "--cover-checked-tail",
@@ -117,9 +114,7 @@ def register(sub: Sub) -> None:
     p.add_argument("--passphrase-file", type=Path, help="else TRACER_PASSPHRASE, else a prompt")
     p.set_defaults(handler=cmd_checkpoint)
 
-    p = sub.add_parser(
-        "quarantine", help="list the entries a recovery moved aside (VAULT/quarantine/*.jsonl)"
-    )
+    p = sub.add_parser("quarantine")
     p.add_argument("file", type=Path, metavar="FILE", help="a quarantine file")
     p.add_argument(
         "--restore",
@@ -132,14 +127,14 @@ def register(sub: Sub) -> None:
     json_arg(p)
     p.set_defaults(handler=cmd_quarantine)
 
-    p = sub.add_parser("log", help="list log entries")
+    p = sub.add_parser("log")
     vault_arg(p)
     json_arg(p)
     p.add_argument("--start", type=int, default=0, help="the first log entry to list (default 0)")
     p.add_argument("--limit", type=int, help="list at most this many entries (default: to the end)")
     p.set_defaults(handler=cmd_log)
 
-    p = sub.add_parser("proof", help="inclusion or consistency proof")
+    p = sub.add_parser("proof")
     vault_arg(p)
     p.add_argument("seq", type=int, nargs="?", help="the log entry to prove included")
     p.add_argument("--size", type=int, help="the tree size to prove it in (default: the whole log)")

@@ -17,7 +17,7 @@ __all__ = ["register"]
 
 
 def register(sub: Sub) -> None:
-    p = sub.add_parser("open", help="investigate a vault in the terminal UI (keyboard only)")
+    p = sub.add_parser("open")
     vault_arg(p)
     add_investigator(p)
     p.add_argument(
