@@ -67,6 +67,8 @@ def test_only_purge_deletes_and_nothing_updates() -> None:
         # derived rows that disagree with the signed commitment, replaced by rows derived
         # again from the log (`ViewGuard._replace`), and the cache of group digests
         "viewcommit.py: DROP TABLE IF EXISTS temp.main.{table}",
+        "viewcommit.py: DROP TABLE IF EXISTS temp.{scratch}",
+        "viewcommit.py: DROP TABLE IF EXISTS temp.{scratch}",
         "viewcommit.py: DELETE FROM temp.main.{table} WHERE {where}",
         "viewcommit.py: DELETE FROM {table} WHERE {where}",
         "viewcommit.py: DELETE FROM view_groups",

@@ -9,14 +9,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from tracer.cli.common import LazyChoices, Sub, add_investigator, emit_json, vault_arg
+from tracer.cli.common import Sub, add_investigator, emit_json, vault_arg
 from tracer.inert import inert
 
-
-def _text_modes() -> tuple[str, ...]:
-    from tracer.engine.dataset_export import TEXT_MODES
-
-    return tuple(TEXT_MODES)
+#: `tracer.engine.dataset_export.TEXT_MODES`, spelled here so `--help` loads no engine
+#: (tests/dataset/test_cli_modes.py keeps the two equal)
+TEXT_MODES = ("plaintext", "ciphertext", "digests")
 
 
 __all__ = ["register"]
@@ -28,7 +26,7 @@ def register(sub: Sub) -> None:
     p.add_argument("out", type=Path, metavar="OUT", help="new or empty directory")
     p.add_argument(
         "--texts",
-        choices=LazyChoices(_text_modes),
+        choices=TEXT_MODES,
         default="plaintext",
         help="plaintext (only collections your key may read), ciphertext (with the wrapped data keys) "
         "or digests only",

@@ -16,7 +16,7 @@ from pathlib import Path
 from store import admin, merkle
 from store.crypto import Identity, PublicIdentity, b64d
 from store.entries import make_statement
-from store.errors import AccessDeniedError, InputError, SignatureError
+from store.errors import AccessDeniedError, InputError, SignatureError, VaultDamagedError
 from store.guarded import commitment, signed_commitment
 from store.keyring import ALL_SCOPES, DataKeys, in_scope
 from store.note import Checkpoint, open_note
@@ -447,7 +447,12 @@ def unlock(
                 vault.adopt_roster(roster)
         # the small derived tables every screen decides from are proven (or mended from
         # the log, and said so) before anything reads them; the per-answer ones on first use
-        vault.views.require(*EAGER_VIEWS)
+        try:
+            vault.views.require(*EAGER_VIEWS)
+        except VaultDamagedError as exc:
+            if not status.forensic:
+                raise
+            status.warnings.append(f"derived tables could not be checked against the log: {exc}")
         status.warnings.extend(vault.views.warnings)
         session = Session(vault, identity, role, tuple(scopes), status, trust, name)
         session.record("unlock", "forensic" if status.forensic else "")
