@@ -15,7 +15,7 @@ from store import admin, queries
 from store.crypto import Identity, load_identity
 from store.vault import Vault
 from tests.helpers import PASSPHRASE, T0, manifest, new_case, passage, revision, signed
-from tests.tui.conftest import SIZE, Built, screen_text, settle
+from tests.tui.conftest import SIZE, Built, screen_text, settle, until
 from tests.tui.test_answer_time import make as make_time_vault
 from tests.tui.test_imported import make as make_imported
 from tracer.engine.case import CaseDesk
@@ -336,7 +336,8 @@ async def test_at_80x24_the_imported_answer_header_says_where_it_came_from(tmp_p
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
         app.push_screen(AnswerScreen(answer_ids[0]))
-        await settle(pilot)
+        # wait on the header being drawn, never on time: under load the screen's fill lags
+        await until(pilot, lambda: "states computed" in screen_text(pilot))
         shown = screen_text(pilot)  # the claims have focus: the body scrolled to them
         assert "IMPORTED — NOT ATTESTED BY THE PRODUCER" in shown
         assert "signed by the importer" in shown
