@@ -62,13 +62,18 @@ def extension_line(pairs: Iterable[tuple[int, bytes]]) -> str:
     return f"{EXTENSION} {commitment(pairs)}"
 
 
-def signed_commitment(extensions: Iterable[str]) -> str | None:
-    """The commitment a checkpoint's extension lines carry, if any."""
+def extension_value(extensions: Iterable[str], wanted: str) -> str | None:
+    """The value of a checkpoint's `wanted NAME VALUE` extension line, if it has one."""
     for ext in extensions:
         name, _, value = ext.partition(" ")
-        if name == EXTENSION:
+        if name == wanted:
             return value
     return None
+
+
+def signed_commitment(extensions: Iterable[str]) -> str | None:
+    """The commitment a checkpoint's extension lines carry, if any."""
+    return extension_value(extensions, EXTENSION)
 
 
 def guarded_rows(vault: Vault) -> list[tuple[int, str, bytes, bytes]]:

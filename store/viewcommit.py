@@ -40,6 +40,7 @@ import duckdb
 
 from store.entries import LogEntry
 from store.errors import VaultDamagedError
+from store.guarded import extension_value
 from store.schema import VIEW_COLUMNS, view_ddl
 from store.views import Rows, derive
 
@@ -167,11 +168,7 @@ def extension_line(digests: Mapping[str, Mapping[int, str]]) -> str:
 
 def signed_commitment(extensions: Iterable[str]) -> str | None:
     """The views commitment a checkpoint's extension lines carry, if any."""
-    for ext in extensions:
-        name, _, value = ext.partition(" ")
-        if name == EXTENSION:
-            return value
-    return None
+    return extension_value(extensions, EXTENSION)
 
 
 def _span(groups: Iterable[int]) -> str:
