@@ -21,6 +21,7 @@ from store import queries
 from store.dsse import verify_envelope
 from store.entries import LogEntry
 from store.errors import InputError, SignatureError, StoreError, VaultError
+from store.filters import AnswerFilter
 from store.queries import AnswerRow
 from store.records import Locator, MalformedRecordError, Manifest, Passage, Producer
 from store.roster import producer_keys
@@ -264,6 +265,8 @@ def _hidden(digest: str) -> TextResult:
 
 
 _OUT_OF_SCOPE = Currency("unavailable", "out_of_scope")
+#: answers per query when answers named by id are primed (a revalidation page's size)
+_PRIME_PAGE = 500
 
 
 class Tracer:
@@ -418,6 +421,13 @@ class Tracer:
                 items.append((revs[-1].content_sha256, revs[-1].collection))
             items += [(r.content_sha256, r.collection) for r in revs if r.revision in cited]
         cur.prefetch([(d, c) for d, c in items if d != "None"])  # an import may keep no text
+
+    def prime_ids(self, answer_ids: list[str]) -> None:
+        """`prime` for answers named by id (a holds listing, a pack), a page at a time."""
+        todo = list(dict.fromkeys(answer_ids))
+        for i in range(0, len(todo), _PRIME_PAGE):
+            page = tuple(todo[i : i + _PRIME_PAGE])
+            self.prime(queries.answer_rows(self.session.vault, AnswerFilter(answer_ids=page), 2 * len(page)))
 
     def summary(self, answer_id: str, stack: tuple[str, ...] = ()) -> Summary:
         """Effective states of an answer, memoized; cycles are reported, never looped."""
