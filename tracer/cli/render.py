@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import textwrap
 
+from store.attest import IMPORTED_MARK
 from store.queries import TombstoneRow
 from store.roster import investigators
 from tracer.cli.render_imported import chain_lines, citation_mark, imported_head, imported_passage_chain
@@ -19,7 +20,6 @@ from tracer.engine.session import Session
 from tracer.engine.times import utc
 from tracer.engine.trace import AnswerTrace, LineageNode, PassageTrace
 from tracer.engine.verify import VerifyReport
-from tracer.importers.attest import IMPORTED_MARK
 from tracer.inert import inert
 
 __all__ = ["print_revalidation", "print_trace", "print_verify"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
+from store.attest import IMPORTED_MARK
 from store.queries import RevisionRow
 from tracer.engine.answertime import AnswerTime
 from tracer.engine.currency import Currency
@@ -18,7 +19,6 @@ from tracer.engine.imported import imported_json
 from tracer.engine.relocate import Locator
 from tracer.engine.times import utc
 from tracer.engine.trace import AnswerTrace, LineageNode, PassageTrace
-from tracer.importers.attest import IMPORTED_MARK
 
 __all__ = [
     "answer_time_json",

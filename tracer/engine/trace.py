@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from store import queries
+from store.attest import FieldFact
 from store.dsse import verify_envelope
 from store.entries import LogEntry
 from store.errors import InputError, SignatureError, StoreError, VaultError
@@ -39,7 +40,6 @@ from tracer.engine.normalizers import RECORDED
 from tracer.engine.session import Session
 from tracer.engine.states import strictest_currency, strictest_integrity
 from tracer.engine.transform import Transform, TransformChecker, derived_transform
-from tracer.importers.attest import FieldFact
 
 __all__ = [
     "AnswerTrace",
