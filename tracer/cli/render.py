@@ -274,10 +274,10 @@ def _print_body(t: AnswerTrace, session: Session) -> None:
             f"{inert(str(f.get('message')))}"
         )
     names = {k: v.name for k, v in investigators(session.vault).items()} if t.findings else {}
-    for seq, who, _aid, target, note, at in t.findings:
-        signer = f"{inert(names.get(who, 'unknown signer'))} {who[:12]}"
-        print(f"\ninvestigator note (log entry {seq}, signed by {signer}, {at}) on {inert(target)}:")
-        print(_block(note))
+    for n in t.findings:
+        signer = f"{inert(names.get(n.investigator, 'unknown signer'))} {n.investigator[:12]}"
+        print(f"\ninvestigator note (log entry {n.seq}, signed by {signer}, {n.at}) on {inert(n.target)}:")
+        print(_block(n.note))
 
 
 def print_revalidation(r: Revalidation) -> None:

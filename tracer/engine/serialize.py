@@ -285,7 +285,8 @@ def _trace_json(t: AnswerTrace) -> dict[str, Any]:
         "lineage": lineage_json(t.lineage),
         "faults": t.faults,
         "findings": [
-            {"seq": f[0], "investigator": f[1], "target": f[3], "note": f[4], "at": f[5]} for f in t.findings
+            {"seq": f.seq, "investigator": f.investigator, "target": f.target, "note": f.note, "at": f.at}
+            for f in t.findings
         ],
         "computed_at": t.computed_at,
         "checkpoint": {"size": t.checkpoint_size, "root": t.checkpoint_root},
