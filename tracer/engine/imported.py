@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from store.attest import IMPORTED_MARK, Attestation, FieldFact
 from store.dsse import Envelope, verify_envelope
 from store.errors import SignatureError
 from store.imported import IMPORTED_KIND, IMPORTED_SCHEMA
@@ -20,7 +21,6 @@ from store.records import Manifest, imported_manifest
 from tracer.engine.currency import Currency
 from tracer.engine.evidence import TextResult
 from tracer.engine.transform import Transform
-from tracer.importers.attest import IMPORTED_MARK, Attestation, FieldFact
 
 __all__ = [
     "NOT_CAPTURED",

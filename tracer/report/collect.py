@@ -106,9 +106,9 @@ class _Collector:
         for p in t.passages:
             if p.visible:
                 self._passage(answer_id, p, tombs)
-        for seq, author, *_rest in t.findings:
-            self.records.cite(seq, "finding", answer_id)
-            self.authors.add(author)
+        for f in t.findings:
+            self.records.cite(f.seq, "finding", answer_id)
+            self.authors.add(f.investigator)
         self._lineage(answer_id, t.lineage)
         docs = sorted({p.document_id for p in t.passages if p.visible and p.document_id})
         holds = holds_of_answer(self.desk, answer_id, self.records)

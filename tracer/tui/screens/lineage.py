@@ -22,9 +22,9 @@ from textual.message import Message
 from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
 
+from store.attest import IMPORTED_MARK
 from tracer.engine.states import CURRENCY_MEANING, INTEGRITY_MEANING
 from tracer.engine.trace import AnswerTrace, PassageTrace, Tracer, UnknownAnswerError
-from tracer.importers.attest import IMPORTED_MARK
 from tracer.inert import inert
 from tracer.tui.messages import Failed
 from tracer.tui.screens.base import BACK, TracerScreen
