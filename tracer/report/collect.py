@@ -24,6 +24,7 @@ from tracer.engine.serialize import trace_json
 from tracer.engine.session import Session
 from tracer.engine.trace import LineageNode, PassageTrace, Tracer
 from tracer.engine.verify import verify
+from tracer.engine.vocabulary import Integrity
 from tracer.report.casepack import CaseSelection, case_section, holds_of_answer, verification_section
 from tracer.report.keys import keys_json, manifest_signature
 from tracer.report.model import LIMITS, SCHEMA_ID, ReportError
@@ -181,7 +182,7 @@ class _Collector:
         self.records.cite(rev.seq, role, answer_id, passage_id)
         tomb = queries.tombstone_of(self.vault, rev.content_sha256)
         if tomb is not None:
-            text = TextResult(rev.content_sha256, "purged", tombstone=tomb)
+            text = TextResult(rev.content_sha256, Integrity.PURGED, tombstone=tomb)
             self._text_tomb(text, role, answer_id, passage_id, out, rev.revision)
 
     def _passage(self, answer_id: str, p: PassageTrace, tombs: list[dict[str, Any]]) -> None:
