@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,17 +38,19 @@ from store.errors import InputError, SignatureError
 from store.guarded import guarded_kind
 from store.merkle import RootAccumulator
 from store.roster import Roster
+from store.rowtables import RowsTable
 from store.tiles import TILE_WIDTH, TileError, bundle, entry_tile_path, hash_tiles
 from tracer.engine.dataset_check import (
     CheckContext,
+    ManifestRows,
     RowResult,
-    check_table,
     is_statement,
     leaf_batch,
     perfect_root,
     signer_finding,
     subtree_root,
 )
+from tracer.engine.dataset_pool import PoolChecks
 from tracer.engine.logcheck import Finding, RunInput, check_run, finding
 from tracer.engine.verdicts import (
     CheckpointState,
@@ -65,9 +66,6 @@ from tracer.engine.verdicts import (
 from tracer.engine.vocabulary import INFO_KINDS
 
 __all__ = ["DatasetReport", "ManifestRows", "verify_dataset"]
-
-#: (file_row_number, seq, kind, stored leaf, recomputed leaf, statement?, bytes if statement)
-ManifestRows = Callable[[ds.DatasetReader, CheckContext, list[int]], dict[int, RowResult]]
 
 
 @dataclass
@@ -104,33 +102,14 @@ class _Row:
     signer: str | None = None
 
 
-def _duckdb_manifests(
-    reader: ds.DatasetReader, ctx: CheckContext, positions: list[int]
-) -> dict[int, RowResult]:
-    """The per-entry checks of every manifest row, by DuckDB over its Arrow batches (the
-    function runs in this process: its results are kept as they are, one flag per row
-    goes back to DuckDB)."""
-    out: dict[int, RowResult] = {}
-
-    def checks(batch: pa.Table) -> pa.Array:
-        results = check_table(batch, ctx)
-        out.update(results)
-        return pa.array([b"\x01"] * len(results), pa.binary())
-
-    reader.scan_log(
-        "tracer_check",
-        checks,
-        ("seq", "kind", "entry", "leaf_hash", "signer"),
-        where="NOT tracer_is_statement(kind, entry)",
-    )
-    return out
-
-
 def verify_dataset(
     root: Path, engine: str = "duckdb", manifests: ManifestRows | None = None
 ) -> DatasetReport:
     with ds.DatasetReader(root) as reader:
-        return _Verifier(root, reader, engine, manifests or _duckdb_manifests).run()
+        if manifests is not None:
+            return _Verifier(root, reader, engine, manifests).run()
+        with PoolChecks(reader.entries) as checks:
+            return _Verifier(root, reader, engine, checks).run()
 
 
 class _Verifier:
@@ -251,7 +230,7 @@ class _Verifier:
 
     def run(self) -> DatasetReport:
         manifest, env = self._manifest()
-        self._files(manifest)
+        files_at = len(self.extra)
         group = int(manifest.get("row_group") or 1)
         origin = str(manifest.get("origin", ""))
         cust = manifest.get("custodian") or {}
@@ -328,7 +307,22 @@ class _Verifier:
             origin,
         )
         # pass 3: the manifests, distributed by the engine
-        per_row.update(self.manifests(self.reader, ctx, [r.pos for r in rows if not r.statement]))
+        waiting = self.manifests(self.reader, ctx, [r.pos for r in rows if not r.statement])
+        # meanwhile, what needs no manifest's result (each in its place in the report)
+        later, self.extra = self.extra, []
+        self._files(manifest)
+        later[files_at:files_at] = self.extra
+        self.extra = later
+        # the tree root from the row-group roots, folded (the same as the accumulator's)
+        if rows and perfect_root([x for x in roots if x]) != acc.root():
+            self.find("dataset_root_fold_mismatch", None, "row-group roots do not fold into the tree root")
+        self._signature(env, keyring, exporter)
+        self._tiles(rows)
+        batches = waiting()
+        tables: list[dict[str, RowsTable]] = []
+        for batch in batches:
+            per_row.update(batch.rows)
+            tables.extend(batch.tables)
         findings: list[Finding] = []
         state = CheckpointState()
         derived: dict[str, list[tuple[Any, ...]]] = {}
@@ -351,13 +345,12 @@ class _Verifier:
         findings.extend(beyond_log_findings(by_size, len(rows)))
         covered = max((cp.size for cp in checkpoints), default=0)
         findings.extend(uncheckpointed_findings(covered, len(rows)))
-        # the tree root from the row-group roots, folded (the same as the accumulator's)
-        if rows and perfect_root([x for x in roots if x]) != acc.root():
-            self.find("dataset_root_fold_mismatch", None, "row-group roots do not fold into the tree root")
         # log-wide rules over the rows derived from the log
         texts = self.reader.texts([str(n) for n in manifest.get("text_files", [])])
         self.reader.load_facts(
-            {t: derived.get(t, []) for t in _tables()}, texts.select(["digest", "collection", "dk_id"])
+            {t: derived.get(t, []) for t in _tables()},
+            tables,
+            texts.select(["digest", "collection", "dk_id"]),
         )
         findings.extend(duplicate_findings(self.reader.duplicate_answers()))
         present = sorted({r.seq for r in rows if r.seq >= 0})
@@ -370,8 +363,6 @@ class _Verifier:
         findings.extend(self._digests(texts, exporter, scope_list, counts))
         findings.extend(unreferenced_findings(self.reader.unreferenced()))
         # what only a dataset has
-        self._signature(env, keyring, exporter)
-        self._tiles(rows)
         self._references()
         for seq, digest, side in self.reader.tombstone_diff():
             self.find(
