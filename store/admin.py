@@ -14,7 +14,7 @@ from store.casefile import load_casefile
 from store.crypto import Identity, PublicIdentity, b64e, is_sha256_hex
 from store.entries import HOLD_KINDS, Statement
 from store.errors import InputError, VaultDamagedError, VaultError
-from store.guarded import guarded_kind, guarded_rows
+from store.guarded import guarded_kind
 from store.keyring import ALL_SCOPES, DataKeys
 from store.roster import Investigator, ProducerKey, Roster
 from store.textrules import id_problem
@@ -162,7 +162,7 @@ def purge(
     _require_custodian(vault, custodian)
     _check_tombstone_fields(digest, policy, reason, authorizer)
     case_file = load_casefile(vault)
-    hold_seqs = {seq for seq, _k, data, _l in guarded_rows(vault) if guarded_kind(data) in HOLD_KINDS}
+    hold_seqs = {seq for seq, _k, data, _l in vault.index.guarded_rows() if guarded_kind(data) in HOLD_KINDS}
     damaged = [p for p in case_file.problems if p.seq in hold_seqs]
     if damaged:
         # a hold or release whose row does not hold (relabelled, rewritten) may be one in force
@@ -176,7 +176,7 @@ def purge(
     vault.views.require("v_digests")
     if not vault.query("SELECT 1 FROM v_digests WHERE digest = ? LIMIT 1", [digest]):
         raise VaultError(f"{vault.path}: digest {digest} is not referenced by any log entry")
-    if digest in vault.tombstone_index():
+    if digest in vault.index.tombstone_index():
         raise VaultError(f"{vault.path}: digest {digest} is already purged (a tombstone exists)")
     stmt = {
         "digest": digest,

@@ -437,7 +437,7 @@ def document_digests(vault: Vault, document_id: str) -> set[str]:
     the revisions and answers of the log, which only a purge under a document hold pays.
     """
     out: set[str] = set()
-    for _seq, _kind, data, stored in vault.rows_claiming(["revision", "manifest", "imported_trace"]):
+    for _seq, _kind, data, stored in vault.index.rows_claiming(["revision", "manifest", "imported_trace"]):
         try:
             entry = LogEntry.from_bytes(data)
             if entry.leaf != stored:
@@ -461,7 +461,7 @@ def _case_rows(vault: Vault) -> list[tuple[int, str, bytes, bytes]]:
     hold or revocation is a problem, not a row passed by), plus every access and finding
     row: whether one belongs to a case is read from its signed statement, not from the
     editable case index."""
-    return vault.rows_claiming(sorted(_FOLD_KINDS | {"access", "finding"}))
+    return vault.index.rows_claiming(sorted(_FOLD_KINDS | {"access", "finding"}))
 
 
 def load_casefile(vault: Vault) -> CaseFile:

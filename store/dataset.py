@@ -33,9 +33,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from store.errors import StoreError
-from store.rowtables import RowsTable
+from store.rowtables import RowsTable, insert_rows, insert_table
 from store.schema import VIEW_COLUMNS, view_ddl
-from store.vault import Vault, insert_rows, insert_table
+from store.vault import Vault
 from store.views import Rows
 
 __all__ = [
