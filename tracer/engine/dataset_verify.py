@@ -36,6 +36,7 @@ from store.dsse import Envelope, verify_envelope
 from store.entries import ROSTER_KINDS, LogEntry
 from store.errors import InputError, SignatureError
 from store.guarded import guarded_kind
+from store.keyring import in_scope
 from store.merkle import RootAccumulator
 from store.roster import Roster
 from store.rowtables import RowsTable
@@ -56,6 +57,7 @@ from tracer.engine.verdicts import (
     CheckpointState,
     beyond_log_findings,
     checkpoint_findings,
+    data_key_findings,
     digest_findings,
     duplicate_findings,
     gap_findings,
@@ -361,6 +363,7 @@ class _Verifier:
             if p.code == "case_statement_refused":
                 findings.append(finding("case_statement_refused", p.seq, p.detail, kind=p.kind))
         findings.extend(self._digests(texts, exporter, scope_list, counts))
+        findings.extend(self._data_keys(texts, str(manifest.get("texts", "")), exporter, scope_list))
         findings.extend(unreferenced_findings(self.reader.unreferenced()))
         # what only a dataset has
         self._references()
@@ -399,6 +402,37 @@ class _Verifier:
             int(p): bytes(v)
             for p, v in zip(table.column(0).to_pylist(), table.column(1).to_pylist(), strict=True)
         }
+
+    def _data_keys(
+        self, texts: pa.Table, mode: str, exporter: dict[str, Any], scopes: list[str] | None
+    ) -> list[Finding]:
+        """`data_key_findings` for the exporter, from what the export holds: the data key of
+        every stored text, and which keys the exporter held (a plaintext export's signed
+        list; a ciphertext export's wrapped keys to the exporter, taken as unwrapping: a
+        wrapped key that would not unwrap cannot be told without the exporter's private
+        key).  A digests-only export says neither, so nothing is recomputed for it."""
+        if mode == "plaintext":
+            held = {str(k) for k in exporter.get("data_keys", [])}
+        elif mode == "ciphertext":
+            keys = self.reader.table(ds.DATA_KEYS_FILE, "dk_id, recipient")
+            me = str(exporter.get("key_id"))
+            held = {
+                str(d)
+                for d, r in zip(keys.column(0).to_pylist(), keys.column(1).to_pylist(), strict=True)
+                if r == me
+            }
+        else:
+            return []
+        stored: dict[tuple[str, str], int] = {}
+        cols = texts.select(["collection", "dk_id"]).to_pydict()
+        for c, k in zip(cols["collection"], cols["dk_id"], strict=True):
+            stored[(str(c), str(k))] = stored.get((str(c), str(k)), 0) + 1
+        return data_key_findings(
+            [(c, k, n) for (c, k), n in sorted(stored.items())],
+            lambda collection: scopes is not None and in_scope(scopes, collection),
+            held,
+            [],
+        )
 
     def _digests(
         self, texts: pa.Table, exporter: dict[str, Any], scopes: list[str] | None, counts: dict[str, int]
