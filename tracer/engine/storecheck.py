@@ -16,6 +16,7 @@ from store.errors import UnwrapError
 from store.vault import Vault
 from tracer.engine.session import Session
 from tracer.engine.verdicts import (
+    data_key_findings,
     digest_findings,
     duplicate_findings,
     gap_findings,
@@ -121,31 +122,9 @@ def check_case_file(vault: Vault, tally: Tally) -> None:
 
 
 def _check_data_keys(vault: Vault, session: Session, tally: Tally) -> None:
-    """Texts of a collection the viewer is granted but holds no data key for, and keys
-    wrapped to the viewer that do not unwrap.
-
-    Deleting the wrapped keys (which live outside the log) cannot forge a text, but it
-    would make every text of the collection read as "outside your scope" and verify look
-    clean; here it is a finding that names the collection and how much is hidden.
-    """
-    held = set(session.keys.keys)
-    missing: dict[str, int] = {}
-    for collection, dk_id, texts in queries.blob_data_keys(vault):
-        if session.can_read(collection) and dk_id not in held:
-            missing[collection] = missing.get(collection, 0) + texts
-    for collection, texts in sorted(missing.items()):
-        tally.find(
-            "data_key_missing",
-            None,
-            f"you are granted {collection!r} but no data key for {texts} of its stored texts is "
-            "wrapped to you (the wrapped keys were deleted or never shared): they cannot be read "
-            "or checked",
-            collection=collection,
+    """`data_key_findings` for the viewer's keys (verify-dataset computes the same from an export)."""
+    tally.findings.extend(
+        data_key_findings(
+            queries.blob_data_keys(vault), session.can_read, set(session.keys.keys), session.keys.failed
         )
-    for dk_id in session.keys.failed:
-        tally.find(
-            "data_key_unreadable",
-            None,
-            f"the data key {dk_id} wrapped to you does not unwrap with your key (altered)",
-            collection=dk_id.split("#", 1)[0],
-        )
+    )
