@@ -25,6 +25,7 @@ from tracer.engine.serialize import trace_json
 from tracer.engine.session import Session
 from tracer.engine.trace import LineageNode, PassageTrace, Tracer
 from tracer.engine.verify import verify
+from tracer.engine.vocabulary import Integrity
 from tracer.report.casepack import CaseSelection, case_section, holds_of_answer, verification_section
 from tracer.report.keys import keys_json, manifest_signature
 from tracer.report.model import LIMITS, SCHEMA_ID, ReportError
@@ -70,7 +71,7 @@ def _exporter_head(session: Session, cp: Checkpoint) -> dict[str, Any] | None:
     when nothing was signed (a read-only or forensic export journals its access entry).
     """
     vault = session.vault
-    covered = vault.covered_head()
+    covered = vault.tree.covered_head()
     if session.status.journal is not None or covered is None or covered[0] <= cp.size:
         return None
     size, root = covered
@@ -107,9 +108,9 @@ class _Collector:
         for p in t.passages:
             if p.visible:
                 self._passage(answer_id, p, tombs)
-        for seq, author, *_rest in t.findings:
-            self.records.cite(seq, "finding", answer_id)
-            self.authors.add(author)
+        for f in t.findings:
+            self.records.cite(f.seq, "finding", answer_id)
+            self.authors.add(f.investigator)
         self._lineage(answer_id, t.lineage)
         docs = sorted({p.document_id for p in t.passages if p.visible and p.document_id})
         holds = holds_of_answer(self.desk, answer_id, self.records)
@@ -182,7 +183,7 @@ class _Collector:
         self.records.cite(rev.seq, role, answer_id, passage_id)
         tomb = queries.tombstone_of(self.vault, rev.content_sha256)
         if tomb is not None:
-            text = TextResult(rev.content_sha256, "purged", tombstone=tomb)
+            text = TextResult(rev.content_sha256, Integrity.PURGED, tombstone=tomb)
             self._text_tomb(text, role, answer_id, passage_id, out, rev.revision)
 
     def _passage(self, answer_id: str, p: PassageTrace, tombs: list[dict[str, Any]]) -> None:
