@@ -121,12 +121,29 @@ def test_a_mend_in_place_is_still_reported_by_verify(case: Case) -> None:
     assert "view_row_missing_or_altered" in kinds
 
 
-def test_a_write_that_adds_no_row_to_an_edited_table_neither_signs_nor_keeps_the_edit(
-    case: Case,
-) -> None:
-    """A write re-hashes only the tables it adds rows to; an edited table it does not
-    touch keeps its honest signed digest (the writer checked and mended it first), so the
-    edit neither gets signed nor survives."""
+def test_a_mend_in_place_is_reported_by_a_verify_in_a_later_process(case: Case) -> None:
+    """The session that found the edit mended the file; the next one (a new process, as a
+    later `tracer verify` is) still reports what was edited, from the mend's record."""
+    _stale_case(case)
+    _edit(case, "DELETE FROM v_revisions WHERE revision = 'r2'")
+    assert _currency(case)[0] == "stale"  # this session mends in place, then closes
+    case.reopen()
+    assert case.vault.query("SELECT count(*) FROM v_revisions WHERE revision = 'r2'")[0][0] == 1
+    case.close()
+    later = case.session("ines")
+    try:
+        found = [f for f in verify(later.vault, later, full=True).findings if f.kind.startswith("view_row")]
+    finally:
+        later.close()
+    assert [f.kind for f in found] == ["view_row_missing_or_altered"]
+    assert "derived again from it when the log had" in found[0].detail
+    assert found[0].record["revision"] == "r2"
+
+
+def test_a_write_that_adds_no_row_to_an_edited_table_does_not_sign_the_edit(case: Case) -> None:
+    """A write checks and re-hashes only the tables it adds rows to; an edited table it does
+    not touch keeps its honest signed digests, so the edit is never signed over, and the
+    next reader finds it, mends it from the log and keeps the verdict."""
     _stale_case(case)
     _edit(case, "DELETE FROM v_revisions WHERE revision = 'r2'")
     vault = case.reopen()
@@ -138,8 +155,11 @@ def test_a_write_that_adds_no_row_to_an_edited_table_neither_signs_nor_keeps_the
         Checkpoint.parse(vault.latest_checkpoint().note.split("\n\n")[0] + "\n").extensions
     )
     assert after is not None and after != before  # the access table moved on
-    assert vault.con.execute("SELECT count(*) FROM v_revisions WHERE revision = 'r2'").fetchone() == (1,)
-    assert _currency(case)[0] == "stale"
+    edited = vault.con.execute("SELECT count(*) FROM v_revisions WHERE revision = 'r2'").fetchall()
+    assert edited == [(0,)]  # not touched by the write...
+    state, warnings = _currency(case)
+    assert state == "stale"  # ...and not signed over: the next reader mends it from the log
+    assert any("v_revisions" in w for w in warnings)
 
 
 def test_a_deleted_answer_row_does_not_read_as_no_such_answer(case: Case) -> None:
