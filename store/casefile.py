@@ -28,6 +28,7 @@ from store.entries import CASE_KINDS, HOLD_KINDS, ROSTER_KINDS, LogEntry, Statem
 from store.errors import AccessDeniedError, InputError, VaultError
 from store.records import MalformedRecordError, Revision
 from store.roster import Roster, check_entry
+from store.rows import EntryRow
 from store.textrules import id_problem
 from store.vault import Vault
 
@@ -529,7 +530,7 @@ def document_digests(vault: Vault, document_id: str) -> set[str]:
     return out
 
 
-def _case_rows(vault: Vault) -> list[tuple[int, str, bytes, bytes]]:
+def _case_rows(vault: Vault) -> list[EntryRow]:
     """Roster and case rows, chosen by kind column or by their own bytes (a relabelled
     hold or revocation is a problem, not a row passed by), plus every access and finding
     row: whether one belongs to a case is read from its signed statement, not from the
@@ -548,9 +549,7 @@ def case_row(row_kind: str, entry_kind: str) -> bool:
     return row_kind in wanted or entry_kind in wanted
 
 
-def fold_casefile(
-    rows: Iterable[tuple[int, str, bytes, bytes]], leaves: Sequence[bytes], origin: str
-) -> CaseFile:
+def fold_casefile(rows: Iterable[EntryRow], leaves: Sequence[bytes], origin: str) -> CaseFile:
     """The case file from its rows (seq order) and the log's stored leaf hashes, wherever
     they were read from (the vault, or an exported dataset)."""
     roster = Roster()

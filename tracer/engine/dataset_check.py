@@ -23,7 +23,7 @@ import pyarrow as pa
 from store.entries import LogEntry
 from store.merkle import leaf_hash, node_hash
 from store.roster import Roster
-from tracer.engine.logcheck import Finding, RunInput, check_run, finding
+from tracer.engine.logcheck import Finding, LogRow, RunInput, check_run, finding
 
 __all__ = [
     "STATEMENT_MARK",
@@ -125,11 +125,8 @@ def _runs(positions: list[int], ctx: CheckContext) -> Iterator[tuple[Roster, lis
         yield ring, idx
 
 
-def check_rows(
-    rows: list[tuple[int, str, bytes, bytes, bytes]], positions: list[int], ctx: CheckContext
-) -> list[RowResult]:
-    """`check_run` over manifest rows (seq, kind, bytes, stored leaf, recomputed leaf) at
-    file `positions`."""
+def check_rows(rows: list[LogRow], positions: list[int], ctx: CheckContext) -> list[RowResult]:
+    """`check_run` over manifest rows at file `positions`."""
     out: list[RowResult | None] = [None] * len(rows)
     scopes = list(ctx.scopes) if ctx.scopes is not None else None
     for ring, idx in _runs(positions, ctx):
@@ -171,7 +168,7 @@ def check_table(batch: pa.Table, ctx: CheckContext) -> list[tuple[int, RowResult
     stored = batch.column("leaf_hash").to_pylist()
     signers = batch.column("signer").to_pylist()
     rows = [
-        (
+        LogRow(
             -1 if s is None else int(s),
             str(k or ""),
             bytes(e or b""),
@@ -183,7 +180,7 @@ def check_table(batch: pa.Table, ctx: CheckContext) -> list[tuple[int, RowResult
     positions = [int(p) for p in batch.column("file_row_number").to_pylist()]
     results = check_rows(rows, positions, ctx)
     for row, signer, result in zip(rows, signers, results, strict=True):
-        extra = signer_finding(row[0], signer, row[2])
+        extra = signer_finding(row.seq, signer, row.entry)
         if extra is not None:
             result.findings.append(extra)
     return list(zip(positions, results, strict=True))
