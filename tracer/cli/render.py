@@ -14,13 +14,14 @@ from store.roster import investigators
 from tracer.cli.render_imported import chain_lines, citation_mark, imported_head, imported_passage_chain
 from tracer.engine.answertime import AnswerTime, answer_time_sentence
 from tracer.engine.catalog import Revalidation
-from tracer.engine.currency import Currency
+from tracer.engine.currency import CurrencyResult
 from tracer.engine.evidence import TextResult
 from tracer.engine.relocate import Locator
 from tracer.engine.session import Session
 from tracer.engine.times import utc
 from tracer.engine.trace import AnswerTrace, LineageNode, PassageTrace
 from tracer.engine.verify import VerifyReport
+from tracer.engine.vocabulary import Currency, Integrity
 from tracer.inert import inert
 
 __all__ = ["print_revalidation", "print_trace", "print_verify"]
@@ -68,7 +69,7 @@ def print_verify(report: VerifyReport) -> None:
 
 
 def _text(label: str, t: TextResult) -> str:
-    if t.state == "not_captured":
+    if t.state == Integrity.NOT_CAPTURED:
         detail = inert(t.detail, keep_newlines=False)
         return f"  {label}: NOT_CAPTURED  ({detail}): no whole text, nothing to verify"
     head = f"  {label}: {t.state.upper()}  recorded {t.digest[:16]}…"
@@ -78,7 +79,7 @@ def _text(label: str, t: TextResult) -> str:
         return head + "\n" + _block(t.text)
     if t.tombstone is not None:
         return head + _tombstone_line(t.tombstone)
-    if t.state == "missing":
+    if t.state == Integrity.MISSING:
         return head + "\n    ALARM: MISSING - absent and no tombstone explains it"
     return head + (f"\n    ({inert(t.detail)})" if t.detail else "")
 
@@ -98,11 +99,11 @@ def _tombstone_line(tb: TombstoneRow) -> str:
 def _content(label: str, t: TextResult) -> str:
     """A stored text's integrity without printing it (a tombstone or alarm in its place)."""
     head = f"  {label}: {t.state.upper()}  recorded {t.digest[:16]}…"
-    if t.tombstone is not None and t.state == "purged":
+    if t.tombstone is not None and t.state == Integrity.PURGED:
         return head + _tombstone_line(t.tombstone)
-    if t.state == "missing":
+    if t.state == Integrity.MISSING:
         return head + "\n    ALARM: MISSING - absent and no tombstone explains it"
-    if t.state != "intact" and t.detail:
+    if t.state != Integrity.INTACT and t.detail:
         return head + f"\n    ({inert(t.detail)})"
     return head
 
@@ -154,7 +155,7 @@ def _transform_line(p: PassageTrace) -> str:
     return f"  transform: {p.transform.state}{detail}"
 
 
-def _current_lines(cur: Currency) -> list[str]:
+def _current_lines(cur: CurrencyResult) -> list[str]:
     """What the source says now, only under its own "current revision" heading, and the
     answer-time state."""
     out: list[str] = []
@@ -165,7 +166,7 @@ def _current_lines(cur: Currency) -> list[str]:
         if rel is not None and rel.locator is not None:
             out.append(f"    now at {_where(rel.locator)}")
         out.append(_block(excerpt))
-    elif cur.relocation is not None and cur.state == "ambiguous" and cur.current is not None:
+    elif cur.relocation is not None and cur.state == Currency.AMBIGUOUS and cur.current is not None:
         out.append(
             f"  --- current revision {inert(cur.current.revision)} ({cur.current.committed_at}): "
             f"{len(cur.relocation.candidates)} places, none structurally preferred ---"

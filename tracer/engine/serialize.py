@@ -13,7 +13,7 @@ from typing import Any
 from store.attest import IMPORTED_MARK
 from store.queries import RevisionRow
 from tracer.engine.answertime import AnswerTime
-from tracer.engine.currency import Currency
+from tracer.engine.currency import CurrencyResult
 from tracer.engine.evidence import TextResult
 from tracer.engine.imported import imported_json
 from tracer.engine.relocate import Locator
@@ -73,7 +73,7 @@ def _revision_json(r: RevisionRow) -> dict[str, Any]:
     }
 
 
-def currency_json(c: Currency, visible: bool = True) -> dict[str, Any]:
+def currency_json(c: CurrencyResult, visible: bool = True) -> dict[str, Any]:
     out: dict[str, Any] = {"state": c.state, "reason": c.reason}
     if c.detail:
         out["detail"] = c.detail
