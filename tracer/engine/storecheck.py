@@ -14,6 +14,7 @@ from store import audit, queries
 from store.casefile import load_casefile
 from store.errors import UnwrapError
 from store.vault import Vault
+from store.viewcommit import recorded_mends
 from tracer.engine.session import Session
 from tracer.engine.verdicts import (
     data_key_findings,
@@ -52,13 +53,16 @@ def check_views(vault: Vault, tally: Tally, diffs: list[audit.ViewDiff], gaps: l
         if d.problem == "view_row_altered_or_extra" and d.table in _ENTRY_TABLES:
             hints.setdefault(d.seq, {}).update(rec)
         tally.find(d.problem, d.seq, f"{d.table} row does not match the log: {d.row}", table=d.table, **rec)
-    for mend in vault.views.mended:
-        for diff in mend.diffs:
-            shown = json.dumps(diff.values, default=str, ensure_ascii=False)[:400]
-            detail = f"{mend.table} row does not match the log: {shown}"
-            tally.find(
-                diff.problem, diff.seq, detail, table=mend.table, **_view_record(mend.table, diff.values)
-            )
+    # rows found edited and derived again in place, by this process or an earlier one
+    for mend in recorded_mends(vault.con):
+        diff = mend.diff
+        shown = json.dumps(diff.values, default=str, ensure_ascii=False)[:400]
+        detail = (
+            f"{mend.table} row did not match the log and was derived again from it when the log "
+            f"had {mend.log_size} entries: {shown}"
+        )
+        record = _view_record(mend.table, diff.values)
+        tally.find(diff.problem, diff.seq, detail, table=mend.table, **record)
     tally.findings.extend(duplicate_findings(audit.duplicate_answers(vault)))
     # What the (untrusted) stored views still say an absent entry was, to pin the loss.
     gap_hints = {seq: {k: v for k, v in hints.get(seq, {}).items() if k in _GAP_HINTS} for seq in gaps}
