@@ -79,6 +79,11 @@ class PoolChecks:
         self.batch_rows = batch_rows
         self._pool: ProcessPoolExecutor | None = None
 
+    @property
+    def running(self) -> bool:
+        """True while worker processes are there to take tasks (else checks run here)."""
+        return self._pool is not None
+
     def __enter__(self) -> PoolChecks:
         if self.workers:
             try:
