@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import textwrap
 
+from store.attest import IMPORTED_MARK
 from store.queries import TombstoneRow
 from store.roster import investigators
 from tracer.cli.render_imported import chain_lines, citation_mark, imported_head, imported_passage_chain
@@ -20,7 +21,6 @@ from tracer.engine.times import utc
 from tracer.engine.trace import AnswerTrace, LineageNode, PassageTrace
 from tracer.engine.verify import VerifyReport
 from tracer.engine.vocabulary import Currency, Integrity
-from tracer.importers.attest import IMPORTED_MARK
 from tracer.inert import inert
 
 __all__ = ["print_revalidation", "print_trace", "print_verify"]
@@ -275,10 +275,10 @@ def _print_body(t: AnswerTrace, session: Session) -> None:
             f"{inert(str(f.get('message')))}"
         )
     names = {k: v.name for k, v in investigators(session.vault).items()} if t.findings else {}
-    for seq, who, _aid, target, note, at in t.findings:
-        signer = f"{inert(names.get(who, 'unknown signer'))} {who[:12]}"
-        print(f"\ninvestigator note (log entry {seq}, signed by {signer}, {at}) on {inert(target)}:")
-        print(_block(note))
+    for n in t.findings:
+        signer = f"{inert(names.get(n.investigator, 'unknown signer'))} {n.investigator[:12]}"
+        print(f"\ninvestigator note (log entry {n.seq}, signed by {signer}, {n.at}) on {inert(n.target)}:")
+        print(_block(n.note))
 
 
 def print_revalidation(r: Revalidation) -> None:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from store import queries
+from store.attest import IMPORTED_MARK
 from store.gcpause import no_cycle_collection
 from store.queries import AnswerFilter, AnswerRow
 from store.records import LocatorJSON
@@ -28,7 +29,6 @@ from tracer.engine.serialize import locator_json, utc
 from tracer.engine.session import Session
 from tracer.engine.trace import CitationVerdict, Summary, Tracer
 from tracer.engine.vocabulary import Currency, Integrity
-from tracer.importers.attest import IMPORTED_MARK
 
 __all__ = ["AnswerState", "Revalidation", "answer_page", "impact", "revalidate"]
 
@@ -168,7 +168,7 @@ def revalidate(
     `normalizer`: "recorded", or the version to check ``/1`` citations under.
     `superseded_only`: keep only answers given from a revision already superseded then.
     """
-    with no_cycle_collection(), session.vault.blob_index():
+    with no_cycle_collection(), session.vault.blobs.index():
         out = _revalidate(session, progress, f, normalizer)
     if superseded_only:
         out.answers = [a for a in out.answers if a.summary.answer_time == "superseded"]

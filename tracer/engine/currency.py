@@ -46,7 +46,8 @@ class Memo(Generic[K, V]):
     """A bounded memo for one run: a pass over a million passages must not hold them all.
 
     Two generations of plain dicts instead of an exact LRU: a hit is one dict lookup
-    (an `OrderedDict` re-ordered on every hit cost ~10 % of a revalidation), a hit in the
+    (an `OrderedDict` re-ordered on every hit cost a measurable share of a revalidation,
+    `docs/benchmarks.md`), a hit in the
     older generation is carried into the newer, and when the newer one is full the older
     is dropped whole. At most `size` entries are held, and whatever was used within the
     last `size // 2` insertions is kept.

@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from store.attest import IMPORTED_MARK, Attestation, FieldFact
 from store.dsse import Envelope, verify_envelope
 from store.errors import SignatureError
 from store.imported import IMPORTED_KIND, IMPORTED_SCHEMA
@@ -22,7 +23,6 @@ from tracer.engine.evidence import TextResult
 from tracer.engine.jsonshapes import ImportedJSON
 from tracer.engine.transform import Transform
 from tracer.engine.vocabulary import Currency, Integrity
-from tracer.importers.attest import IMPORTED_MARK, Attestation, FieldFact
 
 __all__ = [
     "NOT_CAPTURED",

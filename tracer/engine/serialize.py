@@ -7,6 +7,7 @@ revision and date: the two never share a field.
 
 from __future__ import annotations
 
+from store.attest import IMPORTED_MARK
 from store.queries import RevisionRow
 from store.records import LocatorJSON
 from tracer.engine.answertime import AnswerTime
@@ -30,7 +31,6 @@ from tracer.engine.relocate import Locator
 from tracer.engine.times import utc
 from tracer.engine.trace import AnswerTrace, LineageNode, PassageTrace
 from tracer.engine.vocabulary import Currency, Integrity
-from tracer.importers.attest import IMPORTED_MARK
 
 __all__ = [
     "answer_time_json",
@@ -296,7 +296,8 @@ def _trace_json(t: AnswerTrace) -> TraceJSON:
         "lineage": lineage_json(t.lineage),
         "faults": t.faults,
         "findings": [
-            {"seq": f[0], "investigator": f[1], "target": f[3], "note": f[4], "at": f[5]} for f in t.findings
+            {"seq": f.seq, "investigator": f.investigator, "target": f.target, "note": f.note, "at": f.at}
+            for f in t.findings
         ],
         "computed_at": t.computed_at,
         "checkpoint": {"size": t.checkpoint_size, "root": t.checkpoint_root},

@@ -1,4 +1,4 @@
-"""The two axes of DESIGN.md, as words, with their order of strictness.
+"""The two axes of `docs/states.md`, as words, with their order of strictness.
 
 Integrity asks whether a record is exactly what was captured; currency asks whether the
 source still says it today.  They are never folded into one another.  "Strictest" means

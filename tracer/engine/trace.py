@@ -18,10 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from store import queries
+from store.attest import FieldFact
 from store.dsse import verify_envelope
 from store.entries import LogEntry
 from store.errors import InputError, SignatureError, StoreError, VaultError
-from store.queries import AnswerRow
+from store.queries import AnswerRow, FindingRow
 from store.records import Locator, MalformedRecordError, Manifest, Passage, Producer
 from store.roster import producer_keys
 from tracer.clock import now_iso
@@ -40,7 +41,6 @@ from tracer.engine.session import Session
 from tracer.engine.states import strictest_currency, strictest_integrity
 from tracer.engine.transform import Transform, TransformChecker, derived_transform
 from tracer.engine.vocabulary import Currency, Integrity
-from tracer.importers.attest import FieldFact
 
 __all__ = [
     "AnswerTrace",
@@ -225,7 +225,7 @@ class AnswerTrace:
     citations: list[CitationTrace]
     lineage: list[LineageNode]
     faults: list[dict[str, Any]]
-    findings: list[tuple[int, str, str, str, str, str]]
+    findings: list[FindingRow]
     integrity: Integrity
     currency: Currency
     computed_at: str

@@ -22,9 +22,9 @@ from textual.message import Message
 from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
 
+from store.attest import IMPORTED_MARK
 from tracer.engine.trace import AnswerTrace, PassageTrace, Tracer, UnknownAnswerError
 from tracer.engine.vocabulary import Currency, Integrity, currency_meaning, integrity_meaning
-from tracer.importers.attest import IMPORTED_MARK
 from tracer.inert import inert
 from tracer.tui.messages import Failed
 from tracer.tui.screens.base import BACK, TracerScreen
