@@ -55,6 +55,7 @@ def _manifest_object(name: str) -> set[str]:
 
 
 _SHARED = DOC[: DOC.index("\n## ")]
+_VERIFY = _section("## `tracer verify")
 _TRACE = _section("## `tracer trace")
 _REVALIDATE = _section("## `tracer revalidate")
 _IMPACT = _section("## `tracer impact")
@@ -83,8 +84,24 @@ _VERDICTS = (
     js.StateReasonJSON,
 )
 
+
+def _prose_list(text: str, start: str) -> set[str]:
+    """The backticked words of the paragraph beginning with `start`: counts' and records'
+    members, which are a `dict` in the code because their keys vary."""
+    i = text.index(start)
+    return set(re.findall(r"`([a-z_]+)`", text[i : text.find("\n\n", i)]))
+
+
 #: (name, documented block, its shapes, members the prose documents, members a producer signed)
 CASES: list[tuple[str, str, tuple[Any, ...], str, set[str]]] = [
+    (
+        "verify",
+        _blocks(_VERIFY)[0],
+        (js.VerifyJSON, js.VerifiedCheckpointJSON, js.FindingJSON, js.FindingRecord),
+        _VERIFY,
+        _prose_list(_VERIFY, "`counts` keys:")
+        | ({"transform_found_at_locator"} if "`transform_<state>`" in _VERIFY else set()),
+    ),
     ("text and locator", _blocks(_SHARED)[0], (js.TextJSON, js.TombstoneJSON, LocatorJSON), _SHARED, set()),
     (
         "trace",
@@ -120,6 +137,16 @@ def test_documented_members_are_the_typed_ones(
 def _required(shape: Any) -> set[str]:
     """Keys not marked NotRequired (postponed annotations hide the mark from the runtime)."""
     return {k for k, v in shape.__annotations__.items() if "NotRequired[" not in str(v)}
+
+
+def test_a_finding_record_has_the_documented_members() -> None:
+    """`finding(**record)` takes only FindingRecord's members, so mypy holds every call
+    site to this list; the prose names each, beside the roles of a text."""
+    roles = {"question", "answer", "retrieved", "model_input"}  # `revision` is also a member
+    named = (
+        _prose_list(_VERIFY, "Each finding:") - roles - {"kind", "seq", "null", "record", "detail", "verify"}
+    )
+    assert named | {"kind"} == _keys(js.FindingRecord)
 
 
 def test_an_out_of_scope_passage_shows_every_member_it_has() -> None:

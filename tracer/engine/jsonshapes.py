@@ -32,6 +32,7 @@ __all__ = [
     "CurrentRevisionJSON",
     "EffectiveJSON",
     "FindingJSON",
+    "FindingRecord",
     "HiddenTextJSON",
     "HoldJSON",
     "ImpactHoldJSON",
@@ -54,6 +55,8 @@ __all__ = [
     "TraceJSON",
     "TransformJSON",
     "VerdictJSON",
+    "VerifiedCheckpointJSON",
+    "VerifyJSON",
     "tombstone_json",
 ]
 
@@ -412,8 +415,51 @@ class RevalidationJSON(TypedDict):
 # -- verify --------------------------------------------------------------------------------
 
 
+class FindingRecord(TypedDict, total=False):
+    """What pins a finding to its record: whichever members apply.  Values are as the
+    entry (or the stored row) says them, so of whatever JSON type it holds there."""
+
+    kind: str
+    answer_id: Any
+    run_id: Any
+    passage_id: Any
+    digest: Any
+    role: str
+    document_id: Any
+    revision: Any
+    collection: Any
+    table: str
+    checkpoint: int
+    size: int
+    first_seq: int
+    last_seq: int
+    written_as: Any
+    path: str
+    file: str
+    row_group: int
+
+
 class FindingJSON(TypedDict):
     kind: FindingKind
     seq: int | None
-    record: dict[str, Any]
+    record: FindingRecord
     detail: str
+
+
+class VerifiedCheckpointJSON(TypedDict):
+    size: int
+    signer: str | None
+    recomputed_root: str
+    log_size: int
+
+
+class VerifyJSON(TypedDict):
+    ok: bool
+    computed_at: str
+    viewer: str | None
+    mode: str
+    verified_from: int
+    warnings: list[str]
+    checkpoint: VerifiedCheckpointJSON
+    counts: dict[str, int]
+    findings: list[FindingJSON]

@@ -10,6 +10,7 @@ exporter's scope).  Every case item's entry travels in `records` with its proof,
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -106,7 +107,7 @@ def holds_of_answer(desk: CaseDesk, answer_id: str, records: RecordSet) -> list[
     return out
 
 
-def _in_scope(desk: CaseDesk, record: dict[str, Any]) -> bool:
+def _in_scope(desk: CaseDesk, record: Mapping[str, Any]) -> bool:
     answer_id = record.get("answer_id")
     if isinstance(answer_id, str) and not desk.answer_visible(answer_id):
         return False
