@@ -22,6 +22,7 @@ from store.vault import Vault
 from store.vaultfile import join_wanted
 from store.viewcommit import GROUP, table_digests
 from store.views import Rows
+from store.words import FindingKind
 
 __all__ = [
     "DigestVerdict",
@@ -49,7 +50,7 @@ _DIFF_LIMIT = 200
 @dataclass(frozen=True)
 class ViewDiff:
     table: str
-    problem: str
+    problem: FindingKind
     seq: int
     row: str
     values: dict[str, Any] = field(default_factory=dict, compare=False)
@@ -79,7 +80,7 @@ _KEEP = {
     "revision_refs": "seq BIGINT, document_id VARCHAR, revision VARCHAR",
     "tombstone_refs": "seq BIGINT, digest VARCHAR",
 }
-_PROBLEMS = ("view_row_altered_or_extra", "view_row_missing_or_altered")
+_PROBLEMS = (FindingKind.VIEW_ROW_ALTERED_OR_EXTRA, FindingKind.VIEW_ROW_MISSING_OR_ALTERED)
 
 
 def _drop(vault: Vault, table: str) -> None:

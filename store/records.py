@@ -16,21 +16,27 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple, NewType
+from typing import Any, NamedTuple, NewType, NotRequired, TypedDict
 
 __all__ = [
     "Chain",
+    "ChainJSON",
+    "ChunkJSON",
     "ChunkRef",
     "Citation",
     "Digest",
+    "DocumentJSON",
     "DocumentRef",
     "KeyId",
     "Locator",
+    "LocatorJSON",
     "MalformedRecordError",
     "Manifest",
     "Passage",
     "Producer",
+    "ProducerJSON",
     "Revision",
+    "SourceJSON",
     "SourceRef",
     "TransformKey",
     "imported_manifest",
@@ -43,6 +49,51 @@ Digest = NewType("Digest", str)
 KeyId = NewType("KeyId", str)
 
 JsonObject = Mapping[str, Any]
+
+
+# The JSON of the records below, as `--json` and packs give it (docs/json.md).
+
+
+class LocatorJSON(TypedDict):
+    heading_path: list[str]
+    paragraph: int
+    char_start: int
+    char_end: int
+
+
+class DocumentJSON(TypedDict):
+    """`uri` and `backend` are absent for an import that named only the other two."""
+
+    document_id: str | None
+    uri: NotRequired[str | None]
+    revision: str | None
+    backend: NotRequired[str | None]
+
+
+class SourceJSON(TypedDict):
+    system: str
+    path: str
+    revision: str
+
+
+class ChunkJSON(TypedDict):
+    chunk_id: str
+    pipeline_version: str
+    #: the chunker's own parameters, as the producer signed them
+    parameters: dict[str, Any]
+
+
+class ChainJSON(TypedDict):
+    chunk: ChunkJSON
+    locator: LocatorJSON
+    normalizer_version: str
+    document: DocumentJSON
+    source: SourceJSON
+
+
+class ProducerJSON(TypedDict):
+    system: str | None
+    version: str | None
 
 
 _EXACT = frozenset((str, int))
@@ -62,7 +113,7 @@ class Locator:
     char_start: int
     char_end: int
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> LocatorJSON:
         return {
             "heading_path": list(self.heading_path),
             "paragraph": self.paragraph,
@@ -80,7 +131,7 @@ class DocumentRef:
     uri: str | None = None
     backend: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> DocumentJSON:
         if self.uri is None and self.backend is None:  # an import that named only these
             return {"document_id": self.document_id, "revision": self.revision}
         return {
@@ -97,7 +148,7 @@ class SourceRef:
     path: str
     revision: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> SourceJSON:
         return {"system": self.system, "path": self.path, "revision": self.revision}
 
 
@@ -107,7 +158,7 @@ class ChunkRef:
     pipeline_version: str
     parameters: JsonObject
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ChunkJSON:
         return {
             "chunk_id": self.chunk_id,
             "pipeline_version": self.pipeline_version,
@@ -198,7 +249,7 @@ class Passage:
             loc.char_end,
         )
 
-    def chain_json(self) -> dict[str, Any] | None:
+    def chain_json(self) -> ChainJSON | None:
         """The chain members of the signed passage, as signed (`--json`'s `chain`)."""
         c = self.chain
         if c is None:
@@ -224,7 +275,7 @@ class Producer:
     system: str | None
     version: str | None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ProducerJSON:
         return {"system": self.system, "version": self.version}
 
 

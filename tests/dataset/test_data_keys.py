@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import duckdb
@@ -53,7 +54,7 @@ def lost_key(
     return vault, findings
 
 
-def _data_key(findings: list[dict[str, object]]) -> list[dict[str, object]]:
+def _data_key(findings: Sequence[Mapping[str, object]]) -> list[Mapping[str, object]]:
     return [f for f in findings if str(f["kind"]).startswith("data_key_")]
 
 

@@ -9,9 +9,10 @@ from tests.dataset.conftest import Exported
 from tests.dataset.test_tamper_matrix import CASES
 from tracer.engine.dataset_pool import PoolChecks
 from tracer.engine.dataset_verify import verify_dataset
+from tracer.engine.jsonshapes import FindingJSON
 
 
-def _with_workers(root: Path, workers: int) -> list[dict[str, object]]:
+def _with_workers(root: Path, workers: int) -> list[FindingJSON]:
     with PoolChecks(0, workers=workers, batch_rows=32) as checks:
         assert (checks.workers, checks.running) == (workers, workers > 0)
         return [f.to_json() for f in verify_dataset(root, "duckdb", checks).findings]

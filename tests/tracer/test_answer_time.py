@@ -170,11 +170,14 @@ def test_revalidate_carries_per_citation_verdicts_and_selects_superseded(case: C
         s.close()
     assert everything["counts"]["answer_time"] == {"superseded": 1, "current": 1}
     by_id = {a["answer_id"]: a for a in everything["answers"]}
-    v = by_id["ans-1"]["citation_verdicts"][0]
+    verdicts = by_id["ans-1"]["citation_verdicts"]
+    assert verdicts is not None
+    v = verdicts[0]
     assert (v["currency"], v["answer_time"]) == ("stale", "superseded")
     p = v["passages"][0]
     assert p["currency"] == {"state": "stale", "reason": "quote_changed"}
     assert p["normalizer"] == p["recorded_normalizer"] == "tracer-norm/1"
+    assert p["locator"] is not None and p["new_locator"] is not None
     assert p["locator"]["char_start"] == passage(r1, "thirty")["locator"]["char_start"]
     assert p["new_locator"]["heading_path"] == ["Returns policy", "Refund window"]
     assert p["answer_time"] == {"state": "superseded", "reason": "changed_before_answer"}
@@ -201,7 +204,7 @@ def test_v1_citations_stay_v1_unless_v2_is_asked_for(case: Case) -> None:
     assert (c.state, c.reason, c.normalizer) == ("moved", "relocated_renumbered_section", NORMALIZER_V2)
     pj = trace_json(v2)["passages"][0]
     assert pj["currency"]["normalizer"] == NORMALIZER_V2
-    assert pj["chain"]["normalizer_version"] == "tracer-norm/1"
+    assert pj["chain"] is not None and pj["chain"]["normalizer_version"] == "tracer-norm/1"
     assert pj["currency"]["current_revision"]["excerpt"] == "You must not post adverts in profiles."
 
 

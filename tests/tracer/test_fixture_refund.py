@@ -113,7 +113,7 @@ def test_inserted_intro_is_moved_with_old_and_new_locators(case: Case) -> None:
     assert_historical(p)
     # Both locators are reported in the JSON: the recorded one in the chain, the new one in currency.
     pj = trace_json(t)["passages"][0]
-    assert pj["chain"]["locator"] == old
+    assert pj["chain"] is not None and pj["chain"]["locator"] == old
     assert pj["currency"]["new_locator"]["char_start"] == new["char_start"]
     assert pj["currency"]["current_revision"]["revision"] == "B"
     assert t.currency == "moved"

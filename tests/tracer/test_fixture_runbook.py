@@ -106,8 +106,10 @@ def test_citations_map_exact_spans(case: Case) -> None:
     assert [[p.passage_id for p in c.passages] for c in t.citations] == [["p-restart"], ["p-rollback"]]
     assert t.citations[1].passages[0].retrieved.text == ROLLBACK
     j = trace_json(t)
+    answer = j["answer"].get("text")
+    assert isinstance(answer, str)
     for c in j["citations"]:
-        assert j["answer"]["text"][c["answer_start"] : c["answer_end"]] == c["span"]
+        assert answer[c["answer_start"] : c["answer_end"]] == c["span"]
     assert [c["span"] for c in j["citations"]] == [CLAIM_1, CLAIM_2]
 
 
@@ -116,7 +118,7 @@ def test_json_shows_retrieved_and_answered_verbatim(case: Case) -> None:
     j = trace_json(trace(case))
     assert j["passages"][0]["retrieved"]["text"] == CONDITION
     assert j["passages"][0]["model_input"]["text"] == CONDITION
-    assert j["answer"]["text"] == ANSWER
+    assert j["answer"].get("text") == ANSWER
     assert j["passages"][0]["retrieved"]["state"] == "intact"
     assert j["passages"][0]["retrieved"]["recomputed"] == j["passages"][0]["retrieved"]["digest"]
     assert json.loads(json.dumps(j)) == j

@@ -35,6 +35,7 @@ from tracer.engine.session import Session, unlock
 from tracer.engine.trace import DamagedEntryError, Tracer
 from tracer.engine.trust import TrustError, TrustStore
 from tracer.engine.verify import Finding, Sizes, VerifyReport, verify
+from tracer.engine.vocabulary import FindingKind
 
 FIRST = "Customers may request a refund within thirty days of delivery."
 SECOND = "Refunds are paid to the original payment method within five business days."
@@ -609,7 +610,7 @@ def test_views_compared_range_by_range_find_the_same_rows(tv: Case, monkeypatch:
     monkeypatch.setattr(audit, "_COMPARE", 1)
     ranged = [(f.kind, f.seq, f.record, f.detail) for f in run_verify(tv).findings]
     assert ranged == whole
-    assert [k for k, *_ in whole].count("view_row_altered_or_extra") == 2  # v_passages, v_deletions
+    assert [k for k, *_ in whole].count(FindingKind.VIEW_ROW_ALTERED_OR_EXTRA) == 2  # v_passages, v_deletions
     assert ("view_row_altered_or_extra", -7) in [(k, s) for k, s, *_ in whole]
 
 

@@ -7,11 +7,12 @@ import pytest
 from tests.helpers import Case, manifest, passage, revision, signed
 from tracer.engine import runqueue
 from tracer.engine import verify as verify_module
+from tracer.engine.jsonshapes import FindingJSON
 
 DOC = "# Returns policy\n\n## Refund window\n\nRefunds within thirty days.\n"
 
 
-def _report(case: Case) -> tuple[list[dict[str, object]], dict[str, int]]:
+def _report(case: Case) -> tuple[list[FindingJSON], dict[str, int]]:
     s = case.session("ines", read_only=True)
     try:
         r = verify_module.verify(s.vault, s)

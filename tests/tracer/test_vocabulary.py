@@ -14,10 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from store.audit import ViewDiff
 from store.casefile import CaseProblem
 from store.roster import RosterProblem
 from tracer.engine.currency import CurrencyResult
 from tracer.engine.evidence import TextResult
+from tracer.engine.logcheck import Finding
 from tracer.engine.relocate import Relocation
 from tracer.engine.trace import (
     AnswerTrace,
@@ -85,6 +87,8 @@ _TYPED: list[tuple[type, str, str]] = [
     (PassageTrace, "effective_currency", "Currency"),
     (RosterProblem, "code", "FindingKind"),
     (CaseProblem, "code", "FindingKind"),
+    (ViewDiff, "problem", "FindingKind"),
+    (Finding, "kind", "FindingKind"),
 ] + [
     (cls, axis, axis.capitalize())
     for cls in (CitationVerdict, Summary, CitationTrace, LineageNode, AnswerTrace)

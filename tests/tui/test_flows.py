@@ -12,6 +12,7 @@ from textual.widgets.tree import TreeNode
 
 from tests.tui.conftest import SIZE, Built, screen_text, settle, until
 from tests.tui.fixture_vault import ANSWER_IDS
+from tracer.engine.vocabulary import FindingKind
 from tracer.tui.app import TracerApp
 from tracer.tui.commands import screen_actions
 from tracer.tui.screens.access_log import AccessLogScreen
@@ -195,7 +196,7 @@ async def test_verify_reports_progress_and_jumps_to_the_answer(built: Built) -> 
         assert "missing" in kinds and not screen.report.ok
         table = screen.query_one("#verify-findings", DataTable)
         assert app.focused is table
-        table.move_cursor(row=kinds.index("missing"))
+        table.move_cursor(row=kinds.index(FindingKind.MISSING))
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, AnswerScreen) and app.screen.answer_id == "ans-missing"

@@ -19,6 +19,7 @@ from tracer.inert import inert
 
 if TYPE_CHECKING:
     from tracer.engine.case import CaseDesk, CaseView, HoldView
+    from tracer.engine.jsonshapes import PersonJSON
     from tracer.engine.session import Session
 
 __all__ = ["register", "text_arg"]
@@ -176,7 +177,7 @@ def cmd_case_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _who(p: dict[str, str]) -> str:
+def _who(p: PersonJSON) -> str:
     return f"{inert(p['name'], False)} ({p['key_id'][:16]})"
 
 
@@ -226,8 +227,9 @@ def print_case(v: CaseView) -> None:
 def hold_line(h: HoldView) -> str:
     """One hold: entry, state, subject, reason (or that it is withheld), who, when; a
     release on the line below with who released it, when and why."""
-    j: dict[str, Any] = h.to_json()
-    state = "IN FORCE" if j["in_force"] else f"released at entry {j['release']['seq']}"
+    j = h.to_json()
+    rel = j["release"]
+    state = "IN FORCE" if j["in_force"] else f"released at entry {rel['seq']}" if rel else "released"
     case = (
         "  case withheld"
         if "case_id" in h.withheld
@@ -239,7 +241,6 @@ def hold_line(h: HoldView) -> str:
         f"{j['seq']:>6}  {state:<22} {j['subject']['kind']} {inert(j['subject']['id'], False)}: "
         f"{inert(h.reason_text, False)}  by {_who(j['signer'])} at {j['at']}{case}"
     )
-    rel = j["release"]
     if rel is not None:
         line += (
             f"\n{'':>8}released {rel['at']} by {_who(rel['signer'])}: {inert(h.release_reason_text, False)}"

@@ -48,6 +48,7 @@ from store.keyring import ALL_SCOPES
 from store.records import MalformedRecordError
 from store.roster import Roster
 from tracer.clock import now_iso
+from tracer.engine.jsonshapes import HoldJSON, PersonJSON
 from tracer.engine.lookup import UnknownIdError, resolve_answer, resolve_document
 from tracer.engine.session import Session
 from tracer.engine.trace import Tracer
@@ -79,7 +80,7 @@ class Person:
     def label(self) -> str:
         return f"{self.name} ({self.key_id[:16]})"
 
-    def to_json(self) -> dict[str, str]:
+    def to_json(self) -> PersonJSON:
         return {"name": self.name, "key_id": self.key_id, "role": self.role}
 
 
@@ -115,7 +116,7 @@ class HoldView:
             return ""
         return f"reason {WITHHELD}" if "release.reason" in self.withheld else r.reason
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> HoldJSON:
         h, r = self.hold, self.hold.release
         return {
             "seq": h.seq,
@@ -171,7 +172,7 @@ class CaseView:
         """The case as `tracer case show --json` and a case pack give it."""
         r = self.record
 
-        def who(key_id: str) -> dict[str, str]:
+        def who(key_id: str) -> PersonJSON:
             return self.person(key_id).to_json()
 
         return {

@@ -9,18 +9,26 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from store import queries
 from store.attest import IMPORTED_MARK
 from store.gcpause import no_cycle_collection
 from store.queries import AnswerFilter, AnswerRow
+from store.records import LocatorJSON
 from tracer.clock import now_iso
+from tracer.engine.jsonshapes import (
+    AnswerStateJSON,
+    CheckpointRefJSON,
+    CitationVerdictJSON,
+    CountsJSON,
+    RevalidationJSON,
+)
 from tracer.engine.normalizers import RECORDED
 from tracer.engine.relocate import Locator
 from tracer.engine.serialize import locator_json, utc
 from tracer.engine.session import Session
 from tracer.engine.trace import CitationVerdict, Summary, Tracer
+from tracer.engine.vocabulary import Currency, Integrity
 
 __all__ = ["AnswerState", "Revalidation", "answer_page", "impact", "revalidate"]
 
@@ -32,7 +40,7 @@ class AnswerState:
     row: AnswerRow
     summary: Summary
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> AnswerStateJSON:
         r, s = self.row, self.summary
         if not s.visible:
             # Outside the viewer's scope (itself or through its lineage): the id and the word.
@@ -43,12 +51,12 @@ class AnswerState:
                 "generated_at": None,
                 "producer": None,
                 "citations": None,
-                "integrity": "unavailable",
-                "currency": "unavailable",
+                "integrity": Integrity.UNAVAILABLE,
+                "currency": Currency.UNAVAILABLE,
                 "answer_time": "unknown",
                 "citation_verdicts": None,
             }
-        return {
+        out: AnswerStateJSON = {
             "answer_id": r.answer_id,
             "run_id": r.run_id,
             "kind": r.answer_kind,
@@ -59,16 +67,18 @@ class AnswerState:
             "currency": s.currency,
             "answer_time": s.answer_time,
             "citation_verdicts": [_citation_json(c) for c in s.citations],
-            # an imported trace, signed by its importer: nothing in it is attested by a producer
-            **({"imported": IMPORTED_MARK} if r.answer_kind == "imported" else {}),
         }
+        if r.answer_kind == "imported":
+            # an imported trace, signed by its importer: nothing in it is attested by a producer
+            out["imported"] = IMPORTED_MARK
+        return out
 
 
-def _loc(loc: Locator | None) -> dict[str, Any] | None:
+def _loc(loc: Locator | None) -> LocatorJSON | None:
     return locator_json(loc) if loc is not None else None
 
 
-def _citation_json(c: CitationVerdict) -> dict[str, Any]:
+def _citation_json(c: CitationVerdict) -> CitationVerdictJSON:
     """Per citation: both states, and per passage why (reason, normalizer, both locators)."""
     return {
         "index": c.index,
@@ -95,7 +105,7 @@ def _citation_json(c: CitationVerdict) -> dict[str, Any]:
 @dataclass
 class Revalidation:
     computed_at: str
-    checkpoint: dict[str, Any]
+    checkpoint: CheckpointRefJSON
     answers: list[AnswerState] = field(default_factory=list)
     target: str = ""
     #: for impact: the answers that cite the target themselves (the rest depend on it through lineage)
@@ -106,15 +116,15 @@ class Revalidation:
     superseded_only: bool = False
 
     @property
-    def counts(self) -> dict[str, dict[str, int]]:
+    def counts(self) -> CountsJSON:
         return {
             "integrity": dict(Counter(a.summary.integrity for a in self.answers)),
             "currency": dict(Counter(a.summary.currency for a in self.answers)),
             "answer_time": dict(Counter(a.summary.answer_time for a in self.answers)),
         }
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_json(self) -> RevalidationJSON:
+        out: RevalidationJSON = {
             "computed_at": self.computed_at,
             "checkpoint": self.checkpoint,
             "counts": self.counts,
@@ -127,14 +137,14 @@ class Revalidation:
             out["target"] = self.target
         return out
 
-    def _answer_json(self, a: AnswerState) -> dict[str, Any]:
+    def _answer_json(self, a: AnswerState) -> AnswerStateJSON:
         out = a.to_json()
         if self.direct is not None:
             out["dependency"] = "direct" if a.row.answer_id in self.direct else "lineage"
         return out
 
 
-def _checkpoint(session: Session) -> dict[str, Any]:
+def _checkpoint(session: Session) -> CheckpointRefJSON:
     return {"size": session.status.checkpoint_size, "root": session.status.checkpoint_root}
 
 

@@ -27,6 +27,7 @@ from store.merkle import leaf_hash, node_hash
 from store.roster import Roster
 from store.rowtables import RowsTable
 from tracer.engine.logcheck import Finding, LogRow, RunInput, Task, check_run, finding
+from tracer.engine.vocabulary import FindingKind
 
 __all__ = [
     "STATEMENT_MARK",
@@ -179,7 +180,7 @@ def signer_finding(seq: int, column: str | None, data: bytes) -> Finding | None:
     if said == column:
         return None
     return finding(
-        "dataset_signer_mismatch",
+        FindingKind.DATASET_SIGNER_MISMATCH,
         seq,
         f"the signer column says {str(column)[:16]!r}, the entry's envelope {str(said)[:16]!r}",
     )

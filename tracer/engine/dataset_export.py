@@ -28,6 +28,7 @@ from store.entries import LogEntry
 from store.errors import StoreError, UnwrapError
 from store.rows import StoredBlob
 from store.tiles import TILE_WIDTH, bundle, entry_tile_path, hash_tiles
+from tracer.engine.jsonshapes import FindingJSON
 from tracer.engine.session import Session
 from tracer.engine.verify import verify
 
@@ -81,7 +82,7 @@ def export_dataset(
     return ExportResult(out, count, files, len(report.findings))
 
 
-def _write(session: Session, root: Path, texts: str, row_group: int, findings: list[dict[str, Any]]) -> int:
+def _write(session: Session, root: Path, texts: str, row_group: int, findings: list[FindingJSON]) -> int:
     vault = session.vault
     seqs: list[int] = []
     entries: list[bytes] = []

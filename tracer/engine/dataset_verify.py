@@ -25,7 +25,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 import pyarrow as pa
 
@@ -53,6 +53,7 @@ from tracer.engine.dataset_check import (
     subtree_root,
 )
 from tracer.engine.dataset_pool import PoolChecks
+from tracer.engine.jsonshapes import FindingRecord
 from tracer.engine.logcheck import Finding, LogRow, RunInput, check_run, finding
 from tracer.engine.verdicts import (
     CheckpointState,
@@ -66,7 +67,7 @@ from tracer.engine.verdicts import (
     uncheckpointed_findings,
     unreferenced_findings,
 )
-from tracer.engine.vocabulary import INFO_KINDS
+from tracer.engine.vocabulary import INFO_KINDS, FindingKind
 
 __all__ = ["DatasetReport", "ManifestRows", "verify_dataset"]
 
@@ -123,7 +124,9 @@ class _Verifier:
         self.manifests = manifests
         self.extra: list[Finding] = []
 
-    def find(self, kind: str, seq: int | None, detail: str, /, **record: Any) -> None:
+    def find(
+        self, kind: FindingKind, seq: int | None, detail: str, /, **record: Unpack[FindingRecord]
+    ) -> None:
         self.extra.append(finding(kind, seq, detail, **record))
 
     # -- the manifest ------------------------------------------------------------------
@@ -142,14 +145,16 @@ class _Verifier:
             env = Envelope.from_json(raw, ds.DSSE_FILE)
             if env.payload != payload or env.payload_type != ds.PAYLOAD_TYPE:
                 self.find(
-                    "dataset_manifest_mismatch",
+                    FindingKind.DATASET_MANIFEST_MISMATCH,
                     None,
                     f"{ds.DSSE_FILE} signs other bytes (or another type) than {ds.MANIFEST_FILE}: "
                     "the manifest was edited after it was signed",
                     file=ds.MANIFEST_FILE,
                 )
         except (OSError, ValueError, InputError) as exc:
-            self.find("dataset_manifest_unsigned", None, f"{ds.DSSE_FILE}: {exc}", file=ds.DSSE_FILE)
+            self.find(
+                FindingKind.DATASET_MANIFEST_UNSIGNED, None, f"{ds.DSSE_FILE}: {exc}", file=ds.DSSE_FILE
+            )
         return manifest, env
 
     def _files(self, manifest: dict[str, Any]) -> None:
@@ -161,12 +166,17 @@ class _Verifier:
         present = {p.relative_to(self.root).as_posix() for p in self.root.rglob("*") if p.is_file()} - skip
         for path in sorted(set(listed) | present):
             if path not in present:
-                self.find("dataset_file_missing", None, f"{path} is listed but absent", file=path)
+                self.find(FindingKind.DATASET_FILE_MISSING, None, f"{path} is listed but absent", file=path)
             elif path not in listed:
-                self.find("dataset_file_unlisted", None, f"{path} is not in the signed manifest", file=path)
+                self.find(
+                    FindingKind.DATASET_FILE_UNLISTED,
+                    None,
+                    f"{path} is not in the signed manifest",
+                    file=path,
+                )
             elif ds.sha256_file(self.root / path) != listed[path]:
                 self.find(
-                    "dataset_file_mismatch",
+                    FindingKind.DATASET_FILE_MISMATCH,
                     None,
                     f"{path}: SHA-256 differs from the signed manifest",
                     file=path,
@@ -212,7 +222,7 @@ class _Verifier:
             part = rows[start : start + n]
             if n != group and g != len(sizes) - 1:
                 self.find(
-                    "dataset_row_group_misaligned",
+                    FindingKind.DATASET_ROW_GROUP_MISALIGNED,
                     g * group,
                     f"row group {g} holds {n} rows, not {group}: rows were dropped or added",
                     row_group=g,
@@ -221,7 +231,7 @@ class _Verifier:
             if bad:
                 first = bad[0]
                 self.find(
-                    "dataset_row_out_of_place",
+                    FindingKind.DATASET_ROW_OUT_OF_PLACE,
                     first.seq,
                     f"row group {g} holds entry {first.seq} at position {first.pos - start} "
                     f"({len(bad)} rows of the group out of place): dropped, duplicated or reordered",
@@ -318,7 +328,9 @@ class _Verifier:
         self.extra = later
         # the tree root from the row-group roots, folded (the same as the accumulator's)
         if rows and perfect_root([x for x in roots if x]) != acc.root():
-            self.find("dataset_root_fold_mismatch", None, "row-group roots do not fold into the tree root")
+            self.find(
+                FindingKind.DATASET_ROOT_FOLD_MISMATCH, None, "row-group roots do not fold into the tree root"
+            )
         self._signature(env, keyring, exporter)
         self._tiles(rows)
         batches = waiting()
@@ -362,7 +374,7 @@ class _Verifier:
         findings.extend(gap_findings(gaps, {}))
         for p in fold_casefile(case_rows, [r.stored for r in rows], origin).problems:
             if p.code == "case_statement_refused":
-                findings.append(finding("case_statement_refused", p.seq, p.detail, kind=p.kind))
+                findings.append(finding(FindingKind.CASE_STATEMENT_REFUSED, p.seq, p.detail, kind=p.kind))
         findings.extend(self._digests(texts, exporter, scope_list, counts))
         findings.extend(self._data_keys(texts, str(manifest.get("texts", "")), exporter, scope_list))
         findings.extend(unreferenced_findings(self.reader.unreferenced()))
@@ -370,7 +382,7 @@ class _Verifier:
         self._references()
         for seq, digest, side in self.reader.tombstone_diff():
             self.find(
-                "dataset_tombstone_mismatch",
+                FindingKind.DATASET_TOMBSTONE_MISMATCH,
                 int(seq),
                 "tombstones.parquet names a tombstone the log does not hold"
                 if side == "file"
@@ -481,11 +493,11 @@ class _Verifier:
         try:
             signer = verify_envelope(env, keys)
         except SignatureError as exc:
-            self.find("dataset_signature_invalid", None, str(exc), file=ds.DSSE_FILE)
+            self.find(FindingKind.DATASET_SIGNATURE_INVALID, None, str(exc), file=ds.DSSE_FILE)
             return
         if signer != exporter.get("key_id"):
             self.find(
-                "dataset_signature_invalid",
+                FindingKind.DATASET_SIGNATURE_INVALID,
                 None,
                 f"signed by {signer[:16]}, the manifest names exporter {str(exporter.get('key_id'))[:16]}",
                 file=ds.DSSE_FILE,
@@ -499,7 +511,9 @@ class _Verifier:
             body = text.split("\n\n", 1)[0] + "\n"
             size = Checkpoint.parse(body).size
         except (OSError, ValueError, InputError) as exc:
-            self.find("dataset_tile_mismatch", None, f"checkpoint: unreadable ({exc})", file="checkpoint")
+            self.find(
+                FindingKind.DATASET_TILE_MISMATCH, None, f"checkpoint: unreadable ({exc})", file="checkpoint"
+            )
             return
         leaves = [r.leaf for r in rows[:size]]
         for path, data in hash_tiles(leaves):
@@ -526,7 +540,7 @@ class _Verifier:
             have = None
         if have != want:
             self.find(
-                "dataset_tile_mismatch",
+                FindingKind.DATASET_TILE_MISMATCH,
                 span[0],
                 f"{path} does not hold the tree's hashes for entries {span[0]}..{span[1]}"
                 if have is not None
@@ -538,7 +552,10 @@ class _Verifier:
 
     def _references(self) -> None:
         extra, lost = self.reader.reference_diff()
-        for problem, items in (("dataset_reference_altered", extra), ("dataset_reference_missing", lost)):
+        for problem, items in (
+            (FindingKind.DATASET_REFERENCE_ALTERED, extra),
+            (FindingKind.DATASET_REFERENCE_MISSING, lost),
+        ):
             for r in items:
                 self.find(
                     problem,
@@ -552,8 +569,8 @@ class _Verifier:
 
 
 _REF_WORDS = {
-    "dataset_reference_altered": "not derivable from",
-    "dataset_reference_missing": "missing, derived from",
+    FindingKind.DATASET_REFERENCE_ALTERED: "not derivable from",
+    FindingKind.DATASET_REFERENCE_MISSING: "missing, derived from",
 }
 
 

@@ -20,6 +20,7 @@ from store.imported import IMPORTED_KIND, IMPORTED_SCHEMA
 from store.records import Manifest, imported_manifest
 from tracer.engine.currency import CurrencyResult
 from tracer.engine.evidence import TextResult
+from tracer.engine.jsonshapes import ImportedJSON
 from tracer.engine.transform import Transform
 from tracer.engine.vocabulary import Currency, Integrity
 
@@ -116,7 +117,7 @@ def not_located(attestation: dict[str, FieldFact]) -> tuple[CurrencyResult, Tran
     return CurrencyResult(Currency.UNCHECKED, NOT_LOCATED, detail), Transform(NOT_LOCATED, detail)
 
 
-def imported_json(facts: ImportedFacts) -> dict[str, Any]:
+def imported_json(facts: ImportedFacts) -> ImportedJSON:
     """The `imported` member of an imported answer's JSON (docs/json.md)."""
     return {
         "mark": facts.mark,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from store.dsse import Envelope, verify_envelope
 from store.errors import InputError, SignatureError
@@ -19,6 +19,21 @@ from store.vault import Vault
 from tracer.engine.trust import TrustStore
 
 __all__ = ["JournalEntry", "read_journal"]
+
+
+class JournalEntryJSON(TypedDict):
+    """A journal line as `tracer access --json` lists it beside the log's access entries."""
+
+    seq: None
+    source: str
+    journal_line: int
+    investigator: str
+    key_id: str
+    action: str
+    target: str
+    at: str
+    forensic: bool
+    signature: str
 
 
 @dataclass(frozen=True)
@@ -32,7 +47,7 @@ class JournalEntry:
     forensic: bool
     signature: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JournalEntryJSON:
         return {
             "seq": None,
             "source": "journal",

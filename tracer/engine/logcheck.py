@@ -13,8 +13,8 @@ findings in the same order.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
-from typing import Any, NamedTuple
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, Unpack, cast
 
 from store.crypto import b64d, key_id_of
 from store.dsse import Envelope, verify_envelope
@@ -26,6 +26,8 @@ from store.roster import Roster, statement_problem
 from store.rowtables import RowsTable, rows_table
 from store.schema import VIEW_COLUMNS
 from store.views import Rows, derive
+from tracer.engine.jsonshapes import FindingJSON, FindingRecord
+from tracer.engine.vocabulary import FindingKind
 
 __all__ = [
     "Finding",
@@ -65,17 +67,19 @@ class Task:
 
 @dataclass(frozen=True)
 class Finding:
-    kind: str
+    kind: FindingKind
     seq: int | None
-    record: dict[str, Any]
+    record: FindingRecord
     detail: str
 
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_json(self) -> FindingJSON:
+        return {"kind": self.kind, "seq": self.seq, "record": self.record.copy(), "detail": self.detail}
 
 
-def finding(kind: str, seq: int | None, detail: str, /, **record: Any) -> Finding:
-    return Finding(kind, seq, {k: v for k, v in record.items() if v is not None}, detail)
+def finding(kind: FindingKind, seq: int | None, detail: str, /, **record: Unpack[FindingRecord]) -> Finding:
+    """A finding; members given as None are left out of its record."""
+    kept = {k: v for k, v in record.items() if v is not None}
+    return Finding(kind, seq, cast("FindingRecord", kept), detail)
 
 
 class LogRow(NamedTuple):
@@ -158,12 +162,14 @@ def _check_entry(
         if not isinstance(body, dict):
             raise ValueError("log entry is not a JSON object")
     except ValueError as exc:
-        found.append(finding("entry_malformed", seq, f"entry bytes are not a JSON object: {exc}", kind=kind))
+        found.append(
+            finding(FindingKind.ENTRY_MALFORMED, seq, f"entry bytes are not a JSON object: {exc}", kind=kind)
+        )
         if leaf != stored_leaf:
             found.append(_leaf_mismatch(seq, stored_leaf, leaf, {"kind": kind}))
         return False
     entry, env, raw, env_error = _decoded(LogEntry(data, body, leaf))
-    rec: dict[str, Any] = {"kind": entry.kind or kind}
+    rec: FindingRecord = {"kind": entry.kind or kind}
     try:
         payload = entry.payload_json() if env_error is None else None
     except (InputError, ValueError, AttributeError, TypeError):
@@ -181,7 +187,9 @@ def _check_entry(
     try:
         derive(seq, entry, scratch)
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        found.append(finding("entry_malformed", seq, f"cannot derive views: {exc!r}", kind=entry.kind))
+        found.append(
+            finding(FindingKind.ENTRY_MALFORMED, seq, f"cannot derive views: {exc!r}", kind=entry.kind)
+        )
     else:
         for table, items in scratch.items():
             if items:
@@ -210,7 +218,7 @@ def _place_findings(
     seq: int,
     kind: str,
     entry: LogEntry,
-    rec: dict[str, Any],
+    rec: FindingRecord,
     stored_leaf: bytes,
     leaf: bytes,
 ) -> None:
@@ -218,18 +226,24 @@ def _place_findings(
     if leaf != stored_leaf:
         found.append(_leaf_mismatch(seq, stored_leaf, leaf, rec))
     if entry.seq != seq:
+        moved: FindingRecord = {"written_as": entry.seq}  # first, as the record has always read
+        moved.update(rec)
         found.append(
             finding(
-                "entry_out_of_place",
+                FindingKind.ENTRY_OUT_OF_PLACE,
                 seq,
                 f"entry stored at {seq} was written as entry {entry.seq} (moved or swapped)",
-                written_as=entry.seq,
-                **rec,
+                **moved,
             )
         )
     if entry.kind != kind:
         found.append(
-            finding("entry_kind_mismatch", seq, f"log row says {kind!r}, entry says {entry.kind!r}", **rec)
+            finding(
+                FindingKind.ENTRY_KIND_MISMATCH,
+                seq,
+                f"log row says {kind!r}, entry says {entry.kind!r}",
+                **rec,
+            )
         )
 
 
@@ -244,9 +258,9 @@ def _manifest(kind: str, payload: Any) -> Manifest | None:
         return None
 
 
-def _leaf_mismatch(seq: int, stored: bytes, leaf: bytes, rec: dict[str, Any]) -> Finding:
+def _leaf_mismatch(seq: int, stored: bytes, leaf: bytes, rec: FindingRecord) -> Finding:
     return finding(
-        "leaf_hash_mismatch",
+        FindingKind.LEAF_HASH_MISMATCH,
         seq,
         f"stored leaf hash {stored.hex()[:16]}… != SHA-256(0x00||entry) {leaf.hex()[:16]}…: "
         "the entry's bytes were changed after it was logged",
@@ -254,7 +268,7 @@ def _leaf_mismatch(seq: int, stored: bytes, leaf: bytes, rec: dict[str, Any]) ->
     )
 
 
-def _record(kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+def _record(kind: str, payload: dict[str, Any]) -> FindingRecord:
     """The fields that pin a finding to an entry (best effort: the entry may be malformed)."""
     if kind == "manifest":
         return {"answer_id": payload.get("answer_id"), "run_id": payload.get("run_id")}
@@ -279,7 +293,7 @@ def _signature(
     found: list[Finding],
     seq: int,
     entry: LogEntry,
-    rec: dict[str, Any],
+    rec: FindingRecord,
     env: Envelope | None,
     payload: Any,
     env_error: Exception | None,
@@ -292,14 +306,14 @@ def _signature(
             raise InputError("log", "$.envelope", "missing")
         body = payload if entry.kind == "manifest" else payload.get("statement", {})
     except (InputError, ValueError, AttributeError) as exc:
-        found.append(finding("entry_malformed", seq, f"envelope unreadable: {exc}", **rec))
+        found.append(finding(FindingKind.ENTRY_MALFORMED, seq, f"envelope unreadable: {exc}", **rec))
         return False
     kind = entry.kind
     if kind == "manifest":
         if env.payload_type != MANIFEST_TYPE:
             found.append(
                 finding(
-                    "entry_kind_mismatch",
+                    FindingKind.ENTRY_KIND_MISMATCH,
                     seq,
                     f"entry kind 'manifest' carries a signed {env.payload_type!r} payload: "
                     "a signed statement reused under another kind",
@@ -310,12 +324,12 @@ def _signature(
         try:
             verify_envelope(env, keyring.producer_keys_at(str(body.get("generated_at", ""))))
         except SignatureError as exc:
-            found.append(finding("signature_invalid", seq, str(exc), **rec))
+            found.append(finding(FindingKind.SIGNATURE_INVALID, seq, str(exc), **rec))
         if not _outside_scope(run, kind, body):
             _faults(found, seq, entry, body)
         return True
     if kind not in CUSTODIAN_KINDS and kind not in INVESTIGATOR_KINDS:
-        found.append(finding("entry_unknown_kind", seq, f"unknown entry kind {kind!r}"))
+        found.append(finding(FindingKind.ENTRY_UNKNOWN_KIND, seq, f"unknown entry kind {kind!r}"))
         return False
     if kind == "vault_init" and seq == 0:
         signers = _self_signer(body)
@@ -334,7 +348,7 @@ def _signature(
             if cust is not None and cust.ed25519 != run.custodian_ed25519:
                 found.append(
                     finding(
-                        "custodian_mismatch",
+                        FindingKind.CUSTODIAN_MISMATCH,
                         seq,
                         f"entry 0 names custodian {cust.key_id[:16]}, the vault's metadata "
                         f"{run.custodian_key_id[:16]}",
@@ -366,7 +380,7 @@ def _faults(found: list[Finding], seq: int, entry: LogEntry, body: dict[str, Any
     for fault in entry.body.get("faults", []):
         found.append(
             finding(
-                "producer_fault",
+                FindingKind.PRODUCER_FAULT,
                 seq,
                 f"{fault.get('code')}: {fault.get('message')}",
                 answer_id=body.get("answer_id"),

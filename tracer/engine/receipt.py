@@ -19,7 +19,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from store.canonical import canonical
 from store.dsse import Envelope, sign_envelope, verify_envelope
@@ -33,6 +33,19 @@ if TYPE_CHECKING:
     from tracer.engine.session import Session
 
 
+class ReceiptJSON(TypedDict):
+    """The signed receipt's payload (canonical JSON; `views` keyed by group as a string)."""
+
+    type: str
+    origin: str
+    viewer: str
+    scopes: list[str]
+    size: int
+    root: str
+    views: dict[str, dict[str, str]]
+    computed_at: str
+
+
 @dataclass(frozen=True)
 class Receipt:
     origin: str
@@ -44,7 +57,7 @@ class Receipt:
     views: dict[str, dict[int, str]]
     computed_at: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ReceiptJSON:
         return {
             "type": "tracer.verify_receipt/v1",
             "origin": self.origin,

@@ -7,18 +7,30 @@ revision and date: the two never share a field.
 
 from __future__ import annotations
 
-from dataclasses import asdict
-from typing import Any
-
 from store.attest import IMPORTED_MARK
 from store.queries import RevisionRow
+from store.records import LocatorJSON
 from tracer.engine.answertime import AnswerTime
 from tracer.engine.currency import CurrencyResult
 from tracer.engine.evidence import TextResult
 from tracer.engine.imported import imported_json
+from tracer.engine.jsonshapes import (
+    AnswerTimeJSON,
+    CitedRevisionJSON,
+    ContentJSON,
+    CurrencyJSON,
+    ImportedPassageJSON,
+    LineageJSON,
+    PassageJSON,
+    RevisionJSON,
+    TextJSON,
+    TraceJSON,
+    tombstone_json,
+)
 from tracer.engine.relocate import Locator
 from tracer.engine.times import utc
 from tracer.engine.trace import AnswerTrace, LineageNode, PassageTrace
+from tracer.engine.vocabulary import Currency, Integrity
 
 __all__ = [
     "answer_time_json",
@@ -32,8 +44,12 @@ __all__ = [
 ]
 
 
-def text_json(t: TextResult) -> dict[str, Any]:
-    out: dict[str, Any] = {
+#: the currency states under which today's revision is named beside the quote
+_CURRENT_SHOWN = frozenset({Currency.MOVED, Currency.STALE, Currency.AMBIGUOUS, Currency.VERIFIED})
+
+
+def text_json(t: TextResult) -> TextJSON:
+    out: TextJSON = {
         "digest": t.digest,
         "state": t.state,
         "recomputed": t.recomputed,
@@ -42,12 +58,11 @@ def text_json(t: TextResult) -> dict[str, Any]:
     if t.detail:
         out["detail"] = t.detail
     if t.tombstone is not None:
-        out["tombstone"] = asdict(t.tombstone)
-        out["tombstone"]["effective_at"] = utc(out["tombstone"]["effective_at"])
+        out["tombstone"] = tombstone_json(t.tombstone, utc(t.tombstone.effective_at))
     return out
 
 
-def locator_json(loc: Locator) -> dict[str, Any]:
+def locator_json(loc: Locator) -> LocatorJSON:
     """A locator as plain JSON (the same shape as a manifest's `locator`)."""
     return {
         "heading_path": list(loc.heading_path),
@@ -57,14 +72,17 @@ def locator_json(loc: Locator) -> dict[str, Any]:
     }
 
 
-def content_json(t: TextResult) -> dict[str, Any]:
+def content_json(t: TextResult) -> ContentJSON:
     """Integrity of a stored text without the text itself (a tombstone stands in when purged)."""
-    out = text_json(t)
-    del out["text"]
+    out: ContentJSON = {"digest": t.digest, "state": t.state, "recomputed": t.recomputed}
+    if t.detail:
+        out["detail"] = t.detail
+    if t.tombstone is not None:
+        out["tombstone"] = tombstone_json(t.tombstone, utc(t.tombstone.effective_at))
     return out
 
 
-def _revision_json(r: RevisionRow) -> dict[str, Any]:
+def _revision_json(r: RevisionRow) -> RevisionJSON:
     return {
         "revision": r.revision,
         "source_revision": r.source_revision,
@@ -73,8 +91,8 @@ def _revision_json(r: RevisionRow) -> dict[str, Any]:
     }
 
 
-def currency_json(c: CurrencyResult, visible: bool = True) -> dict[str, Any]:
-    out: dict[str, Any] = {"state": c.state, "reason": c.reason}
+def currency_json(c: CurrencyResult, visible: bool = True) -> CurrencyJSON:
+    out: CurrencyJSON = {"state": c.state, "reason": c.reason}
     if c.detail:
         out["detail"] = c.detail
     if not visible:
@@ -82,16 +100,23 @@ def currency_json(c: CurrencyResult, visible: bool = True) -> dict[str, Any]:
     out["normalizer"] = c.normalizer or None
     out["shows_current"] = c.shows_current
     if c.cited is not None:
-        out["cited_revision"] = _revision_json(c.cited)
+        r = c.cited
+        cited: CitedRevisionJSON = {
+            "revision": r.revision,
+            "source_revision": r.source_revision,
+            "committed_at": utc(r.committed_at),
+            "content_sha256": r.content_sha256,
+        }
         if c.cited_text is not None:
-            out["cited_revision"]["content"] = content_json(c.cited_text)
+            cited["content"] = content_json(c.cited_text)
+        out["cited_revision"] = cited
     rel = c.relocation
     if rel is not None:
         out["old_excerpt"] = rel.old_excerpt
         if rel.locator is not None:
             out["new_locator"] = locator_json(rel.locator)
         out["candidates"] = [locator_json(x) for x in rel.candidates]
-    if c.current is not None and c.state in ("moved", "stale", "ambiguous", "verified"):
+    if c.current is not None and c.state in _CURRENT_SHOWN:
         out["current_revision"] = {
             "label": f"current revision {c.current.revision} ({utc(c.current.committed_at)})",
             **_revision_json(c.current),
@@ -100,11 +125,11 @@ def currency_json(c: CurrencyResult, visible: bool = True) -> dict[str, Any]:
     return out
 
 
-def answer_time_json(at: AnswerTime | None, visible: bool = True) -> dict[str, Any]:
+def answer_time_json(at: AnswerTime | None, visible: bool = True) -> AnswerTimeJSON:
     """Answer-time currency of one passage (docs/json.md); ``state`` unknown when not computed."""
     if at is None or not visible:
         return {"state": "unknown", "reason": "out_of_scope" if not visible else "not_computed"}
-    out: dict[str, Any] = {"state": at.state, "reason": at.reason, "generated_at": utc(at.generated_at)}
+    out: AnswerTimeJSON = {"state": at.state, "reason": at.reason, "generated_at": utc(at.generated_at)}
     if at.detail:
         out["detail"] = at.detail
     out["cited_revision"] = _revision_json(at.cited) if at.cited is not None else None
@@ -128,8 +153,8 @@ def answer_time_json(at: AnswerTime | None, visible: bool = True) -> dict[str, A
     return out
 
 
-def passage_json(p: PassageTrace) -> dict[str, Any]:
-    out: dict[str, Any] = {
+def passage_json(p: PassageTrace) -> PassageJSON:
+    out: PassageJSON = {
         "index": p.index,
         "passage_id": p.passage_id,
         "visible": p.visible,
@@ -139,37 +164,35 @@ def passage_json(p: PassageTrace) -> dict[str, Any]:
         "effective": {"integrity": p.effective_integrity, "currency": p.effective_currency},
     }
     if not p.visible:
-        out["integrity"] = "unavailable"
+        out["integrity"] = Integrity.UNAVAILABLE
         return out
     m = p.record
-    if p.imported:
-        return {**out, **imported_passage_json(p)}
     if m is None:
         raise ValueError(f"passage {p.passage_id!r} is visible but has no record")
-    out.update(
-        {
-            "collection": p.collection,
-            "retrieved": text_json(p.retrieved),
-            "model_input": text_json(p.model_input),
-            "transform": {"state": p.transform.state, "detail": p.transform.detail},
-            "chain": m.chain_json(),
-            "retrieved_at": utc(str(m.retrieved_at)),
-            "rank": m.rank,
-            "score": m.score,
-            "query_sha256": m.query_sha256,
-            "derived_from": m.derived_from,
-        }
-    )
+    out["collection"] = p.collection
+    out["retrieved"] = text_json(p.retrieved)
+    out["model_input"] = text_json(p.model_input)
+    out["transform"] = {"state": p.transform.state, "detail": p.transform.detail}
+    out["chain"] = m.chain_json()
+    out["retrieved_at"] = utc(str(m.retrieved_at))
+    out["rank"] = m.rank
+    out["score"] = m.score
+    out["query_sha256"] = m.query_sha256
+    if p.imported:
+        out["derived_from"] = None
+        out["imported"] = imported_passage_json(p)
+    else:
+        out["derived_from"] = m.derived_from
     return out
 
 
-def lineage_json(nodes: list[LineageNode]) -> list[dict[str, Any]]:
+def lineage_json(nodes: list[LineageNode]) -> list[LineageJSON]:
     return [
         {
             "answer_id": n.answer_id,
             "kind": n.kind,
-            "integrity": n.integrity if n.visible else "unavailable",
-            "currency": n.currency if n.visible else "unavailable",
+            "integrity": n.integrity if n.visible else Integrity.UNAVAILABLE,
+            "currency": n.currency if n.visible else Currency.UNAVAILABLE,
             "visible": n.visible,
             "cycle": n.cycle,
             "shared": n.shared,
@@ -179,7 +202,7 @@ def lineage_json(nodes: list[LineageNode]) -> list[dict[str, Any]]:
     ]
 
 
-def _hidden_trace_json(t: AnswerTrace) -> dict[str, Any]:
+def _hidden_trace_json(t: AnswerTrace) -> TraceJSON:
     """An answer outside the viewer's scope: its id and `unavailable`, every key kept."""
     return {
         "answer_id": t.answer_id,
@@ -188,16 +211,16 @@ def _hidden_trace_json(t: AnswerTrace) -> dict[str, Any]:
         "seq": None,
         "generated_at": None,
         "visible": False,
-        "integrity": "unavailable",
-        "currency": "unavailable",
+        "integrity": Integrity.UNAVAILABLE,
+        "currency": Currency.UNAVAILABLE,
         "answer_time": "unknown",
         "reasons": ["out_of_scope"],
         "signature": None,
         "producer": {},
         "runtime": {},
         "authorization_at_run_time": {},
-        "question": {"state": "unavailable"},
-        "answer": {"state": "unavailable"},
+        "question": {"state": Integrity.UNAVAILABLE},
+        "answer": {"state": Integrity.UNAVAILABLE},
         "citations": [],
         "passages": [],
         "lineage": [],
@@ -208,48 +231,36 @@ def _hidden_trace_json(t: AnswerTrace) -> dict[str, Any]:
     }
 
 
-def imported_passage_json(p: PassageTrace) -> dict[str, Any]:
-    """An imported passage: its texts, what the importer located, and every field's attestation."""
+def imported_passage_json(p: PassageTrace) -> ImportedPassageJSON:
+    """What the importer located of an imported passage, and every field's attestation."""
     m = p.record
     if m is None:
         raise ValueError(f"passage {p.passage_id!r} is out of scope")
     imp = m.imported or {}
     return {
-        "collection": p.collection,
-        "retrieved": text_json(p.retrieved),
-        "model_input": text_json(p.model_input),
-        "transform": {"state": p.transform.state, "detail": p.transform.detail},
-        "chain": m.chain_json(),
-        "retrieved_at": utc(str(m.retrieved_at)),
-        "rank": m.rank,
-        "score": m.score,
-        "query_sha256": m.query_sha256,
-        "derived_from": None,
-        "imported": {
-            "mark": IMPORTED_MARK,
-            "span_id": imp.get("span_id"),
-            "data_source": imp.get("data_source"),
-            "document_id": imp.get("document_id"),
-            "revision": imp.get("revision"),
-            "chunk_ref": imp.get("chunk_ref"),
-            "metadata": imp.get("metadata"),
-            "model_input_span_id": imp.get("model_input_span_id"),
-            "fields": {k: v.to_json() for k, v in p.attestation.items()},
-        },
+        "mark": IMPORTED_MARK,
+        "span_id": imp.get("span_id"),
+        "data_source": imp.get("data_source"),
+        "document_id": imp.get("document_id"),
+        "revision": imp.get("revision"),
+        "chunk_ref": imp.get("chunk_ref"),
+        "metadata": imp.get("metadata"),
+        "model_input_span_id": imp.get("model_input_span_id"),
+        "fields": {k: v.to_json() for k, v in p.attestation.items()},
     }
 
 
-def trace_json(t: AnswerTrace) -> dict[str, Any]:
+def trace_json(t: AnswerTrace) -> TraceJSON:
     if not t.visible:
         return _hidden_trace_json(t)
     out = _trace_json(t)
     if t.imported is not None:
         out["imported"] = imported_json(t.imported)
-        out["signature"]["signed_by"] = "importer"
+        out["signature"] = {"state": t.signature, "keyid": t.signer, "signed_by": "importer"}
     return out
 
 
-def _trace_json(t: AnswerTrace) -> dict[str, Any]:
+def _trace_json(t: AnswerTrace) -> TraceJSON:
     return {
         "answer_id": t.answer_id,
         "run_id": t.run_id,

@@ -8,12 +8,13 @@ and the findings say how much was not.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, cast
 
 from store import audit, queries
 from store.casefile import load_casefile
 from store.errors import UnwrapError
 from store.vault import Vault
+from tracer.engine.jsonshapes import FindingRecord
 from tracer.engine.session import Session
 from tracer.engine.verdicts import (
     data_key_findings,
@@ -24,6 +25,7 @@ from tracer.engine.verdicts import (
     unreferenced_findings,
 )
 from tracer.engine.verifyrun import Tally
+from tracer.engine.vocabulary import FindingKind
 
 __all__ = ["check_case_file", "check_digests", "check_views"]
 
@@ -33,12 +35,21 @@ _ENTRY_TABLES = frozenset({"v_answers", "v_revisions", "v_deletions", "v_tombsto
 _VIEW_RECORD_FIELDS = ("answer_id", "run_id", "passage_id", "digest", "document_id", "revision")
 
 
-def _view_record(table: str, values: dict[str, Any]) -> dict[str, Any]:
-    """The record fields a view row names (its revision's digest as `digest`)."""
-    rec = {k: values.get(k) for k in _VIEW_RECORD_FIELDS if values.get(k) is not None}
+def _view_record(table: str, values: dict[str, Any]) -> FindingRecord:
+    """The record fields a view row names (its revision's digest as `digest`), after `table`."""
+    named = {k: values.get(k) for k in _VIEW_RECORD_FIELDS if values.get(k) is not None}
+    rec = cast("FindingRecord", {"table": table, **named})
     if table == "v_revisions":
         rec["digest"] = values.get("content_sha256")
     return rec
+
+
+def _view_problem(word: str) -> FindingKind:
+    """The kind of a recorded mend (`view_mends` is an unsigned table: a word edited into
+    it is read as the row having been altered, never as a kind of its own)."""
+    if word == FindingKind.VIEW_ROW_MISSING_OR_ALTERED:
+        return FindingKind.VIEW_ROW_MISSING_OR_ALTERED
+    return FindingKind.VIEW_ROW_ALTERED_OR_EXTRA
 
 
 def check_views(vault: Vault, tally: Tally, diffs: list[audit.ViewDiff], gaps: list[int]) -> None:
@@ -51,7 +62,7 @@ def check_views(vault: Vault, tally: Tally, diffs: list[audit.ViewDiff], gaps: l
         rec = _view_record(d.table, d.values)
         if d.problem == "view_row_altered_or_extra" and d.table in _ENTRY_TABLES:
             hints.setdefault(d.seq, {}).update(rec)
-        tally.find(d.problem, d.seq, f"{d.table} row does not match the log: {d.row}", table=d.table, **rec)
+        tally.find(d.problem, d.seq, f"{d.table} row does not match the log: {d.row}", **rec)
     # rows found edited and derived again in place, by this process or an earlier one
     for mend in vault.views.recorded():
         diff = mend.diff
@@ -61,7 +72,7 @@ def check_views(vault: Vault, tally: Tally, diffs: list[audit.ViewDiff], gaps: l
             f"had {mend.log_size} entries: {shown}"
         )
         record = _view_record(mend.table, diff.values)
-        tally.find(diff.problem, diff.seq, detail, table=mend.table, **record)
+        tally.find(_view_problem(diff.problem), diff.seq, detail, **record)
     tally.findings.extend(duplicate_findings(audit.duplicate_answers(vault)))
     # What the (untrusted) stored views still say an absent entry was, to pin the loss.
     gap_hints = {seq: {k: v for k, v in hints.get(seq, {}).items() if k in _GAP_HINTS} for seq in gaps}
@@ -121,7 +132,7 @@ def check_case_file(vault: Vault, tally: Tally) -> None:
     entries are the log pass's findings already."""
     for p in load_casefile(vault).problems:
         if p.code == "case_statement_refused":
-            tally.find("case_statement_refused", p.seq, p.detail, kind=p.kind)
+            tally.find(FindingKind.CASE_STATEMENT_REFUSED, p.seq, p.detail, kind=p.kind)
 
 
 def _check_data_keys(vault: Vault, session: Session, tally: Tally) -> None:

@@ -11,23 +11,30 @@ log order, as a one-by-one pass would.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import Unpack
 
 from store import audit
 from store.records import TransformKey
 from store.vault import Vault
 from tracer.engine.currency import CurrencyEngine, Memo
+from tracer.engine.jsonshapes import FindingRecord
 from tracer.engine.logcheck import Finding, Task, finding, manifest_tasks
 from tracer.engine.session import Session
 from tracer.engine.transform import Transform, TransformChecker, derived_transform
 from tracer.engine.verifyrun import Sizes, Tally
+from tracer.engine.vocabulary import FindingKind
 
 __all__ = ["TRANSFORM_FINDINGS", "TransformPass"]
 
 #: transformation-trace verdicts that are findings (the others are counted only)
-TRANSFORM_FINDINGS = frozenset(
-    {"found_elsewhere", "not_found", "unknown_normalizer", "not_in_source", "source_missing"}
-)
+#: transformation-trace verdicts that are findings, and the kind each is reported as
+TRANSFORM_FINDINGS: dict[str, FindingKind] = {
+    "found_elsewhere": FindingKind.TRANSFORM_FOUND_ELSEWHERE,
+    "not_found": FindingKind.TRANSFORM_NOT_FOUND,
+    "unknown_normalizer": FindingKind.TRANSFORM_UNKNOWN_NORMALIZER,
+    "not_in_source": FindingKind.TRANSFORM_NOT_IN_SOURCE,
+    "source_missing": FindingKind.TRANSFORM_SOURCE_MISSING,
+}
 
 
 class TransformPass:
@@ -156,7 +163,11 @@ class TransformPass:
                 t = self._transform(checker, task)
             except (KeyError, TypeError, ValueError) as exc:
                 self._find(
-                    task.seq, task.pos, "entry_malformed", f"passage unreadable: {exc!r}", kind=task.kind
+                    task.seq,
+                    task.pos,
+                    FindingKind.ENTRY_MALFORMED,
+                    f"passage unreadable: {exc!r}",
+                    kind=task.kind,
                 )
                 continue
             if t is not None:
@@ -164,11 +175,12 @@ class TransformPass:
 
     def _verdict(self, task: Task, t: Transform) -> None:
         self.tally.bump(f"transform_{t.state}")
-        if t.state in TRANSFORM_FINDINGS:
+        kind = TRANSFORM_FINDINGS.get(t.state)
+        if kind is not None:
             self._find(
                 task.seq,
                 task.pos,
-                f"transform_{t.state}",
+                kind,
                 t.detail,
                 answer_id=task.answer_id,
                 passage_id=task.passage_id,
@@ -176,7 +188,9 @@ class TransformPass:
                 revision=task.key.revision,
             )
 
-    def _find(self, seq: int, pos: int, kind: str, detail: str, /, **record: Any) -> None:
+    def _find(
+        self, seq: int, pos: int, kind: FindingKind, detail: str, /, **record: Unpack[FindingRecord]
+    ) -> None:
         self._found.append((seq, pos, finding(kind, seq, detail, **record)))
 
     def _source_ref(self, source: str) -> tuple[str, str] | None:

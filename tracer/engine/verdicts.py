@@ -21,7 +21,9 @@ from store.audit import DigestVerdict
 from store.errors import InputError, SignatureError
 from store.guarded import signed_commitment
 from store.note import Checkpoint, Verifiers, open_note
+from tracer.engine.jsonshapes import FindingRecord
 from tracer.engine.logcheck import Finding, finding
+from tracer.engine.vocabulary import FindingKind, Integrity
 
 __all__ = [
     "AUTH_FAILED",
@@ -69,13 +71,15 @@ def checkpoint_findings(
             parsed = Checkpoint.parse(text)
         except (SignatureError, InputError) as exc:
             out.append(
-                finding("checkpoint_signature_invalid", None, str(exc), checkpoint=cp.id, size=cp.size)
+                finding(
+                    FindingKind.CHECKPOINT_SIGNATURE_INVALID, None, str(exc), checkpoint=cp.id, size=cp.size
+                )
             )
             continue
         if signed_commitment(parsed.extensions) != guard:
             out.append(
                 finding(
-                    "checkpoint_guard_mismatch",
+                    FindingKind.CHECKPOINT_GUARD_MISMATCH,
                     None,
                     f"checkpoint {cp.id} (size {cp.size}) commits to other revocations, tombstones and legal "
                     "holds than the log holds: one was hidden (relabelled or rewritten) or forged",
@@ -85,18 +89,25 @@ def checkpoint_findings(
             )
         if parsed.origin != origin:
             out.append(
-                finding("checkpoint_origin_mismatch", None, f"origin {parsed.origin!r}", checkpoint=cp.id)
+                finding(
+                    FindingKind.CHECKPOINT_ORIGIN_MISMATCH,
+                    None,
+                    f"origin {parsed.origin!r}",
+                    checkpoint=cp.id,
+                )
             )
         if parsed.size != cp.size:
             out.append(
-                finding("checkpoint_size_mismatch", None, f"note says {parsed.size}", checkpoint=cp.id)
+                finding(
+                    FindingKind.CHECKPOINT_SIZE_MISMATCH, None, f"note says {parsed.size}", checkpoint=cp.id
+                )
             )
         if parsed.root != root:
             state.root_broken = True
             lo = state.last_good
             out.append(
                 finding(
-                    "checkpoint_root_mismatch",
+                    FindingKind.CHECKPOINT_ROOT_MISMATCH,
                     None,
                     f"signed root {parsed.root.hex()[:16]}… != recomputed {root.hex()[:16]}… at size "
                     f"{cp.size}: an entry in seq {lo}..{cp.size - 1} was changed, removed or reordered "
@@ -123,7 +134,7 @@ def beyond_log_findings(by_size: Mapping[int, Sequence[Any]], log_size: int) -> 
         for cp in cps:
             out.append(
                 finding(
-                    "checkpoint_beyond_log",
+                    FindingKind.CHECKPOINT_BEYOND_LOG,
                     None,
                     f"checkpoint {cp.id} claims size {size} but the log has {log_size} entries: truncated?",
                     checkpoint=cp.id,
@@ -137,7 +148,7 @@ def uncheckpointed_findings(covered: int, log_size: int) -> list[Finding]:
     """Entries after the largest signed checkpoint (the first thousand)."""
     return [
         finding(
-            "entry_not_checkpointed",
+            FindingKind.ENTRY_NOT_CHECKPOINTED,
             seq,
             f"log entry {seq} is beyond the latest signed checkpoint (size {covered}): "
             "appended without a signature over it",
@@ -152,7 +163,7 @@ def duplicate_findings(dups: Iterable[tuple[str, list[int]]]) -> list[Finding]:
         for seq in seqs[1:]:
             out.append(
                 finding(
-                    "answer_duplicated",
+                    FindingKind.ANSWER_DUPLICATED,
                     seq,
                     f"answer {answer_id!r} was already logged at entry {seqs[0]}: a replayed manifest",
                     answer_id=answer_id,
@@ -166,27 +177,30 @@ def gap_findings(gaps: Iterable[int], hints: Mapping[int, Mapping[str, Any]]) ->
     """Absent sequence numbers, each pinned by what (untrusted) hints still say it was."""
     return [
         finding(
-            "entry_missing", seq, f"log entry {seq} is absent (the log must be dense)", **hints.get(seq, {})
+            FindingKind.ENTRY_MISSING,
+            seq,
+            f"log entry {seq} is absent (the log must be dense)",
+            **hints.get(seq, {}),
         )
         for seq in gaps
     ]
 
 
-def text_problem(digest: str, data: bytes | None) -> tuple[str, str] | None:
+def text_problem(digest: str, data: bytes | None) -> tuple[FindingKind, str] | None:
     """(state, detail) when a readable text does not verify against its digest; `data`
     None means its ciphertext failed authentication."""
     if data is None:
-        return ("checksum_mismatch", AUTH_FAILED)
+        return (FindingKind.CHECKSUM_MISMATCH, AUTH_FAILED)
     actual = hashlib.sha256(data).hexdigest()
     if actual != digest:
-        return ("checksum_mismatch", f"recorded {digest[:16]}…, recomputed {actual[:16]}…")
+        return (FindingKind.CHECKSUM_MISMATCH, f"recorded {digest[:16]}…, recomputed {actual[:16]}…")
     return None
 
 
 def digest_findings(found: Iterable[DigestVerdict]) -> list[Finding]:
     out: list[Finding] = []
     for f in found:
-        rec = {
+        rec: FindingRecord = {
             "digest": f.digest,
             "role": f.role,
             "answer_id": f.answer_id,
@@ -194,27 +208,34 @@ def digest_findings(found: Iterable[DigestVerdict]) -> list[Finding]:
             "document_id": f.document_id,
             "revision": f.revision,
         }
-        if f.verdict == "purged":
+        if f.verdict == Integrity.PURGED:
             out.append(
                 finding(
-                    "purged_blob_still_present",
+                    FindingKind.PURGED_BLOB_STILL_PRESENT,
                     f.seq,
                     "a tombstone exists but the text is still stored",
                     **rec,
                 )
             )
-        elif f.verdict == "missing":
+        elif f.verdict == Integrity.MISSING:
             out.append(
-                finding("missing", f.seq, "text absent and no tombstone explains it: evidence lost", **rec)
+                finding(
+                    FindingKind.MISSING,
+                    f.seq,
+                    "text absent and no tombstone explains it: evidence lost",
+                    **rec,
+                )
             )
         else:
-            out.append(finding(f.verdict, f.seq, f.detail or "", **rec))
+            # the one other verdict the query passes on: `text_problem`'s, read back through SQL
+            out.append(finding(FindingKind(f.verdict), f.seq, f.detail or "", **rec))
     return out
 
 
 def unreferenced_findings(digests: Iterable[str]) -> list[Finding]:
     return [
-        finding("blob_unreferenced", None, "stored text no log entry refers to", digest=d) for d in digests
+        finding(FindingKind.BLOB_UNREFERENCED, None, "stored text no log entry refers to", digest=d)
+        for d in digests
     ]
 
 
@@ -240,7 +261,7 @@ def data_key_findings(
             missing[collection] = missing.get(collection, 0) + texts
     out = [
         finding(
-            "data_key_missing",
+            FindingKind.DATA_KEY_MISSING,
             None,
             f"you are granted {collection!r} but no data key for {texts} of its stored texts is "
             "wrapped to you (the wrapped keys were deleted or never shared): they cannot be read "
@@ -251,7 +272,7 @@ def data_key_findings(
     ]
     out.extend(
         finding(
-            "data_key_unreadable",
+            FindingKind.DATA_KEY_UNREADABLE,
             None,
             f"the data key {dk_id} wrapped to you does not unwrap with your key (altered)",
             collection=dk_id.split("#", 1)[0],

@@ -15,12 +15,12 @@ checksums run for what the viewer can decrypt, and the report says how much was 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from store import audit
 from store.gcpause import no_cycle_collection
 from store.vault import Vault
 from tracer.clock import now_iso
+from tracer.engine.jsonshapes import VerifiedCheckpointJSON, VerifyJSON
 from tracer.engine.logcheck import Finding
 from tracer.engine.logpass import LogPass
 from tracer.engine.receipt import Receipt, load_receipt, save_receipt
@@ -36,7 +36,7 @@ __all__ = ["INFO_KINDS", "Finding", "Progress", "Sizes", "VerifyReport", "verify
 @dataclass
 class VerifyReport:
     computed_at: str
-    checkpoint: dict[str, Any]
+    checkpoint: VerifiedCheckpointJSON
     counts: dict[str, int] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     viewer: str | None = None
@@ -47,13 +47,13 @@ class VerifyReport:
 
     @property
     def checkpoint_covers_log(self) -> bool:
-        return bool(self.checkpoint.get("size") == self.checkpoint.get("log_size"))
+        return self.checkpoint["size"] == self.checkpoint["log_size"]
 
     @property
     def ok(self) -> bool:
         return not any(f.kind not in INFO_KINDS for f in self.findings)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> VerifyJSON:
         return {
             "ok": self.ok,
             "computed_at": self.computed_at,

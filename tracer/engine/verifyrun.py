@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Unpack
 
+from tracer.engine.jsonshapes import FindingRecord
 from tracer.engine.logcheck import Finding, finding
+from tracer.engine.vocabulary import FindingKind
 
 __all__ = ["Progress", "Sizes", "Tally"]
 
@@ -30,7 +32,9 @@ class Tally:
     findings: list[Finding] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
 
-    def find(self, kind: str, seq: int | None, detail: str, /, **record: Any) -> None:
+    def find(
+        self, kind: FindingKind, seq: int | None, detail: str, /, **record: Unpack[FindingRecord]
+    ) -> None:
         self.findings.append(finding(kind, seq, detail, **record))
 
     def bump(self, key: str, n: int = 1) -> None:

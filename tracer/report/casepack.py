@@ -10,12 +10,14 @@ exporter's scope).  Every case item's entry travels in `records` with its proof,
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from store.casefile import digest_collections, document_collections
 from store.keyring import ALL_SCOPES
 from tracer.engine.case import CaseDesk, CaseView, HoldView
+from tracer.engine.jsonshapes import HoldJSON
 from tracer.engine.verify import INFO_KINDS, VerifyReport
 from tracer.report.records import RecordSet
 
@@ -95,7 +97,7 @@ def cite_hold(records: RecordSet, h: HoldView, answer_id: str = "") -> None:
         records.cite(h.hold.release.seq, "hold_release", answer_id)
 
 
-def holds_of_answer(desk: CaseDesk, answer_id: str, records: RecordSet) -> list[dict[str, Any]]:
+def holds_of_answer(desk: CaseDesk, answer_id: str, records: RecordSet) -> list[HoldJSON]:
     """Holds in force over an answer's evidence the exporter sees, cited as records; one
     whose reason is withheld from the exporter is listed, marked, and not cited."""
     out = []
@@ -105,7 +107,7 @@ def holds_of_answer(desk: CaseDesk, answer_id: str, records: RecordSet) -> list[
     return out
 
 
-def _in_scope(desk: CaseDesk, record: dict[str, Any]) -> bool:
+def _in_scope(desk: CaseDesk, record: Mapping[str, Any]) -> bool:
     answer_id = record.get("answer_id")
     if isinstance(answer_id, str) and not desk.answer_visible(answer_id):
         return False

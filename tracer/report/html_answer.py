@@ -8,7 +8,7 @@ text is gone, its tombstone card or a `missing` alarm stands in its place.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from tracer.engine.currency import COMPARED
@@ -171,7 +171,7 @@ def _chain(p: dict[str, Any]) -> str:
     )
 
 
-def _currency_blocks(cur: dict[str, Any]) -> str:
+def _currency_blocks(cur: Mapping[str, Any]) -> str:
     """Old and current text side by side, where the source changed or moved since
     (`CurrencyResult.shows_current`, carried in the JSON as `shows_current`)."""
     if cur.get("state") not in COMPARED:
@@ -196,7 +196,7 @@ def _currency_blocks(cur: dict[str, Any]) -> str:
     return f"<div class='compare'>{then}{now}</div>{_candidates(cur)}"
 
 
-def _candidates(cur: dict[str, Any]) -> str:
+def _candidates(cur: Mapping[str, Any]) -> str:
     """Where the quote was found in the current revision, when more than one place fits."""
     found = cur.get("candidates") or []
     current = cur.get("current_revision") or {}

@@ -8,6 +8,7 @@ or reason code that would tell "outside your scope" apart from "deleted".
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 __all__ = ["UNAVAILABLE", "hidden_answer", "redact_trace"]
@@ -65,7 +66,7 @@ def _lineage(nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def redact_trace(trace: dict[str, Any]) -> dict[str, Any]:
+def redact_trace(trace: Mapping[str, Any]) -> dict[str, Any]:
     """A visible answer's trace with its out-of-scope parts reduced to `unavailable`."""
     out = dict(trace)
     out["passages"] = [_passage(p) for p in trace["passages"]]
