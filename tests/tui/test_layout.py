@@ -129,18 +129,19 @@ ROUTES: dict[str, tuple[str | None, tuple[str, ...]]] = {
 #: the keys every screen after unlock keeps on its 80-column footer (Help is not offered
 #: on the help screen itself: it would do nothing there)
 GLOBAL_KEYS = ("? Help", "v Verify", "q Quit")
-#: and the screen's own keys that must be there too, whole
+#: and the screen's own keys that must be there too, whole: on every screen a hold can
+#: cover, placing and releasing one (`widgets/footer.py` ranks them before the rest)
 OWN_KEYS: dict[str, tuple[str, ...]] = {
-    "AnswersScreen": ("⏎ Open", "/ Filter", "e Export"),
-    "AnswerScreen": ("⏎ Evidence", "esc Back", "l Lineage", "n Note", "g Tag", "e Export"),
-    "EvidenceScreen": ("esc Back", "n Note", "T Timeline", "e Export"),
+    "AnswersScreen": ("⏎ Open", "/ Filter", "e Export", "y Copy id"),
+    "AnswerScreen": ("⏎ Evidence", "esc Back", "l Lineage", "n Note", "H Hold", "U Release"),
+    "EvidenceScreen": ("esc Back", "n Note", "T Timeline", "e Export", "H Hold", "U Release"),
     "LineageScreen": ("esc Back",),
-    "TimelineScreen": ("⏎ Open answer", "esc Back", "s Only superseded"),
-    "ImpactScreen": ("⏎ Select", "esc Back"),
-    "AccessLogScreen": ("esc Back",),
+    "TimelineScreen": ("⏎ Open answer", "esc Back", "H Hold", "U Release", "y Copy id"),
+    "ImpactScreen": ("⏎ Select", "esc Back", "y Copy id"),
+    "AccessLogScreen": ("esc Back", "y Copy id"),
     "VerifyScreen": ("⏎ Go to record", "esc Back", "c Copy record", "r Run again"),
     "NotesScreen": ("⏎ Open answer", "esc Back"),
-    "CasesScreen": ("⏎ Select case", "esc Back", "o New", "n Note", "x No case", "E Export"),
+    "CasesScreen": ("⏎ Select case", "esc Back", "o New", "n Note", "H Hold", "U Release"),
     "HelpScreen": ("esc Back",),
 }
 
