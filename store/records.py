@@ -133,8 +133,8 @@ class TransformKey(NamedTuple):
     signed: its verdict is computed once per distinct key in a run, never per reference.
 
     A named tuple rather than a dataclass: it is the memo key of millions of lookups and
-    crosses the verify workers' pipes, where a tuple hashes and pickles several times
-    faster.
+    crosses the verify workers' pipes, where a tuple hashes and pickles faster
+    (`docs/benchmarks.md`, "Docstring figures").
     """
 
     retrieved_sha256: str

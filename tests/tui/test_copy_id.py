@@ -83,7 +83,7 @@ async def test_y_copies_on_the_timeline_access_log_and_impact(built: Built) -> N
         with app.engine.use() as s:
             newest = queries.access_rows(s.vault, 1)[0]
         copied = await _copy(pilot, app)
-        assert copied == log.targets[str(newest[0])] == newest[3]  # whole: never cut at 80
+        assert copied == log.targets[str(newest.seq)] == newest.target  # whole: never cut at 80
 
         await pilot.press("i")
         await until(pilot, lambda: isinstance(app.screen, ImpactScreen) and bool(app.screen.targets))

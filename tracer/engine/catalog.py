@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from store import queries
+from store.attest import IMPORTED_MARK
 from store.gcpause import no_cycle_collection
 from store.queries import AnswerFilter, AnswerRow
 from tracer.clock import now_iso
@@ -20,7 +21,6 @@ from tracer.engine.relocate import Locator
 from tracer.engine.serialize import locator_json, utc
 from tracer.engine.session import Session
 from tracer.engine.trace import CitationVerdict, Summary, Tracer
-from tracer.importers.attest import IMPORTED_MARK
 
 __all__ = ["AnswerState", "Revalidation", "answer_page", "impact", "revalidate"]
 
@@ -158,7 +158,7 @@ def revalidate(
     `normalizer`: "recorded", or the version to check ``/1`` citations under.
     `superseded_only`: keep only answers given from a revision already superseded then.
     """
-    with no_cycle_collection(), session.vault.blob_index():
+    with no_cycle_collection(), session.vault.blobs.index():
         out = _revalidate(session, progress, f, normalizer)
     if superseded_only:
         out.answers = [a for a in out.answers if a.summary.answer_time == "superseded"]

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tracer.engine.currency import COMPARED
-from tracer.engine.states import CURRENCY_MEANING, INTEGRITY_MEANING
+from tracer.engine.vocabulary import CURRENCY_MEANING, INTEGRITY_MEANING
 from tracer.report.htmltext import block, esc, keyref, state
 from tracer.report.imported import (
     IMPORTED_HEAD,
@@ -173,7 +173,7 @@ def _chain(p: dict[str, Any]) -> str:
 
 def _currency_blocks(cur: dict[str, Any]) -> str:
     """Old and current text side by side, where the source changed or moved since
-    (`Currency.shows_current`, carried in the JSON as `shows_current`)."""
+    (`CurrencyResult.shows_current`, carried in the JSON as `shows_current`)."""
     if cur.get("state") not in COMPARED:
         return ""
     cited = cur.get("cited_revision")

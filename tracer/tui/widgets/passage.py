@@ -16,9 +16,9 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Static, Tree
 
 from tracer.engine.evidence import TextResult
-from tracer.engine.states import CURRENCY_MEANING, INTEGRITY_MEANING
 from tracer.engine.times import utc
 from tracer.engine.trace import PassageTrace
+from tracer.engine.vocabulary import CURRENCY_MEANING, INTEGRITY_MEANING
 from tracer.tui.text import plain, safe_line, short, state_word
 from tracer.tui.widgets.current import CurrentRevisionPane, current_title
 from tracer.tui.widgets.edge_mark import MarkedTree
