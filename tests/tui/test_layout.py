@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 
-from tests.tui.conftest import Built, screen_text, settle
+from tests.tui.conftest import Built, screen_text, settle, until
 from tests.tui.fixture_vault import ANSWER_IDS
 from tracer.engine.answertime import ANSWER_TIME
 from tracer.engine.trace import Summary
@@ -42,8 +42,14 @@ async def test_no_state_word_is_cut_in_the_answers_list(built: Built, size: tupl
         # the layout, for words the fixture vault does not happen to produce
         states = {a: Looked(Summary(a, i, c, True), None) for a, (i, c) in zip(ids, pairs, strict=True)}
         screen.post_message(AnswersScreen.States(screen.generation, states))
-        await pilot.pause()
-        await pilot.pause()
+
+        def drawn() -> bool:  # states are drawn in batches (`answers.REDRAW`): wait on them
+            return all(
+                screen.table.get_cell(a, "integrity").plain == i
+                for a, (i, _c) in zip(ids, pairs, strict=True)
+            )
+
+        await until(pilot, drawn)
         lines = screen_text(pilot).splitlines()
         for answer_id, (integrity, currency) in zip(ids, pairs, strict=True):
             row = next(line for line in lines if answer_id in line)

@@ -228,12 +228,16 @@ class TimelineScreen(TracerScreen):
         return self.timeline.events[int(key[1:].split(":", 1)[0])]
 
     def copy_target(self) -> tuple[str, str] | None:
-        """An answer row's answer id; a revision row's revision."""
+        """An answer row's answer id; a revision row's `document@revision`."""
         table = self.query_one("#timeline", DataTable)
         e = self._row_event(table.cursor_row)
         if e is None:
             return None
-        return ("answer id", e.answer_id) if e.kind == "answer" else ("revision", e.revision)
+        return (
+            ("answer id", e.answer_id)
+            if e.kind == "answer"
+            else ("revision", f"{self.document_id}@{e.revision}")
+        )
 
     def _show_detail(self, row: int) -> None:
         """The highlighted row whole, so nothing past the right edge at 80 columns is lost."""

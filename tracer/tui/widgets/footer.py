@@ -73,6 +73,12 @@ class TracerFooter(Footer):
         self.styles.grid_size_columns = (self.styles.grid_size_columns or 0) + 1
         self.call_after_refresh(self._fit)
 
+    async def recompose(self) -> None:
+        """Bindings changed (a trace loaded, a screen came back): fit the new keys once they
+        are mounted; the callback `compose` schedules can run before they are."""
+        await super().recompose()
+        self._fit()
+
     def on_resize(self, _event: events.Resize) -> None:
         self._fit()
 
