@@ -52,6 +52,7 @@ __all__ = [
     "case_items",
     "case_row",
     "digest_collections",
+    "digests_by_entry",
     "document_collections",
     "document_digests",
     "entries_digests",
@@ -386,12 +387,14 @@ class CaseFile:
         manifest (or lineage) names it, or on a document whose revisions or quoted
         passages it is."""
         out: list[Hold] = []
-        for h in self.holds_in_force():
+        in_force = self.holds_in_force()
+        # the held answers' own signed lists, read in one query: no derived table is read
+        named = digests_by_entry(vault, [q for h in in_force if h.entries for q in h.entries])
+        for h in in_force:
             if h.subject_kind == "digest":
                 covered = h.subject == digest
             elif h.subject_kind == "answer" and h.entries is not None:
-                # the held answer's own signed list: no derived table is read
-                covered = digest in entries_digests(vault, h.entries)
+                covered = any(digest in named.get(q, ()) for q in h.entries)
             elif h.subject_kind == "answer":
                 covered = digest in answer_digests(vault, h.subject)
             else:
@@ -475,23 +478,47 @@ def entries_digests(vault: Vault, seqs: Iterable[int]) -> set[str]:
     (each checked against its stored leaf): question, answer, retrieved and model-input
     texts, an imported trace's export file, and a revision's content."""
     out: set[str] = set()
-    for seq in seqs:
-        rev = _revision_at(vault, seq)
-        if rev is not None:
-            out.add(str(rev.content_sha256))
+    for found in digests_by_entry(vault, seqs).values():
+        out |= found
+    return out
+
+
+def digests_by_entry(vault: Vault, seqs: Iterable[int]) -> dict[int, set[str]]:
+    """`entries_digests` of each entry, read in one query (a purge asks for every hold's)."""
+    wanted = sorted({int(q) for q in seqs})
+    out: dict[int, set[str]] = {}
+    if not wanted:
+        return out
+    rows = vault.query("SELECT seq, entry, leaf_hash FROM log WHERE seq = ANY(?) ORDER BY seq", [wanted])
+    for seq, data, stored in rows:
+        try:
+            entry = LogEntry.from_bytes(bytes(data))
+        except (InputError, ValueError):
             continue
-        m = _answer_at(vault, seq)
-        if m is None:
-            continue
-        out |= {str(m.question_sha256), str(m.answer_sha256)}
-        entry = vault.entry(seq)
-        if entry.kind == "imported_trace":
-            # the export file the trace was read from is evidence of the answer too
-            export = entry.payload_json().get("export")
-            if isinstance(export, dict) and isinstance(export.get("sha256"), str):
-                out.add(export["sha256"])
-        for ps in m.passages:
-            out |= {str(ps.retrieved_sha256), str(ps.model_input_sha256)}
+        if entry.leaf != bytes(stored):
+            continue  # rewritten bytes vouch for nothing; verify names them
+        out[int(seq)] = _named_digests(entry)
+    return out
+
+
+def _named_digests(entry: LogEntry) -> set[str]:
+    out: set[str] = set()
+    try:
+        if entry.kind == "revision":
+            return {str(Revision.from_json(entry.payload_json()).content_sha256)}
+        if entry.kind not in _ANSWER_KINDS:
+            return out
+        m = entry.answer_record()
+    except (MalformedRecordError, InputError, ValueError):
+        return out
+    out |= {str(m.question_sha256), str(m.answer_sha256)}
+    if entry.kind == "imported_trace":
+        # the export file the trace was read from is evidence of the answer too
+        export = entry.payload_json().get("export")
+        if isinstance(export, dict) and isinstance(export.get("sha256"), str):
+            out.add(export["sha256"])
+    for ps in m.passages:
+        out |= {str(ps.retrieved_sha256), str(ps.model_input_sha256)}
     out.discard("None")  # an imported passage may keep no text
     return out
 

@@ -325,6 +325,9 @@ class CaseDesk:
     def holds(self, in_force_only: bool = False) -> list[HoldView]:
         """Every hold the viewer may see, in log order."""
         hs = self.file.holds_in_force() if in_force_only else list(self.file.holds.values())
+        self.tracer.prime_ids(
+            [h.subject for h in hs if h.subject_kind == "answer" and h.subject not in self._visible]
+        )
         return [self.hold_view(h) for h in sorted(hs, key=lambda h: h.seq) if self.hold_visible(h)]
 
     def holds_on_answer(self, answer_id: str) -> list[HoldView]:

@@ -22,6 +22,7 @@ from store.attest import FieldFact
 from store.dsse import verify_envelope
 from store.entries import LogEntry
 from store.errors import InputError, SignatureError, StoreError, VaultError
+from store.filters import AnswerFilter
 from store.queries import AnswerRow, FindingRow
 from store.records import Locator, MalformedRecordError, Manifest, Passage, Producer
 from store.roster import producer_keys
@@ -265,6 +266,8 @@ def _hidden(digest: str) -> TextResult:
 
 
 _OUT_OF_SCOPE = CurrencyResult(Currency.UNAVAILABLE, "out_of_scope")
+#: answers per query when answers named by id are primed (a revalidation page's size)
+_PRIME_PAGE = 500
 
 
 class Tracer:
@@ -426,6 +429,13 @@ class Tracer:
                 items.append((revs[-1].content_sha256, revs[-1].collection))
             items += [(r.content_sha256, r.collection) for r in revs if r.revision in cited]
         cur.prefetch([(d, c) for d, c in items if d != "None"])  # an import may keep no text
+
+    def prime_ids(self, answer_ids: list[str]) -> None:
+        """`prime` for answers named by id (a holds listing, a pack), a page at a time."""
+        todo = list(dict.fromkeys(answer_ids))
+        for i in range(0, len(todo), _PRIME_PAGE):
+            page = tuple(todo[i : i + _PRIME_PAGE])
+            self.prime(queries.answer_rows(self.session.vault, AnswerFilter(answer_ids=page), 2 * len(page)))
 
     def summary(self, answer_id: str, stack: tuple[str, ...] = ()) -> Summary:
         """Effective states of an answer, memoized; cycles are reported, never looped."""

@@ -367,6 +367,7 @@ def collect(
         desk.view(case.case_id)  # an unknown case is refused before anything is appended
     export_seq = _record_export(session, desk, ",".join(ids), case)
     c = _Collector(session, desk, normalizer)
+    c.tracer.prime_ids(ids)
     answers = [c.answer(aid) for aid in ids]
     extra: dict[str, Any] = {}
     if case is not None:
