@@ -123,8 +123,9 @@ def test_top_help_shows_groups_in_order_and_the_exit_codes() -> None:
     assert "\n  annotate (finding)  " in text
 
 
-def test_the_normalizer_default_is_the_engines() -> None:
-    args = build_parser(selected="trace").parse_args(["trace", "v", "a"])
+def test_the_normalizer_default_is_the_engines(tmp_path: Path) -> None:
+    (tmp_path / "vault.duckdb").write_bytes(b"\0" * 8 + b"DUCK")  # VAULT is checked as it is read
+    args = build_parser(selected="trace").parse_args(["trace", str(tmp_path), "a"])
     assert args.normalizer == RECORDED
 
 

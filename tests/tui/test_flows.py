@@ -65,7 +65,7 @@ async def test_list_answer_evidence_and_back_restores_the_claim(built: Built) ->
         assert isinstance(app.screen, EvidenceScreen) and app.screen.heading == "claim [2]"
         await pilot.press("escape")
         await settle(pilot)
-        assert app.screen is answer  # type: ignore[comparison-overlap]  # the screen changed on escape
+        assert app.screen is answer  # the screen changed on escape
         assert app.focused is citations and citations.cursor_row == 1
 
 

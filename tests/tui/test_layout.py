@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 
-from tests.tui.conftest import Built, screen_text, settle
+from tests.tui.conftest import Built, screen_text, settle, until
 from tests.tui.fixture_vault import ANSWER_IDS
 from tracer.engine.answertime import ANSWER_TIME
 from tracer.engine.trace import Summary
@@ -42,8 +42,14 @@ async def test_no_state_word_is_cut_in_the_answers_list(built: Built, size: tupl
         # the layout, for words the fixture vault does not happen to produce
         states = {a: Looked(Summary(a, i, c, True), None) for a, (i, c) in zip(ids, pairs, strict=True)}
         screen.post_message(AnswersScreen.States(screen.generation, states))
-        await pilot.pause()
-        await pilot.pause()
+
+        def drawn() -> bool:  # states are drawn in batches (`answers.REDRAW`): wait on them
+            return all(
+                screen.table.get_cell(a, "integrity").plain == i
+                for a, (i, _c) in zip(ids, pairs, strict=True)
+            )
+
+        await until(pilot, drawn)
         lines = screen_text(pilot).splitlines()
         for answer_id, (integrity, currency) in zip(ids, pairs, strict=True):
             row = next(line for line in lines if answer_id in line)
@@ -132,18 +138,19 @@ ROUTES: dict[str, tuple[str | None, tuple[str, ...]]] = {
 #: the keys every screen after unlock keeps on its 80-column footer (Help is not offered
 #: on the help screen itself: it would do nothing there)
 GLOBAL_KEYS = ("? Help", "v Verify", "q Quit")
-#: and the screen's own keys that must be there too, whole
+#: and the screen's own keys that must be there too, whole: on every screen a hold can
+#: cover, placing and releasing one (`widgets/footer.py` ranks them before the rest)
 OWN_KEYS: dict[str, tuple[str, ...]] = {
-    "AnswersScreen": ("⏎ Open", "/ Filter", "e Export"),
-    "AnswerScreen": ("⏎ Evidence", "esc Back", "l Lineage", "n Note", "g Tag", "e Export"),
-    "EvidenceScreen": ("esc Back", "n Note", "T Timeline", "e Export"),
+    "AnswersScreen": ("⏎ Open", "/ Filter", "e Export", "y Copy id"),
+    "AnswerScreen": ("⏎ Evidence", "esc Back", "l Lineage", "n Note", "H Hold", "U Release"),
+    "EvidenceScreen": ("esc Back", "n Note", "T Timeline", "e Export", "H Hold", "U Release"),
     "LineageScreen": ("esc Back",),
-    "TimelineScreen": ("⏎ Open answer", "esc Back", "s Only superseded"),
-    "ImpactScreen": ("⏎ Select", "esc Back"),
-    "AccessLogScreen": ("esc Back",),
+    "TimelineScreen": ("⏎ Open answer", "esc Back", "H Hold", "U Release", "y Copy id"),
+    "ImpactScreen": ("⏎ Select", "esc Back", "y Copy id"),
+    "AccessLogScreen": ("esc Back", "y Copy id"),
     "VerifyScreen": ("⏎ Go to record", "esc Back", "c Copy record", "r Run again"),
     "NotesScreen": ("⏎ Open answer", "esc Back"),
-    "CasesScreen": ("⏎ Select case", "esc Back", "o New", "n Note", "x No case", "E Export"),
+    "CasesScreen": ("⏎ Select case", "esc Back", "o New", "n Note", "H Hold", "U Release"),
     "HelpScreen": ("esc Back",),
 }
 

@@ -148,8 +148,8 @@ def test_readme_walkthrough_at_80x24(sample: Path, term: Tmux, tmp_path: Path) -
     assert "Do not restart the payments service in production" in six
     w.keys("Escape")
     term.wait_for("answer ans-1b140d83c6e1", "⏎ Evidence")
-    footer = term.screen().splitlines()[-1]  # the claim's keys, then ? v q, at 80 columns
-    for key in ("⏎ Evidence", "l Lineage", "n Note", "g Tag", "e Export", "? Help", "v Verify", "q Quit"):
+    footer = term.screen().splitlines()[-1]  # the claim's keys, the hold keys, ? v q, at 80 columns
+    for key in ("⏎ Evidence", "l Lineage", "n Note", "H Hold", "U Release", "? Help", "v Verify", "q Quit"):
         assert key in footer, (key, footer)
     w.keys("Up", "Up", "n")  # on claim [1], the one that dropped the condition
     term.wait_for("Investigator note on claim:1")

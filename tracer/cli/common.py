@@ -46,8 +46,42 @@ class LazyChoices:
         return value in self._all()
 
 
-def vault_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("vault", type=Path, metavar="VAULT", help="vault directory")
+#: the first bytes of every DuckDB database file: 8 bytes of checksum, then this
+_DUCKDB_MAGIC = (8, b"DUCK")
+
+
+def existing_vault(text: str) -> Path:
+    """VAULT as argparse reads it: a vault directory holding a vault file, checked when
+    the command line is read, so a missing path, a file that is not a vault or a vault
+    file that is not a database is said (exit 2) before any passphrase is asked for."""
+    from tracer.inert import inert
+
+    path = Path(text)
+    shown = inert(text, keep_newlines=False)
+    if not path.exists():
+        raise argparse.ArgumentTypeError(f"{shown}: no such vault (nothing at this path)")
+    if not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{shown}: not a vault (a file, where a vault directory belongs)")
+    from store.schema import DB_FILE
+
+    db = path / DB_FILE
+    if not db.is_file():
+        raise argparse.ArgumentTypeError(f"{shown}: not a vault ({DB_FILE} is missing)")
+    at, magic = _DUCKDB_MAGIC
+    try:
+        with db.open("rb") as fh:
+            head = fh.read(at + len(magic))
+    except OSError as exc:
+        raise argparse.ArgumentTypeError(f"{shown}: the vault file cannot be read ({exc.strerror})") from exc
+    if head[at:] != magic:
+        raise argparse.ArgumentTypeError(f"{shown}: damaged vault ({DB_FILE} is not a database file)")
+    return path
+
+
+def vault_arg(p: argparse.ArgumentParser, existing: bool = True) -> None:
+    """The VAULT argument; `existing=False` only where the command creates the vault."""
+    kind: Callable[[str], Path] = existing_vault if existing else Path
+    p.add_argument("vault", type=kind, metavar="VAULT", help="vault directory")
 
 
 def json_arg(p: argparse.ArgumentParser, what: str = "the result") -> None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from store.errors import InputError, KeyFileError, VaultError
 from store.textrules import name_problem
-from tracer.cli.common import Sub, add_custodian, emit_json, json_arg, open_vault, vault_arg
+from tracer.cli.common import Sub, add_custodian, emit_json, existing_vault, json_arg, open_vault, vault_arg
 from tracer.clock import now_iso, valid_iso
 from tracer.engine.times import spell_utc
 from tracer.inert import inert
@@ -33,7 +33,7 @@ def register(sub: Sub) -> None:
     p.set_defaults(handler=cmd_keygen)
 
     p = sub.add_parser("init")
-    vault_arg(p)
+    vault_arg(p, existing=False)
     add_custodian(p)
     p.add_argument("--origin", help="checkpoint origin line (default derived from the key)")
     p.set_defaults(handler=cmd_init)
@@ -118,7 +118,7 @@ def register(sub: Sub) -> None:
     p.add_argument("file", type=Path, metavar="FILE", help="a quarantine file")
     p.add_argument(
         "--restore",
-        type=Path,
+        type=existing_vault,
         metavar="VAULT",
         help="custodian: ingest again the file's manifests that VAULT lacks (after an interrupted recovery)",
     )

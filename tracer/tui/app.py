@@ -13,7 +13,6 @@ shown; a refusal replaces it with the unlock screen, which names the refusal.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
@@ -22,10 +21,12 @@ from textual import events
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.command import CommandPalette, Provider
+from textual.notifications import Notify
 from textual.screen import Screen
 
 from tracer import tuning
 from tracer.inert import inert
+from tracer.tui.background import BEAT, Background
 from tracer.tui.commands import ActionCommands
 from tracer.tui.context import Engine, LaunchOptions
 from tracer.tui.messages import Recorded
@@ -43,6 +44,11 @@ _INPUT_EVENTS = (events.Key, events.MouseDown, events.MouseScrollDown, events.Mo
 #: how long a toast that must not be missed stays: long, not forever (a toast is dismissed
 #: only by a click, and this app is keyboard-only); the status bar repeats what it says
 LONG_TOAST = 30.0
+#: toasts shown at once: with more, their lines took the header's at 80x24 (a hold or
+#: finding banner pushed off the first screen); the least severe, oldest, gives way first
+#: and the status bar repeats what must not be missed (pin, warnings, forensic)
+MAX_TOASTS = 2
+_SEVERITY_RANK = {"information": 0, "warning": 1, "error": 2}
 #: actions that need an unlocked vault (hidden from footer and palette before)
 _NEEDS_SESSION = {"verify", "impact", "access_log", "notes", "answers", "markdown_normalizer", "cases"}
 #: action -> the screen it opens (by class name, so the screens load only when asked for)
@@ -134,14 +140,24 @@ class TracerApp(App[None]):
         self._switch_interval: float | None = None
         #: the case tags and notes belong to (screens/cases.py); None: no case selected
         self.case_id: str | None = None
-        #: time.monotonic() of the last key or mouse action; background workers (the
-        #: state counts) step aside for a moment after it so the response comes first
-        self.input_at = 0.0
+        #: the gate the answers list's state workers pass before each step: they step
+        #: aside after a key and while this thread is behind, so the response comes first
+        self.background = Background()
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, _INPUT_EVENTS):
-            self.input_at = time.monotonic()
+            self.background.input()
         await super().on_event(event)
+
+    def on_notify(self, _event: Notify) -> None:
+        """After Textual added a toast: keep at most `MAX_TOASTS` (see there)."""
+        shown = list(self._notifications)
+        if len(shown) <= MAX_TOASTS:
+            return
+        ranked = sorted(range(len(shown)), key=lambda i: (_SEVERITY_RANK.get(shown[i].severity, 0), i))
+        for i in ranked[: len(shown) - MAX_TOASTS]:
+            self._unnotify(shown[i], refresh=False)
+        self._refresh_notifications()
 
     @property
     def engine(self) -> Engine:
@@ -155,6 +171,7 @@ class TracerApp(App[None]):
 
     def on_mount(self) -> None:
         self._switch_interval = tuning.interactive()
+        self.set_interval(BEAT, self.background.beat, name="ui-heartbeat")
         self.register_theme(HIGH_CONTRAST)
         self._ansi_default = self.ansi_theme_dark
         self._set_contrast(self.options.theme == "high-contrast")

@@ -3,6 +3,13 @@
 DuckDB connections must not be used by two threads at once.  Workers of different
 groups (a page of answers, the state counts, verification) can run together, so every
 engine call takes `Engine.use()`, which serialises them on one lock.
+
+One `Tracer` serves the session (`Engine.tracer`): what the list computed for a page
+(manifests read and checked, texts decrypted, revisions normalized) is what opening one
+of its answers needs, and a second open of the same answer finds it all cached.  Within
+a session the only appends are this app's own (access entries, notes, tags, holds,
+cases), none of which a trace's states depend on; notes are read afresh by every trace.
+"Recompute states now" and a change of normalizer start a new one (`Engine.fresh`).
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from tracer.engine.session import Session
+    from tracer.engine.trace import Tracer
 
 __all__ = ["Engine", "LaunchOptions"]
 
@@ -37,6 +45,26 @@ class Engine:
         self._lock = threading.RLock()
         #: "recorded", or the normalizer tracer-norm/1 citations are carried over to
         self.normalizer = "recorded"
+        self._tracer: Tracer | None = None
+        self._tracer_under = ""
+        #: how many times `fresh` was called: a worker's listing knows its own tracer
+        self.generation = 0
+
+    def tracer(self, session: Session) -> Tracer:
+        """The session's Tracer under the normalizer in use; call with `use()` held."""
+        t = self._tracer
+        if t is None or self._tracer_under != self.normalizer:
+            from tracer.engine.trace import Tracer
+
+            t = self._tracer = Tracer(session, self.normalizer)
+            self._tracer_under = self.normalizer
+        return t
+
+    def fresh(self) -> None:
+        """Drop what was computed: the next `tracer()` starts from the vault again."""
+        with self._lock:
+            self._tracer = None
+            self.generation += 1
 
     @contextmanager
     def use(self) -> Iterator[Session]:

@@ -14,7 +14,7 @@ from textual.widgets import DataTable, Static
 from store import queries
 from store.queries import AccessRow
 from tracer.tui.messages import Failed
-from tracer.tui.screens.base import BACK, TracerScreen
+from tracer.tui.screens.base import BACK, COPY_ID, TracerScreen, row_key
 from tracer.tui.signers import signer, signer_names
 from tracer.tui.text import plain, safe_line
 from tracer.tui.widgets.edge_mark import MarkedTable
@@ -25,7 +25,12 @@ LIMIT = 2000
 
 
 class AccessLogScreen(TracerScreen):
-    BINDINGS: ClassVar[list[BindingType]] = [BACK]
+    BINDINGS: ClassVar[list[BindingType]] = [BACK, COPY_ID]
+
+    def __init__(self) -> None:
+        super().__init__()
+        #: log entry -> its target (an answer id, `digest:…`), whole
+        self.targets: dict[str, str] = {}
 
     @dataclass
     class Loaded(Message):
@@ -62,6 +67,7 @@ class AccessLogScreen(TracerScreen):
         self.query_one("#access-title", Static).update(
             plain(f"Access log: {shown} entr{'y' if shown == 1 else 'ies'}{cap}, newest first", "bold")
         )
+        self.targets = {str(r.seq): r.target for r in message.rows}
         for r in message.rows:
             table.add_row(
                 plain(str(r.seq)),
@@ -73,3 +79,9 @@ class AccessLogScreen(TracerScreen):
                 key=str(r.seq),
             )
         table.focus()
+
+    def copy_target(self) -> tuple[str, str] | None:
+        """The highlighted entry's target whole (`ans-…`, `digest:…`)."""
+        key = row_key(self.query_one("#access", DataTable))
+        target = self.targets.get(key or "")
+        return ("target", target) if target else None

@@ -23,12 +23,12 @@ from textual.widgets import DataTable, Static
 from store import queries
 from store.casefile import Tag, canonical_target
 from tracer.engine.case import CaseDesk, HoldView
-from tracer.engine.trace import AnswerTrace, PassageTrace, Tracer, UnknownAnswerError
+from tracer.engine.trace import AnswerTrace, PassageTrace, UnknownAnswerError
 from tracer.tui import export
 from tracer.tui.hold_actions import HoldSubject, start_hold, start_release
 from tracer.tui.messages import Failed, Recorded
 from tracer.tui.notes_view import NoteRow, citation_target, notes_text, passage_target
-from tracer.tui.screens.base import BACK, HOLD, RELEASE, TracerScreen
+from tracer.tui.screens.base import BACK, COPY_ID, HOLD, RELEASE, TracerScreen, row_key
 from tracer.tui.screens.evidence import EvidenceScreen
 from tracer.tui.screens.lineage import LineageScreen
 from tracer.tui.screens.prompt import PromptScreen
@@ -61,6 +61,7 @@ _NEEDS_TRACE = {
     "tag_answer",
     "hold",
     "release",
+    "copy_id",
 }
 
 
@@ -105,6 +106,7 @@ class AnswerScreen(TracerScreen):
         *export.EXPORT_BINDINGS,
         HOLD,
         RELEASE,
+        COPY_ID,
         Binding(
             "G",
             "tag_answer",
@@ -113,8 +115,8 @@ class AnswerScreen(TracerScreen):
             tooltip="Tag the whole answer, signed, in the selected case",
         ),
     ]
-    #: past `? v q` in the footer: at 80 columns the claim's own keys and ?, v, q stay
-    FOOTER_LATER = frozenset({"hold", "release", "timeline", "tag_answer"})
+    #: at 80 columns these stay on the footer with ? v q (the rest: `?` and the palette)
+    FOOTER_FIRST = ("open_citation", "back", "hold", "release", "add_note", "lineage", "export", "copy_id")
 
     @dataclass
     class Loaded(Message):
@@ -191,7 +193,7 @@ class AnswerScreen(TracerScreen):
                 # the look goes on the record before the states are computed, so they are
                 # computed against the checkpoint that includes it (the one the bar shows)
                 s.record("open_answer", self.answer_id)
-                t = Tracer(s, self.engine.normalizer).trace(self.answer_id, record=False)
+                t = self.engine.tracer(s).trace(self.answer_id, record=False)
                 names = signer_names(s)
                 desk = CaseDesk(s)
                 holds = desk.holds_on_answer(self.answer_id) if t.visible else []
@@ -362,6 +364,19 @@ class AnswerScreen(TracerScreen):
             return f"claim [{idx + 1}]", c.passages, citation_target(idx)
         p = t.passages[idx]
         return "retrieved, not cited", [p], passage_target(p.passage_id)
+
+    def copy_target(self) -> tuple[str, str] | None:
+        """The highlighted claim's passage ids (a passage row: its id), or the answer's."""
+        if self.trace is None or not self.trace.visible:
+            return None
+        key = row_key(self.query_one("#citations", DataTable))
+        if key is None:
+            return ("answer id", self.answer_id)
+        idx = int(key[1:])
+        if key.startswith("c"):
+            ids = self.trace.citations[idx].passage_ids
+            return ("passage id" if len(ids) == 1 else "passage ids", ", ".join(ids))
+        return ("passage id", self.trace.passages[idx].passage_id)
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         """Enter (or a click) on a row: the row the event names, not wherever the cursor

@@ -7,8 +7,11 @@ other pages never wait behind a long computation.  Filters on id, producer, docu
 and date are pure SQL; only a `state:` filter has to compute states before it can
 keep a row.  The per-state counts in the summary bar come from a separate worker that
 walks every answer in small steps and steps aside while a visible page is being filled.
-All workers of one listing share one `Tracer`, so a state computed for the page is not
-computed again for the counts (and the reverse).
+Both pass the app's `Background` gate before each step: they wait while keys come in,
+while the UI thread is behind, and while another screen is on top.  States arriving
+are drawn at most every `REDRAW` seconds (a cell update redraws the whole table).
+Every worker uses the session's one `Tracer` (`Engine.tracer`), so a state computed
+for the page is not computed again for the counts, a filter or an opened answer.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ if TYPE_CHECKING:
     from store.queries import AnswerRow
 from tracer.tui.filtering import FILTER_HELP, FilterError, ListFilter, parse_filter
 from tracer.tui.messages import Failed
-from tracer.tui.screens.base import TracerScreen
+from tracer.tui.screens.base import COPY_ID, TracerScreen
 from tracer.tui.screens.prompt import PromptScreen
 from tracer.tui.text import STATE_WIDTH, plain, safe_line, state_word
 from tracer.tui.widgets.pick_table import PickTable
@@ -60,8 +63,8 @@ _PENDING = "…"
 QUESTION_WIDTH = 48
 #: seconds a state worker sleeps after each step, so key events never queue behind it
 _BREATHE = 0.002
-#: seconds the counts worker waits after a key or mouse action before its next step
-_QUIET = 0.15
+#: seconds between two redraws of the table for states that arrived
+REDRAW = 0.15
 
 
 def _question_text(looked: Looked) -> str | None:
@@ -93,6 +96,18 @@ def _answer_cell(answer_id: str, kind: str) -> Text:
 
 def _pending_cell() -> Text:
     return Text(_PENDING, style="dim")
+
+
+@dataclass
+class _Counting:
+    """How far the counts of one listing got (only its counts worker writes it)."""
+
+    generation: int
+    cursor: int = -1
+    done: int = 0
+    total: int | None = None
+    integrity: Counter[str] = field(default_factory=Counter)
+    currency: Counter[str] = field(default_factory=Counter)
 
 
 @dataclass(frozen=True)
@@ -144,7 +159,9 @@ class AnswersScreen(TracerScreen):
         OPEN,
         Binding("r", "reload", "Reload", id="tracer.reload", tooltip="Recompute states now"),
         *export.EXPORT_BINDINGS,
+        COPY_ID,
     ]
+    FOOTER_FIRST = ("open", "filter", "export", "copy_id", "clear_filter")
 
     @dataclass
     class Page(Message):
@@ -178,7 +195,12 @@ class AnswersScreen(TracerScreen):
         self.exhausted = False
         self.loading = False
         self._counting = False
-        self._tracers: dict[int, Tracer] = {}
+        #: states arrived but not drawn yet, and whether a redraw is scheduled
+        self._arrived: dict[str, Looked] = {}
+        self._redraw_due = False
+        #: where the fill and the counts stopped when another screen came on top
+        self._unfilled: list[AnswerRow] = []
+        self._counts_paused: _Counting | None = None
         # how many page fills are running: the counts worker steps aside while any is
         self._filling = 0
         self._filling_lock = threading.Lock()
@@ -214,7 +236,7 @@ class AnswersScreen(TracerScreen):
 
     def reload(self) -> None:
         self.generation += 1
-        self._tracers = {}  # "recompute states now": a fresh run, nothing memoized
+        self._arrived, self._unfilled, self._counts_paused = {}, [], None
         self.cursor, self.exhausted, self.loading = -1, False, True
         self.table.clear()
         order = "newest first" if self.descending else "oldest first"
@@ -227,27 +249,24 @@ class AnswersScreen(TracerScreen):
 
     # -- engine side (worker threads) ---------------------------------------------------
 
-    def _tracer(self, s: Session, generation: int) -> Tracer:
-        """The one Tracer of a listing; call with the engine lock held."""
-        from tracer.engine.trace import Tracer  # not needed for the first rows: loaded after
-
-        tracer = self._tracers.get(generation)
-        if tracer is None:
-            tracer = Tracer(s, self.engine.normalizer)
-            if generation == self.generation:
-                # replaces (never adds to) the map: an older listing's caches are let go
-                self._tracers = {generation: tracer}
-        return tracer
+    def _turn(self, generation: int, worker: Worker[None]) -> bool:
+        """Background work's turn (`tui/background.py`).  False: stop here, because the
+        listing is gone or another screen is on top (`on_screen_resume` goes on)."""
+        return self.tracer_app.background.wait_turn(
+            lambda: self.app.screen is self,
+            lambda: generation != self.generation or worker.is_cancelled,
+        )
 
     def _summaries(self, generation: int, rows: list[AnswerRow]) -> dict[str, Looked]:
         """States and questions of `rows`, FILL_STEP answers per hold of the engine lock."""
         out: dict[str, Looked] = {}
+        worker = get_current_worker()
         for i in range(0, len(rows), FILL_STEP):
-            if generation != self.generation or get_current_worker().is_cancelled:
+            if generation != self.generation or worker.is_cancelled:
                 break
             step = rows[i : i + FILL_STEP]
             with self.engine.use() as s:
-                tracer = self._tracer(s, generation)
+                tracer = self.engine.tracer(s)
                 tracer.prime(step)
                 out.update((r.answer_id, _look(tracer, r.answer_id)) for r in step)
             time.sleep(_BREATHE)  # let the UI thread take the GIL between steps
@@ -301,13 +320,6 @@ class AnswersScreen(TracerScreen):
         text = f.where.text.strip()
         return closest_answers(s.vault, text) if text and " " not in text else []
 
-    def _step_aside(self, worker: Worker[None]) -> None:
-        """Between count steps: breathe, and wait while the investigator is typing."""
-        time.sleep(_BREATHE)
-        app = self.tracer_app
-        while time.monotonic() - app.input_at < _QUIET and not worker.is_cancelled:
-            time.sleep(0.01)
-
     def _begin_fill(self) -> None:
         with self._filling_lock:
             self._filling += 1
@@ -318,9 +330,15 @@ class AnswersScreen(TracerScreen):
 
     @work(thread=True, group="answers-states")
     def _fill(self, generation: int, rows: list[AnswerRow]) -> None:
-        """States of one shown page, posted a few at a time as they are computed."""
+        """States of one shown page, posted a few at a time as they are computed; what is
+        left when another screen comes on top waits for this one to be back."""
+        worker = get_current_worker()
         try:
             for i in range(0, len(rows), FILL_STEP):
+                if not self._turn(generation, worker):
+                    if generation == self.generation and not worker.is_cancelled:
+                        self._unfilled.extend(rows[i:])
+                    return
                 got = self._summaries(generation, rows[i : i + FILL_STEP])
                 if generation != self.generation:
                     return
@@ -331,23 +349,23 @@ class AnswersScreen(TracerScreen):
             self._end_fill()
 
     @work(thread=True, exclusive=True, group="answers-counts")
-    def _count(self, generation: int, f: ListFilter) -> None:
+    def _count(self, p: _Counting, f: ListFilter) -> None:
+        """Count every answer's states in small steps; stopped while another screen is on
+        top, with where it was kept in `p` for `on_screen_resume`."""
         from store import queries
 
-        integ: Counter[str] = Counter()
-        curr: Counter[str] = Counter()
-        cursor, done = -1, 0
+        generation = p.generation
         worker = get_current_worker()
         try:
-            with self.engine.use() as s:
-                total = queries.answer_count(s.vault, f.where)
+            if p.total is None:
+                with self.engine.use() as s:
+                    p.total = queries.answer_count(s.vault, f.where)
             last_post = 0.0
             while generation == self.generation and not worker.is_cancelled:
                 with self.engine.use() as s:
-                    rows = queries.answer_rows(s.vault, f.where, COUNT_PAGE, cursor)
+                    rows = queries.answer_rows(s.vault, f.where, COUNT_PAGE, p.cursor)
                 if not rows:
                     break
-                cursor = rows[-1].seq
                 for i in range(0, len(rows), COUNT_STEP):
                     waited = 0
                     while self._filling and generation == self.generation and not worker.is_cancelled:
@@ -355,31 +373,47 @@ class AnswersScreen(TracerScreen):
                         waited += 1
                         if waited > 400:  # never starve the counts for more than ~2 s a step
                             break
-                    if generation != self.generation or worker.is_cancelled:
+                    if not self._turn(generation, worker):
+                        if generation == self.generation and not worker.is_cancelled:
+                            self._counts_paused = p
                         return
                     step = rows[i : i + COUNT_STEP]
                     with self.engine.use() as s:
-                        tracer = self._tracer(s, generation)
+                        tracer = self.engine.tracer(s)
                         tracer.prime(step)
                         if f.question:
                             got = [_look(tracer, r.answer_id) for r in step]
                         else:
                             got = [Looked(tracer.summary(r.answer_id), None) for r in step]
-                    done += len(step)
-                    self._step_aside(worker)
+                    p.done += len(step)
+                    p.cursor = step[-1].seq
+                    time.sleep(_BREATHE)
                     for looked in got:
                         if f.keeps(looked.summary, _question_text(looked)):
-                            integ[looked.summary.integrity] += 1
-                            curr[looked.summary.currency] += 1
+                            p.integrity[looked.summary.integrity] += 1
+                            p.currency[looked.summary.currency] += 1
                     now = time.monotonic()
                     if now - last_post > 0.25:
                         last_post = now
-                        self.post_message(self.Counts(generation, total, done, integ.copy(), curr.copy()))
+                        self.post_message(
+                            self.Counts(generation, p.total, p.done, p.integrity.copy(), p.currency.copy())
+                        )
         except Exception as exc:  # shown to the investigator instead of crashing the app
             self.post_message(Failed("counts", str(exc)))
             return
         if generation == self.generation and not worker.is_cancelled:
-            self.post_message(self.Counts(generation, total, total, integ, curr))
+            self.post_message(self.Counts(generation, p.total, p.total, p.integrity, p.currency))
+
+    def on_screen_resume(self) -> None:
+        """Back on top: the fill and the counts go on from where they stopped."""
+        super().on_screen_resume()
+        rows, self._unfilled = self._unfilled, []
+        if rows:
+            self._begin_fill()
+            self._fill(self.generation, rows)
+        p, self._counts_paused = self._counts_paused, None
+        if p is not None and p.generation == self.generation:
+            self._count(p, self.list_filter)
 
     # -- UI side ------------------------------------------------------------------------
 
@@ -414,12 +448,20 @@ class AnswersScreen(TracerScreen):
             self.call_after_refresh(self._fill, message.generation, pending)
         if not self._counting:
             self._counting = True
-            self.call_after_refresh(self._count, self.generation, self.list_filter)
+            self.call_after_refresh(self._count, _Counting(self.generation), self.list_filter)
 
     def on_answers_screen_states(self, message: States) -> None:
         if message.generation != self.generation:
             return
-        self._show_states(message.states)
+        self._arrived.update(message.states)
+        if not self._redraw_due:
+            self._redraw_due = True
+            self.set_timer(REDRAW, self._draw_arrived)
+
+    def _draw_arrived(self) -> None:
+        self._redraw_due = False
+        arrived, self._arrived = self._arrived, {}
+        self._show_states(arrived)
 
     def _show_states(self, states: dict[str, Looked]) -> None:
         table = self.table
@@ -463,6 +505,10 @@ class AnswersScreen(TracerScreen):
     def action_open(self) -> None:
         self._open()
 
+    def copy_target(self) -> tuple[str, str] | None:
+        key = self._highlighted()
+        return None if key is None else ("answer id", key)
+
     def _open(self) -> None:
         key = self._highlighted()
         if key is not None:
@@ -505,6 +551,7 @@ class AnswersScreen(TracerScreen):
         self.reload()
 
     def action_reload(self) -> None:
+        self.engine.fresh()  # "recompute states now": nothing memoized is kept
         self.reload()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar, cast
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.widgets import DataTable
 
+from tracer.inert import inert
 from tracer.tui.context import Engine
 from tracer.tui.messages import Failed
 from tracer.tui.widgets.footer import TracerFooter
@@ -20,7 +23,7 @@ from tracer.tui.widgets.status_bar import StatusBar
 if TYPE_CHECKING:
     from tracer.tui.app import TracerApp
 
-__all__ = ["BACK", "HOLD", "RELEASE", "TracerScreen"]
+__all__ = ["BACK", "COPY_ID", "HOLD", "RELEASE", "TracerScreen", "row_key"]
 
 BACK = Binding("escape", "back", "Back", id="tracer.back", tooltip="Return to where you were")
 #: the hold keys of every screen that shows something a hold can cover (`tui/hold_actions.py`)
@@ -34,17 +37,53 @@ HOLD = Binding(
 RELEASE = Binding(
     "U",
     "release",
-    "Release hold",
+    "Release",
     id="tracer.release",
     tooltip="Release a legal hold in force here (reason asked, statement shown before it is signed)",
 )
 
 
+#: the copy key of every screen that shows an id or a digest (`TracerScreen.copy_target`)
+COPY_ID = Binding(
+    "y",
+    "copy_id",
+    "Copy id",
+    id="tracer.copy_id",
+    tooltip="Copy the whole id (or digest) of the highlighted row to the clipboard (OSC 52: "
+    "the terminal's own clipboard, nothing leaves the machine)",
+)
+
+
+def row_key(table: DataTable[Text]) -> str | None:
+    """The key of a table's highlighted row (None: the table is empty)."""
+    if not table.row_count:
+        return None
+    value = table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+    return None if value is None else str(value)
+
+
 class TracerScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [BACK]
-    #: actions whose keys the footer shows after `? v q` (`widgets/footer.py`): at 80
-    #: columns they are the ones that go past the right edge
-    FOOTER_LATER: ClassVar[frozenset[str]] = frozenset()
+    #: actions whose keys the footer keeps first after `? v q` when not all fit, in this
+    #: order (`widgets/footer.py`); the screen's other keys follow, then the app's
+    FOOTER_FIRST: ClassVar[tuple[str, ...]] = ()
+
+    def copy_target(self) -> tuple[str, str] | None:
+        """(what it is, the whole value) the copy key copies; None: nothing highlighted."""
+        return None
+
+    def action_copy_id(self) -> None:
+        """Copy the highlighted id whole (OSC 52), and say what was copied, inert."""
+        target = self.copy_target()
+        if target is None:
+            self.notify("nothing highlighted to copy", markup=False)
+            return
+        what, value = target
+        self.app.copy_to_clipboard(value)
+        self.notify(
+            f"copied {what} {inert(value, keep_newlines=False)} to the clipboard (if the terminal allows it)",
+            markup=False,
+        )
 
     @property
     def tracer_app(self) -> TracerApp:

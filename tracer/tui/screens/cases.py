@@ -129,7 +129,7 @@ class CasesScreen(TracerScreen):
         HOLD,
         RELEASE,
     ]
-    FOOTER_LATER = frozenset({"hold", "release"})
+    FOOTER_FIRST = ("select", "back", "hold", "release", "open_case", "note")
 
     @dataclass
     class Loaded(Message):

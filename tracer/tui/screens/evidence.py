@@ -31,7 +31,7 @@ from tracer.tui import export
 from tracer.tui.hold_actions import HoldSubject, start_hold, start_release
 from tracer.tui.messages import Failed, Recorded
 from tracer.tui.notes_view import passage_target
-from tracer.tui.screens.base import BACK, HOLD, RELEASE, TracerScreen
+from tracer.tui.screens.base import BACK, COPY_ID, HOLD, RELEASE, TracerScreen
 from tracer.tui.screens.prompt import PromptScreen
 from tracer.tui.text import plain, safe_line
 from tracer.tui.widgets.answer_head import alerts, passage_texts
@@ -63,8 +63,9 @@ class EvidenceScreen(TracerScreen):
         *export.EXPORT_BINDINGS,
         HOLD,
         RELEASE,
+        COPY_ID,
     ]
-    FOOTER_LATER = frozenset({"release"})
+    FOOTER_FIRST = ("back", "hold", "release", "add_note", "timeline", "export", "copy_id")
 
     @dataclass
     class HoldsChanged(Message):
@@ -255,8 +256,13 @@ class EvidenceScreen(TracerScreen):
             node = node.parent if isinstance(node.parent, Widget) else None
         return next((p for p in self.passages if p.visible), None)
 
+    def copy_target(self) -> tuple[str, str] | None:
+        """The focused passage's id (the first visible one when none has focus)."""
+        p = self._focused_passage()
+        return None if p is None or not p.visible else ("passage id", p.passage_id)
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        if action in ("add_note", "export", "hold", "release"):
+        if action in ("add_note", "export", "hold", "release", "copy_id"):
             return self.trace.visible and any(p.visible for p in self.passages)
         return True
 

@@ -31,7 +31,7 @@ from tracer.engine.times import utc
 from tracer.inert import inert
 from tracer.tui.messages import Failed, Recorded
 from tracer.tui.screens.answer import AnswerScreen
-from tracer.tui.screens.base import BACK, TracerScreen
+from tracer.tui.screens.base import BACK, COPY_ID, TracerScreen
 from tracer.tui.text import STATE_WIDTH, plain, safe_line, short, state_word
 from tracer.tui.widgets.hold import impact_holds
 from tracer.tui.widgets.pick_table import PickTable
@@ -119,6 +119,7 @@ class ImpactScreen(TracerScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         BACK,
         SELECT,
+        COPY_ID,
     ]
 
     @dataclass
@@ -222,6 +223,21 @@ class ImpactScreen(TracerScreen):
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
         self._select(event.data_table)
+
+    def copy_target(self) -> tuple[str, str] | None:
+        """The focused list's row: a dependant's answer id, or the target's own id."""
+        answers = self.query_one("#impact-answers", DataTable)
+        if self.focused is answers and self.result is not None and answers.row_count:
+            return ("answer id", self.result.answers[answers.cursor_row].row.answer_id)
+        targets = self.query_one("#impact-targets", DataTable)
+        if not targets.row_count or not 0 <= targets.cursor_row < len(self.targets):
+            return None
+        t = self.targets[targets.cursor_row]
+        if t.kind == "revision":
+            return ("revision", f"{t.document}@{t.revision}")
+        if t.kind == "document":
+            return ("document id", t.document)
+        return ("digest", t.digest)
 
     def action_select(self) -> None:
         table = self.focused

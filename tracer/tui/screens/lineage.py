@@ -244,7 +244,7 @@ class LineageScreen(TracerScreen):
         try:
             with self.engine.use() as s:
                 # under the normalizer the screens check currency under (key M)
-                root = build_lineage(Tracer(s, self.engine.normalizer), self.trace)
+                root = build_lineage(self.engine.tracer(s), self.trace)
         except Exception as exc:  # shown to the investigator instead of crashing the app
             self.post_message(Failed("lineage", str(exc)))
             return

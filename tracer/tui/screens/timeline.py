@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 from tracer.engine.case import CaseDesk, HoldView
 from tracer.tui.hold_actions import HoldSubject, start_hold, start_release
 from tracer.tui.messages import Failed
-from tracer.tui.screens.base import BACK, HOLD, RELEASE, TracerScreen
+from tracer.tui.screens.base import BACK, COPY_ID, HOLD, RELEASE, TracerScreen
 from tracer.tui.text import STATE_WIDTH, plain, safe_line, state_word
 from tracer.tui.widgets.answer_head import alerts
 from tracer.tui.widgets.answer_time import answer_time_word
@@ -89,8 +89,9 @@ class TimelineScreen(TracerScreen):
         ),
         HOLD,
         RELEASE,
+        COPY_ID,
     ]
-    FOOTER_LATER = frozenset({"release"})
+    FOOTER_FIRST = ("open_answer", "back", "hold", "release", "copy_id", "only_superseded")
 
     @dataclass
     class HoldsChanged(Message):
@@ -225,6 +226,18 @@ class TimelineScreen(TracerScreen):
             return None
         key = str(table.ordered_rows[row].key.value or "")  # "r3" or "a7:ans-…": index 3, 7
         return self.timeline.events[int(key[1:].split(":", 1)[0])]
+
+    def copy_target(self) -> tuple[str, str] | None:
+        """An answer row's answer id; a revision row's `document@revision`."""
+        table = self.query_one("#timeline", DataTable)
+        e = self._row_event(table.cursor_row)
+        if e is None:
+            return None
+        return (
+            ("answer id", e.answer_id)
+            if e.kind == "answer"
+            else ("revision", f"{self.document_id}@{e.revision}")
+        )
 
     def _show_detail(self, row: int) -> None:
         """The highlighted row whole, so nothing past the right edge at 80 columns is lost."""

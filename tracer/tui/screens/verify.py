@@ -28,7 +28,7 @@ from tracer.engine.verify import Finding, VerifyReport, verify
 from tracer.inert import inert
 from tracer.tui.messages import Failed, Recorded
 from tracer.tui.screens.answer import AnswerScreen
-from tracer.tui.screens.base import BACK, TracerScreen
+from tracer.tui.screens.base import BACK, COPY_ID, TracerScreen
 from tracer.tui.text import plain, safe, safe_line
 from tracer.tui.widgets.pick_table import PickTable
 
@@ -57,7 +57,9 @@ class VerifyScreen(TracerScreen):
         JUMP,
         Binding("c", "copy", "Copy record", id="tracer.copy_record", tooltip="Copy the finding's record"),
         Binding("r", "run", "Run again", id="tracer.verify_again", tooltip="Verify the whole vault again"),
+        COPY_ID,
     ]
+    FOOTER_FIRST = ("jump", "back", "copy", "run", "copy_id")
 
     @dataclass
     class Progress(Message):
@@ -165,6 +167,17 @@ class VerifyScreen(TracerScreen):
         pane = self.query_one("#verify-detail", Static)
         pane.update(detail_text(f) if f is not None else "")
         pane.set_class(f is not None, "-shown")
+
+    def copy_target(self) -> tuple[str, str] | None:
+        """The finding's answer id, else its passage id, else its digest or log entry."""
+        f = self._finding(self.query_one("#verify-findings", DataTable).cursor_row)
+        if f is None:
+            return None
+        for field, what in (("answer_id", "answer id"), ("passage_id", "passage id"), ("digest", "digest")):
+            value = f.record.get(field)
+            if value:
+                return (what, str(value))
+        return ("log entry", str(f.seq)) if f.seq is not None else None
 
     def action_copy(self) -> None:
         table = self.query_one("#verify-findings", DataTable)

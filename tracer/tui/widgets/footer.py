@@ -1,14 +1,16 @@
-"""The footer, with a screen's least important keys after the global `?`, `v` and `q`.
+"""The footer: what does not fit is the least important, never the legal hold keys.
 
-Textual lists a screen's own keys before the app's, so a screen with many keys pushed
-`? Help`, `v Verify` and `q Quit` past the right edge at 80 columns.  A screen names the
-actions that matter least (`FOOTER_LATER`); here their keys move to just after `q Quit`,
-so at 80 columns they are what goes past the edge first, as the least important
-columns of a table do.  They stay whole at wider sizes, in `?` and in the palette.
+Textual lists a screen's own keys before the app's and the footer cuts whatever passes
+the right edge, so at 80 columns `H Hold` and `U Release` went past `…` on the answer
+screen.  Here which keys stay is decided by rank, not by position: `? Help`, `v Verify`
+and `q Quit` first, then the screen's `FOOTER_FIRST` actions in their order, then its
+other keys, then the app's; keys are dropped from the lowest rank until the rest fits
+whole, and stay in Textual's order on screen.  Every key dropped is in `?` and in the
+palette, and at wider sizes all are shown.
 
-A key that does not fit whole is not drawn cut (`q Qui`, `T Tim`): once laid out,
-the keys past the edge are hidden and the footer ends in `…`, which says that more
-keys follow (in `?` and the palette).
+A key that does not fit whole is not drawn cut (`q Qui`, `T Tim`): the keys dropped are
+hidden and the footer ends in `…`, which says that more keys follow (in `?` and the
+palette).
 """
 
 from __future__ import annotations
@@ -19,14 +21,44 @@ from textual.app import ComposeResult
 from textual.widgets import Footer, Static
 from textual.widgets._footer import FooterKey
 
-__all__ = ["LAST_GLOBAL_ACTION", "TracerFooter"]
+__all__ = ["ALWAYS", "TracerFooter"]
 
-#: the global key the later keys follow (the app binds ?, v, q in this order)
-LAST_GLOBAL_ACTION = "quit"
-
+#: the app's keys every screen keeps on its footer at any width
+ALWAYS = ("help", "verify", "quit")
 
 #: the mark that keys follow past the edge
 MORE = "…"
+
+
+def _words(key: FooterKey) -> str:
+    return f"{key.key_display} {key.description}" if key.description else key.key_display
+
+
+def keep(keys: list[tuple[str, int, bool]], width: int) -> set[int]:
+    """Which keys stay: `keys` is (action, cells, the screen's own) in footer order.
+
+    The ranks are `ALWAYS`, then the screen's own keys in the order given (its
+    `FOOTER_FIRST` first, by `rank`), then the app's; a key is dropped from the lowest
+    rank until the others, with one cell between keys, fit in `width`."""
+    total = sum(cells for _a, cells, _o in keys) + max(0, len(keys) - 1)
+    kept = set(range(len(keys)))
+    if total <= width:
+        return kept
+    room = width - 2  # " …"
+    order = sorted(kept, key=lambda i: _rank(keys[i], i))
+    for i in reversed(order):
+        if total <= room:
+            break
+        kept.discard(i)
+        total -= keys[i][1] + 1
+    return kept
+
+
+def _rank(key: tuple[str, int, bool], at: int) -> tuple[int, int]:
+    action, _cells, own = key
+    if action in ALWAYS:
+        return (0, ALWAYS.index(action))
+    return (1 if own else 2, at)
 
 
 class TracerFooter(Footer):
@@ -35,43 +67,44 @@ class TracerFooter(Footer):
     """
 
     def compose(self) -> ComposeResult:
-        yield from self._ordered()
+        yield from super().compose()
         more = Static(MORE, id="footer-more")
         yield more
         self.styles.grid_size_columns = (self.styles.grid_size_columns or 0) + 1
         self.call_after_refresh(self._fit)
 
+    async def recompose(self) -> None:
+        """Bindings changed (a trace loaded, a screen came back): fit the new keys once they
+        are mounted; the callback `compose` schedules can run before they are."""
+        await super().recompose()
+        self._fit()
+
     def on_resize(self, _event: events.Resize) -> None:
         self._fit()
 
     def _fit(self) -> None:
-        """Hide every key that would be cut by the right edge; say so with `…`.
+        """Hide the keys of lowest rank that do not fit; say so with `…`.
 
         Measured from the keys' words (a compact key is `KEY DESCRIPTION`, one cell
         between keys), not from their regions: a footer under a modal screen has none."""
         width = self.size.width or self.app.size.width
         keys = list(self.query(FooterKey))
-        ends, at = [], 0
-        for key in keys:
-            words = f"{key.key_display} {key.description}" if key.description else key.key_display
-            at += cell_len(words) + (1 if at else 0)
-            ends.append(at)
-        fits = not ends or ends[-1] <= width
-        for key, end in zip(keys, ends, strict=True):
-            key.display = fits or end <= width - 2  # room for " …"
-        for more in self.query("#footer-more"):
-            more.display = not fits
+        first: tuple[str, ...] = getattr(self.screen, "FOOTER_FIRST", ())
+        app_actions = {b.action for _key, b in self.app._bindings}
 
-    def _ordered(self) -> ComposeResult:
-        keys = list(super().compose())
-        later_actions: frozenset[str] = getattr(self.screen, "FOOTER_LATER", frozenset())
-        later = [k for k in keys if getattr(k, "action", None) in later_actions]
-        if not later:
-            yield from keys
-            return
-        rest = [k for k in keys if k not in later]
-        at = next(
-            (i + 1 for i, k in enumerate(rest) if getattr(k, "action", None) == LAST_GLOBAL_ACTION),
-            len(rest),
-        )
-        yield from [*rest[:at], *later, *rest[at:]]
+        # a pick table's Enter stands for a screen action (`widgets/pick_table.py`)
+        picks = getattr(self.screen.focused, "PICKS", None)
+        actions = [
+            picks.action if picks is not None and k.action == "select_cursor" else k.action for k in keys
+        ]
+
+        def order(i: int) -> int:
+            return first.index(actions[i]) if actions[i] in first else len(first) + i
+
+        ranked = sorted(range(len(keys)), key=order)
+        rows = [(actions[i], cell_len(_words(keys[i])), actions[i] not in app_actions) for i in ranked]
+        kept = {ranked[j] for j in keep(rows, width)}
+        for i, key in enumerate(keys):
+            key.display = i in kept
+        for more in self.query("#footer-more"):
+            more.display = len(kept) < len(keys)
