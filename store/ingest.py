@@ -239,6 +239,7 @@ class _Ingest:
         self.keys = self.roster.producers
         self.seen_answers: set[str] = set()
         self.seen_revisions: set[tuple[str, str]] = set()
+        self._seen_revision_digests: dict[tuple[str, str], str] = {}
         self.known_docs: set[str] = set()
         #: digest -> seq of its tombstone: a purge is final, so these texts are never stored again
         self.tombstoned: dict[str, int] = {d: int(row[0]) for d, row in vault.tombstone_index().items()}
@@ -424,10 +425,11 @@ class _Ingest:
         )
         _check_ids(file, "$", doc, (*revision_ids, ("backend",)))
         key = (doc["document_id"], doc["revision"])
-        if key in self.stored_revisions() or key in self.seen_revisions:
-            raise InputError(file, "$.revision", f"revision {key[1]!r} of {key[0]!r} already ingested")
-        self.seen_revisions.add(key)
         data = doc["content"].encode("utf-8")
+        if key in self.stored_revisions() or key in self.seen_revisions:
+            raise InputError(file, "$.revision", self._reused_revision(key, sha256_hex(data)))
+        self.seen_revisions.add(key)
+        self._seen_revision_digests[key] = sha256_hex(data)
         stmt = {k: v for k, v in doc.items() if k not in ("content", "schema")}
         stmt["content_sha256"] = sha256_hex(data)
         tomb = self.tombstoned.get(stmt["content_sha256"])
@@ -440,6 +442,24 @@ class _Ingest:
             )
         entry = Statement("revision", stmt, self.custodian)
         return _Prepared(file, "revision", f"{key[0]}@{key[1]}", entry, [(doc["collection"], data)], [])
+
+    def _reused_revision(self, key: tuple[str, str], digest: str) -> str:
+        """Why a revision id seen before is refused: the same text again is a repeat; other
+        text under the same id says what the SDK's writer says, bump the revision."""
+        before = self._seen_revision_digests.get(key)
+        if before is None:
+            self.vault.views.require("v_revisions")
+            rows = self.vault.query(
+                "SELECT content_sha256 FROM v_revisions WHERE document_id = ? AND revision = ?", list(key)
+            )
+            before = str(rows[0][0]) if rows else None
+        what = f"revision {key[1]!r} of {key[0]!r}"
+        if before is None or before == digest:
+            return f"{what} already ingested"
+        return (
+            f"{what} already ingested with other content (sha256 {before[:16]}…); a revision id names "
+            "one text: bump the revision (a new revision id) for the changed document"
+        )
 
     def prepare_deletion(self, file: str, doc: dict[str, Any]) -> _Prepared:
         validate(doc, "document-deletion-v1", file)

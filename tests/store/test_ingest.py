@@ -327,6 +327,21 @@ def test_duplicate_checks_keep_file_order_and_verdicts(case: Case) -> None:
     assert report.appended and report.checkpoint_size == case.vault.size()
 
 
+def test_a_reused_revision_id_with_other_text_says_bump_the_revision(case: Case) -> None:
+    """The same words as the SDK's `write_revision`: from the vault and within one batch."""
+    assert case.ingest(_rev()).ok
+    changed = {**_rev(), "content": DOC.replace("thirty", "fourteen")}
+    _file, where, message = _only_rejection(case.ingest(changed))
+    assert where == "$.revision" and "already ingested with other content" in message
+    assert "bump the revision (a new revision id)" in message
+    again = _rev("B")
+    report = case.ingest(again, {**again, "content": DOC + "\nMore.\n"})
+    assert not report.ok and len(report.rejected) == 1
+    assert "bump the revision" in report.rejected[0].message
+    _file, where, message = _only_rejection(case.ingest(_rev()))
+    assert "already ingested" in message and "bump" not in message
+
+
 def test_duplicate_revision_and_deletion_of_unknown_document(case: Case) -> None:
     assert case.ingest(_rev()).ok
     _file, where, message = _only_rejection(case.ingest(_rev()))
