@@ -209,6 +209,14 @@ def print_trace(t: AnswerTrace, session: Session) -> None:
     )
     if t.reasons:
         print(f"  because: {', '.join(t.reasons)}")
+    if t.transform is not None:
+        failed = ", ".join(
+            f"{inert(p.passage_id, keep_newlines=False)} {p.transform.state}" for p in t.transform_failures
+        )
+        print(
+            f"  transform: {t.transform.upper()} — passage {failed}: the retrieved text is not where "
+            "the manifest says in the revision it names"
+        )
     print(
         f"  computed {t.computed_at} against checkpoint size {t.checkpoint_size} "
         f"root {t.checkpoint_root[:16]}…"

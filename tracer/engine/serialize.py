@@ -192,6 +192,8 @@ def _hidden_trace_json(t: AnswerTrace) -> dict[str, Any]:
         "currency": "unavailable",
         "answer_time": "unknown",
         "reasons": ["out_of_scope"],
+        "transform": None,
+        "transform_failures": [],
         "signature": None,
         "producer": {},
         "runtime": {},
@@ -261,6 +263,11 @@ def _trace_json(t: AnswerTrace) -> dict[str, Any]:
         "currency": t.currency,
         "answer_time": t.answer_time,
         "reasons": list(t.reasons),
+        "transform": t.transform,
+        "transform_failures": [
+            {"passage_id": p.passage_id, "state": p.transform.state, "detail": p.transform.detail}
+            for p in t.transform_failures
+        ],
         "signature": {"state": t.signature, "keyid": t.signer},
         "producer": t.producer.to_json(),
         "runtime": dict(t.runtime),

@@ -38,7 +38,13 @@ from tracer.engine.imported import (
 from tracer.engine.normalizers import RECORDED
 from tracer.engine.session import Session
 from tracer.engine.states import strictest_currency, strictest_integrity
-from tracer.engine.transform import Transform, TransformChecker, derived_transform
+from tracer.engine.transform import (
+    TRANSFORM_FAILURES,
+    Transform,
+    TransformChecker,
+    derived_transform,
+    worst_failure,
+)
 from tracer.importers.attest import FieldFact
 
 __all__ = [
@@ -235,6 +241,18 @@ class AnswerTrace:
     answer_time: str = "unknown"
     #: an imported trace (not a producer manifest): its export and per-field attestation
     imported: ImportedFacts | None = None
+
+    @property
+    def transform_failures(self) -> list[PassageTrace]:
+        """The visible passages whose retrieved text is not where the manifest says in the
+        revision it names (a `TRANSFORM_FAILURES` state): the answer's header says so,
+        beside its integrity and currency, not only the passage's details."""
+        return [p for p in self.passages if p.visible and p.transform.state in TRANSFORM_FAILURES]
+
+    @property
+    def transform(self) -> str | None:
+        """The worst transform failure of its passages, or None when the chain holds."""
+        return worst_failure(p.transform.state for p in self.transform_failures)
 
 
 @dataclass(frozen=True)
