@@ -21,7 +21,7 @@ from store.entries import MANIFEST_TYPE, LogEntry, Statement, make_entry
 from store.errors import InputError, SignatureError, StoreError
 from store.gcpause import no_cycle_collection
 from store.keyring import DataKeys
-from store.records import Manifest
+from store.records import MANIFEST_V2, Manifest
 from store.schemacheck import load_schema, validate
 from store.textrules import id_problem
 from store.timeutil import instant
@@ -183,6 +183,35 @@ def _check_ids(file: str, prefix: str, doc: dict[str, Any], fields: tuple[tuple[
                 raise InputError(file, prefix + "." + ".".join(path), f"identifier {problem}")
 
 
+def _check_model_inputs(file: str, payload: dict[str, Any]) -> None:
+    """A v2 manifest's rules beyond its schema: a `not_sent` passage has no model-input
+    digest (the model was given nothing of it) and every other one has one; no citation
+    rests on a `not_sent` passage. Each refuses the whole file, naming the path."""
+    at = "$.envelope.payload"
+    unsent = set()
+    for i, ps in enumerate(payload["passages"]):
+        state, digest = ps["model_input"], ps.get("model_input_sha256")
+        if state == "not_sent" and digest is not None:
+            raise InputError(
+                file,
+                f"{at}.passages[{i}].model_input_sha256",
+                "a passage marked not_sent has no model input: the model was given nothing of it",
+            )
+        if state != "not_sent" and digest is None:
+            raise InputError(file, f"{at}.passages[{i}]", f"model_input {state!r} needs model_input_sha256")
+        if state == "not_sent":
+            unsent.add(ps["passage_id"])
+    for i, c in enumerate(payload["citations"]):
+        for j, pid in enumerate(c["passage_ids"]):
+            if pid in unsent:
+                raise InputError(
+                    file,
+                    f"{at}.citations[{i}].passage_ids[{j}]",
+                    f"passage {pid!r} is marked not_sent: the model never saw it, so no part of the "
+                    "answer can rest on it",
+                )
+
+
 def _check_manifest_ids(file: str, p: dict[str, Any]) -> None:
     # One C-speed test over every id of a (schema-valid) manifest; only a manifest that
     # fails it is walked field by field to name the field.
@@ -275,7 +304,10 @@ class _Ingest:
             payload = parse_strict(env.payload, file)
         except InputError as exc:
             raise InputError(file, "$.envelope.payload" + exc.path[1:], exc.message) from exc
-        validate(payload, "manifest-v1", file, "$.envelope.payload")
+        v2 = isinstance(payload, dict) and payload.get("schema") == MANIFEST_V2
+        validate(payload, "manifest-v2" if v2 else "manifest-v1", file, "$.envelope.payload")
+        if v2:
+            _check_model_inputs(file, payload)
         key = self.keys[key_id]
         when = payload["generated_at"]
         _instant(when, file, "$.envelope.payload.generated_at")
@@ -363,7 +395,8 @@ class _Ingest:
                 fault(f"$.passages[{i}].passage_id", "duplicate_passage_id", ps.passage_id)
             ids.add(ps.passage_id)
             want(str(ps.retrieved_sha256), ps.collection, f"$.passages[{i}].retrieved_sha256")
-            want(str(ps.model_input_sha256), ps.collection, f"$.passages[{i}].model_input_sha256")
+            if ps.model_input_sha256 is not None:  # a v2 `not_sent` passage has none
+                want(str(ps.model_input_sha256), ps.collection, f"$.passages[{i}].model_input_sha256")
             loc = ps.located().locator
             if loc.char_end < loc.char_start:
                 fault(f"$.passages[{i}].locator", "bad_locator", "char_end before char_start")

@@ -5,8 +5,17 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tracer.engine.states import CURRENCY, INTEGRITY
-from tracer.engine.vocabulary import FINDINGS, Currency, FindingKind, Integrity, Severity
+from store.records import MODEL_INPUT_STATES
+from tracer.engine.states import CURRENCY, INTEGRITY, MODEL_INPUT, MODEL_INPUT_MEANING
+from tracer.engine.vocabulary import (
+    FINDINGS,
+    STATE_MEANINGS,
+    Currency,
+    FindingKind,
+    Integrity,
+    ModelInput,
+    Severity,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,6 +46,16 @@ def test_state_words_are_the_documented_ones_both_ways() -> None:
     assert currency == {s.value for s in Currency} == set(CURRENCY)
     assert [s.value for s in Integrity] == list(INTEGRITY)  # the order is the strictness
     assert [s.value for s in Currency] == list(CURRENCY)
+
+
+def test_model_input_words_are_the_documented_ones_and_the_stores() -> None:
+    """The words a v2 manifest signs (store), registered (engine) and documented, alike."""
+    documented = _first_column(_section("states.md", "## Model input", "\n## "))
+    assert documented == {s.value for s in ModelInput} == set(MODEL_INPUT) == set(MODEL_INPUT_STATES)
+    assert [s.value for s in ModelInput] == list(MODEL_INPUT) == list(MODEL_INPUT_STATES)
+    assert STATE_MEANINGS["model_input"] == MODEL_INPUT_MEANING
+    assert all(MODEL_INPUT_MEANING[w] for w in MODEL_INPUT)
+    assert not set(MODEL_INPUT) & set(INTEGRITY)  # never folded into the integrity axis
 
 
 _EMITTERS = re.compile(

@@ -67,6 +67,8 @@ def print_verify(report: VerifyReport) -> None:
 
 
 def _text(label: str, t: TextResult) -> str:
+    if t.state == "not_sent":
+        return f"  {label}: NOT_SENT  ({inert(t.detail, keep_newlines=False)}): no model input"
     if t.state == "not_captured":
         detail = inert(t.detail, keep_newlines=False)
         return f"  {label}: NOT_CAPTURED  ({detail}): no whole text, nothing to verify"
@@ -123,7 +125,8 @@ def _passage(p: PassageTrace) -> str:
         return "\n".join(out)
     m = p.record
     out.append(_text("retrieved", p.retrieved))
-    out.append(_text("model input", p.model_input))
+    state = f" ({p.model_input_state})" if p.model_input_state else ""
+    out.append(_text(f"model input{state}", p.model_input))
     if p.imported:
         out += imported_passage_chain(p)
         out.append(

@@ -151,6 +151,7 @@ def passage_json(p: PassageTrace) -> dict[str, Any]:
             "collection": p.collection,
             "retrieved": text_json(p.retrieved),
             "model_input": text_json(p.model_input),
+            "model_input_state": p.model_input_state,
             "transform": {"state": p.transform.state, "detail": p.transform.detail},
             "chain": m.chain_json(),
             "retrieved_at": utc(str(m.retrieved_at)),

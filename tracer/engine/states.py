@@ -14,6 +14,8 @@ __all__ = [
     "CURRENCY_MEANING",
     "INTEGRITY",
     "INTEGRITY_MEANING",
+    "MODEL_INPUT",
+    "MODEL_INPUT_MEANING",
     "strictest_currency",
     "strictest_integrity",
 ]
@@ -54,6 +56,15 @@ CURRENCY_MEANING = {
     "ambiguous": "the quote appears in several places and the structure does not pick one",
     "stale": "the quote changed in a later revision; old and current text shown side by side",
     "unavailable": "the source was deleted, its revision purged, or it is outside your scope",
+}
+
+#: what a producer's passage says the model was given (`store.records.MODEL_INPUT_STATES`):
+#: not an axis of its own and never folded into integrity, a fact the producer signed
+MODEL_INPUT: tuple[str, ...] = ("sent", "rewritten", "not_sent")
+MODEL_INPUT_MEANING = {
+    "sent": "the model was given this passage; the model input is the prompt text that carried it",
+    "rewritten": "the model was given this passage as the pipeline transformed it (escaped, compressed …)",
+    "not_sent": "retrieved, but in no prompt sent to the model: no model input, and no citation rests on it",
 }
 
 

@@ -139,6 +139,9 @@ class PassageTrace:
     record: Passage | None
     #: an imported passage's fields and who vouches for each (empty for a producer's manifest)
     attestation: dict[str, FieldFact] = field(default_factory=dict)
+    #: what the producer signed the model was given (`states.MODEL_INPUT`); None for an
+    #: imported passage or one outside the viewer's scope
+    model_input_state: str | None = None
 
     @property
     def imported(self) -> bool:
@@ -282,6 +285,8 @@ def _hidden(digest: str) -> TextResult:
 
 
 _OUT_OF_SCOPE = Currency("unavailable", "out_of_scope")
+#: what stands where a `not_sent` passage's model input would
+NOT_SENT_DETAIL = "retrieved, but in no prompt sent to the model (signed so by the producer)"
 
 
 class Tracer:
@@ -541,7 +546,7 @@ class Tracer:
                 ps.collection,
                 False,
                 _hidden(str(ps.retrieved_sha256)),
-                _hidden(str(ps.model_input_sha256)),
+                _hidden(str(ps.model_input_sha256 or "")),
                 "unavailable",
                 _OUT_OF_SCOPE,
                 Transform("unavailable"),
@@ -552,8 +557,13 @@ class Tracer:
         if imported is not None:
             return self._imported_passage(ps, idx, generated_at, passage_attestation(imported, idx))
         retrieved = self.currency.text(str(ps.retrieved_sha256), ps.collection)
-        model_input = self.currency.text(str(ps.model_input_sha256), ps.collection)
-        integrity = strictest_integrity([retrieved.state, model_input.state])
+        if ps.not_sent:
+            # nothing was sent, so there is no text to verify: the word, never a text
+            model_input = TextResult("", "not_sent", detail=NOT_SENT_DETAIL)
+            integrity = retrieved.state
+        else:
+            model_input = self.currency.text(str(ps.model_input_sha256), ps.collection)
+            integrity = strictest_integrity([retrieved.state, model_input.state])
         currency = self.currency.currency(ps, retrieved, generated_at)
         eff_i, eff_c = integrity, currency.state
         key = ps.transform_key()
@@ -579,6 +589,7 @@ class Tracer:
             eff_i,
             eff_c,
             ps,
+            model_input_state=ps.model_input_state,
         )
 
     def _source_text(self, answer_id: str) -> TextResult | None:

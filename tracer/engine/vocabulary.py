@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from tracer.engine.states import CURRENCY_MEANING, INTEGRITY_MEANING
+from tracer.engine.states import CURRENCY_MEANING, INTEGRITY_MEANING, MODEL_INPUT_MEANING
 
 __all__ = [
     "FINDINGS",
@@ -20,6 +20,7 @@ __all__ = [
     "Currency",
     "FindingKind",
     "Integrity",
+    "ModelInput",
     "Severity",
     "Term",
 ]
@@ -46,6 +47,14 @@ class Currency(StrEnum):
     AMBIGUOUS = "ambiguous"
     STALE = "stale"
     UNAVAILABLE = "unavailable"
+
+
+class ModelInput(StrEnum):
+    """What a producer's passage says the model was given (`states.MODEL_INPUT`)."""
+
+    SENT = "sent"
+    REWRITTEN = "rewritten"
+    NOT_SENT = "not_sent"
 
 
 class Severity(StrEnum):
@@ -172,4 +181,8 @@ FINDINGS: dict[FindingKind, Term] = {
 INFO_KINDS: frozenset[str] = frozenset(k.value for k, t in FINDINGS.items() if t.severity is Severity.INFO)
 
 #: the meanings of the state words, from `tracer.engine.states`
-STATE_MEANINGS: dict[str, dict[str, str]] = {"integrity": INTEGRITY_MEANING, "currency": CURRENCY_MEANING}
+STATE_MEANINGS: dict[str, dict[str, str]] = {
+    "integrity": INTEGRITY_MEANING,
+    "currency": CURRENCY_MEANING,
+    "model_input": MODEL_INPUT_MEANING,
+}
