@@ -34,7 +34,7 @@ def sign_payload(payload: dict[str, Any], producer: Identity) -> dict[str, Any]:
     return sign_envelope(canonical(payload), MANIFEST_TYPE, producer).to_json()
 
 
-def draft_to_input(draft: dict[str, Any], producer: Identity) -> dict[str, Any]:
+def draft_to_input(draft: dict[str, Any], producer: Identity, *, copy_draft: bool = True) -> dict[str, Any]:
     """{"envelope", "contents"} from a draft whose texts are inline.
 
     Draft fields `question`, `answer` and per-passage `retrieved_text`,
@@ -42,8 +42,10 @@ def draft_to_input(draft: dict[str, Any], producer: Identity) -> dict[str, Any]:
     `model_input` is `not_sent`, which has none) and `query` become digests. The query
     text is not kept (only its digest is evidence of which query ran). A draft without
     `schema` is `tracer.manifest/v2` when a passage states `model_input`, else v1.
+    `copy_draft=False` is for a caller whose draft is its own, built for this call (the
+    SDK's recorder): only the draft's own dict and its passages' dicts are changed.
     """
-    payload = copy.deepcopy(draft)
+    payload = copy.deepcopy(draft) if copy_draft else draft
     contents: dict[str, str] = {}
     stated = any("model_input" in ps for ps in payload.get("passages", []))
     payload.setdefault("schema", MANIFEST_V2 if stated else MANIFEST_V1)

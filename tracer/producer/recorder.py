@@ -296,7 +296,7 @@ def find_model_input(parts: Sequence[str], retrieved: str, forms: Sequence[str] 
     means no part of any prompt does (so the passage was not sent).
     """
     for form in (*forms, retrieved):
-        if form and any(form in part for part in parts) and derivable(form, retrieved):
+        if form and any(form in part for part in parts) and (form is retrieved or derivable(form, retrieved)):
             return form
     words = [unicodedata.normalize("NFC", w) for w in retrieved.split()]
     if not words:
@@ -797,7 +797,7 @@ class AnswerRecord:
                 "for a passage it was not given"
             )
         draft = self._draft(self._time(generated_at, "generated_at"))
-        signed = self._recorder.signer.sign_draft(draft)
+        signed = self._recorder.signer.sign_draft(draft, consume=True)
         path = self._recorder.outbox.write(f"{self.kind}-{file_stem(self.answer_id)}", signed)
         self._closed = True
         return Written(
