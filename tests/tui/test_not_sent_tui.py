@@ -14,7 +14,10 @@ from tracer.tui.app import TracerApp
 from tracer.tui.context import LaunchOptions
 from tracer.tui.screens.evidence import EvidenceScreen
 
-DOC = "# Returns policy\n\n## Refund window\n\nRefunds within thirty days.\n\n## Gift cards\n\nNever refunded.\n"
+DOC = (
+    "# Returns policy\n\n## Refund window\n\nRefunds within thirty days.\n\n"
+    "## Gift cards\n\nNever refunded.\n"
+)
 
 
 async def test_the_evidence_screen_says_not_sent(tmp_path: Path) -> None:
