@@ -154,7 +154,7 @@ def _finish_recovery(vault: Any) -> None:
         except Exception as exc:
             if "must stay final" not in str(exc):
                 raise
-            vault.cover_checked_tail(custodian(), len(leaves), merkle.root(leaves))
+            vault.tree.cover_checked_tail(custodian(), len(leaves), merkle.root(leaves))
     for file in sorted((Path(vault.path) / "quarantine").glob("*.jsonl")):
         restore(vault, custodian(), Quarantined(file, -1, read_quarantine(file)), NOW)
 

@@ -1404,7 +1404,7 @@ def _tamper(vault: Vault, custodian: Identity, planned: list[Planned]) -> dict[s
     users = vault.query("SELECT count(*) FROM v_digests WHERE digest = ?", [digest])[0][0]
     if users != 1:
         raise RuntimeError(f"tamper target {digest} is shared by {users} records")
-    rows = vault.blob_rows(digest)
+    rows = vault.blobs.rows(digest)
     if len(rows) != 1:
         raise RuntimeError(f"tamper target {digest}: expected one blob row, found {len(rows)}")
     collection, dk_id, _nonce, _ct = rows[0]

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from store.casefile import load_casefile
+from store.casefile import entries_digests, load_casefile
 from store.crypto import Identity, PublicIdentity, b64e, is_sha256_hex
 from store.entries import HOLD_KINDS, Statement
 from store.errors import InputError, VaultDamagedError, VaultError
-from store.guarded import guarded_kind, guarded_rows
+from store.guarded import guarded_kind
 from store.keyring import ALL_SCOPES, DataKeys
 from store.roster import Investigator, ProducerKey, Roster
 from store.textrules import id_problem
@@ -162,7 +162,7 @@ def purge(
     _require_custodian(vault, custodian)
     _check_tombstone_fields(digest, policy, reason, authorizer)
     case_file = load_casefile(vault)
-    hold_seqs = {seq for seq, _k, data, _l in guarded_rows(vault) if guarded_kind(data) in HOLD_KINDS}
+    hold_seqs = {seq for seq, _k, data, _l in vault.index.guarded_rows() if guarded_kind(data) in HOLD_KINDS}
     damaged = [p for p in case_file.problems if p.seq in hold_seqs]
     if damaged:
         # a hold or release whose row does not hold (relabelled, rewritten) may be one in force
@@ -173,10 +173,9 @@ def purge(
     held = case_file.holds_on_digest(vault, digest)
     if held:
         raise VaultError(f"{vault.path}: digest {digest} is under legal hold: {held[0].describe()}")
-    vault.views.require("v_digests")
-    if not vault.query("SELECT 1 FROM v_digests WHERE digest = ? LIMIT 1", [digest]):
+    if not _referenced(vault, digest):
         raise VaultError(f"{vault.path}: digest {digest} is not referenced by any log entry")
-    if digest in vault.tombstone_index():
+    if digest in vault.index.tombstone_index():
         raise VaultError(f"{vault.path}: digest {digest} is already purged (a tombstone exists)")
     stmt = {
         "digest": digest,
@@ -189,6 +188,21 @@ def purge(
         seq = b.append(Statement("tombstone", stmt, custodian))
         b.delete_blobs(digest)
     return seq
+
+
+def _referenced(vault: Vault, digest: str) -> bool:
+    """Whether a log entry names `digest`: a `v_digests` row counts only once the entry it
+    points to says so in its own bytes, so no derived row decides; when none does (rows
+    deleted, or none), the table is checked against its signed commitment and asked again."""
+
+    def named(rows: list[tuple[Any, ...]]) -> bool:
+        return any(digest in entries_digests(vault, [int(r[0])]) for r in rows)
+
+    sql = "SELECT DISTINCT seq FROM v_digests WHERE digest = ? ORDER BY seq LIMIT 64"
+    if named(vault.query(sql, [digest])):
+        return True
+    vault.views.require("v_digests")
+    return named(vault.query(sql, [digest]))
 
 
 def _check_tombstone_fields(digest: str, policy: str, reason: str, authorizer: str) -> None:

@@ -16,9 +16,10 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from store.rowtables import RowsTable
+from store.rowtables import RowsTable, insert_rows, insert_table
 from store.schema import VIEW_COLUMNS, view_ddl
-from store.vault import Vault, insert_rows, insert_table
+from store.vault import Vault
+from store.vaultfile import join_wanted
 from store.viewcommit import GROUP, table_digests
 from store.views import Rows
 
@@ -554,7 +555,8 @@ def covered_manifests_citing(vault: Vault, digests: Sequence[str], below: int) -
     wanted = sorted(set(digests))
     if not wanted or below <= 0:
         return []
-    rows = vault._join_wanted(
+    rows = join_wanted(
+        vault.con,
         wanted,
         "SELECT DISTINCT p.seq FROM v_passages p "  # noqa: S608 - fixed text, ints only
         "LEFT JOIN v_revisions r ON r.document_id = p.document_id AND r.revision = p.doc_revision "

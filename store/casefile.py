@@ -44,6 +44,7 @@ __all__ = [
     "Release",
     "Tag",
     "answer_digests",
+    "answer_entries",
     "append_case_statement",
     "canonical_target",
     "case_id_problem",
@@ -52,6 +53,7 @@ __all__ = [
     "digest_collections",
     "document_collections",
     "document_digests",
+    "entries_digests",
     "fold_casefile",
     "load_casefile",
     "target_problem",
@@ -171,6 +173,9 @@ class Hold:
     reason: str
     at: str
     release: Release | None = None
+    #: for a hold on an answer: the entries it rests on, as the placing investigator's
+    #: checked tables found them and signed (None in holds made before this was signed)
+    entries: tuple[int, ...] | None = None
 
     @property
     def in_force(self) -> bool:
@@ -261,6 +266,14 @@ class CaseFile:
             ident = subject.get("id")
             if not isinstance(ident, str) or not ident or id_problem(ident):
                 return "a hold's subject needs an id"
+            listed = stmt.get("entries")
+            if listed is not None and (
+                subject.get("kind") != "answer"
+                or not isinstance(listed, list)
+                or not all(type(e) is int and e >= 0 for e in listed)
+                or listed != sorted(set(listed))
+            ):
+                return "a hold's entries are the ascending seqs of the log entries an answer rests on"
             return _text_problem("reason", stmt.get("reason"), _MAX_TEXT)
         if kind == "hold_release":
             hold_seq = stmt.get("hold_seq")
@@ -312,7 +325,11 @@ class CaseFile:
             self.notes.append(Note(seq, kind, signer, str(case_id), stmt.get("answer_id"), stmt["text"], at))
         elif kind == "hold":
             subject = stmt["subject"]
-            self.holds[seq] = Hold(seq, signer, case_id, subject["kind"], subject["id"], stmt["reason"], at)
+            listed = stmt.get("entries")
+            entries = tuple(listed) if isinstance(listed, list) else None
+            self.holds[seq] = Hold(
+                seq, signer, case_id, subject["kind"], subject["id"], stmt["reason"], at, entries=entries
+            )
         elif kind == "hold_release":
             held = self.holds[stmt["hold_seq"]]
             self.holds[held.seq] = _released(held, Release(seq, signer, stmt["reason"], at))
@@ -371,6 +388,9 @@ class CaseFile:
         for h in self.holds_in_force():
             if h.subject_kind == "digest":
                 covered = h.subject == digest
+            elif h.subject_kind == "answer" and h.entries is not None:
+                # the held answer's own signed list: no derived table is read
+                covered = digest in entries_digests(vault, h.entries)
             elif h.subject_kind == "answer":
                 covered = digest in answer_digests(vault, h.subject)
             else:
@@ -381,35 +401,89 @@ class CaseFile:
 
 
 def _released(h: Hold, release: Release) -> Hold:
-    return Hold(h.seq, h.signer, h.case_id, h.subject_kind, h.subject, h.reason, h.at, release)
+    return Hold(h.seq, h.signer, h.case_id, h.subject_kind, h.subject, h.reason, h.at, release, h.entries)
 
 
 #: the entry kinds that log an answer: a producer's manifest or an imported trace
 _ANSWER_KINDS = ("manifest", "imported_trace")
 
 
-def answer_digests(vault: Vault, answer_id: str, _seen: set[str] | None = None) -> set[str]:
-    """Every text digest an answer's signed manifest names, through its lineage too;
-    read from the log entry (checked against its stored leaf), not from the views."""
+def answer_entries(vault: Vault, answer_id: str, _seen: set[str] | None = None) -> list[int]:
+    """The log entries an answer rests on: its own manifest or imported trace, those of
+    its lineage, and the revisions its passages cite, in seq order.
+
+    Found through `v_answers` and `v_revisions` after they were checked against the signed
+    commitment (`ViewGuard.require`); each entry is kept only if its bytes hash to its
+    stored leaf and say what was looked up. A hold on an answer signs this list, so a
+    later purge reads the held evidence from those entries alone.
+    """
     seen = _seen if _seen is not None else set()
     if answer_id in seen:
-        return set()
+        return []
     seen.add(answer_id)
     vault.views.require("v_answers", "v_revisions")
-    rows = vault.query("SELECT seq FROM v_answers WHERE answer_id = ? ORDER BY seq", [answer_id])
+    out: set[int] = set()
+    for (seq,) in vault.query("SELECT seq FROM v_answers WHERE answer_id = ? ORDER BY seq", [answer_id]):
+        m = _answer_at(vault, int(seq))
+        if m is None or m.answer_id != answer_id:
+            continue
+        out.add(int(seq))
+        for ps in m.passages:
+            rows = vault.query(
+                "SELECT seq FROM v_revisions WHERE document_id = ? AND revision = ?",
+                [str(ps.document.document_id), str(ps.document.revision)],
+            )
+            out |= {int(r[0]) for r in rows if _revision_at(vault, int(r[0])) is not None}
+        for parent in m.lineage:
+            out |= set(answer_entries(vault, parent, seen))
+    return sorted(out)
+
+
+def _checked_entry(vault: Vault, seq: int) -> LogEntry | None:
+    """Entry `seq` if its bytes hash to its stored leaf (which the signed tree covers)."""
+    try:
+        entry = vault.entry(seq)
+    except VaultError:
+        return None
+    stored = vault.query("SELECT leaf_hash FROM log WHERE seq = ?", [seq])
+    return entry if stored and bytes(stored[0][0]) == entry.leaf else None
+
+
+def _answer_at(vault: Vault, seq: int) -> Any:
+    entry = _checked_entry(vault, seq)
+    if entry is None or entry.kind not in _ANSWER_KINDS:
+        return None
+    try:
+        return entry.answer_record()
+    except MalformedRecordError:
+        return None
+
+
+def _revision_at(vault: Vault, seq: int) -> Revision | None:
+    entry = _checked_entry(vault, seq)
+    if entry is None or entry.kind != "revision":
+        return None
+    try:
+        return Revision.from_json(entry.payload_json())
+    except (MalformedRecordError, InputError, ValueError):
+        return None
+
+
+def entries_digests(vault: Vault, seqs: Iterable[int]) -> set[str]:
+    """Every text digest the given answer and revision entries name, read from their bytes
+    (each checked against its stored leaf): question, answer, retrieved and model-input
+    texts, an imported trace's export file, and a revision's content."""
     out: set[str] = set()
-    for (seq,) in rows:
-        entry = vault.entry(int(seq))
-        stored = vault.query("SELECT leaf_hash FROM log WHERE seq = ?", [int(seq)])
-        if entry.kind not in _ANSWER_KINDS or not stored or bytes(stored[0][0]) != entry.leaf:
+    for seq in seqs:
+        rev = _revision_at(vault, seq)
+        if rev is not None:
+            out.add(str(rev.content_sha256))
             continue
-        try:
-            m = entry.answer_record()
-        except MalformedRecordError:
-            continue
-        if m.answer_id != answer_id:
+        m = _answer_at(vault, seq)
+        if m is None:
             continue
         out |= {str(m.question_sha256), str(m.answer_sha256)}
+        entry = vault.entry(seq)
         if entry.kind == "imported_trace":
             # the export file the trace was read from is evidence of the answer too
             export = entry.payload_json().get("export")
@@ -417,15 +491,14 @@ def answer_digests(vault: Vault, answer_id: str, _seen: set[str] | None = None) 
                 out.add(export["sha256"])
         for ps in m.passages:
             out |= {str(ps.retrieved_sha256), str(ps.model_input_sha256)}
-            revs = vault.query(
-                "SELECT content_sha256 FROM v_revisions WHERE document_id = ? AND revision = ?",
-                [str(ps.document.document_id), str(ps.document.revision)],
-            )
-            out |= {str(r[0]) for r in revs}
-        for parent in m.lineage:
-            out |= answer_digests(vault, parent, seen)
     out.discard("None")  # an imported passage may keep no text
     return out
+
+
+def answer_digests(vault: Vault, answer_id: str) -> set[str]:
+    """Every text digest an answer's signed manifest names, through its lineage too, and
+    the content of the revisions it cites; read from the log entries, not the views."""
+    return entries_digests(vault, answer_entries(vault, answer_id))
 
 
 def document_digests(vault: Vault, document_id: str) -> set[str]:
@@ -437,7 +510,7 @@ def document_digests(vault: Vault, document_id: str) -> set[str]:
     the revisions and answers of the log, which only a purge under a document hold pays.
     """
     out: set[str] = set()
-    for _seq, _kind, data, stored in vault.rows_claiming(["revision", "manifest", "imported_trace"]):
+    for _seq, _kind, data, stored in vault.index.rows_claiming(["revision", "manifest", "imported_trace"]):
         try:
             entry = LogEntry.from_bytes(data)
             if entry.leaf != stored:
@@ -461,7 +534,7 @@ def _case_rows(vault: Vault) -> list[tuple[int, str, bytes, bytes]]:
     hold or revocation is a problem, not a row passed by), plus every access and finding
     row: whether one belongs to a case is read from its signed statement, not from the
     editable case index."""
-    return vault.rows_claiming(sorted(_FOLD_KINDS | {"access", "finding"}))
+    return vault.index.rows_claiming(sorted(_FOLD_KINDS | {"access", "finding"}))
 
 
 def load_casefile(vault: Vault) -> CaseFile:

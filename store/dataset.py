@@ -33,8 +33,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from store.errors import StoreError
+from store.rowtables import insert_rows
 from store.schema import VIEW_COLUMNS, view_ddl
-from store.vault import Vault, insert_rows
+from store.vault import Vault
 from store.views import Rows
 
 __all__ = [

@@ -21,12 +21,8 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
 
 from store.entries import HOLD_KINDS, ROSTER_KINDS
-
-if TYPE_CHECKING:
-    from store.vault import Vault
 
 __all__ = [
     "EXTENSION",
@@ -34,7 +30,6 @@ __all__ = [
     "commitment",
     "extension_line",
     "guarded_kind",
-    "guarded_rows",
     "signed_commitment",
 ]
 
@@ -74,9 +69,3 @@ def extension_value(extensions: Iterable[str], wanted: str) -> str | None:
 def signed_commitment(extensions: Iterable[str]) -> str | None:
     """The commitment a checkpoint's extension lines carry, if any."""
     return extension_value(extensions, EXTENSION)
-
-
-def guarded_rows(vault: Vault) -> list[tuple[int, str, bytes, bytes]]:
-    """(seq, kind column, entry bytes, stored leaf) of every row whose kind column or whose
-    bytes say a guarded kind, in seq order; the bytes decide (`guarded_kind`)."""
-    return vault.rows_claiming(sorted(GUARDED_KINDS))

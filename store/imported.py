@@ -184,7 +184,7 @@ def append_imported(vault: Vault, custodian: Identity, items: list[ImportedItem]
         digest = hashed[id(it.export)]
         if digest != it.export_sha256:
             raise InputError(it.file, "$.export.sha256", "the statement names another export file")
-    tombstoned = set(vault.tombstone_index())
+    tombstoned = set(vault.index.tombstone_index())
     for it in items:
         if it.export_sha256 in tombstoned:
             raise InputError(

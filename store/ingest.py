@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from store.batch import Batch
 from store.canonical import member_path, parse_strict
 from store.crypto import Identity, sha256_hex
 from store.dsse import Envelope, verify_envelope
@@ -25,7 +26,7 @@ from store.records import MANIFEST_V2, Manifest
 from store.schemacheck import load_schema, validate
 from store.textrules import id_problem
 from store.timeutil import instant
-from store.vault import Batch, Vault
+from store.vault import Vault
 
 __all__ = [
     "MAX_INPUT_BYTES",
@@ -271,7 +272,7 @@ class _Ingest:
         self._seen_revision_digests: dict[tuple[str, str], str] = {}
         self.known_docs: set[str] = set()
         #: digest -> seq of its tombstone: a purge is final, so these texts are never stored again
-        self.tombstoned: dict[str, int] = {d: int(row[0]) for d, row in vault.tombstone_index().items()}
+        self.tombstoned: dict[str, int] = {d: int(row[0]) for d, row in vault.index.tombstone_index().items()}
         self._stored_revisions: set[tuple[str, str]] | None = None
         self._stored_documents: set[str] | None = None
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 
+from store.batch import Batch
 from store.crypto import (
     Identity,
     aead_decrypt,
@@ -25,7 +26,7 @@ from store.crypto import (
     wrap_data_key,
 )
 from store.errors import UnwrapError
-from store.vault import Batch, Vault
+from store.vault import Vault
 
 __all__ = ["ALL_SCOPES", "DataKeys", "in_scope"]
 
@@ -54,7 +55,7 @@ class DataKeys:
         self.keys: dict[str, bytes] = {}
         self.current: dict[str, tuple[int, str]] = {}
         self.failed: list[str] = []
-        for dk_id, collection, generation, wrapped in vault.data_key_rows(identity.key_id):
+        for dk_id, collection, generation, wrapped in vault.blobs.data_key_rows(identity.key_id):
             try:
                 key = unwrap_data_key(identity, json.loads(wrapped), _context(collection, dk_id))
             except (UnwrapError, ValueError, KeyError):
@@ -74,7 +75,7 @@ class DataKeys:
         Raises UnwrapError when a copy we hold the key for fails authentication: that is
         tampering, not lack of access, and must not be reported as "out of scope".
         """
-        rows = self.vault.blob_rows(digest)
+        rows = self.vault.blobs.rows(digest)
         for collection, dk_id, nonce, ct in rows:
             key = self.keys.get(dk_id)
             if key is None:
@@ -101,7 +102,7 @@ class DataKeys:
         does not hide the verdicts of the others.
         """
         if rows is None:
-            rows = self.vault.blob_rows_many(digests)
+            rows = self.vault.blobs.rows_many(digests)
         out: dict[str, tuple[str, bytes] | UnwrapError] = {}
         for digest in digests:
             if digest in out:

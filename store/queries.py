@@ -240,7 +240,7 @@ def deletions_of_many(vault: Vault, document_ids: list[str]) -> dict[str, tuple[
 
 def tombstone_of(vault: Vault, digest: str) -> TombstoneRow | None:
     """The first tombstone of `digest`, from the log (`Vault.tombstone_index`)."""
-    row = vault.tombstone_index().get(digest)
+    row = vault.index.tombstone_index().get(digest)
     return TombstoneRow(*row) if row is not None else None
 
 
@@ -265,7 +265,7 @@ def entries_at(vault: Vault, seqs: list[int]) -> dict[int, LogEntry]:
 
 def tombstones(vault: Vault) -> list[TombstoneRow]:
     """Every tombstone (the first of each digest), in log order, from the log."""
-    return sorted((TombstoneRow(*r) for r in vault.tombstone_index().values()), key=lambda t: t.seq)
+    return sorted((TombstoneRow(*r) for r in vault.index.tombstone_index().values()), key=lambda t: t.seq)
 
 
 def tombstone_collections(vault: Vault) -> dict[str, set[str]]:

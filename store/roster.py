@@ -441,7 +441,7 @@ def load_roster(vault: Vault, leaves: Sequence[bytes] | None = None) -> tuple[Ro
     verifies and whose place binding matches are folded; every other roster entry is a
     problem the caller must refuse on (unlock, append) or report (verify).
     """
-    rows = vault.roster_rows()
+    rows = vault.index.roster_rows()
     if leaves is None:
         leaves = vault.leaf_hashes(rows[-1][0] if rows else 0)
     roster = Roster()
@@ -497,12 +497,12 @@ def check_entry(
 
 def producer_keys(vault: Vault) -> dict[str, ProducerKey]:
     """The producer keyring as the (checked) log says."""
-    return vault.folded_roster()[0].producers
+    return vault.rosters.folded()[0].producers
 
 
 def investigators(vault: Vault) -> dict[str, Investigator]:
     """Every investigator ever granted, as the (checked) log says."""
-    return vault.folded_roster()[0].investigators
+    return vault.rosters.folded()[0].investigators
 
 
 def _revoke_refusal(revoked_at: str | None, who: str, stmt: dict[str, Any]) -> str | None:

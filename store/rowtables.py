@@ -1,21 +1,26 @@
-"""View rows as Arrow tables, without a database connection.
+"""View rows as Arrow tables, and their one way into DuckDB.
 
 Verification derives view rows in worker processes; building the Arrow table there,
 rather than pickling row tuples back, moves the per-value conversion off the process
 that talks to DuckDB and sends compact columns instead of millions of small objects.
+Building a table needs no database connection (workers never import DuckDB); inserting
+one is a bulk Arrow insert, because per-row INSERTs are far too slow on a large vault.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
 from store.schema import VIEW_COLUMNS
 
-__all__ = ["RowsTable", "rows_table"]
+if TYPE_CHECKING:
+    import duckdb
+
+__all__ = ["RowsTable", "insert_rows", "insert_table", "rows_table"]
 
 _ARROW_TYPES: dict[str, pa.DataType] = {
     "VARCHAR": pa.string(),
@@ -73,3 +78,45 @@ def rows_table(table: str, rows: list[tuple[Any, ...]]) -> RowsTable:
         return RowsTable(pa.Table.from_arrays(arrays, names=[c for c, _t in cols]), True)
     inferred = pa.table({name: list(values) for values, (name, _t) in zip(columns, cols, strict=True)})
     return RowsTable(inferred, False)
+
+
+#: Arrow types that DuckDB reads as exactly the column's type, so no CAST is needed
+_INSERTS: dict[tuple[str, str], tuple[str, str]] = {}
+
+
+def _insert_sql(table: str, target: str) -> tuple[str, str]:
+    """(typed INSERT, INSERT with CASTs) for `table`'s rows into `target`, built once."""
+    sql = _INSERTS.get((table, target))
+    if sql is None:
+        cols = VIEW_COLUMNS[table]
+        names = ", ".join(c for c, _t in cols)
+        casts = ", ".join(f"CAST({c} AS {t})" for c, t in cols)
+        sql = (
+            f"INSERT INTO {target} ({names}) SELECT * FROM _new_rows",  # noqa: S608
+            f"INSERT INTO {target} ({names}) SELECT {casts} FROM _new_rows",  # noqa: S608
+        )
+        if len(_INSERTS) < 256:  # targets are fixed names; bound it anyway
+            _INSERTS[(table, target)] = sql
+    return sql
+
+
+def insert_rows(
+    con: duckdb.DuckDBPyConnection,
+    table: str,
+    rows: list[tuple[Any, ...]],
+    target: str | None = None,
+) -> None:
+    """Bulk insert through Arrow (`rows_table`), in the caller's transaction."""
+    insert_table(con, table, rows_table(table, rows), target)
+
+
+def insert_table(
+    con: duckdb.DuckDBPyConnection, table: str, rows: RowsTable, target: str | None = None
+) -> None:
+    """Insert rows built by `rows_table` (possibly in another process)."""
+    typed_sql, cast_sql = _insert_sql(table, target or table)
+    con.register("_new_rows", rows.table)
+    try:
+        con.execute(typed_sql if rows.typed else cast_sql)
+    finally:
+        con.unregister("_new_rows")

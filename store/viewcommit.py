@@ -41,6 +41,7 @@ import duckdb
 from store.entries import LogEntry
 from store.errors import VaultDamagedError
 from store.guarded import extension_value
+from store.rowtables import insert_rows
 from store.schema import VIEW_COLUMNS, view_ddl
 from store.views import Rows, derive
 
@@ -240,12 +241,12 @@ class ViewGuard:
     # -- the signed side ---------------------------------------------------------------
 
     def _tree(self) -> tuple[int, bytes]:
-        acc = self._vault._accumulator()
+        acc = self._vault.tree.accumulator()
         return acc.size, acc.root()
 
     def _signed(self, size: int, root: bytes) -> str | None:
         try:
-            cp = self._vault.covering_checkpoint(size, root)
+            cp = self._vault.tree.covering_checkpoint(size, root)
         except VaultDamagedError:
             return None  # a roster that does not hold signs nothing: derive from the log (forensic)
         if cp is None:
@@ -368,7 +369,7 @@ class ViewGuard:
         """`table`'s rows, by group, derived from the entries that produce them, each entry
         checked against its stored leaf (which the signed tree covers)."""
         out: dict[int, list[tuple[Any, ...]]] = {}
-        for seq, _kind, data, stored in self._vault.rows_claiming(sorted(SOURCES[table])):
+        for seq, _kind, data, stored in self._vault.index.rows_claiming(sorted(SOURCES[table])):
             g = seq // GROUP
             if groups is not None and g not in groups:
                 continue
@@ -387,8 +388,6 @@ class ViewGuard:
     def _diffs(self, table: str, groups: set[int], rows: list[tuple[Any, ...]]) -> tuple[RowDiff, ...]:
         """The stored rows of `groups` that the log does not derive, and the reverse, each
         as verify's view comparison reports it (`store.audit`): same problem words."""
-        from store.vault import insert_rows
-
         con = self._vault.con
         names = [c for c, _t in VIEW_COLUMNS[table]]
         listed = ", ".join(names)
@@ -415,8 +414,6 @@ class ViewGuard:
         return tuple(sorted(out, key=lambda d: d.problem != "view_row_altered_or_extra"))
 
     def _replace(self, table: str, groups: set[int], rows: list[tuple[Any, ...]]) -> None:
-        from store.vault import insert_rows
-
         con = self._vault.con
         where = " OR ".join(f"(seq >= {g * GROUP} AND seq < {(g + 1) * GROUP})" for g in sorted(groups))
         if self._vault.read_only:

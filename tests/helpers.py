@@ -11,13 +11,14 @@ from typing import Any
 from store import admin
 from store.crypto import Identity
 from store.entries import LogEntry, Statement, make_statement, place_of
-from store.guarded import extension_line, guarded_kind, guarded_rows
+from store.guarded import extension_line, guarded_kind
 from store.ingest import IngestReport, ingest
 from store.merkle import root
 from store.note import Checkpoint
 from store.producer import draft_to_input
+from store.rowtables import insert_rows
 from store.schema import VIEW_COLUMNS
-from store.vault import Vault, insert_rows
+from store.vault import Vault
 from store.views import Rows, derive
 from tracer.engine.session import Session, unlock
 from tracer.engine.textnorm import CHUNKER_VERSION, NORMALIZER_VERSION, chunk_document
@@ -227,7 +228,7 @@ def append_by_hand(
             insert_rows(con, table, items)
     if checkpoint_signer is not None:
         # as an honest signer would: committing to the guarded entries the bytes now say
-        pairs = [(s, leaf) for s, _k, data, leaf in guarded_rows(case.vault) if guarded_kind(data)]
+        pairs = [(s, leaf) for s, _k, data, leaf in case.vault.index.guarded_rows() if guarded_kind(data)]
         cp = Checkpoint(case.vault.origin, seq + 1, root([*leaves, entry.leaf]), (extension_line(pairs),))
         note = cp.sign_as(checkpoint_signer, checkpoint_name or checkpoint_signer.name)
         cid = con.execute("SELECT max(id) + 1 FROM checkpoints").fetchall()[0][0]

@@ -171,7 +171,7 @@ def test_tombstones_for_the_travel_allowance(vault: Vault, texts: DataKeys) -> N
             [t["document_id"], t["revision"]],
         )
         assert rev == [(t["digest"],)]
-        assert vault.blob_rows(str(t["digest"])) == []
+        assert vault.blobs.rows(str(t["digest"])) == []
     # the passages retrieved from the purged revisions are retained and still verify
     passages = vault.query("SELECT retrieved_sha256 FROM v_passages WHERE document_id = 'travel-allowance'")
     assert len(passages) >= 3

@@ -15,6 +15,7 @@ import duckdb
 import pytest
 
 from store import admin
+from store.casefile import load_casefile
 from store.errors import AccessDeniedError, VaultDamagedError, VaultError
 from store.ingest import ingest
 from store.note import Checkpoint
@@ -190,6 +191,76 @@ def test_a_hold_on_an_answer_is_not_lifted_by_editing_a_derived_table(tmp_path: 
         with pytest.raises(VaultError, match="under legal hold"):
             admin.purge(c.vault, c.custodian, digest, "retention", "expired", "dpo", NOW)
     c.close()
+
+
+def test_a_hold_on_an_answer_signs_the_entries_it_rests_on(tmp_path: Path) -> None:
+    world = build_world(tmp_path)
+    s = world.session("ines")
+    desk = CaseDesk(s)
+    stmt = desk.hold_statement("answer", "ans-restart", "litigation")
+    answer_seq = s.vault.query("SELECT seq FROM v_answers WHERE answer_id = 'ans-restart'")[0][0]
+    runbook_seq = s.vault.query("SELECT seq FROM v_revisions WHERE document_id = 'runbook'")[0][0]
+    assert stmt["entries"] == sorted([int(answer_seq), int(runbook_seq)])
+    desk.sign_hold(stmt)
+    s.close()
+    world.case.reopen()
+    hold = next(iter(load_casefile(world.case.vault).holds.values()))
+    assert hold.entries == tuple(stmt["entries"])
+    world.case.close()
+
+
+@pytest.mark.parametrize("table", ["v_answers", "v_revisions", "v_passages", "v_digests"])
+def test_a_purge_under_a_signed_answer_hold_reads_no_derived_table(
+    tmp_path: Path, table: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hold's own signed entries decide: emptying any derived table (and its cached
+    digests) neither lifts it nor makes the purge hash the big tables."""
+    world = build_world(tmp_path)
+    s = world.session("ines")
+    CaseDesk(s).hold("answer", "ans-restart", "litigation")
+    s.close()
+    c = world.case
+    c.reopen()
+    _edit(c, f"DELETE FROM {table}", "DELETE FROM view_groups")  # noqa: S608 - fixed names
+    asked: list[str] = []
+    real = c.vault.views.require
+
+    def spy(*tables: str) -> None:
+        asked.extend(tables)
+        real(*tables)
+
+    monkeypatch.setattr(c.vault.views, "require", spy)
+    for digest in (world.runbook_digest, world.passage_digest):
+        with pytest.raises(VaultError, match="under legal hold"):
+            admin.purge(c.vault, c.custodian, digest, "retention", "expired", "dpo", NOW)
+    assert asked == []
+    c.close()
+
+
+def test_a_hold_whose_entries_are_not_an_answers_is_refused_from_the_case_file(tmp_path: Path) -> None:
+    world = build_world(tmp_path)
+    s = world.session("ines")
+    desk = CaseDesk(s)
+    stmt = desk.hold_statement("digest", world.passage_digest, "litigation")
+    for forged in ([3, 1], [-1], ["1"], 7):
+        refused = load_casefile(s.vault).refusal("hold", {**stmt, "entries": forged})
+        assert refused is not None and "entries" in refused
+    answer = desk.hold_statement("answer", "ans-restart", "litigation")
+    assert load_casefile(s.vault).refusal("hold", answer) is None
+    s.close()
+
+
+def test_a_forged_digest_row_does_not_make_an_unreferenced_text_purgeable(case: Case) -> None:
+    _stale_case(case)
+    seq = case.vault.query("SELECT seq FROM v_answers WHERE answer_id = 'ans-1'")[0][0]
+    nobody = "ab" * 32
+    _edit(
+        case,
+        f"INSERT INTO v_digests SELECT seq, '{nobody}', role, collection "  # noqa: S608
+        f"FROM v_digests WHERE seq = {int(seq)} LIMIT 1",
+    )
+    with pytest.raises(VaultError, match="not referenced by any log entry"):
+        admin.purge(case.vault, case.custodian, nobody, "retention", "expired", "dpo", NOW)
 
 
 # -- the log's length -------------------------------------------------------------------

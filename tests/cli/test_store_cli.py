@@ -307,7 +307,7 @@ def test_purge(vault_world: World) -> None:
     r = w.ok("purge", w.vault, digest, "--policy", "retention-90d", "--reason", "expired", *w.cust())
     with Vault.open(w.vault, read_only=True) as v:
         seq = v.size() - 1
-        assert v.entry(seq).kind == "tombstone" and v.blob_rows(digest) == []
+        assert v.entry(seq).kind == "tombstone" and v.blobs.rows(digest) == []
         assert v.query("SELECT authorizer, effective_at FROM v_tombstones") == [
             ("custodian", "2026-06-01T00:00:00Z")
         ]

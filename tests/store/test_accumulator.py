@@ -14,7 +14,7 @@ def test_unlock_hands_its_tree_to_the_first_append(case: Case) -> None:
         leaves = s.vault.leaf_hashes()
         latest = s.vault.checkpoints()[-1]
         assert latest.size == len(leaves)
-        assert s.vault._acc is not None and s.vault._acc.root() == merkle.root(leaves)
+        assert s.vault.tree.cached is not None and s.vault.tree.cached.root() == merkle.root(leaves)
         report = verify(s.vault, None)
         assert report.ok, report.findings
     finally:
@@ -27,11 +27,11 @@ def test_a_tree_that_does_not_cover_the_log_is_ignored(case: Case) -> None:
     short = merkle.RootAccumulator()
     for leaf in vault.leaf_hashes()[:-1]:
         short.append(leaf)
-    vault.adopt_accumulator(short)
-    assert getattr(vault, "_acc") is None  # noqa: B009 - mypy narrows the attribute for good otherwise
+    vault.tree.adopt(short)
+    assert vault.tree.cached is None
     whole = merkle.RootAccumulator()
     for leaf in vault.leaf_hashes():
         whole.append(leaf)
-    vault.adopt_accumulator(whole)
-    assert vault._acc is not None and vault._acc.root() == whole.root()
-    assert vault._acc is not whole  # a copy: a failed batch must not move the caller's tree
+    vault.tree.adopt(whole)
+    assert vault.tree.cached is not None and vault.tree.cached.root() == whole.root()
+    assert vault.tree.cached is not whole  # a copy: a failed batch must not move the caller's tree

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from store import vault as vault_module
+from store import blobstore as vault_module
 from store.vault import Vault
 from tests.helpers import Case, manifest, passage, revision, signed
 
@@ -12,7 +12,7 @@ DOC = "# Policy\n\nRefunds within thirty days.\n\nShipping is free.\n"
 
 
 def _lookups(vault: Vault, digests: list[str]) -> dict[str, list[tuple[str, str, bytes, bytes]]]:
-    return vault.blob_rows_many(digests)
+    return vault.blobs.rows_many(digests)
 
 
 def test_index_agrees_with_sql_including_shared_prefixes_and_strangers(
@@ -32,7 +32,7 @@ def test_index_agrees_with_sql_including_shared_prefixes_and_strangers(
     )
     asked = [*stored, twin, "0" * 64, "not-a-digest", "", stored[0]]
     plain = _lookups(vault, asked)
-    with vault.blob_index():
+    with vault.blobs.index():
         indexed = _lookups(vault, asked)
     assert indexed == plain
     assert set(indexed) == {*stored, twin}
@@ -53,12 +53,12 @@ def test_a_write_drops_the_index(case: Case) -> None:
     rev = revision("policy", "A", DOC, "2026-01-05T00:00:00Z")
     assert case.ingest(rev).ok
     vault = case.vault
-    with vault.blob_index():
-        assert vault._blob_index is not None
+    with vault.blobs.index():
+        assert vault.blobs.indexed
         rev_b = revision("policy", "B", DOC + "\nNew paragraph.\n", "2026-02-05T00:00:00Z")
         assert case.ingest(rev_b).ok
-        assert getattr(vault, "_blob_index") is None  # noqa: B009 - the write dropped it (mypy narrowed it)
+        assert not vault.blobs.indexed  # the write dropped it
         new = str(
             vault.con.execute("SELECT content_sha256 FROM v_revisions WHERE revision = 'B'").fetchall()[0][0]
         )
-        assert new in vault.blob_rows_many([new])
+        assert new in vault.blobs.rows_many([new])

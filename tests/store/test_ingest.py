@@ -106,7 +106,7 @@ def test_same_text_in_two_collections_is_readable_in_each(case: Case) -> None:
     report = case.ingest(signed(case, manifest("ans-2", ANSWER, ps)))
     assert report.ok and report.faults == [], report.to_json()
     digest = sha256_hex(ps[0]["retrieved_text"].encode())
-    assert sorted(r[0] for r in case.vault.blob_rows(digest)) == ["restricted", "support"]
+    assert sorted(r[0] for r in case.vault.blobs.rows(digest)) == ["restricted", "support"]
 
 
 # -- refused: not JSON, schema, signatures, keys ------------------------------------------
@@ -426,8 +426,8 @@ def test_faulty_manifest_is_kept_as_signed_with_faults(case: Case) -> None:
     (faults_json,) = case.vault.query("SELECT faults FROM v_answers WHERE answer_id = 'ans-faulty'")[0]
     assert {(f["path"], f["code"]) for f in json.loads(faults_json)} == got
     # texts that did not match their digest, or were not supplied, are not stored
-    assert case.vault.blob_rows(p2_digest) == []
-    assert case.vault.blob_rows(q_digest) == []
+    assert case.vault.blobs.rows(p2_digest) == []
+    assert case.vault.blobs.rows(q_digest) == []
     # and verify reports each fault against the record
     report_v = verify(case.vault)
     faults = [f for f in report_v.findings if f.kind == "producer_fault"]

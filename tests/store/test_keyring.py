@@ -25,18 +25,18 @@ def _fill(case: Case) -> list[str]:
 def test_blob_rows_many_matches_blob_rows(case: Case) -> None:
     digests = _fill(case)
     absent = "0" * 64
-    many = case.vault.blob_rows_many([*digests, absent, digests[0]])
+    many = case.vault.blobs.rows_many([*digests, absent, digests[0]])
     assert set(many) == set(digests)
     for d in digests:
-        assert many[d] == case.vault.blob_rows(d)
-    assert case.vault.blob_rows_many([]) == {}
+        assert many[d] == case.vault.blobs.rows(d)
+    assert case.vault.blobs.rows_many([]) == {}
 
 
 def test_decrypt_many_matches_decrypt_and_isolates_tampering(case: Case) -> None:
     digests = _fill(case)
     keys = DataKeys(case.vault, case.custodian)
     bad = sha256_hex(FIRST.encode())
-    ((_c, _k, _n, ct),) = case.vault.blob_rows(bad)
+    ((_c, _k, _n, ct),) = case.vault.blobs.rows(bad)
     case.vault.con.execute("UPDATE blobs SET ct = ? WHERE digest = ?", [ct[:-1] + bytes([ct[-1] ^ 1]), bad])
     many = keys.decrypt_many([*digests, "0" * 64])
     assert "0" * 64 not in many
@@ -53,7 +53,7 @@ def test_decrypt_many_skips_copies_without_a_key(case: Case) -> None:
     omar = case.grant("omar", ["ops"])
     keys = DataKeys(case.vault, omar)
     many = keys.decrypt_many(digests)
-    colls = {d: case.vault.blob_rows(d)[0][0] for d in digests}
+    colls = {d: case.vault.blobs.rows(d)[0][0] for d in digests}
     assert set(many) == {d for d, c in colls.items() if c == "ops"}
 
 
@@ -61,7 +61,7 @@ def test_tombstone_rows_many(case: Case) -> None:
     digests = _fill(case)
     target = sha256_hex(DOC.encode())
     admin.purge(case.vault, case.custodian, target, "retention", "test", "legal", T0)
-    rows = case.vault.tombstone_rows_many([*digests, target])
+    rows = case.vault.index.tombstone_rows_many([*digests, target])
     assert set(rows) == {target}
     assert rows[target][1:3] == (target, "retention")
 

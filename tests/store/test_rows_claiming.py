@@ -7,7 +7,7 @@ from tests.helpers import Case, revision
 
 
 def _seqs(case: Case, *kinds: str) -> list[int]:
-    return [seq for seq, _k, _d, _l in case.vault.rows_claiming(list(kinds))]
+    return [seq for seq, _k, _d, _l in case.vault.index.rows_claiming(list(kinds))]
 
 
 def test_a_relabelled_row_is_found_by_its_bytes_before_and_after_the_tail_is_remembered(case: Case) -> None:

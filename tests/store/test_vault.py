@@ -10,12 +10,17 @@ import pytest
 
 import store
 from store import admin, merkle
+from store.batch import Batch
+from store.blobstore import BlobStore
 from store.crypto import Identity, sha256_hex
 from store.errors import AccessDeniedError, StoreError, VaultError
 from store.keyring import DataKeys
+from store.logindex import LogIndex
 from store.note import Checkpoint, open_note, verify_checkpoint
+from store.rostercache import RosterCache
 from store.schema import DB_FILE
-from store.vault import Batch, Vault
+from store.treehead import TreeHead
+from store.vault import Vault
 from tests.helpers import T0, Case, manifest, passage, revision, signed
 from tracer.engine.verify import verify
 
@@ -47,6 +52,10 @@ def test_public_api_has_no_update_or_delete_except_purge() -> None:
     assert [n for n in vault_api if _MUTATORS.search(n)] == []
     assert [n for n in batch_api if _MUTATORS.search(n)] == ["delete_blobs"]
     assert [n for n in dir(admin) if _MUTATORS.search(n) and not n.startswith("_")] == ["purge"]
+    # the objects a vault holds change nothing but their own caches
+    for part, allowed in ((BlobStore, ["drop_index"]), (LogIndex, []), (TreeHead, []), (RosterCache, [])):
+        api = [n for n, _ in inspect.getmembers(part) if not n.startswith("_")]
+        assert [n for n in api if _MUTATORS.search(n)] == allowed
 
 
 def test_only_purge_deletes_and_nothing_updates() -> None:
@@ -58,12 +67,12 @@ def test_only_purge_deletes_and_nothing_updates() -> None:
             found.append(f"{path.name}: {m.group(0).strip()}")
     assert found == [
         "audit.py: DROP TABLE IF EXISTS temp.r_{table}",  # scratch tables for verify
+        "batch.py: DELETE FROM blobs WHERE digest = ?",  # Batch.delete_blobs, for purge
         # the recovery cuts an uncovered tail back to its last valid checkpoint, after
         # writing it to a quarantine file (`store.recovery`)
         "recovery.py: DELETE FROM log WHERE seq >= ?",
         "recovery.py: DELETE FROM {table} WHERE seq >= ?",
         "recovery.py: DELETE FROM view_groups WHERE grp >= ?",
-        "vault.py: DELETE FROM blobs WHERE digest = ?",  # Batch.delete_blobs, for purge
         # derived rows that disagree with the signed commitment, replaced by rows derived
         # again from the log (`ViewGuard._replace`), and the cache of group digests
         "viewcommit.py: DROP TABLE IF EXISTS temp.main.{table}",
@@ -75,7 +84,7 @@ def test_only_purge_deletes_and_nothing_updates() -> None:
         "viewcommit.py: DELETE FROM view_groups WHERE grp >= {start // GROUP}",
     ]
     callers = [
-        p.name for p in STORE_DIR.glob("*.py") if "delete_blobs(" in p.read_text() and p.name != "vault.py"
+        p.name for p in STORE_DIR.glob("*.py") if "delete_blobs(" in p.read_text() and p.name != "batch.py"
     ]
     assert callers == ["admin.py"]
 
@@ -232,12 +241,12 @@ def test_failed_batch_appends_nothing(case: Case, monkeypatch: pytest.MonkeyPatc
 def test_purge_appends_tombstone_and_deletes_blob(case: Case) -> None:
     _ingest_secret(case)
     digest = sha256_hex(SECRET.encode())
-    assert case.vault.blob_rows(digest)
+    assert case.vault.blobs.rows(digest)
     size = case.vault.size()
     seq = admin.purge(case.vault, case.custodian, digest, "retention-90d", "expired", "dpo", T0)
     assert seq == size and case.vault.size() == size + 1
     assert case.vault.entry(seq).kind == "tombstone"
-    assert case.vault.blob_rows(digest) == []
+    assert case.vault.blobs.rows(digest) == []
     assert DataKeys(case.vault, case.custodian).decrypt(digest) is None
     assert case.vault.query("SELECT digest, policy, reason, authorizer FROM v_tombstones") == [
         (digest, "retention-90d", "expired", "dpo")
@@ -251,7 +260,7 @@ def test_purge_appends_tombstone_and_deletes_blob(case: Case) -> None:
 def test_purge_is_one_transaction(case: Case, monkeypatch: pytest.MonkeyPatch) -> None:
     _ingest_secret(case)
     digest = sha256_hex(SECRET.encode())
-    size, cps, blobs = case.vault.size(), case.vault.checkpoints(), case.vault.blob_rows(digest)
+    size, cps, blobs = case.vault.size(), case.vault.checkpoints(), case.vault.blobs.rows(digest)
 
     def boom(self: Batch, digest: str) -> None:
         raise RuntimeError("injected failure between tombstone and delete")
@@ -260,7 +269,7 @@ def test_purge_is_one_transaction(case: Case, monkeypatch: pytest.MonkeyPatch) -
     with pytest.raises(RuntimeError, match="injected"):
         admin.purge(case.vault, case.custodian, digest, "p", "r", "a", T0)
     assert (case.vault.size(), case.vault.checkpoints()) == (size, cps)
-    assert case.vault.blob_rows(digest) == blobs
+    assert case.vault.blobs.rows(digest) == blobs
     assert case.vault.query("SELECT count(*) FROM v_tombstones") == [(0,)]
     monkeypatch.undo()
 
@@ -272,11 +281,11 @@ def test_purge_is_one_transaction(case: Case, monkeypatch: pytest.MonkeyPatch) -
     with pytest.raises(RuntimeError, match="late"):
         admin.purge(case.vault, case.custodian, digest, "p", "r", "a", T0)
     monkeypatch.undo()
-    assert case.vault.blob_rows(digest) == blobs and case.vault.size() == size
+    assert case.vault.blobs.rows(digest) == blobs and case.vault.size() == size
     case.reopen()
-    assert case.vault.blob_rows(digest) == blobs and case.vault.size() == size
+    assert case.vault.blobs.rows(digest) == blobs and case.vault.size() == size
     admin.purge(case.vault, case.custodian, digest, "p", "r", "a", T0)
-    assert case.vault.blob_rows(digest) == [] and case.vault.size() == size + 1
+    assert case.vault.blobs.rows(digest) == [] and case.vault.size() == size + 1
 
 
 def test_purge_refusals(case: Case) -> None:
@@ -324,7 +333,7 @@ def test_data_keys_without_a_wrap_yield_no_plaintext(case: Case) -> None:
     keys = DataKeys(case.vault, stranger)
     assert keys.keys == {} and keys.collections == set()
     for digest in contents:
-        assert case.vault.blob_rows(digest)
+        assert case.vault.blobs.rows(digest)
         assert keys.decrypt(digest) is None
     # an investigator scoped to another collection cannot read it either
     other = case.grant("olga", ["hr"])
@@ -340,7 +349,7 @@ def test_data_keys_without_a_wrap_yield_no_plaintext(case: Case) -> None:
 def test_tampered_ciphertext_is_an_error_not_out_of_scope(case: Case) -> None:
     contents = _ingest_secret(case)
     digest = next(iter(contents))
-    ct = case.vault.blob_rows(digest)[0][3]
+    ct = case.vault.blobs.rows(digest)[0][3]
     case.vault.con.execute("UPDATE blobs SET ct = ? WHERE digest = ?", [bytes([ct[0] ^ 1]) + ct[1:], digest])
     with pytest.raises(StoreError):
         DataKeys(case.vault, case.custodian).decrypt(digest)
@@ -364,7 +373,7 @@ def test_a_view_table_added_by_a_later_version_is_derived_on_open(case: Case) ->
     writable open; a read-only open says how to add it; a missing raw table is damage."""
     from store.errors import VaultDamagedError
     from store.schema import VIEW_COLUMNS
-    from store.vault import _BASE_VIEWS
+    from store.vaultfile import BASE_VIEWS as _BASE_VIEWS
 
     _ingest_secret(case)
     newer = "v_citations"

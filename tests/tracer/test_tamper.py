@@ -158,7 +158,7 @@ def test_untouched_vault_is_clean(tv: Case) -> None:
 def test_blob_reencrypted_with_modified_plaintext(tv: Case) -> None:
     """The attacker holds the data key: authentication passes, the digest does not."""
     digest = sha256_hex(FIRST.encode())
-    ((coll, dk_id, _nonce, _ct),) = tv.vault.blob_rows(digest)
+    ((coll, dk_id, _nonce, _ct),) = tv.vault.blobs.rows(digest)
     key = DataKeys(tv.vault, tv.custodian).keys[dk_id]
     forged = FIRST.replace("thirty", "ninety").encode()
     nonce, ct = aead_encrypt(key, forged, f"{digest}\n{coll}".encode())
@@ -186,7 +186,7 @@ def test_blob_reencrypted_with_modified_plaintext(tv: Case) -> None:
 
 def test_ciphertext_byte_flipped(tv: Case) -> None:
     digest = sha256_hex(MODEL_INPUT_1.encode())
-    ((_c, _k, _nonce, ct),) = tv.vault.blob_rows(digest)
+    ((_c, _k, _nonce, ct),) = tv.vault.blobs.rows(digest)
     bad = ct[:5] + bytes([ct[5] ^ 0x01]) + ct[6:]
     tv.vault.con.execute("UPDATE blobs SET ct = ? WHERE digest = ?", [bad, digest])
     report = run_verify(tv)
@@ -201,7 +201,7 @@ def test_ciphertext_byte_flipped(tv: Case) -> None:
 
 def test_revision_blob_altered(tv: Case) -> None:
     digest = sha256_hex(DOC.encode())
-    ((_c, _k, _nonce, ct),) = tv.vault.blob_rows(digest)
+    ((_c, _k, _nonce, ct),) = tv.vault.blobs.rows(digest)
     tv.vault.con.execute("UPDATE blobs SET ct = ? WHERE digest = ?", [ct[:-1] + bytes([ct[-1] ^ 1]), digest])
     report = run_verify(tv)
     assert kinds(report) == ["checksum_mismatch"]
@@ -542,11 +542,11 @@ def test_read_texts_agrees_with_read_text_on_every_state(tv: Case) -> None:
     forged = sha256_hex(FIRST.encode())
     gone = sha256_hex(b"Five business days.")
     purged = sha256_hex(DOC.encode())
-    ((_c, _k, _n, ct),) = tv.vault.blob_rows(flipped)
+    ((_c, _k, _n, ct),) = tv.vault.blobs.rows(flipped)
     tv.vault.con.execute(
         "UPDATE blobs SET ct = ? WHERE digest = ?", [ct[:5] + bytes([ct[5] ^ 1]) + ct[6:], flipped]
     )
-    ((coll, dk_id, _n, _ct),) = tv.vault.blob_rows(forged)
+    ((coll, dk_id, _n, _ct),) = tv.vault.blobs.rows(forged)
     key = DataKeys(tv.vault, tv.custodian).keys[dk_id]
     nonce, ct2 = aead_encrypt(key, b"ninety days", f"{forged}\n{coll}".encode())
     tv.vault.con.execute("UPDATE blobs SET nonce = ?, ct = ? WHERE digest = ?", [nonce, ct2, forged])

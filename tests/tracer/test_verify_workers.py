@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.helpers import Case, manifest, passage, revision, signed
+from tracer.engine import runqueue
 from tracer.engine import verify as verify_module
 
 DOC = "# Returns policy\n\n## Refund window\n\nRefunds within thirty days.\n"
@@ -31,17 +32,18 @@ def test_a_pool_that_cannot_start_is_no_reason_to_fail(case: Case, monkeypatch: 
         raise ValueError("bad value(s) in fds_to_keep")  # what a captured stderr gives
 
     monkeypatch.setenv("TRACER_VERIFY_WORKERS", "2")
-    monkeypatch.setattr(verify_module, "ProcessPoolExecutor", refuse)
+    monkeypatch.setattr(runqueue, "ProcessPoolExecutor", refuse)
     assert _report(case) == inline
 
 
 def test_worker_count_must_be_a_whole_number(monkeypatch: pytest.MonkeyPatch) -> None:
     from store.errors import InputError
+    from tracer.engine.runqueue import worker_count
 
     monkeypatch.setenv("TRACER_VERIFY_WORKERS", "two")
     with pytest.raises(InputError, match="TRACER_VERIFY_WORKERS"):
-        verify_module._worker_count(10_000, verify_module.Sizes())
+        worker_count(10_000, verify_module.Sizes())
     monkeypatch.setenv("TRACER_VERIFY_WORKERS", "3")
-    assert verify_module._worker_count(10, verify_module.Sizes()) == 3
+    assert worker_count(10, verify_module.Sizes()) == 3
     monkeypatch.delenv("TRACER_VERIFY_WORKERS")
-    assert verify_module._worker_count(10, verify_module.Sizes()) == 0
+    assert worker_count(10, verify_module.Sizes()) == 0

@@ -225,7 +225,7 @@ def _require_checkpointed(vault: Vault) -> None:
     """The stored leaves are the tree a valid signed checkpoint commits to; else the
     entries just read may be someone's insertion, and the vault is called damaged."""
     leaves = vault.leaf_hashes()
-    if vault.covering_checkpoint(len(leaves), merkle.root(leaves)) is None:
+    if vault.tree.covering_checkpoint(len(leaves), merkle.root(leaves)) is None:
         raise VaultDamagedError(
             f"{vault.path}: no valid signed checkpoint covers the log's {len(leaves)} entries, so "
             "the files it seems to hold cannot be taken as ingested (run `tracer verify`)"

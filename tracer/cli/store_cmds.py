@@ -408,7 +408,7 @@ def _cover_checked_tail(args: argparse.Namespace) -> int:
             raise VaultError(f"{args.vault}: {why}; only an uncovered tail can be recovered, not this")
         seen = TrustStore().all_seen(vault.origin)
         if any(s.size == size and s.root == root.hex() for _who, s in seen):
-            vault.cover_checked_tail(custodian, size, root)
+            vault.tree.cover_checked_tail(custodian, size, root)
             print(
                 f"covered entries up to size {size}: this machine remembers a checkpoint over exactly "
                 f"these entries (root {root.hex()[:16]}); signed again by {custodian.name}"

@@ -34,6 +34,7 @@ from store.casefile import (
     Note,
     Tag,
     answer_digests,
+    answer_entries,
     append_case_statement,
     canonical_target,
     case_id_problem,
@@ -605,6 +606,9 @@ class CaseDesk:
                 raise UnknownIdError("digest", wanted, [], "you can see in this vault")
             subject = wanted
         stmt: dict[str, Any] = {"subject": {"kind": kind, "id": subject}, "reason": reason, "at": now_iso()}
+        if kind == "answer":
+            # signed with the hold, so a purge reads the held evidence from these entries
+            stmt["entries"] = answer_entries(self.s.vault, subject)
         if case_id is not None:
             stmt["case_id"] = case_id
         return stmt

@@ -158,7 +158,7 @@ def revalidate(
     `normalizer`: "recorded", or the version to check ``/1`` citations under.
     `superseded_only`: keep only answers given from a revision already superseded then.
     """
-    with no_cycle_collection(), session.vault.blob_index():
+    with no_cycle_collection(), session.vault.blobs.index():
         out = _revalidate(session, progress, f, normalizer)
     if superseded_only:
         out.answers = [a for a in out.answers if a.summary.answer_time == "superseded"]

@@ -129,7 +129,7 @@ def _write(session: Session, root: Path, texts: str, row_group: int, findings: l
         _put(root / entry_tile_path(n // TILE_WIDTH, len(chunk)), bundle(chunk, n))
     ds.write_table(root / ds.REFERENCES_FILE, ds.reference_rows(vault))
     text_files = _texts(session, root, texts)
-    tombs = sorted(vault.tombstone_index().values(), key=lambda r: (int(r[0]), str(r[1])))
+    tombs = sorted(vault.index.tombstone_index().values(), key=lambda r: (int(r[0]), str(r[1])))
     ds.write_table(
         root / "tombstones.parquet",
         pa.table(

@@ -93,8 +93,8 @@ def read_texts(
         return out
     vault = session.vault
     if tombstones is None:
-        tombstones = {d: TombstoneRow(*row) for d, row in vault.tombstone_rows_many(readable).items()}
-    rows = vault.blob_rows_many(readable)
+        tombstones = {d: TombstoneRow(*row) for d, row in vault.index.tombstone_rows_many(readable).items()}
+    rows = vault.blobs.rows_many(readable)
     found = session.keys.decrypt_many(readable, rows)
     for d in readable:
         out[d] = text_result(d, found.get(d), tombstones.get(d), partial(bool, rows.get(d)))

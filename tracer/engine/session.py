@@ -136,7 +136,7 @@ def head_checkpoint(
             "log_truncated",
             (f"a signed checkpoint covers {top.size} entries but the log holds {size}: entries were removed"),
         )
-    guard = commitment(vault.guarded_pairs())
+    guard = commitment(vault.index.guarded_pairs())
     for cp in valid:
         if cp.size == size and cp.root == root:
             if signed_commitment(cp.extensions) != guard:
@@ -253,7 +253,7 @@ class Session:
 
     def remember(self) -> None:
         """The checkpoint this session just signed becomes the one shown and remembered."""
-        head = self.vault.covered_head()
+        head = self.vault.tree.covered_head()
         if head is None:
             return
         size, root = head
@@ -322,14 +322,14 @@ def refuse_if_rolled_back(vault: Vault, trust: TrustStore | None = None) -> None
             f"{vault.path}: {why}. Refusing to write to it: a new checkpoint would be signed over "
             "this history. Inspect it with `tracer open --forensic` or `tracer verify`."
         )
-    vault.adopt_accumulator(acc)  # the write that follows starts from this tree
+    vault.tree.adopt(acc)  # the write that follows starts from this tree
 
 
 def valid_prefix_checkpoint(vault: Vault, leaves: list[bytes]) -> int | None:
     """The size of the newest validly signed checkpoint over a prefix of this log (its root
     and guarded commitment those of the prefix), or None."""
     valid, _sizes = _valid_checkpoints(vault, vault.roster())
-    pairs = vault.guarded_pairs()
+    pairs = vault.index.guarded_pairs()
     for cp in valid:
         if cp.size > len(leaves) or cp.root != merkle.root(leaves[: cp.size]):
             continue
@@ -442,9 +442,9 @@ def unlock(
             why_journal = "vault is read-only" if vault.read_only else "forensic inspection"
             status.warnings.append(f"{why_journal}: access is recorded in the local journal {status.journal}")
         else:
-            vault.adopt_accumulator(acc)
+            vault.tree.adopt(acc)
             if not problems:
-                vault.adopt_roster(roster)
+                vault.rosters.adopt(roster)
         # the small derived tables every screen decides from are proven (or mended from
         # the log, and said so) before anything reads them; the per-answer ones on first use
         try:

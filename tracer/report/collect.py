@@ -69,7 +69,7 @@ def _exporter_head(session: Session, cp: Checkpoint) -> dict[str, Any] | None:
     when nothing was signed (a read-only or forensic export journals its access entry).
     """
     vault = session.vault
-    covered = vault.covered_head()
+    covered = vault.tree.covered_head()
     if session.status.journal is not None or covered is None or covered[0] <= cp.size:
         return None
     size, root = covered
