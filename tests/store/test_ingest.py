@@ -495,7 +495,16 @@ def _schema_docs() -> list[tuple[str, Any]]:
     producer = Identity.from_seed("fast-path", b"fast-path")
     inp = draft_to_input(_draft(), producer)
     payload = json.loads(base64.b64decode(inp["envelope"]["payload"]))
-    return [("manifest-v1", payload), ("manifest-input-v1", inp), ("source-revision-v1", _rev())]
+    v2 = _draft()
+    v2["passages"][0]["model_input"] = "not_sent"
+    v2["citations"] = []
+    v2_payload = json.loads(base64.b64decode(draft_to_input(v2, producer)["envelope"]["payload"]))
+    return [
+        ("manifest-v1", payload),
+        ("manifest-v2", v2_payload),
+        ("manifest-input-v1", inp),
+        ("source-revision-v1", _rev()),
+    ]
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
