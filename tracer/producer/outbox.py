@@ -142,6 +142,16 @@ def encode(value: Any) -> bytes:
     return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
+#: an answer's file on one line: json's C encoder (an indent makes json use its
+#: pure-Python one); only revision files are compared byte for byte (`write_once`)
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def encode_compact(value: Any) -> bytes:
+    """The bytes of an answer's ingest file: the same JSON as `encode`, on one line."""
+    return (_COMPACT(value) + "\n").encode("utf-8")
+
+
 class Outbox:
     """A directory of finished ingest files; `batch` > 1 syncs once per batch (above)."""
 
@@ -204,8 +214,9 @@ class Outbox:
         found = self._taken(path.name)
         if found is not None and (found != path or self.batch > 1):
             raise RecordError(f"{path.name}: {_used_message(stem, found)}")
+        data = encode_compact(value)
         if self.batch > 1:
-            tmp = _write_temporary(path, encode(value), durable=False)
+            tmp = _write_temporary(path, data, durable=False)
             with self._lock:
                 if not self._pending:
                     self._oldest = time.monotonic()
@@ -218,7 +229,7 @@ class Outbox:
                 self.flush()
             return path
         try:
-            write_atomically(path, encode(value))
+            write_atomically(path, data)
         except FileExistsError as exc:
             raise RecordError(f"{path}: already in the outbox (was this id recorded twice?)") from exc
         return path
