@@ -11,15 +11,20 @@ each has committed:
   custodian's recovery (quarantine file, cut back, re-ingest: `store.recovery`);
 * `purge` — the retrieved text of the round's first answer (tombstone + blob delete);
 * `unlock` — an investigator's first open of the round (its signed access entry);
-* `hold` and `release` — a legal hold on the round's second answer, then its release.
+* `hold` and `release` — a legal hold on the round's second answer, then its release;
+* `import` — an OTLP export of two traces (`bench/import.py`'s synthetic spans);
+* `outbox` — a producer's outbox of one revision and `--manifests` manifests, drained
+  as `tracer ingest-outbox` does (ingest, then move each file to `ingested/`).
 
 The parent sleeps a random delay, sends SIGKILL, and then, as the custodian would,
 finishes an interrupted recovery (re-runs it on an uncovered tail, restores every
-quarantine file) and asserts:
+quarantine file), drains the outbox once more, and asserts:
 
 * the vault opens and its newest valid checkpoint covers every entry;
 * every acknowledged write is there: its answers, its tombstone, its access entry, its
   hold or release, each at or below the log size, each acknowledged size a checkpoint;
+* every acknowledged import's answers are there, and the outbox holds no finished file
+  that is not in the vault;
 * `verify` (no session) reports nothing but producer faults;
 * the vault takes another write.
 
@@ -29,6 +34,7 @@ Prints one JSON line; exits 1 if any iteration failed.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import random
@@ -51,7 +57,8 @@ from bench.crash_loop import ORIGIN, T0, answer_id, custodian, investigator, pro
 from store import admin  # noqa: E402
 
 NOW = "2026-06-01T00:00:00Z"
-OPS = ("ingest", "recover", "purge", "unlock", "hold", "release")
+OPS = ("ingest", "recover", "purge", "unlock", "hold", "release", "import", "outbox")
+TRACES_PER_IMPORT = 2
 
 
 def new_vault(path: Path) -> None:
@@ -71,6 +78,34 @@ def _retrieved_digest(vault: Any, aid: str) -> str:
     return str(rows[0][0])
 
 
+def _write_export(path: Path, rnd: int) -> None:
+    """Round `rnd`'s OTLP export: traces no other round has."""
+    trace_record = importlib.import_module("bench.import").trace_record  # a keyword as module name
+    lines = [json.dumps(trace_record(rnd * TRACES_PER_IMPORT + j)) for j in range(TRACES_PER_IMPORT)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _import(vault: Any, export: Path) -> list[str]:
+    from tracer.importers.build import DocumentMapping
+    from tracer.importers.mapping import ReadOptions
+    from tracer.importers.run import ExportFormat, import_files
+
+    plan = import_files(
+        vault, custodian(), [export], ExportFormat.OTLP_JSON, "support", NOW, DocumentMapping(), ReadOptions()
+    )
+    return sorted(str(it.answer_id) for it in plan.items)
+
+
+def _fill_outbox(outbox: Path, files: list[Path]) -> None:
+    """What a producer leaves: each file written under a temporary name, then renamed."""
+    outbox.mkdir(exist_ok=True)
+    for f in files:
+        name = ("revision-" if "revision" in f.name else "answer-") + f.name
+        tmp = outbox / f".tmp-{name}"
+        shutil.copyfile(f, tmp)
+        os.replace(tmp, outbox / name)
+
+
 def _drop_newest_checkpoint(vault: Any) -> None:
     vault.con.execute("DELETE FROM checkpoints WHERE id = (SELECT max(id) FROM checkpoints)")
     vault.forget_tree()
@@ -81,13 +116,16 @@ def child(vault_path: Path, inputs: Path, home: Path) -> int:
     from store.ingest import ingest
     from store.recovery import quarantine_tail
     from store.vault import Vault
+    from tracer.cli.outbox_cmds import drain
     from tracer.engine.case import CaseDesk
     from tracer.engine.session import unlock as unlock_vault
     from tracer.engine.session import valid_prefix_checkpoint
     from tracer.engine.trust import TrustStore
 
     cust = custodian()
-    batches = sorted(p for p in inputs.iterdir() if p.is_dir())
+    every = sorted(p for p in inputs.iterdir() if p.is_dir() and p.name.startswith("batch-"))
+    batches, outbox_batches = every[: len(every) // 2], every[len(every) // 2 :]
+    outbox = vault_path.parent / "outbox"
     print("READY", flush=True)
     vault = Vault.open(vault_path)
 
@@ -119,6 +157,17 @@ def child(vault_path: Path, inputs: Path, home: Path) -> int:
         ack("release", i, str(rel))
         s.close()
         vault = Vault.open(vault_path)
+        export = inputs / f"export-{i:04d}.jsonl"
+        _write_export(export, i)
+        ack("import", i, ",".join(_import(vault, export)))
+        vault.close()
+        _fill_outbox(outbox, sorted(outbox_batches[i].glob("*.json")))
+        drained = drain(vault_path, outbox, cust, NOW)
+        if drained.report is not None and not drained.report.ok:
+            print(f"FAIL outbox {i} {json.dumps(drained.report.to_json())}", flush=True)
+            return 1
+        vault = Vault.open(vault_path)
+        ack("outbox", i)
     vault.close()
     print("DONE", flush=True)
     return 0
@@ -159,7 +208,30 @@ def _finish_recovery(vault: Any) -> None:
         restore(vault, custodian(), Quarantined(file, -1, read_quarantine(file)), NOW)
 
 
-def check(vault_path: Path, manifests: int, acks: list[list[str]]) -> list[str]:
+def _finish_outbox(vault_path: Path) -> list[str]:
+    """Drain the outbox again, as the custodian's next `ingest-outbox` would: a file the
+    killed pass ingested but did not move is recognised and moved, the rest ingested."""
+    from tracer.cli.outbox_cmds import drain, pending
+
+    outbox = vault_path.parent / "outbox"
+    if not outbox.is_dir():
+        return []
+    before = os.environ.get("TRACER_HOME")
+    os.environ["TRACER_HOME"] = str(vault_path.parent / "home")  # the child's machine, not ours
+    try:
+        drained = drain(vault_path, outbox, custodian(), NOW)
+    finally:
+        if before is None:
+            os.environ.pop("TRACER_HOME", None)
+        else:
+            os.environ["TRACER_HOME"] = before
+    if drained.report is not None and not drained.report.ok:
+        return [f"outbox drain after the kill: {json.dumps(drained.report.to_json())[:1500]}"]
+    left = [p.name for p in pending(outbox)]
+    return [f"outbox still holds {left} after a second drain"] if left else []
+
+
+def check(vault_path: Path, manifests: int, acks: list[list[str]], rounds: int = 0) -> list[str]:
     from store import merkle
     from store.errors import StoreError
     from store.vault import Vault
@@ -167,6 +239,15 @@ def check(vault_path: Path, manifests: int, acks: list[list[str]]) -> list[str]:
     from tracer.engine.verify import verify
 
     failures: list[str] = []
+    try:
+        vault = Vault.open(vault_path)
+        try:
+            _finish_recovery(vault)
+        finally:
+            vault.close()
+        failures += _finish_outbox(vault_path)
+    except StoreError as exc:
+        failures.append(f"recovery before the outbox drain failed: {exc.diagnostics()}")
     try:
         vault = Vault.open(vault_path)
     except StoreError as exc:
@@ -198,6 +279,15 @@ def check(vault_path: Path, manifests: int, acks: list[list[str]]) -> list[str]:
                 failures.append(f"acknowledged {op} {rnd} (entry {a[4]}) lost")
             elif op == "unlock":
                 unlocks += 1
+            elif op == "import":
+                lost = [aid for aid in a[4].split(",") if aid not in present]
+                if lost:
+                    failures.append(f"acknowledged import {rnd} lost answers {lost}")
+            elif op == "outbox":
+                lost = [answer_id(rounds + rnd, m) for m in range(manifests)]
+                lost = [aid for aid in lost if aid not in present]
+                if lost:
+                    failures.append(f"acknowledged outbox drain {rnd} lost answers {lost}")
         if access < unlocks:
             failures.append(f"{unlocks} acknowledged unlocks, {access} access entries")
         bad = [f.to_json() for f in verify(vault).findings if f.kind != "producer_fault"]
@@ -217,7 +307,7 @@ def iteration(
     base = work / f"it-{i:04d}"
     vault_path, inputs, home = base / "vault", base / "inputs", base / "home"
     new_vault(vault_path)
-    write_inputs(inputs, rounds, manifests)
+    write_inputs(inputs, 2 * rounds, manifests)  # the second half goes through the outbox
     proc = subprocess.Popen(
         [sys.executable, str(Path(__file__).resolve()), "--child", str(vault_path), str(inputs), str(home)],
         stdout=subprocess.PIPE,
@@ -243,7 +333,7 @@ def iteration(
         outcome.failures.append(
             f"child failed ({proc.returncode}): {(lines[-1:] or [''])[0][:500]} {stderr[-1500:]}"
         )
-    outcome.failures.extend(check(vault_path, manifests, acks))
+    outcome.failures.extend(check(vault_path, manifests, acks, rounds))
     shutil.rmtree(base, ignore_errors=True)
     return outcome
 

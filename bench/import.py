@@ -75,7 +75,7 @@ def _kv(key: str, value: Any) -> dict[str, Any]:
     return {"key": key, "value": {"stringValue": value}}
 
 
-def _trace(i: int) -> dict[str, Any]:
+def trace_record(i: int) -> dict[str, Any]:
     trace_id = hashlib.sha256(f"trace-{i}".encode()).hexdigest()[:32]
     ids = [hashlib.sha256(f"span-{i}-{k}".encode()).hexdigest()[:16] for k in range(SPANS_PER_TRACE)]
     t0 = 1_780_000_000_000_000_000 + i * 10_000_000
@@ -139,7 +139,7 @@ def write_export(path: Path, n_spans: int) -> int:
     traces = max(1, n_spans // SPANS_PER_TRACE)
     with path.open("w", encoding="utf-8") as f:
         for i in range(traces):
-            f.write(json.dumps(_trace(i), separators=(",", ":")) + "\n")
+            f.write(json.dumps(trace_record(i), separators=(",", ":")) + "\n")
     return traces
 
 

@@ -4,6 +4,7 @@
     .venv/bin/python bench/scaling.py --small 1000          # 1k and 10k (a minute)
     .venv/bin/python bench/scaling.py --small 100000        # 100k and 1M (build the 1M vault first)
     .venv/bin/python bench/scaling.py --with-benches        # also bench/outbox.py and bench/import.py
+    .venv/bin/python bench/scaling.py --only holds,export   # just these paths (and what they need)
 
 For each size, a child process copies the cached vault of `bench/gen.py`
 (`TRACER_BENCH_DIR`, as every bench does) into a temporary directory and times, on that
@@ -43,6 +44,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +53,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import common
 
 BIG_TABLES = ("v_answers", "v_passages", "v_digests", "v_citations")
+PATHS = (
+    "require", "verify_full", "ingest", "verify_incremental", "revalidate",
+    "hold", "holds", "purge", "export",
+)  # fmt: skip
 LIMIT = 1.3
 NOW = "2026-07-10T00:00:00Z"
 
@@ -104,21 +110,20 @@ class _Clock:
 
 def child(args: argparse.Namespace) -> dict[str, Any]:
     from bench.corpus import Corpus
-    from store import admin
-    from store.errors import StoreError
-    from store.ingest import ingest
     from store.vault import Vault
-    from store.viewcommit import ViewGuard
-    from tracer.engine.case import CaseDesk
     from tracer.engine.catalog import revalidate
     from tracer.engine.session import unlock
     from tracer.engine.trust import TrustStore
     from tracer.engine.verify import verify
-    from tracer.report import export_pack
 
     src = common.ensure_vault(args.passages)
     root = Path(tempfile.mkdtemp(prefix="tracer-scaling-"))
     out: dict[str, Any] = {}
+    only = set(args.only.split(",")) if args.only else set(PATHS)
+
+    def wanted(*names: str) -> bool:
+        return bool(only & set(names))
+
     try:
         path = root / "vault"
         shutil.copytree(src, path)
@@ -129,86 +134,112 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
         t0 = time.perf_counter()
         vault = Vault.open(path, read_only=True)
         t1 = time.perf_counter()
-        c = _Clock()
-        vault.views.trusted()
-        t2 = time.perf_counter()
-        per_table: dict[str, float] = {}
-        for table in BIG_TABLES:
-            ta = time.perf_counter()
-            vault.views.require(table)
-            per_table[table] = round(time.perf_counter() - ta, 4)
         entries = vault.size()
+        if wanted("require"):
+            c = _Clock()
+            vault.views.trusted()
+            t2 = time.perf_counter()
+            per_table: dict[str, float] = {}
+            for table in BIG_TABLES:
+                ta = time.perf_counter()
+                vault.views.require(table)
+                per_table[table] = round(time.perf_counter() - ta, 4)
+            out["require"] = {
+                **c.per(entries),
+                "open_s": round(t1 - t0, 4),
+                "trusted_s": round(t2 - t1, 4),
+                "tables_s": per_table,
+            }
         vault.close()
-        out["require"] = {
-            **c.per(entries),
-            "open_s": round(t1 - t0, 4),
-            "trusted_s": round(t2 - t1, 4),
-            "tables_s": per_table,
-        }
 
         # -- full verify, leaving the receipt ---------------------------------------------
-        s = unlock(path, cust, read_only=True, trust=TrustStore(home))
-        c = _Clock()
-        full = verify(s.vault, s, full=True)
-        out["verify_full"] = {**c.per(entries), "ok": full.ok}
-        s.close()
+        if wanted("verify_full", "verify_incremental"):
+            s = unlock(path, cust, read_only=True, trust=TrustStore(home))
+            c = _Clock()
+            full = verify(s.vault, s, full=True)
+            out["verify_full"] = {**c.per(entries), "ok": full.ok}
+            s.close()
 
-        # -- ingest 2 % new manifests ------------------------------------------------------
         corpus = Corpus(args.passages)
-        k = max(10, corpus.n_manifests // 50)
-        files = []
-        (root / "in").mkdir()
-        for n in range(k):
-            obj = corpus.manifest(corpus.n_manifests + n, [])
-            p = root / "in" / f"m-{n:05d}.json"
-            p.write_text(json.dumps(obj, ensure_ascii=False), encoding="utf-8")
-            files.append(p)
-        before = _Timed(ViewGuard, "before_append")
-        after = _Timed(ViewGuard, "after_append")
-        try:
-            with Vault.open(path) as v:
-                c = _Clock()
-                rep = ingest(v, files, cust, NOW)
-                ing = c.per(k)
-        finally:
-            before.restore()
-            after.restore()
-        if not rep.ok:
-            raise SystemExit(f"ingest refused: {rep.to_json()['rejected'][:2]}")
-        out["ingest"] = {
-            **ing,
-            "views_before_append_s": round(before.total, 4),
-            "views_after_append_s": round(after.total, 4),
-        }
+        if wanted("ingest", "verify_incremental"):
+            _ingest_and_incremental(out, root, path, home, corpus)
+        if wanted("revalidate"):
+            s = unlock(path, cust, read_only=True, trust=TrustStore(home))
+            c = _Clock()
+            rv = revalidate(s)
+            out["revalidate"] = c.per(len(rv.answers))
+            s.close()
+        if wanted("hold", "holds", "purge", "export"):
+            _case_paths(out, root, path, home, corpus, wanted)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return {"passages": args.passages, "paths": out, "peak_rss_mib": common.peak_rss_mib()}
 
-        # -- incremental verify of what was added ------------------------------------------
-        s = unlock(path, cust, read_only=True, trust=TrustStore(home))
-        c = _Clock()
-        inc = verify(s.vault, s)
-        out["verify_incremental"] = {
-            **c.per(k),
-            "mode": inc.mode,
-            "ok": inc.ok,
-        }
-        s.close()
 
-        # -- revalidate --------------------------------------------------------------------
-        s = unlock(path, cust, read_only=True, trust=TrustStore(home))
-        c = _Clock()
-        rv = revalidate(s)
-        out["revalidate"] = c.per(len(rv.answers))
-        s.close()
+def _ingest_and_incremental(out: dict[str, Any], root: Path, path: Path, home: Path, corpus: Any) -> None:
+    """ingest 2 % new manifests, then verify incrementally what was added."""
+    from store.ingest import ingest
+    from store.vault import Vault
+    from store.viewcommit import ViewGuard
+    from tracer.engine.session import unlock
+    from tracer.engine.trust import TrustStore
+    from tracer.engine.verify import verify
 
-        # -- holds, purges, export (writable custodian session) ----------------------------
-        s = unlock(path, cust, trust=TrustStore(home))
-        try:
-            answers = [
-                str(r[0])
-                for r in s.vault.query("SELECT answer_id FROM v_answers ORDER BY seq")
-                if str(r[0]).startswith("ans-")
-            ]
-            step = max(1, len(answers) // max(1, corpus.n_manifests // 100))
-            held = answers[::step][: max(5, corpus.n_manifests // 100)]
+    cust = common.custodian()
+    k = max(10, corpus.n_manifests // 50)
+    files = []
+    (root / "in").mkdir()
+    for n in range(k):
+        obj = corpus.manifest(corpus.n_manifests + n, [])
+        p = root / "in" / f"m-{n:05d}.json"
+        p.write_text(json.dumps(obj, ensure_ascii=False), encoding="utf-8")
+        files.append(p)
+    before = _Timed(ViewGuard, "before_append")
+    after = _Timed(ViewGuard, "after_append")
+    try:
+        with Vault.open(path) as v:
+            c = _Clock()
+            rep = ingest(v, files, cust, NOW)
+            ing = c.per(k)
+    finally:
+        before.restore()
+        after.restore()
+    if not rep.ok:
+        raise SystemExit(f"ingest refused: {rep.to_json()['rejected'][:2]}")
+    out["ingest"] = {
+        **ing,
+        "views_before_append_s": round(before.total, 4),
+        "views_after_append_s": round(after.total, 4),
+    }
+    s = unlock(path, cust, read_only=True, trust=TrustStore(home))
+    c = _Clock()
+    inc = verify(s.vault, s)
+    out["verify_incremental"] = {**c.per(k), "mode": inc.mode, "ok": inc.ok}
+    s.close()
+
+
+def _case_paths(
+    out: dict[str, Any], root: Path, path: Path, home: Path, corpus: Any, wanted: Callable[..., bool]
+) -> None:
+    """holds, purges, export in one writable custodian session."""
+    from tracer.engine.case import CaseDesk
+    from tracer.engine.session import unlock
+    from tracer.engine.trust import TrustStore
+    from tracer.report import export_pack
+
+    cust = common.custodian()
+    s = unlock(path, cust, trust=TrustStore(home))
+    try:
+        answers = [
+            str(r[0])
+            for r in s.vault.query("SELECT answer_id FROM v_answers ORDER BY seq")
+            if str(r[0]).startswith("ans-")
+        ]
+        step = max(1, len(answers) // max(1, corpus.n_manifests // 100))
+        held = answers[::step][: max(5, corpus.n_manifests // 100)]
+        held_set = set(held)
+        free = [a for a in answers if a not in held_set]
+        if wanted("hold", "holds", "purge"):
             desk = CaseDesk(s)
             c = _Clock()
             for aid in held:
@@ -217,53 +248,59 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
             c = _Clock()
             listed = CaseDesk(s).holds()
             out["holds"] = c.per(len(listed))
-            held_set = set(held)
-            free = [a for a in answers if a not in held_set]
-            digests: list[str] = []
-            seen: set[str] = set()
-            for aid in free[1::97]:
-                rows = s.vault.query(
-                    "SELECT p.retrieved_sha256 FROM v_passages p JOIN v_answers a USING (seq) "
-                    "WHERE a.answer_id = ? ORDER BY p.retrieved_sha256 LIMIT 1",
-                    [aid],
-                )
-                for (d,) in rows:
-                    if d is not None and str(d) not in seen:
-                        seen.add(str(d))
-                        digests.append(str(d))
-                if len(digests) >= 40:
-                    break
-            done = 0
-            refused: list[str] = []
-            c = _Clock()
-            for d in digests:
-                try:
-                    admin.purge(s.vault, cust, d, "retention-2y", "scaling bench", "records-office", NOW)
-                except StoreError as exc:  # a held digest is refused: count it apart
-                    refused.append(str(exc)[:120])
-                    continue
-                done += 1
-                if done == 5:
-                    break
-            out["purge"] = {**c.per(done), "refused": refused}
+        if wanted("purge"):
+            _purges(out, s, free)
+        if wanted("export"):
             exported = free[:: max(1, len(free) // max(1, corpus.n_manifests // 100))][
                 : max(5, corpus.n_manifests // 100)
             ]
             c = _Clock()
             export_pack(s, exported, root / "pack", {"json", "md"})
             out["export"] = c.per(len(exported))
-        finally:
-            s.close()
     finally:
-        shutil.rmtree(root, ignore_errors=True)
-    return {"passages": args.passages, "paths": out, "peak_rss_mib": common.peak_rss_mib()}
+        s.close()
 
 
-def _run_child(passages: int) -> dict[str, Any]:
+def _purges(out: dict[str, Any], s: Any, free: list[str]) -> None:
+    """5 single-digest purges of retrieved texts no hold covers."""
+    from store import admin
+    from store.errors import StoreError
+
+    cust = common.custodian()
+    digests: list[str] = []
+    seen: set[str] = set()
+    for aid in free[1::97]:
+        rows = s.vault.query(
+            "SELECT p.retrieved_sha256 FROM v_passages p JOIN v_answers a USING (seq) "
+            "WHERE a.answer_id = ? ORDER BY p.retrieved_sha256 LIMIT 1",
+            [aid],
+        )
+        for (d,) in rows:
+            if d is not None and str(d) not in seen:
+                seen.add(str(d))
+                digests.append(str(d))
+        if len(digests) >= 40:
+            break
+    done = 0
+    refused: list[str] = []
+    c = _Clock()
+    for d in digests:
+        try:
+            admin.purge(s.vault, cust, d, "retention-2y", "scaling bench", "records-office", NOW)
+        except StoreError as exc:  # a held digest is refused: count it apart
+            refused.append(str(exc)[:120])
+            continue
+        done += 1
+        if done == 5:
+            break
+    out["purge"] = {**c.per(done), "refused": refused}
+
+
+def _run_child(passages: int, only: str) -> dict[str, Any]:
     print(f"[scaling] {passages} passages", file=sys.stderr, flush=True)
     common.ensure_vault(passages)
     proc = subprocess.run(
-        [sys.executable, __file__, "--child", "--passages", str(passages)],
+        [sys.executable, __file__, "--child", "--passages", str(passages), "--only", only],
         capture_output=True,
         text=True,
         check=False,
@@ -295,6 +332,7 @@ def main() -> None:
     ap.add_argument(
         "--with-benches", action="store_true", help="also run bench/outbox.py and bench/import.py"
     )
+    ap.add_argument("--only", default="", help=f"comma-separated paths to run, of: {', '.join(PATHS)}")
     ap.add_argument("--passages", type=int, default=0, help=argparse.SUPPRESS)
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -302,10 +340,12 @@ def main() -> None:
         common.emit(child(args))
         return
     load_before = os.getloadavg()[0]
-    small, large = _run_child(args.small), _run_child(args.small * args.factor)
+    small, large = _run_child(args.small, args.only), _run_child(args.small * args.factor, args.only)
     ratios: dict[str, float] = {}
     for name, a in small["paths"].items():
-        b = large["paths"][name]
+        b = large["paths"].get(name)
+        if b is None:
+            continue
         ratios[name] = round(b["cpu_us_per_item"] / max(a["cpu_us_per_item"], 1e-9), 2)
     head: dict[str, Any] = {
         "bench": "scaling",

@@ -30,6 +30,7 @@ from store.records import MalformedRecordError, Revision
 from store.roster import Roster, check_entry
 from store.textrules import id_problem
 from store.vault import Vault
+from store.words import FindingKind
 
 __all__ = [
     "HOLD_SUBJECTS",
@@ -218,7 +219,7 @@ class CaseProblem:
 
     seq: int
     kind: str
-    code: str
+    code: FindingKind
     detail: str
 
 
@@ -311,7 +312,7 @@ class CaseFile:
         """Apply one checked statement; a statement the rules refuse is a problem, not applied."""
         refused = self.refusal(kind, stmt)
         if refused is not None:
-            return CaseProblem(seq, kind, "case_statement_refused", refused)
+            return CaseProblem(seq, kind, FindingKind.CASE_STATEMENT_REFUSED, refused)
         at = str(stmt["at"])
         case_id: str | None = stmt.get("case_id")
         if kind == "case_open":

@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from store.errors import StoreError
-from store.rowtables import insert_rows
+from store.rowtables import RowsTable, insert_rows, insert_table
 from store.schema import VIEW_COLUMNS, view_ddl
 from store.vault import Vault
 from store.views import Rows
@@ -43,6 +43,7 @@ __all__ = [
     "DATA_KEYS_FILE",
     "DSSE_FILE",
     "FORMAT",
+    "LOG_COLUMNS",
     "LOG_FILE",
     "MANIFEST_FILE",
     "PAYLOAD_TYPE",
@@ -50,6 +51,8 @@ __all__ = [
     "DatasetError",
     "DatasetReader",
     "log_schema",
+    "log_slices",
+    "read_log_slice",
     "reference_rows",
     "sha256_file",
     "text_rows",
@@ -64,6 +67,8 @@ REFERENCES_FILE = "references.parquet"
 DATA_KEYS_FILE = "data_keys.parquet"
 MANIFEST_FILE = "manifest.json"
 DSSE_FILE = "manifest.dsse.json"
+#: the log's columns, as the per-entry checks read them
+LOG_COLUMNS = ("seq", "kind", "entry", "leaf_hash", "signer")
 
 
 class DatasetError(StoreError):
@@ -145,6 +150,33 @@ def data_key_table(vault: Vault) -> pa.Table:
     ).to_arrow_table()
 
 
+def log_slices(root: Path, rows: int) -> list[tuple[int, int, int]]:
+    """(row group, first row within it, row count) covering the log in pieces of at most
+    `rows` rows, none crossing a row group: the tasks of a pool that reads for itself."""
+    meta = pq.ParquetFile(root / LOG_FILE).metadata
+    out: list[tuple[int, int, int]] = []
+    for g in range(meta.num_row_groups):
+        n = meta.row_group(g).num_rows
+        out.extend((g, start, min(rows, n - start)) for start in range(0, n, rows))
+    return out
+
+
+def read_log_slice(
+    root: Path, group: int, start: int, rows: int, columns: Sequence[str] = LOG_COLUMNS
+) -> pa.Table:
+    """Rows `start`.. of row group `group` of the log, as (file_row_number, *columns):
+    what a worker process reads for itself, as Spark's executors do."""
+    path = root / LOG_FILE
+    try:
+        file = pq.ParquetFile(path)
+        first = sum(file.metadata.row_group(g).num_rows for g in range(group))
+        part = file.read_row_group(group, columns=list(columns)).slice(start, rows)
+    except (OSError, pa.ArrowException) as exc:
+        raise DatasetError(f"{path}: row group {group} cannot be read ({exc})") from exc
+    numbers = pa.array(range(first + start, first + start + part.num_rows), pa.int64())
+    return part.add_column(0, "file_row_number", numbers)
+
+
 class DatasetReader:
     """An export read through one in-memory DuckDB connection.
 
@@ -159,6 +191,7 @@ class DatasetReader:
         if not log.is_file():
             raise DatasetError(f"{root}: not a dataset ({LOG_FILE} is missing)")
         self.con = duckdb.connect(":memory:")
+        self.con.execute("SET enable_progress_bar = false")
         if threads:
             self.con.execute(f"SET threads = {int(threads)}")
         try:
@@ -168,6 +201,11 @@ class DatasetReader:
             ]
         except (OSError, pa.ArrowException) as exc:
             raise DatasetError(f"{log}: not a Parquet file ({exc})") from exc
+
+    @property
+    def entries(self) -> int:
+        """Rows of the log, as its Parquet metadata says."""
+        return sum(self.row_group_sizes)
 
     def close(self) -> None:
         self.con.close()
@@ -299,9 +337,10 @@ class DatasetReader:
             )
         return pa.concat_tables(parts)
 
-    def load_facts(self, rows: Rows, stored: pa.Table) -> None:
-        """Once per reader: the derived view rows (from the log) into temp tables, their compact facts
-        kept as `store.audit` keeps them, and the stored blob rows as `blobs`."""
+    def load_facts(self, rows: Rows, tables: Sequence[Mapping[str, RowsTable]], stored: pa.Table) -> None:
+        """Once per reader: the view rows derived from the log (as tuples, and as Arrow
+        tables built where the checks ran) into temp tables, their compact facts kept as
+        `store.audit` keeps them, and the stored blob rows as `blobs`."""
         from store import audit
 
         for table in VIEW_COLUMNS:  # a fresh in-memory connection: none exist yet
@@ -310,6 +349,16 @@ class DatasetReader:
         for table, items in rows.items():
             if items:
                 insert_rows(self.con, table, items, target=f"temp.r_{table}")
+        grouped: dict[tuple[str, bool], list[RowsTable]] = {}
+        for made in tables:
+            for table, built in made.items():
+                if built.num_rows:
+                    grouped.setdefault((table, built.typed), []).append(built)
+        for (table, typed), parts in sorted(grouped.items()):
+            if typed and len(parts) > 1:  # the view's own types: one INSERT, as `audit.ViewRebuild`
+                parts = [RowsTable(pa.concat_tables([p.table for p in parts]), True)]
+            for part in parts:  # inferred types may differ from part to part
+                insert_table(self.con, table, part, target=f"temp.r_{table}")
         audit.keep_facts(self.con)
         self.con.register("_stored_blobs", stored)
         self.con.execute(

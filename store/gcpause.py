@@ -15,15 +15,14 @@ def no_cycle_collection() -> Iterator[None]:
 
     A run over the whole log allocates millions of small acyclic objects (payloads,
     rows, verdicts) on top of large live caches, and each generation-2 collection walks
-    all of them (~12 % of a 10k revalidation, ~15-20 % of a 1,000-manifest ingest).
+    all of them (`docs/benchmarks.md`, "Docstring figures", has the share of a run).
     Reference counting still frees everything; the collector is re-enabled (if it was
     on) as soon as the run ends.
 
     What the run leaves alive (its result, warm caches) is handed to the oldest
     generation, where two young collections would have moved it anyway: otherwise the
-    first allocation after the run walks all of it at once (~7 % of a 100k
-    revalidation). Skipped while objects are frozen (the TUI's `gc.freeze`), whose
-    unfreeze would move the frozen set too.
+    first allocation after the run walks all of it at once. Skipped while objects are
+    frozen (the TUI's `gc.freeze`), whose unfreeze would move the frozen set too.
     """
     was = gc.isenabled()
     gc.disable()

@@ -17,8 +17,11 @@ from store.records import MalformedRecordError, Revision
 from store.vault import Vault
 
 __all__ = [
+    "AccessRow",
     "AnswerFilter",
     "AnswerRow",
+    "DocumentRow",
+    "FindingRow",
     "RevisionRow",
     "TombstoneRow",
     "access_rows",
@@ -76,6 +79,41 @@ class TombstoneRow:
     reason: str
     authorizer: str
     effective_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentRow:
+    """A source document as `v_revisions` lists it: its latest title and collection."""
+
+    document_id: str
+    title: str
+    collection: str
+    revisions: int
+    latest_committed_at: str
+
+
+@dataclass(frozen=True, slots=True)
+class AccessRow:
+    """One access entry: who (an investigator key id) did what to which target, when."""
+
+    seq: int
+    investigator: str
+    action: str
+    target: str
+    at: str
+    forensic: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FindingRow:
+    """One investigator note (`v_findings`) on an answer, a claim or a passage."""
+
+    seq: int
+    investigator: str
+    answer_id: str
+    target: str
+    note: str
+    at: str
 
 
 _ANSWER_COLS = (
@@ -287,14 +325,14 @@ def blob_present(vault: Vault, digest: str) -> bool:
     return bool(vault.query("SELECT 1 FROM blobs WHERE digest = ? LIMIT 1", [digest]))
 
 
-def documents(vault: Vault) -> list[tuple[str, str, str, int, str]]:
-    """(document_id, latest title, collection, revision count, latest committed_at)."""
+def documents(vault: Vault) -> list[DocumentRow]:
+    """Every source document, by id."""
     vault.views.require("v_revisions")
     rows = vault.query(
         "SELECT document_id, arg_max(title, committed_at), arg_max(collection, committed_at), "
         "count(*), max(committed_at) FROM v_revisions GROUP BY document_id ORDER BY document_id"
     )
-    return [(str(a), str(b), str(c), int(d), str(e)) for a, b, c, d, e in rows]
+    return [DocumentRow(str(a), str(b), str(c), int(d), str(e)) for a, b, c, d, e in rows]
 
 
 def producers(vault: Vault) -> list[str]:
@@ -360,17 +398,17 @@ def derived_from_of(vault: Vault, answer_id: str) -> list[str]:
     return [str(r[0]) for r in rows]
 
 
-def access_rows(vault: Vault, limit: int = 10_000) -> list[tuple[int, str, str, str, str, bool]]:
-    """(seq, investigator key id, action, target, time, forensic), newest first."""
+def access_rows(vault: Vault, limit: int = 10_000) -> list[AccessRow]:
+    """The access entries, newest first."""
     rows = vault.query(
         "SELECT seq, investigator, action, target, at_time, forensic FROM v_access ORDER BY seq DESC LIMIT ?",
         [limit],
     )
-    return [(int(a), str(b), str(c), str(d), str(e), bool(f)) for a, b, c, d, e, f in rows]
+    return [AccessRow(int(a), str(b), str(c), str(d), str(e), bool(f)) for a, b, c, d, e, f in rows]
 
 
-def finding_rows(vault: Vault, answer_id: str | None = None) -> list[tuple[int, str, str, str, str, str]]:
-    """(seq, investigator key id, answer id, target, note, time)."""
+def finding_rows(vault: Vault, answer_id: str | None = None) -> list[FindingRow]:
+    """Investigator notes in log order, of one answer or of all."""
     if answer_id is None:
         rows = vault.query(
             "SELECT seq, investigator, answer_id, target, note, at_time FROM v_findings ORDER BY seq"
@@ -381,7 +419,7 @@ def finding_rows(vault: Vault, answer_id: str | None = None) -> list[tuple[int, 
             "WHERE answer_id = ? ORDER BY seq",
             [answer_id],
         )
-    return [(int(a), str(b), str(c), str(d), str(e), str(f)) for a, b, c, d, e, f in rows]
+    return [FindingRow(int(a), str(b), str(c), str(d), str(e), str(f)) for a, b, c, d, e, f in rows]
 
 
 def blob_data_keys(vault: Vault) -> list[tuple[str, str, int]]:

@@ -18,6 +18,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, NewType
 
+from store.words import ModelInput
+
 __all__ = [
     "MANIFEST_V1",
     "MANIFEST_V2",
@@ -54,7 +56,7 @@ MANIFEST_V2 = "tracer.manifest/v2"
 #: is always `sent`): the text of the prompt that carried it; what was sent after the
 #: pipeline transformed it; nothing, it was retrieved but in no prompt (no model input
 #: digest, and no citation may rest on it)
-MODEL_INPUT_STATES: tuple[str, ...] = ("sent", "rewritten", "not_sent")
+MODEL_INPUT_STATES: tuple[ModelInput, ...] = tuple(ModelInput)
 
 
 _EXACT = frozenset((str, int))
@@ -145,8 +147,8 @@ class TransformKey(NamedTuple):
     signed: its verdict is computed once per distinct key in a run, never per reference.
 
     A named tuple rather than a dataclass: it is the memo key of millions of lookups and
-    crosses the verify workers' pipes, where a tuple hashes and pickles several times
-    faster.
+    crosses the verify workers' pipes, where a tuple hashes and pickles faster
+    (`docs/benchmarks.md`, "Docstring figures").
     """
 
     retrieved_sha256: str
@@ -181,11 +183,11 @@ class Passage:
     imported: JsonObject | None = None
     #: a producer's passage: one of `MODEL_INPUT_STATES` (None for an imported passage,
     #: whose fields carry their own attestation instead)
-    model_input_state: str | None = None
+    model_input_state: ModelInput | None = None
 
     @property
     def not_sent(self) -> bool:
-        return self.model_input_state == "not_sent"
+        return self.model_input_state is ModelInput.NOT_SENT
 
     def located(self) -> Chain:
         """The chain; only a passage that has one is traced to a revision."""
@@ -334,7 +336,7 @@ def _passage(
     chain: Chain | None,
     derived_from: str | None = None,
     imported: JsonObject | None = None,
-    model_input: tuple[Digest | None, str | None] | None = None,
+    model_input: tuple[Digest | None, ModelInput | None] | None = None,
 ) -> Passage:
     digest, state = (ps["model_input_sha256"], None) if model_input is None else model_input
     return Passage(
@@ -358,16 +360,17 @@ def _signed_passage(ps: JsonObject, v2: bool = False) -> Passage:
     return _passage(ps, *located_chain(ps), ps.get("derived_from"), None, _model_input(ps, v2))
 
 
-def _model_input(ps: JsonObject, v2: bool) -> tuple[Digest | None, str]:
+def _model_input(ps: JsonObject, v2: bool) -> tuple[Digest | None, ModelInput]:
     """A v1 passage was sent, its digest required; a v2 passage says which, and only a
     `not_sent` one has no digest (`TypeError`, so `MalformedRecordError`, otherwise)."""
     if not v2:
-        return ps["model_input_sha256"], "sent"
-    state = ps["model_input"]
-    if state not in MODEL_INPUT_STATES:
-        raise TypeError(f"model_input {state!r} is none of {', '.join(MODEL_INPUT_STATES)}")
+        return ps["model_input_sha256"], ModelInput.SENT
+    word = ps["model_input"]
+    if type(word) is not str or word not in MODEL_INPUT_STATES:
+        raise TypeError(f"model_input {word!r} is none of {', '.join(MODEL_INPUT_STATES)}")
+    state = ModelInput(word)
     digest = ps.get("model_input_sha256")
-    if (digest is None) != (state == "not_sent"):
+    if (digest is None) != (state is ModelInput.NOT_SENT):
         raise TypeError(f"model_input {state!r} with{'out' if digest is None else ''} model_input_sha256")
     return digest, state
 

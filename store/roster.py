@@ -35,6 +35,7 @@ from store.entries import (
 from store.errors import InputError, SignatureError
 from store.textrules import NAME_RULE, name_problem, scope_problem
 from store.timeutil import instant
+from store.words import FindingKind
 
 if TYPE_CHECKING:
     from store.vault import Vault
@@ -140,7 +141,7 @@ class RosterProblem:
 
     seq: int
     kind: str
-    code: str
+    code: FindingKind
     detail: str
 
 
@@ -272,7 +273,7 @@ class Roster:
         """Apply one custodian statement of `ROSTER_KINDS` (already signature-checked)."""
         refused = self.refusal(kind, stmt)
         if refused is not None:
-            return RosterProblem(seq, kind, "roster_change_refused", refused)
+            return RosterProblem(seq, kind, FindingKind.ROSTER_CHANGE_REFUSED, refused)
         if kind == "vault_init":
             c = stmt["custodian"]
             self.custodian = PublicIdentity(str(c["name"]), b64d(c["ed25519"]), b64d(c["x25519"]))
@@ -382,7 +383,7 @@ def _time_problem(stmt: dict[str, Any], name: str) -> str | None:
 
 def statement_problem(
     entry: LogEntry, seq: int, origin: str, root_before: bytes | None, signers: dict[str, bytes]
-) -> tuple[str, str] | None:
+) -> tuple[FindingKind, str] | None:
     """(finding kind, detail) when a statement entry is not validly signed for its place.
 
     Shared by the roster reader here and `verify`'s log pass: a statement must be a
@@ -399,23 +400,23 @@ def statement_problem(
         if full is None:
             full = json.loads(env.payload)
     except (InputError, ValueError, AttributeError, TypeError) as exc:
-        return "entry_malformed", f"envelope unreadable: {exc}"
+        return FindingKind.ENTRY_MALFORMED, f"envelope unreadable: {exc}"
     if env.payload_type != STATEMENT_TYPE or not isinstance(full, dict) or full.get("type") != entry.kind:
         declared = full.get("type") if isinstance(full, dict) else None
         return (
-            "entry_kind_mismatch",
+            FindingKind.ENTRY_KIND_MISMATCH,
             f"entry kind {entry.kind!r} carries a signed {env.payload_type!r} payload of type {declared!r}: "
             "a signed statement reused under another kind",
         )
     if not isinstance(payload, dict):
-        return "entry_malformed", "the signed statement is not a JSON object"
+        return FindingKind.ENTRY_MALFORMED, "the signed statement is not a JSON object"
     try:
         verify_envelope(env, signers)
     except SignatureError as exc:
-        return "signature_invalid", str(exc)
+        return FindingKind.SIGNATURE_INVALID, str(exc)
     expected = None if root_before is None else place_of(origin, seq, root_before)
     if expected is None or full.get("log") != expected:
-        return "statement_out_of_place", _out_of_place(full.get("log"), seq, origin)
+        return FindingKind.STATEMENT_OUT_OF_PLACE, _out_of_place(full.get("log"), seq, origin)
     return None
 
 
@@ -473,13 +474,15 @@ def check_entry(
     stood at each entry: `acc` holds exactly the leaves before `seq`.
     """
     if merkle.leaf_hash(data) != stored_leaf:
-        return RosterProblem(seq, row_kind, "leaf_hash_mismatch", "the entry's bytes were changed")
+        return RosterProblem(seq, row_kind, FindingKind.LEAF_HASH_MISMATCH, "the entry's bytes were changed")
     try:
         entry = LogEntry.from_bytes(data)
     except ValueError as exc:
-        return RosterProblem(seq, row_kind, "entry_malformed", str(exc))
+        return RosterProblem(seq, row_kind, FindingKind.ENTRY_MALFORMED, str(exc))
     if entry.kind != row_kind or entry.seq != seq:
-        return RosterProblem(seq, row_kind, "entry_out_of_place", "entry kind or seq disagrees with its row")
+        return RosterProblem(
+            seq, row_kind, FindingKind.ENTRY_OUT_OF_PLACE, "entry kind or seq disagrees with its row"
+        )
     if seq == 0 and entry.kind == "vault_init":
         signers = _self_signer(entry.payload_json())
     else:

@@ -31,6 +31,7 @@ digest verify's receipts already keep).  The line is a pure function of the log 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -56,10 +57,12 @@ __all__ = [
     "SOURCES",
     "Digests",
     "Mend",
+    "RecordedMend",
     "RowDiff",
     "ViewGuard",
     "commitment",
     "extension_line",
+    "recorded_mends",
     "signed_commitment",
     "table_digests",
 ]
@@ -69,7 +72,12 @@ EXTENSION = "tracer-views"
 GROUP = 4096
 DDL = (
     "CREATE TABLE IF NOT EXISTS view_groups (tbl VARCHAR NOT NULL, grp BIGINT NOT NULL, "
-    "digest VARCHAR NOT NULL, PRIMARY KEY (tbl, grp))"
+    "digest VARCHAR NOT NULL, PRIMARY KEY (tbl, grp));"
+    # the record of every in-place mend, so a verify in a later process still reports the
+    # edit that was undone (insert only; someone who can write the file can delete it,
+    # which hides an edit that no longer changes anything)
+    "CREATE TABLE IF NOT EXISTS view_mends (log_size BIGINT NOT NULL, tbl VARCHAR NOT NULL, "
+    "problem VARCHAR NOT NULL, seq BIGINT NOT NULL, row_json VARCHAR NOT NULL)"
 )
 
 #: the entry kinds (as their own bytes say) whose derivation writes rows of each table
@@ -195,6 +203,36 @@ class Mend:
     table: str
     starts: tuple[int, ...]
     diffs: tuple[RowDiff, ...]
+
+
+@dataclass(frozen=True)
+class RecordedMend:
+    """One row an earlier in-place mend replaced, as `view_mends` recorded it."""
+
+    log_size: int
+    table: str
+    diff: RowDiff
+
+
+def recorded_mends(con: duckdb.DuckDBPyConnection) -> list[RecordedMend]:
+    """Every mend recorded in this vault file, oldest first (none in a vault made before
+    the record was kept)."""
+    try:
+        rows = con.execute(
+            "SELECT log_size, tbl, problem, seq, row_json FROM view_mends ORDER BY rowid"
+        ).fetchall()
+    except duckdb.CatalogException:
+        return []
+    out: list[RecordedMend] = []
+    for size, tbl, problem, seq, row_json in rows:
+        try:
+            values = json.loads(str(row_json))
+        except ValueError:
+            values = {"row_json": str(row_json)}
+        if not isinstance(values, dict):
+            values = {"row_json": str(row_json)}
+        out.append(RecordedMend(int(size), str(tbl), RowDiff(str(problem), int(seq), values)))
+    return out
 
 
 class ViewGuard:
@@ -355,7 +393,7 @@ class ViewGuard:
                     )
         rows = [r for g in sorted(bad) for r in derived.get(g, [])]
         diffs = self._diffs(table, bad, rows) if not self._vault.read_only else ()
-        self._replace(table, bad, rows)
+        self._replace(table, bad, rows, diffs)
         if diffs:
             # in place, the edit is gone from the file: verify reports each row from here
             self.mended.append(Mend(table, tuple(g * GROUP for g in sorted(bad)), diffs))
@@ -413,7 +451,9 @@ class ViewGuard:
         # as verify lists them: stored rows the log does not derive first, then the missing
         return tuple(sorted(out, key=lambda d: d.problem != "view_row_altered_or_extra"))
 
-    def _replace(self, table: str, groups: set[int], rows: list[tuple[Any, ...]]) -> None:
+    def _replace(
+        self, table: str, groups: set[int], rows: list[tuple[Any, ...]], diffs: tuple[RowDiff, ...] = ()
+    ) -> None:
         con = self._vault.con
         where = " OR ".join(f"(seq >= {g * GROUP} AND seq < {(g + 1) * GROUP})" for g in sorted(groups))
         if self._vault.read_only:
@@ -431,6 +471,16 @@ class ViewGuard:
             con.execute(f"DELETE FROM {table} WHERE {where}")  # noqa: S608
             if rows:
                 insert_rows(con, table, rows)
+            if diffs:
+                con.execute(DDL)
+                size = self._vault.size()
+                con.executemany(
+                    "INSERT INTO view_mends VALUES (?, ?, ?, ?, ?)",
+                    [
+                        [size, table, d.problem, d.seq, json.dumps(d.values, default=str, sort_keys=True)]
+                        for d in diffs
+                    ],
+                )
             if own:
                 con.execute("COMMIT")
         except BaseException:

@@ -28,7 +28,7 @@ def interactive() -> float:
 def long_lived() -> None:
     """Everything alive now (Textual, the session, a large log's leaf hashes) lives as
     long as the app: moved out of the cyclic collector's full passes, which otherwise
-    stall a keystroke by 50-130 ms at a million passages."""
+    stall a keystroke on a large vault (`docs/benchmarks.md`, "Docstring figures")."""
     gc.freeze()
 
 

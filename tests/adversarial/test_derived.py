@@ -121,6 +121,25 @@ def test_a_mend_in_place_is_still_reported_by_verify(case: Case) -> None:
     assert "view_row_missing_or_altered" in kinds
 
 
+def test_a_mend_in_place_is_reported_by_a_verify_in_a_later_process(case: Case) -> None:
+    """The session that found the edit mended the file; the next one (a new process, as a
+    later `tracer verify` is) still reports what was edited, from the mend's record."""
+    _stale_case(case)
+    _edit(case, "DELETE FROM v_revisions WHERE revision = 'r2'")
+    assert _currency(case)[0] == "stale"  # this session mends in place, then closes
+    case.reopen()
+    assert case.vault.query("SELECT count(*) FROM v_revisions WHERE revision = 'r2'")[0][0] == 1
+    case.close()
+    later = case.session("ines")
+    try:
+        found = [f for f in verify(later.vault, later, full=True).findings if f.kind.startswith("view_row")]
+    finally:
+        later.close()
+    assert [f.kind for f in found] == ["view_row_missing_or_altered"]
+    assert "derived again from it when the log had" in found[0].detail
+    assert found[0].record["revision"] == "r2"
+
+
 def test_a_write_that_adds_no_row_to_an_edited_table_neither_signs_nor_keeps_the_edit(
     case: Case,
 ) -> None:

@@ -8,13 +8,13 @@ from typing import Any
 
 import pytest
 
+from store.attest import REDACTION_MARKERS
 from store.errors import InputError
 from tests.cli.conftest import World
 from tests.helpers import Case
 from tests.imports.conftest import NOW, attr, dump, run_import, spans, trace, write
 from tests.imports.test_pitfalls import PASSAGE, _line, _rag, _span
 from tracer.engine.serialize import trace_json
-from tracer.importers.attest import REDACTION_MARKERS
 from tracer.importers.build import DocumentMapping
 from tracer.importers.mapping import ReadOptions
 from tracer.importers.run import ExportFormat, import_files

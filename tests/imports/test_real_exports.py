@@ -7,13 +7,13 @@ import json
 
 import pytest
 
+from store.attest import IMPORTED_MARK
 from store.errors import InputError
 from store.imported import IMPORTED_KIND
 from tests.helpers import Case
 from tests.imports.conftest import FIXTURES, run_import, trace, write
 from tracer.engine.serialize import trace_json
 from tracer.engine.verify import verify
-from tracer.importers.attest import IMPORTED_MARK
 
 
 def _check_imported_json(doc: dict[str, object]) -> None:

@@ -6,11 +6,11 @@ import json
 import re
 from pathlib import Path
 
+from store.attest import IMPORTED_MARK
 from tests.helpers import Case
 from tests.imports.conftest import dump, run_import, spans, with_sources, write
 from tests.imports.test_pitfalls import _rag, retrace
 from tracer.cli.main import main
-from tracer.importers.attest import IMPORTED_MARK
 from tracer.importers.otlp import span_time
 from tracer.report.export import export_pack
 

@@ -71,9 +71,9 @@ def test_dsse_covers_report_bytes(pack: Path) -> None:
 def test_export_is_an_access_entry(built: Built, tmp_path: Path) -> None:
     export(built, tmp_path / "pack")
     rows = queries.access_rows(built.session.vault)
-    exports = [r for r in rows if r[2] == "export"]
-    assert exports and exports[0][3] == ",".join(ALL_IDS)
-    assert exports[0][1] == built.session.identity.key_id
+    exports = [r for r in rows if r.action == "export"]
+    assert exports and exports[0].target == ",".join(ALL_IDS)
+    assert exports[0].investigator == built.session.identity.key_id
 
 
 def test_prov_json_has_the_three_relations(pack: Path) -> None:

@@ -23,6 +23,7 @@ from store.merkle import (
     LEAF_PREFIX,
     NODE_PREFIX,
     ProofError,
+    ProofTree,
     RootAccumulator,
     consistency_proof,
     inclusion_proof,
@@ -578,3 +579,51 @@ def test_large_tree_streaming_checkpoints() -> None:
         verify_consistency(n, size, seen[n], full, consistency_proof(n, size, leaves))
     for index in (0, 4095, (1 << 14) - 1, 1 << 14, size - 1):
         verify_inclusion(index, size, leaves[index], inclusion_proof(index, size, leaves), full)
+
+
+@fast
+@given(data=st.data(), size=sizes)
+def test_proof_tree_gives_the_same_proofs_and_root(data: st.DataObject, size: int) -> None:
+    tree = ProofTree(BIG_LEAVES, size)
+    assert tree.root() == prefix_root(size)
+    indices = data.draw(st.lists(st.integers(0, size - 1), min_size=1, max_size=20), label="indices")
+    for index in indices:  # repeated indices read the remembered subtrees
+        proof = tree.inclusion_proof(index)
+        assert proof == inclusion_proof(index, size, BIG_LEAVES)
+        verify_inclusion(index, size, BIG_LEAVES[index], proof, prefix_root(size))
+
+
+def test_proof_tree_refuses_what_inclusion_proof_refuses() -> None:
+    with pytest.raises(ProofError):
+        ProofTree(LEAVES, len(LEAVES) + 1)
+    tree = ProofTree(LEAVES, 5)
+    for bad in (-1, 5, 8):
+        with pytest.raises(ProofError):
+            tree.inclusion_proof(bad)
+    assert ProofTree([], 0).root() == EMPTY_ROOT
+
+
+def test_proof_tree_hashes_each_large_subtree_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Proofs for every leaf of a 4,000-leaf tree: one pass over the tree plus a bounded
+    walk per proof, where `inclusion_proof` rehashes the whole tree for each."""
+    import store.merkle as merkle_mod
+
+    size = 4000
+    leaves = [leaf_hash(b"big %d" % i) for i in range(size)]
+    calls = 0
+    real = merkle_mod._sha256
+
+    def counting(data: bytes = b"") -> hashlib._Hash:
+        nonlocal calls
+        calls += 1
+        return real(data)
+
+    monkeypatch.setattr(merkle_mod, "_sha256", counting)
+    tree = ProofTree(leaves, size)
+    for index in range(0, size, 10):
+        tree.inclusion_proof(index)
+    proofs = size // 10
+    assert calls <= 2 * size + proofs * 2 * 64
+    calls = 0
+    inclusion_proof(0, size, leaves)
+    assert calls >= size - 64  # one proof alone hashes nearly every interior node

@@ -20,6 +20,7 @@ from tests.helpers import Case, manifest, new_case, passage, revision, signed
 from tracer.engine.catalog import revalidate
 from tracer.engine.serialize import trace_json
 from tracer.engine.trace import LineageNode, Tracer
+from tracer.engine.vocabulary import Currency
 
 PUBLIC_SENTENCE = "Every new hire receives a laptop on their first day."
 RESTRICTED_SENTENCE = "Senior engineers start at salary band E5 with a 12 percent bonus."
@@ -163,7 +164,9 @@ def test_out_of_scope_viewer_sees_unavailable_and_nothing_restricted(scoped: Cas
     assert not t.visible and t.answer.text is None and t.citations[0].span is None
     p = t.passages[0]
     assert not p.visible and p.retrieved.text is None and p.effective_currency == "unavailable"
-    assert t.lineage == [LineageNode("note-onboarding", "note", t.lineage[0].integrity, "unavailable", False)]
+    assert t.lineage == [
+        LineageNode("note-onboarding", "note", t.lineage[0].integrity, Currency.UNAVAILABLE, False)
+    ]
     assert not n.visible and n.currency == "unavailable"
     assert all(x.retrieved.text is None for x in n.passages if x.collection == "restricted")
     by_id = {a.row.answer_id: a.summary for a in rv.answers}

@@ -14,16 +14,10 @@ from store import queries
 from tests.helpers import Case, manifest, new_case, passage, revision, signed
 from tracer.engine.catalog import impact, revalidate
 from tracer.engine.serialize import lineage_json, trace_json
-from tracer.engine.states import (
-    CURRENCY,
-    CURRENCY_MEANING,
-    INTEGRITY,
-    INTEGRITY_MEANING,
-    strictest_currency,
-    strictest_integrity,
-)
+from tracer.engine.states import strictest_currency, strictest_integrity
 from tracer.engine.trace import LineageNode, Tracer
 from tracer.engine.verify import verify
+from tracer.engine.vocabulary import CURRENCY_MEANING, INTEGRITY_MEANING, Currency, Integrity
 
 SENTENCE = "Customers may request a refund within thirty days of delivery."
 DOC = f"# Returns policy\n\n## Refund window\n\n{SENTENCE}\n"
@@ -58,7 +52,7 @@ def names(nodes: list[LineageNode], depth: int = 0) -> list[tuple[int, str, bool
 
 
 def test_orders_of_strictness_are_total_and_documented() -> None:
-    assert INTEGRITY == (
+    assert tuple(Integrity) == (
         "intact",
         "purged",
         "not_captured",
@@ -67,14 +61,17 @@ def test_orders_of_strictness_are_total_and_documented() -> None:
         "signature_invalid",
         "missing",
     )
-    assert CURRENCY == ("verified", "moved", "unchecked", "ambiguous", "stale", "unavailable")
-    assert set(INTEGRITY_MEANING) == set(INTEGRITY) and set(CURRENCY_MEANING) == set(CURRENCY)
-    for order, strictest in ((INTEGRITY, strictest_integrity), (CURRENCY, strictest_currency)):
-        for i, a in enumerate(order):
-            for j, b in enumerate(order):
-                assert strictest([a, b]) == order[max(i, j)]
-    assert strictest_integrity([]) == "intact"
-    assert strictest_currency([]) == "unchecked"
+    assert tuple(Currency) == ("verified", "moved", "unchecked", "ambiguous", "stale", "unavailable")
+    assert set(INTEGRITY_MEANING) == set(Integrity) and set(CURRENCY_MEANING) == set(Currency)
+    integrity, currency = tuple(Integrity), tuple(Currency)
+    for i, a in enumerate(integrity):
+        for j, b in enumerate(integrity):
+            assert strictest_integrity([a, b]) is integrity[max(i, j)]
+    for i, c in enumerate(currency):
+        for j, d in enumerate(currency):
+            assert strictest_currency([c, d]) is currency[max(i, j)]
+    assert strictest_integrity([]) is Integrity.INTACT
+    assert strictest_currency([]) is Currency.UNCHECKED
 
 
 def test_chain_of_notes_takes_the_strictest_state(case: Case) -> None:
@@ -224,7 +221,9 @@ def test_note_in_a_restricted_collection_hides_the_whole_claim(tmp_path: Any) ->
     finally:
         c.close()
     assert not t.visible and t.currency == "unavailable"
-    assert t.lineage == [LineageNode("secret-note", "note", t.lineage[0].integrity, "unavailable", False)]
+    assert t.lineage == [
+        LineageNode("secret-note", "note", t.lineage[0].integrity, Currency.UNAVAILABLE, False)
+    ]
     assert "Secret" not in str(trace_json(t))
 
 

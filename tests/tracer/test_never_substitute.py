@@ -27,10 +27,10 @@ from store.crypto import sha256_hex
 from tests.helpers import manifest, new_case, passage, revision, signed
 from tracer.engine.serialize import trace_json
 from tracer.engine.session import unlock
-from tracer.engine.states import CURRENCY, INTEGRITY
 from tracer.engine.textnorm import normalize, normalize_quote
 from tracer.engine.trace import Tracer
 from tracer.engine.trust import TrustStore
+from tracer.engine.vocabulary import Currency, Integrity
 
 SENTENCE = "Customers may request a refund within thirty days of delivery."
 MODEL_INPUT = f"[1] {SENTENCE}"
@@ -198,8 +198,8 @@ def test_historical_slots_never_hold_current_text(import_cited: bool, steps: lis
     rel = p.currency.relocation
     if rel is not None:
         assert rel.old_excerpt == normalize_quote(SENTENCE)
-    assert p.currency.state in CURRENCY and p.currency.reason
-    assert p.integrity in INTEGRITY and t.integrity in INTEGRITY and t.currency in CURRENCY
+    assert type(p.currency.state) is Currency and p.currency.reason  # a registered word, not a str
+    assert type(p.integrity) is Integrity and type(t.integrity) is Integrity and type(t.currency) is Currency
 
     # Current text: only in the labelled excerpt, and only from the latest revision.
     latest = p.currency.current

@@ -110,7 +110,7 @@ def test_access_entries_are_signed_and_listed(tmp_path: Path) -> None:
     s = c.session("ines")
     Tracer(s).trace("ans-faq")
     rows = queries.access_rows(s.vault)
-    actions = [(r[1], r[2], r[3]) for r in rows]
+    actions = [(r.investigator, r.action, r.target) for r in rows]
     ines = c.investigators["ines"].key_id
     assert (ines, "open_answer", "ans-faq") in actions
     assert (ines, "unlock", "") in actions

@@ -126,7 +126,7 @@ async def test_notes_are_written_as_claim_n_and_old_spellings_still_count(built:
         await settle(pilot)
         assert str(table.get_row_at(0)[3]) == "2"
     with Vault.open(built.vault) as v:
-        targets = [r[3] for r in queries.finding_rows(v, "ans-runbook")]
+        targets = [r.target for r in queries.finding_rows(v, "ans-runbook")]
     assert targets == ["citation [1]", "claim:1"]
 
 

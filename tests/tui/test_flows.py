@@ -261,7 +261,7 @@ async def test_add_a_note_to_a_claim_and_to_a_passage(built: Built) -> None:
         await until(pilot, lambda: isinstance(app.screen, NotesScreen) and len(app.screen.rows) == 2)
         screen = app.screen
         assert isinstance(screen, NotesScreen)
-        assert [r[3] for r in screen.rows] == ["claim:1", "passage:p1"]
+        assert [r.target for r in screen.rows] == ["claim:1", "passage:p1"]
         # the rows are set before the table is painted: wait for the frame that shows them
         await until(pilot, lambda: "production exception omitted" in screen_text(pilot))
 

@@ -72,20 +72,22 @@ async def test_an_imported_answer_is_marked_everywhere_and_never_verified(tmp_pa
 
 def test_a_timeline_opens_only_for_a_passage_that_names_a_document() -> None:
     from store.records import DocumentRef, Passage
-    from tracer.engine.currency import Currency
+    from tracer.engine.currency import CurrencyResult
     from tracer.engine.evidence import TextResult
     from tracer.engine.trace import PassageTrace
     from tracer.engine.transform import Transform
+    from tracer.engine.vocabulary import Currency, Integrity
     from tracer.tui.screens.timeline import timeline_document
 
     def passage(document_id: str | None, visible: bool) -> PassageTrace:
         record = Passage(
             "p", "support", DocumentRef(document_id, None), None, None, None, None, None, None, None
         )
-        text = TextResult("", "missing")
+        text = TextResult("", Integrity.MISSING)
+        unchecked = CurrencyResult(Currency.UNCHECKED, "x")
         return PassageTrace(
-            0, "p", "support", visible, text, text, "missing", Currency("unchecked", "x"), Transform("x"),
-            "missing", "unchecked", record if visible else None,
+            0, "p", "support", visible, text, text, Integrity.MISSING, unchecked, Transform("x"),
+            Integrity.MISSING, Currency.UNCHECKED, record if visible else None,
         )  # fmt: skip
 
     nowhere, hidden, named = passage(None, True), passage("legal-draft", False), passage("returns", True)

@@ -10,8 +10,8 @@ from textual.widgets import DataTable
 from tests.tui.conftest import Built, screen_text, settle
 from tests.tui.fixture_vault import ANSWER_IDS
 from tracer.engine.answertime import ANSWER_TIME
-from tracer.engine.states import CURRENCY, INTEGRITY
 from tracer.engine.trace import Summary
+from tracer.engine.vocabulary import Currency, Integrity
 from tracer.tui.screens.answer import AnswerScreen
 from tracer.tui.screens.answers import AnswersScreen, Looked
 from tracer.tui.screens.impact import ImpactScreen
@@ -20,7 +20,10 @@ from tracer.tui.screens.unlock import UnlockScreen
 SIZES = [(80, 24), (160, 48)]
 
 
-def _pairs() -> list[tuple[str, str]]:
+INTEGRITY, CURRENCY = tuple(Integrity), tuple(Currency)
+
+
+def _pairs() -> list[tuple[Integrity, Currency]]:
     """Every word of both axes, paired so that each appears at least once."""
     n = max(len(INTEGRITY), len(CURRENCY))
     return [(INTEGRITY[i % len(INTEGRITY)], CURRENCY[i % len(CURRENCY)]) for i in range(n)]

@@ -171,15 +171,15 @@ def cmd_access(args: argparse.Namespace) -> int:
         journal = read_journal(vault)
     out: list[dict[str, Any]] = [
         {
-            "seq": s,
-            "investigator": names.get(w, w),
-            "key_id": w,
-            "action": a,
-            "target": t,
-            "at": at,
-            "forensic": f,
+            "seq": r.seq,
+            "investigator": names.get(r.investigator, r.investigator),
+            "key_id": r.investigator,
+            "action": r.action,
+            "target": r.target,
+            "at": r.at,
+            "forensic": r.forensic,
         }
-        for s, w, a, t, at, f in rows
+        for r in rows
     ]
     local = [j.to_json() for j in journal]
     if args.json:

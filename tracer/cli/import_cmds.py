@@ -13,10 +13,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from store.attest import IMPORTED_MARK, REDACTION_MARKERS
 from store.errors import InputError
 from tracer.cli.common import Sub, add_custodian, emit_json, open_vault, vault_arg
 from tracer.clock import now_iso
-from tracer.importers.attest import IMPORTED_MARK, REDACTION_MARKERS
 from tracer.importers.formats import ExportFormat
 from tracer.importers.mapping import ReadOptions
 from tracer.secrets import load_key

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import textwrap
 
+from store.attest import IMPORTED_MARK
 from store.queries import TombstoneRow
 from store.roster import investigators
 from tracer.cli.render_imported import chain_lines, citation_mark, imported_head, imported_passage_chain
@@ -19,7 +20,7 @@ from tracer.engine.session import Session
 from tracer.engine.times import utc
 from tracer.engine.trace import AnswerTrace, LineageNode, PassageTrace
 from tracer.engine.verify import VerifyReport
-from tracer.importers.attest import IMPORTED_MARK
+from tracer.engine.vocabulary import Currency, Integrity
 from tracer.inert import inert
 
 __all__ = ["print_revalidation", "print_trace", "print_verify"]
@@ -67,9 +68,9 @@ def print_verify(report: VerifyReport) -> None:
 
 
 def _text(label: str, t: TextResult) -> str:
-    if t.state == "not_sent":
+    if t.state == Integrity.NOT_SENT:
         return f"  {label}: NOT_SENT  ({inert(t.detail, keep_newlines=False)}): no model input"
-    if t.state == "not_captured":
+    if t.state == Integrity.NOT_CAPTURED:
         detail = inert(t.detail, keep_newlines=False)
         return f"  {label}: NOT_CAPTURED  ({detail}): no whole text, nothing to verify"
     head = f"  {label}: {t.state.upper()}  recorded {t.digest[:16]}…"
@@ -79,7 +80,7 @@ def _text(label: str, t: TextResult) -> str:
         return head + "\n" + _block(t.text)
     if t.tombstone is not None:
         return head + _tombstone_line(t.tombstone)
-    if t.state == "missing":
+    if t.state == Integrity.MISSING:
         return head + "\n    ALARM: MISSING - absent and no tombstone explains it"
     return head + (f"\n    ({inert(t.detail)})" if t.detail else "")
 
@@ -99,11 +100,11 @@ def _tombstone_line(tb: TombstoneRow) -> str:
 def _content(label: str, t: TextResult) -> str:
     """A stored text's integrity without printing it (a tombstone or alarm in its place)."""
     head = f"  {label}: {t.state.upper()}  recorded {t.digest[:16]}…"
-    if t.tombstone is not None and t.state == "purged":
+    if t.tombstone is not None and t.state == Integrity.PURGED:
         return head + _tombstone_line(t.tombstone)
-    if t.state == "missing":
+    if t.state == Integrity.MISSING:
         return head + "\n    ALARM: MISSING - absent and no tombstone explains it"
-    if t.state != "intact" and t.detail:
+    if t.state != Integrity.INTACT and t.detail:
         return head + f"\n    ({inert(t.detail)})"
     return head
 
@@ -155,7 +156,7 @@ def _passage(p: PassageTrace) -> str:
         if rel is not None and rel.locator is not None:
             out.append(f"    now at {_where(rel.locator)}")
         out.append(_block(excerpt))
-    elif cur.relocation is not None and cur.state == "ambiguous" and cur.current is not None:
+    elif cur.relocation is not None and cur.state == Currency.AMBIGUOUS and cur.current is not None:
         out.append(
             f"  --- current revision {inert(cur.current.revision)} ({cur.current.committed_at}): "
             f"{len(cur.relocation.candidates)} places, none structurally preferred ---"
@@ -285,10 +286,10 @@ def _print_body(t: AnswerTrace, session: Session) -> None:
             f"{inert(str(f.get('message')))}"
         )
     names = {k: v.name for k, v in investigators(session.vault).items()} if t.findings else {}
-    for seq, who, _aid, target, note, at in t.findings:
-        signer = f"{inert(names.get(who, 'unknown signer'))} {who[:12]}"
-        print(f"\ninvestigator note (log entry {seq}, signed by {signer}, {at}) on {inert(target)}:")
-        print(_block(note))
+    for n in t.findings:
+        signer = f"{inert(names.get(n.investigator, 'unknown signer'))} {n.investigator[:12]}"
+        print(f"\ninvestigator note (log entry {n.seq}, signed by {signer}, {n.at}) on {inert(n.target)}:")
+        print(_block(n.note))
 
 
 def print_revalidation(r: Revalidation) -> None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from store.attest import Attestation, FieldFact
 from store.records import Passage
 from tracer.engine.imported import ImportedFacts
 from tracer.engine.trace import AnswerTrace, PassageTrace
-from tracer.importers.attest import Attestation, FieldFact
 from tracer.inert import inert
 
 __all__ = ["chain_lines", "citation_mark", "imported_head", "imported_passage_chain", "one_line"]

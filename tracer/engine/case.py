@@ -469,9 +469,9 @@ class CaseDesk:
         people = {p.key_id for p in view.investigators}
         bound = {a.seq for a in self.file.activity}
         seqs = [
-            seq
-            for seq, _who, _action, _target, _at, _forensic in queries.access_rows(self.s.vault, 100_000)
-            if seq > view.record.seq and seq not in bound
+            a.seq
+            for a in queries.access_rows(self.s.vault, 100_000)
+            if a.seq > view.record.seq and a.seq not in bound
         ]
         out: list[Activity] = []
         for seq, entry in sorted(queries.entries_at(self.s.vault, seqs).items()):

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from store import queries
+from store.attest import IMPORTED_MARK
 from store.gcpause import no_cycle_collection
 from store.queries import AnswerFilter, AnswerRow
 from tracer.clock import now_iso
@@ -20,7 +21,6 @@ from tracer.engine.relocate import Locator
 from tracer.engine.serialize import locator_json, utc
 from tracer.engine.session import Session
 from tracer.engine.trace import CitationVerdict, Summary, Tracer
-from tracer.importers.attest import IMPORTED_MARK
 
 __all__ = ["AnswerState", "Revalidation", "answer_page", "impact", "revalidate"]
 

@@ -28,11 +28,12 @@ from tracer.engine.relocate import Relocation, check_same_revision, relocate, st
 from tracer.engine.session import Session
 from tracer.engine.textnorm import CHUNKER_VERSION
 from tracer.engine.times import aware
+from tracer.engine.vocabulary import Currency, Integrity
 
-__all__ = ["COMPARED", "Currency", "CurrencyEngine", "Memo", "carry"]
+__all__ = ["COMPARED", "CurrencyEngine", "CurrencyResult", "Memo", "carry"]
 
 #: the currency states in which the current revision's text is compared with the quote
-COMPARED = frozenset({"moved", "stale", "ambiguous"})
+COMPARED: frozenset[Currency] = frozenset({Currency.MOVED, Currency.STALE, Currency.AMBIGUOUS})
 
 #: (digest, collection) pairs per `read_texts` call
 _BATCH = 512
@@ -45,7 +46,8 @@ class Memo(Generic[K, V]):
     """A bounded memo for one run: a pass over a million passages must not hold them all.
 
     Two generations of plain dicts instead of an exact LRU: a hit is one dict lookup
-    (an `OrderedDict` re-ordered on every hit cost ~10 % of a revalidation), a hit in the
+    (an `OrderedDict` re-ordered on every hit cost a measurable share of a revalidation,
+    `docs/benchmarks.md`), a hit in the
     older generation is carried into the newer, and when the newer one is full the older
     is dropped whole. At most `size` entries are held, and whatever was used within the
     last `size // 2` insertions is kept.
@@ -74,7 +76,7 @@ class Memo(Generic[K, V]):
 
 
 @dataclass(frozen=True)
-class Currency:
+class CurrencyResult:
     """The currency verdict for one passage.
 
     `cited_text` is the integrity verdict of the cited revision's content (its text is
@@ -82,7 +84,7 @@ class Currency:
     was purged).  Current text of the source lives only in `relocation.current_excerpt`.
     """
 
-    state: str
+    state: Currency
     reason: str
     detail: str = ""
     cited: RevisionRow | None = None
@@ -147,7 +149,7 @@ class CurrencyEngine:
         self._verdicts: Memo[tuple[Any, ...], Relocation] = Memo(8192)
         #: a passage's currency by everything it depends on: popular chunks are retrieved
         #: by many answers, and revisions do not change during one engine's life
-        self._currencies: Memo[tuple[Any, ...], Currency] = Memo(65536)
+        self._currencies: Memo[tuple[Any, ...], CurrencyResult] = Memo(65536)
         #: answer-time facts of passages answered from a superseded revision, by passage
         #: and revision in force (`generated_at` is filled in per answer)
         self._superseded: Memo[tuple[Any, ...], AnswerTime] = Memo(65536)
@@ -250,7 +252,7 @@ class CurrencyEngine:
             return None
         return deleted
 
-    def currency(self, ps: Passage, retrieved: TextResult, generated_at: str | None = None) -> Currency:
+    def currency(self, ps: Passage, retrieved: TextResult, generated_at: str | None = None) -> CurrencyResult:
         """The passage's currency today and, given the answer's `generated_at`, at answer time."""
         key = _currency_key(ps, retrieved)
         cur = self._currencies.get(key) if key is not None else None
@@ -271,17 +273,17 @@ class CurrencyEngine:
             return recorded, self.requested
         return recorded, recorded
 
-    def _currency(self, ps: Passage, retrieved: TextResult) -> Currency:
+    def _currency(self, ps: Passage, retrieved: TextResult) -> CurrencyResult:
         s = self.session
         if not s.can_read(ps.collection):
-            return Currency("unavailable", "out_of_scope")
+            return CurrencyResult(Currency.UNAVAILABLE, "out_of_scope")
         if ps.derived_from:
-            return Currency("unchecked", "derived_text", "state comes from its lineage")
+            return CurrencyResult(Currency.UNCHECKED, "derived_text", "state comes from its lineage")
         chain = ps.located()
         norms = self._norms(chain)
         if norms is None:
-            return Currency(
-                "unchecked",
+            return CurrencyResult(
+                Currency.UNCHECKED,
                 "unknown_normalizer",
                 f"normalizer {chain.normalizer_version!r} is not known here",
             )
@@ -290,18 +292,21 @@ class CurrencyEngine:
         doc = chain.document_id
         revs = self.revisions(doc)
         if not revs:
-            return Currency(
-                "unchecked", "no_revisions_imported", f"no revision of {doc} was imported", normalizer=version
+            return CurrencyResult(
+                Currency.UNCHECKED,
+                "no_revisions_imported",
+                f"no revision of {doc} was imported",
+                normalizer=version,
             )
         latest = revs[-1]
         if not s.can_read(latest.collection):
-            return Currency("unavailable", "out_of_scope")
+            return CurrencyResult(Currency.UNAVAILABLE, "out_of_scope")
         deleted = self._deleted_now(doc, latest)
         cited = self.cited_revision(doc, chain.revision)
         cited_text = self.revision_text(cited) if cited is not None else None
         if deleted is not None:
-            return Currency(
-                "unavailable",
+            return CurrencyResult(
+                Currency.UNAVAILABLE,
                 "source_deleted",
                 f"deleted at {deleted[1]} (log entry {deleted[0]}): {deleted[2]}",
                 cited,
@@ -310,17 +315,17 @@ class CurrencyEngine:
                 normalizer=version,
             )
         if cited is None:
-            return Currency(
-                "unchecked",
+            return CurrencyResult(
+                Currency.UNCHECKED,
                 "cited_revision_not_imported",
                 f"revision {chain.revision!r} of {doc} was never imported",
                 current=latest,
                 normalizer=version,
             )
         latest_text = self.revision_text(latest)
-        if latest_text.state == "purged":
-            return Currency(
-                "unavailable",
+        if latest_text.state == Integrity.PURGED:
+            return CurrencyResult(
+                Currency.UNAVAILABLE,
                 "latest_revision_purged",
                 "purged by retention",
                 cited,
@@ -330,8 +335,8 @@ class CurrencyEngine:
                 version,
             )
         if not latest_text.verified or latest_text.text is None:
-            return Currency(
-                "unchecked",
+            return CurrencyResult(
+                Currency.UNCHECKED,
                 "latest_revision_unreadable",
                 f"the latest revision's text is {latest_text.state}",
                 cited,
@@ -342,8 +347,8 @@ class CurrencyEngine:
             )
         quote = self._quote(chain, retrieved, cited, cited_text, recorded)
         if quote is None:
-            return Currency(
-                "unchecked",
+            return CurrencyResult(
+                Currency.UNCHECKED,
                 "historical_text_unavailable",
                 f"retrieved text is {retrieved.state}, cited revision text is {cited_text.state}"
                 if cited_text
@@ -355,7 +360,7 @@ class CurrencyEngine:
                 version,
             )
         rel = self._verdict(chain, quote, cited, cited_text, latest, latest_text, recorded, norm)
-        return Currency(rel.state, rel.reason, "", cited, latest, rel, cited_text, version)
+        return CurrencyResult(rel.state, rel.reason, "", cited, latest, rel, cited_text, version)
 
     def _verdict(
         self,
@@ -437,7 +442,7 @@ class CurrencyEngine:
         ps: Passage,
         retrieved: TextResult,
         key: tuple[Any, ...] | None,
-        cur: Currency,
+        cur: CurrencyResult,
         generated_at: str,
     ) -> AnswerTime:
         """Was the cited revision already superseded when the answer was generated?
@@ -556,8 +561,8 @@ def carry(
     return c.quote, Locator(c.heading_path, c.paragraph, c.char_start, c.char_end)
 
 
-def _with_answer_time(cur: Currency, at: AnswerTime) -> Currency:
-    return Currency(
+def _with_answer_time(cur: CurrencyResult, at: AnswerTime) -> CurrencyResult:
+    return CurrencyResult(
         cur.state,
         cur.reason,
         cur.detail,

@@ -14,21 +14,26 @@ from __future__ import annotations
 
 import pickle
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
 
+from store import dataset as ds
 from store.entries import LogEntry
 from store.merkle import leaf_hash, node_hash
 from store.roster import Roster
-from tracer.engine.logcheck import Finding, RunInput, check_run, finding
+from store.rowtables import RowsTable
+from tracer.engine.logcheck import Finding, RunInput, Task, check_run, finding
 
 __all__ = [
     "STATEMENT_MARK",
+    "BatchResult",
     "CheckContext",
+    "ManifestRows",
     "RowResult",
+    "check_batch",
     "check_table",
     "dump_results",
     "is_statement",
@@ -109,6 +114,24 @@ class CheckContext:
         return (i, self.keyrings[i][1]) if i >= 0 else (0, Roster())
 
 
+@dataclass(frozen=True)
+class BatchResult:
+    """A batch of manifest rows checked: each row's result by file position (its view
+    rows left out), the view rows of the whole batch as Arrow tables (built where the
+    checks ran, one dict per keyring run), and the passages to trace."""
+
+    rows: list[tuple[int, RowResult]]
+    tables: list[dict[str, RowsTable]]
+    tasks: list[Task] = field(default_factory=list)
+    deferred: list[Task] = field(default_factory=list)
+
+
+#: how an engine checks the manifest rows: (reader, context, their file positions) to a
+#: function that waits for the batches' results (in any order), so the verifying process
+#: can do other work while the engine checks
+ManifestRows = Callable[[ds.DatasetReader, CheckContext, list[int]], Callable[[], list[BatchResult]]]
+
+
 def _runs(positions: list[int], ctx: CheckContext) -> Iterator[tuple[Roster, list[int]]]:
     """Row indexes grouped by the keyring their file position falls under, in order."""
     current: int | None = None
@@ -127,25 +150,26 @@ def _runs(positions: list[int], ctx: CheckContext) -> Iterator[tuple[Roster, lis
 
 def check_rows(
     rows: list[tuple[int, str, bytes, bytes, bytes]], positions: list[int], ctx: CheckContext
-) -> list[RowResult]:
+) -> BatchResult:
     """`check_run` over manifest rows (seq, kind, bytes, stored leaf, recomputed leaf) at
     file `positions`."""
     out: list[RowResult | None] = [None] * len(rows)
+    tables: list[dict[str, RowsTable]] = []
+    tasks: list[Task] = []
+    deferred: list[Task] = []
     scopes = list(ctx.scopes) if ctx.scopes is not None else None
     for ring, idx in _runs(positions, ctx):
         run = [rows[i] for i in idx]
         result = check_run(
-            RunInput(run, ring, ctx.custodian_ed25519, ctx.custodian_key_id, scopes, False, ctx.origin, {})
+            RunInput(run, ring, ctx.custodian_ed25519, ctx.custodian_key_id, scopes, True, ctx.origin, {})
         )
-        # view rows come back per table for the whole run: give each row its own by seq
-        per_seq: dict[int, dict[str, list[tuple[Any, ...]]]] = {}
-        for table, items in result.rows.items():
-            for item in items:
-                per_seq.setdefault(int(item[0]), {}).setdefault(table, []).append(item)
-        for i, (seq, found, manifest) in zip(idx, result.entries, strict=True):
-            # a duplicated seq shares its derived rows: only its first row carries them
-            out[i] = RowResult(found, manifest, per_seq.pop(seq, {}))
-    return [r for r in out if r is not None]
+        tables.append(result.tables)
+        tasks.extend(result.tasks)
+        deferred.extend(result.deferred)
+        for i, (_seq, found, manifest) in zip(idx, result.entries, strict=True):
+            out[i] = RowResult(found, manifest)
+    results = [r for r in out if r is not None]
+    return BatchResult(list(zip(positions, results, strict=True)), tables, tasks, deferred)
 
 
 def signer_finding(seq: int, column: str | None, data: bytes) -> Finding | None:
@@ -163,8 +187,8 @@ def signer_finding(seq: int, column: str | None, data: bytes) -> Finding | None:
     )
 
 
-def check_table(batch: pa.Table, ctx: CheckContext) -> list[tuple[int, RowResult]]:
-    """(file position, `RowResult`) of each manifest row of `batch`, in its order."""
+def check_table(batch: pa.Table, ctx: CheckContext) -> BatchResult:
+    """Every row of `batch` (file_row_number, seq, kind, entry, leaf_hash, signer) checked as a manifest."""
     seqs = batch.column("seq").to_pylist()
     kinds = batch.column("kind").to_pylist()
     entries = batch.column("entry").to_pylist()
@@ -181,21 +205,37 @@ def check_table(batch: pa.Table, ctx: CheckContext) -> list[tuple[int, RowResult
         for s, k, e, st in zip(seqs, kinds, entries, stored, strict=True)
     ]
     positions = [int(p) for p in batch.column("file_row_number").to_pylist()]
-    results = check_rows(rows, positions, ctx)
-    for row, signer, result in zip(rows, signers, results, strict=True):
+    checked = check_rows(rows, positions, ctx)
+    for row, signer, (_pos, result) in zip(rows, signers, checked.rows, strict=True):
         extra = signer_finding(row[0], signer, row[2])
         if extra is not None:
             result.findings.append(extra)
-    return list(zip(positions, results, strict=True))
+    return checked
 
 
-def dump_results(results: list[tuple[int, RowResult]]) -> bytes:
+def check_batch(batch: pa.Table, ctx: CheckContext) -> BatchResult:
+    """`check_table` over the manifest rows of a batch of (file_row_number, seq, kind,
+    entry, leaf_hash, signer) as an engine reads it: statement rows are left out (the
+    verifying process checked them in order already)."""
+    kinds = batch.column("kind").to_pylist()
+    entries = batch.column("entry").to_pylist()
+    keep = [
+        i
+        for i, (k, e) in enumerate(zip(kinds, entries, strict=True))
+        if not is_statement(str(k or ""), bytes(e or b""))
+    ]
+    if not keep:
+        return BatchResult([], [])
+    return check_table(batch.take(pa.array(keep, pa.int64())), ctx)
+
+
+def dump_results(results: BatchResult) -> bytes:
     """A batch's results as one value, for an engine that ships them between processes."""
     return pickle.dumps(results, protocol=pickle.HIGHEST_PROTOCOL)
 
 
-def load_results(value: bytes) -> list[tuple[int, RowResult]]:
+def load_results(value: bytes) -> BatchResult:
     results = pickle.loads(value)  # noqa: S301 - made by dump_results in this run's engine, never read from a file
-    if not isinstance(results, list):
-        raise TypeError("not a list of results")
+    if not isinstance(results, BatchResult):
+        raise TypeError("not a batch's results")
     return results

@@ -13,18 +13,17 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pyarrow as pa
 
 from store import dataset as ds
 from tracer.engine.dataset_check import (
+    BatchResult,
     CheckContext,
-    RowResult,
-    check_table,
+    check_batch,
     dump_results,
-    is_statement,
     load_results,
 )
 
@@ -34,19 +33,11 @@ __all__ = ["spark_manifests"]
 def _checks(ctx: CheckContext) -> Any:
     def checks(batches: Iterator[pa.RecordBatch]) -> Iterator[pa.RecordBatch]:
         for batch in batches:
-            table = pa.Table.from_batches([batch])
-            kinds = table.column("kind").to_pylist()
-            entries = table.column("entry").to_pylist()
-            keep = [
-                i
-                for i, (k, e) in enumerate(zip(kinds, entries, strict=True))
-                if not is_statement(str(k or ""), bytes(e or b""))
-            ]
-            if not keep:
+            results = check_batch(pa.Table.from_batches([batch]), ctx)
+            if not results.rows:
                 continue
-            part = table.take(pa.array(keep, pa.int64()))
-            first = pa.array([int(part.column("file_row_number")[0].as_py())], pa.int64())
-            out = pa.array([dump_results(check_table(part, ctx))], pa.binary())
+            first = pa.array([results.rows[0][0]], pa.int64())
+            out = pa.array([dump_results(results)], pa.binary())
             yield pa.RecordBatch.from_arrays([first, out], names=["file_row_number", "out"])
 
     return checks
@@ -65,7 +56,9 @@ def spark_manifests(master: str | None = "local[2]", *, stop: bool = True) -> An
             "(pip install 'tracer[spark]')"
         ) from exc
 
-    def run(reader: ds.DatasetReader, ctx: CheckContext, positions: list[int]) -> dict[int, RowResult]:
+    def run(
+        reader: ds.DatasetReader, ctx: CheckContext, positions: list[int]
+    ) -> Callable[[], list[BatchResult]]:
         builder = SparkSession.builder.appName("tracer-verify-dataset").config("spark.ui.enabled", "false")
         if master:
             builder = builder.master(master)
@@ -90,9 +83,7 @@ def spark_manifests(master: str | None = "local[2]", *, stop: bool = True) -> An
         finally:
             if stop:
                 spark.stop()
-        results: dict[int, RowResult] = {}
-        for r in rows:
-            results.update(load_results(bytes(r["out"])))
-        return results
+        results = [load_results(bytes(r["out"])) for r in rows]
+        return lambda: results
 
     return run

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,24 +36,28 @@ from store.dsse import Envelope, verify_envelope
 from store.entries import ROSTER_KINDS, LogEntry
 from store.errors import InputError, SignatureError
 from store.guarded import guarded_kind
+from store.keyring import in_scope
 from store.merkle import RootAccumulator
 from store.roster import Roster
+from store.rowtables import RowsTable
 from store.tiles import TILE_WIDTH, TileError, bundle, entry_tile_path, hash_tiles
 from tracer.engine.dataset_check import (
     CheckContext,
+    ManifestRows,
     RowResult,
-    check_table,
     is_statement,
     leaf_batch,
     perfect_root,
     signer_finding,
     subtree_root,
 )
+from tracer.engine.dataset_pool import PoolChecks
 from tracer.engine.logcheck import Finding, RunInput, check_run, finding
 from tracer.engine.verdicts import (
     CheckpointState,
     beyond_log_findings,
     checkpoint_findings,
+    data_key_findings,
     digest_findings,
     duplicate_findings,
     gap_findings,
@@ -65,9 +68,6 @@ from tracer.engine.verdicts import (
 from tracer.engine.vocabulary import INFO_KINDS
 
 __all__ = ["DatasetReport", "ManifestRows", "verify_dataset"]
-
-#: (file_row_number, seq, kind, stored leaf, recomputed leaf, statement?, bytes if statement)
-ManifestRows = Callable[[ds.DatasetReader, CheckContext, list[int]], dict[int, RowResult]]
 
 
 @dataclass
@@ -104,33 +104,14 @@ class _Row:
     signer: str | None = None
 
 
-def _duckdb_manifests(
-    reader: ds.DatasetReader, ctx: CheckContext, positions: list[int]
-) -> dict[int, RowResult]:
-    """The per-entry checks of every manifest row, by DuckDB over its Arrow batches (the
-    function runs in this process: its results are kept as they are, one flag per row
-    goes back to DuckDB)."""
-    out: dict[int, RowResult] = {}
-
-    def checks(batch: pa.Table) -> pa.Array:
-        results = check_table(batch, ctx)
-        out.update(results)
-        return pa.array([b"\x01"] * len(results), pa.binary())
-
-    reader.scan_log(
-        "tracer_check",
-        checks,
-        ("seq", "kind", "entry", "leaf_hash", "signer"),
-        where="NOT tracer_is_statement(kind, entry)",
-    )
-    return out
-
-
 def verify_dataset(
     root: Path, engine: str = "duckdb", manifests: ManifestRows | None = None
 ) -> DatasetReport:
     with ds.DatasetReader(root) as reader:
-        return _Verifier(root, reader, engine, manifests or _duckdb_manifests).run()
+        if manifests is not None:
+            return _Verifier(root, reader, engine, manifests).run()
+        with PoolChecks(reader.entries) as checks:
+            return _Verifier(root, reader, engine, checks).run()
 
 
 class _Verifier:
@@ -251,7 +232,7 @@ class _Verifier:
 
     def run(self) -> DatasetReport:
         manifest, env = self._manifest()
-        self._files(manifest)
+        files_at = len(self.extra)
         group = int(manifest.get("row_group") or 1)
         origin = str(manifest.get("origin", ""))
         cust = manifest.get("custodian") or {}
@@ -328,7 +309,22 @@ class _Verifier:
             origin,
         )
         # pass 3: the manifests, distributed by the engine
-        per_row.update(self.manifests(self.reader, ctx, [r.pos for r in rows if not r.statement]))
+        waiting = self.manifests(self.reader, ctx, [r.pos for r in rows if not r.statement])
+        # meanwhile, what needs no manifest's result (each in its place in the report)
+        later, self.extra = self.extra, []
+        self._files(manifest)
+        later[files_at:files_at] = self.extra
+        self.extra = later
+        # the tree root from the row-group roots, folded (the same as the accumulator's)
+        if rows and perfect_root([x for x in roots if x]) != acc.root():
+            self.find("dataset_root_fold_mismatch", None, "row-group roots do not fold into the tree root")
+        self._signature(env, keyring, exporter)
+        self._tiles(rows)
+        batches = waiting()
+        tables: list[dict[str, RowsTable]] = []
+        for batch in batches:
+            per_row.update(batch.rows)
+            tables.extend(batch.tables)
         findings: list[Finding] = []
         state = CheckpointState()
         derived: dict[str, list[tuple[Any, ...]]] = {}
@@ -351,13 +347,12 @@ class _Verifier:
         findings.extend(beyond_log_findings(by_size, len(rows)))
         covered = max((cp.size for cp in checkpoints), default=0)
         findings.extend(uncheckpointed_findings(covered, len(rows)))
-        # the tree root from the row-group roots, folded (the same as the accumulator's)
-        if rows and perfect_root([x for x in roots if x]) != acc.root():
-            self.find("dataset_root_fold_mismatch", None, "row-group roots do not fold into the tree root")
         # log-wide rules over the rows derived from the log
         texts = self.reader.texts([str(n) for n in manifest.get("text_files", [])])
         self.reader.load_facts(
-            {t: derived.get(t, []) for t in _tables()}, texts.select(["digest", "collection", "dk_id"])
+            {t: derived.get(t, []) for t in _tables()},
+            tables,
+            texts.select(["digest", "collection", "dk_id"]),
         )
         findings.extend(duplicate_findings(self.reader.duplicate_answers()))
         present = sorted({r.seq for r in rows if r.seq >= 0})
@@ -368,10 +363,9 @@ class _Verifier:
             if p.code == "case_statement_refused":
                 findings.append(finding("case_statement_refused", p.seq, p.detail, kind=p.kind))
         findings.extend(self._digests(texts, exporter, scope_list, counts))
+        findings.extend(self._data_keys(texts, str(manifest.get("texts", "")), exporter, scope_list))
         findings.extend(unreferenced_findings(self.reader.unreferenced()))
         # what only a dataset has
-        self._signature(env, keyring, exporter)
-        self._tiles(rows)
         self._references()
         for seq, digest, side in self.reader.tombstone_diff():
             self.find(
@@ -408,6 +402,37 @@ class _Verifier:
             int(p): bytes(v)
             for p, v in zip(table.column(0).to_pylist(), table.column(1).to_pylist(), strict=True)
         }
+
+    def _data_keys(
+        self, texts: pa.Table, mode: str, exporter: dict[str, Any], scopes: list[str] | None
+    ) -> list[Finding]:
+        """`data_key_findings` for the exporter, from what the export holds: the data key of
+        every stored text, and which keys the exporter held (a plaintext export's signed
+        list; a ciphertext export's wrapped keys to the exporter, taken as unwrapping: a
+        wrapped key that would not unwrap cannot be told without the exporter's private
+        key).  A digests-only export says neither, so nothing is recomputed for it."""
+        if mode == "plaintext":
+            held = {str(k) for k in exporter.get("data_keys", [])}
+        elif mode == "ciphertext":
+            keys = self.reader.table(ds.DATA_KEYS_FILE, "dk_id, recipient")
+            me = str(exporter.get("key_id"))
+            held = {
+                str(d)
+                for d, r in zip(keys.column(0).to_pylist(), keys.column(1).to_pylist(), strict=True)
+                if r == me
+            }
+        else:
+            return []
+        stored: dict[tuple[str, str], int] = {}
+        cols = texts.select(["collection", "dk_id"]).to_pydict()
+        for c, k in zip(cols["collection"], cols["dk_id"], strict=True):
+            stored[(str(c), str(k))] = stored.get((str(c), str(k)), 0) + 1
+        return data_key_findings(
+            [(c, k, n) for (c, k), n in sorted(stored.items())],
+            lambda collection: scopes is not None and in_scope(scopes, collection),
+            held,
+            [],
+        )
 
     def _digests(
         self, texts: pa.Table, exporter: dict[str, Any], scopes: list[str] | None, counts: dict[str, int]

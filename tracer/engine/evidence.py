@@ -18,6 +18,7 @@ from store import queries
 from store.crypto import sha256_hex
 from store.errors import UnwrapError
 from store.queries import TombstoneRow
+from tracer.engine.vocabulary import Integrity
 
 if TYPE_CHECKING:
     from tracer.engine.session import Session
@@ -30,7 +31,7 @@ class TextResult:
     """Integrity verdict for one recorded digest, with the text only when it verified."""
 
     digest: str
-    state: str
+    state: Integrity
     text: str | None = None
     recomputed: str | None = None
     tombstone: TombstoneRow | None = None
@@ -38,7 +39,7 @@ class TextResult:
 
     @property
     def verified(self) -> bool:
-        return self.state == "intact" and self.text is not None
+        return self.state == Integrity.INTACT and self.text is not None
 
 
 def read_text(
@@ -53,7 +54,7 @@ def read_text(
     reads many texts look tombstones up once instead of once per text.
     """
     if not session.can_read(collection):
-        return TextResult(digest, "unavailable", detail="outside your scope")
+        return TextResult(digest, Integrity.UNAVAILABLE, detail="outside your scope")
     tomb = tombstones.get(digest) if tombstones is not None else queries.tombstone_of(session.vault, digest)
     found: tuple[str, bytes] | UnwrapError | None
     try:
@@ -88,7 +89,7 @@ def read_texts(
         if session.can_read(c):
             readable.append(d)
         else:
-            out[d] = TextResult(d, "unavailable", detail="outside your scope")
+            out[d] = TextResult(d, Integrity.UNAVAILABLE, detail="outside your scope")
     if not readable:
         return out
     vault = session.vault
@@ -111,24 +112,26 @@ def text_result(
     if tomb is not None:
         # A purge is final: a text stored again under a tombstone (re-ingested, or put
         # back by someone with the file) is never shown as evidence; `verify` reports it.
-        return TextResult(digest, "purged", tombstone=tomb, detail=f"purged under {tomb.policy}")
+        return TextResult(digest, Integrity.PURGED, tombstone=tomb, detail=f"purged under {tomb.policy}")
     if isinstance(found, UnwrapError):
         return TextResult(
             digest,
-            "checksum_mismatch",
+            Integrity.CHECKSUM_MISMATCH,
             detail="stored ciphertext fails authentication (altered after it was written)",
         )
     if found is None:
         if present():
-            return TextResult(digest, "unavailable", detail="no data key for this collection")
-        return TextResult(digest, "missing", detail="absent and no tombstone explains it: evidence lost")
+            return TextResult(digest, Integrity.UNAVAILABLE, detail="no data key for this collection")
+        return TextResult(
+            digest, Integrity.MISSING, detail="absent and no tombstone explains it: evidence lost"
+        )
     _coll, data = found
     actual = sha256_hex(data)
     if actual != digest:
         return TextResult(
             digest,
-            "checksum_mismatch",
+            Integrity.CHECKSUM_MISMATCH,
             recomputed=actual,
             detail=f"recorded {digest[:16]}…, recomputed {actual[:16]}…",
         )
-    return TextResult(digest, "intact", text=data.decode("utf-8"), recomputed=actual)
+    return TextResult(digest, Integrity.INTACT, text=data.decode("utf-8"), recomputed=actual)

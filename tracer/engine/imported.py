@@ -13,14 +13,15 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from store.attest import IMPORTED_MARK, Attestation, FieldFact
 from store.dsse import Envelope, verify_envelope
 from store.errors import SignatureError
 from store.imported import IMPORTED_KIND, IMPORTED_SCHEMA
 from store.records import Manifest, imported_manifest
-from tracer.engine.currency import Currency
+from tracer.engine.currency import CurrencyResult
 from tracer.engine.evidence import TextResult
 from tracer.engine.transform import Transform
-from tracer.importers.attest import IMPORTED_MARK, Attestation, FieldFact
+from tracer.engine.vocabulary import Currency, Integrity
 
 __all__ = [
     "NOT_CAPTURED",
@@ -33,7 +34,7 @@ __all__ = [
 ]
 
 #: the integrity word for a text the export did not hold whole (absent, redacted, truncated)
-NOT_CAPTURED = "not_captured"
+NOT_CAPTURED = Integrity.NOT_CAPTURED
 NOT_LOCATED = "imported_not_located"
 
 
@@ -109,10 +110,10 @@ def passage_attestation(facts: ImportedFacts, index: int) -> dict[str, FieldFact
     return {k[len(prefix) :]: v for k, v in facts.fields.items() if k.startswith(prefix)}
 
 
-def not_located(attestation: dict[str, FieldFact]) -> tuple[Currency, Transform]:
+def not_located(attestation: dict[str, FieldFact]) -> tuple[CurrencyResult, Transform]:
     fact = attestation.get("chain")
     detail = fact.detail if fact is not None else "the importer did not locate it"
-    return Currency("unchecked", NOT_LOCATED, detail), Transform(NOT_LOCATED, detail)
+    return CurrencyResult(Currency.UNCHECKED, NOT_LOCATED, detail), Transform(NOT_LOCATED, detail)
 
 
 def imported_json(facts: ImportedFacts) -> dict[str, Any]:

@@ -100,7 +100,7 @@ def resolve_answer(vault: Vault, wanted: str) -> str:
 
 
 def _documents(session: Session) -> list[str]:
-    return [d for d, _title, coll, _n, _latest in queries.documents(session.vault) if session.can_read(coll)]
+    return [d.document_id for d in queries.documents(session.vault) if session.can_read(d.collection)]
 
 
 def resolve_document(session: Session, wanted: str) -> str:

@@ -41,6 +41,7 @@ from rapidfuzz.distance import LCSseq
 from store.records import Locator
 from tracer.engine.normalizers import NORM1, Normalizer
 from tracer.engine.textnorm import Block, Structure
+from tracer.engine.vocabulary import Currency
 
 __all__ = [
     "AMBIGUOUS",
@@ -59,10 +60,10 @@ __all__ = [
     "still_says",
 ]
 
-VERIFIED: Final = "verified"
-MOVED: Final = "moved"
-STALE: Final = "stale"
-AMBIGUOUS: Final = "ambiguous"
+VERIFIED: Final = Currency.VERIFIED
+MOVED: Final = Currency.MOVED
+STALE: Final = Currency.STALE
+AMBIGUOUS: Final = Currency.AMBIGUOUS
 STATES: Final = frozenset({VERIFIED, MOVED, STALE, AMBIGUOUS})
 
 REASONS: Final = frozenset(
@@ -90,7 +91,7 @@ _TOKEN: Final = re.compile(r"\w+|[^\w\s]")
 
 @dataclass(frozen=True)
 class Relocation:
-    state: str
+    state: Currency
     reason: str
     locator: Locator | None
     candidates: tuple[Locator, ...]
@@ -250,7 +251,7 @@ def _block_locator(block: Block) -> Locator:
 
 
 def _result(
-    state: str,
+    state: Currency,
     reason: str,
     quote: str,
     *,
@@ -500,7 +501,7 @@ def relocate(
     agreeing = [loc for loc in found if headings_compatible(locator.heading_path, loc.heading_path)]
     relabelled = [loc for loc in found if renumbered(locator.heading_path, loc.heading_path)]
 
-    def placed(state: str, reason: str, loc: Locator) -> Relocation:
+    def placed(state: Currency, reason: str, loc: Locator) -> Relocation:
         return _result(
             state,
             reason,

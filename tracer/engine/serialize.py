@@ -10,15 +10,15 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
+from store.attest import IMPORTED_MARK
 from store.queries import RevisionRow
 from tracer.engine.answertime import AnswerTime
-from tracer.engine.currency import Currency
+from tracer.engine.currency import CurrencyResult
 from tracer.engine.evidence import TextResult
 from tracer.engine.imported import imported_json
 from tracer.engine.relocate import Locator
 from tracer.engine.times import utc
 from tracer.engine.trace import AnswerTrace, LineageNode, PassageTrace
-from tracer.importers.attest import IMPORTED_MARK
 
 __all__ = [
     "answer_time_json",
@@ -73,7 +73,7 @@ def _revision_json(r: RevisionRow) -> dict[str, Any]:
     }
 
 
-def currency_json(c: Currency, visible: bool = True) -> dict[str, Any]:
+def currency_json(c: CurrencyResult, visible: bool = True) -> dict[str, Any]:
     out: dict[str, Any] = {"state": c.state, "reason": c.reason}
     if c.detail:
         out["detail"] = c.detail
@@ -293,7 +293,8 @@ def _trace_json(t: AnswerTrace) -> dict[str, Any]:
         "lineage": lineage_json(t.lineage),
         "faults": t.faults,
         "findings": [
-            {"seq": f[0], "investigator": f[1], "target": f[3], "note": f[4], "at": f[5]} for f in t.findings
+            {"seq": f.seq, "investigator": f.investigator, "target": f.target, "note": f.note, "at": f.at}
+            for f in t.findings
         ],
         "computed_at": t.computed_at,
         "checkpoint": {"size": t.checkpoint_size, "root": t.checkpoint_root},

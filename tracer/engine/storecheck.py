@@ -14,8 +14,10 @@ from store import audit, queries
 from store.casefile import load_casefile
 from store.errors import UnwrapError
 from store.vault import Vault
+from store.viewcommit import recorded_mends
 from tracer.engine.session import Session
 from tracer.engine.verdicts import (
+    data_key_findings,
     digest_findings,
     duplicate_findings,
     gap_findings,
@@ -51,13 +53,16 @@ def check_views(vault: Vault, tally: Tally, diffs: list[audit.ViewDiff], gaps: l
         if d.problem == "view_row_altered_or_extra" and d.table in _ENTRY_TABLES:
             hints.setdefault(d.seq, {}).update(rec)
         tally.find(d.problem, d.seq, f"{d.table} row does not match the log: {d.row}", table=d.table, **rec)
-    for mend in vault.views.mended:
-        for diff in mend.diffs:
-            shown = json.dumps(diff.values, default=str, ensure_ascii=False)[:400]
-            detail = f"{mend.table} row does not match the log: {shown}"
-            tally.find(
-                diff.problem, diff.seq, detail, table=mend.table, **_view_record(mend.table, diff.values)
-            )
+    # rows found edited and derived again in place, by this process or an earlier one
+    for mend in recorded_mends(vault.con):
+        diff = mend.diff
+        shown = json.dumps(diff.values, default=str, ensure_ascii=False)[:400]
+        detail = (
+            f"{mend.table} row did not match the log and was derived again from it when the log "
+            f"had {mend.log_size} entries: {shown}"
+        )
+        record = _view_record(mend.table, diff.values)
+        tally.find(diff.problem, diff.seq, detail, table=mend.table, **record)
     tally.findings.extend(duplicate_findings(audit.duplicate_answers(vault)))
     # What the (untrusted) stored views still say an absent entry was, to pin the loss.
     gap_hints = {seq: {k: v for k, v in hints.get(seq, {}).items() if k in _GAP_HINTS} for seq in gaps}
@@ -121,31 +126,9 @@ def check_case_file(vault: Vault, tally: Tally) -> None:
 
 
 def _check_data_keys(vault: Vault, session: Session, tally: Tally) -> None:
-    """Texts of a collection the viewer is granted but holds no data key for, and keys
-    wrapped to the viewer that do not unwrap.
-
-    Deleting the wrapped keys (which live outside the log) cannot forge a text, but it
-    would make every text of the collection read as "outside your scope" and verify look
-    clean; here it is a finding that names the collection and how much is hidden.
-    """
-    held = set(session.keys.keys)
-    missing: dict[str, int] = {}
-    for collection, dk_id, texts in queries.blob_data_keys(vault):
-        if session.can_read(collection) and dk_id not in held:
-            missing[collection] = missing.get(collection, 0) + texts
-    for collection, texts in sorted(missing.items()):
-        tally.find(
-            "data_key_missing",
-            None,
-            f"you are granted {collection!r} but no data key for {texts} of its stored texts is "
-            "wrapped to you (the wrapped keys were deleted or never shared): they cannot be read "
-            "or checked",
-            collection=collection,
+    """`data_key_findings` for the viewer's keys (verify-dataset computes the same from an export)."""
+    tally.findings.extend(
+        data_key_findings(
+            queries.blob_data_keys(vault), session.can_read, set(session.keys.keys), session.keys.failed
         )
-    for dk_id in session.keys.failed:
-        tally.find(
-            "data_key_unreadable",
-            None,
-            f"the data key {dk_id} wrapped to you does not unwrap with your key (altered)",
-            collection=dk_id.split("#", 1)[0],
-        )
+    )

@@ -18,15 +18,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from store import queries
+from store.attest import FieldFact
 from store.dsse import verify_envelope
 from store.entries import LogEntry
 from store.errors import InputError, SignatureError, StoreError, VaultError
-from store.queries import AnswerRow
+from store.queries import AnswerRow, FindingRow
 from store.records import Locator, MalformedRecordError, Manifest, Passage, Producer
 from store.roster import producer_keys
 from tracer.clock import now_iso
 from tracer.engine.answertime import strictest_answer_time
-from tracer.engine.currency import Currency, CurrencyEngine, Memo
+from tracer.engine.currency import CurrencyEngine, CurrencyResult, Memo
 from tracer.engine.evidence import TextResult
 from tracer.engine.imported import (
     ImportedFacts,
@@ -45,7 +46,7 @@ from tracer.engine.transform import (
     derived_transform,
     worst_failure,
 )
-from tracer.importers.attest import FieldFact
+from tracer.engine.vocabulary import Currency, Integrity, ModelInput
 
 __all__ = [
     "AnswerTrace",
@@ -82,9 +83,9 @@ class PassageVerdict:
 
     passage_id: str
     visible: bool
-    state: str
+    state: Currency
     reason: str
-    effective_currency: str
+    effective_currency: Currency
     normalizer: str
     recorded_normalizer: str
     locator: Locator | None
@@ -96,8 +97,8 @@ class PassageVerdict:
 @dataclass(frozen=True)
 class CitationVerdict:
     index: int
-    integrity: str
-    currency: str
+    integrity: Integrity
+    currency: Currency
     answer_time: str
     passages: tuple[PassageVerdict, ...]
 
@@ -112,8 +113,8 @@ class Summary:
     """
 
     answer_id: str
-    integrity: str
-    currency: str
+    integrity: Integrity
+    currency: Currency
     visible: bool
     reasons: tuple[str, ...] = ()
     pending: frozenset[str] = frozenset()
@@ -130,18 +131,18 @@ class PassageTrace:
     visible: bool
     retrieved: TextResult
     model_input: TextResult
-    integrity: str
-    currency: Currency
+    integrity: Integrity
+    currency: CurrencyResult
     transform: Transform
-    effective_integrity: str
-    effective_currency: str
+    effective_integrity: Integrity
+    effective_currency: Currency
     #: the signed passage; None when it is outside the viewer's scope (ids only then)
     record: Passage | None
     #: an imported passage's fields and who vouches for each (empty for a producer's manifest)
     attestation: dict[str, FieldFact] = field(default_factory=dict)
     #: what the producer signed the model was given (`states.MODEL_INPUT`); None for an
     #: imported passage or one outside the viewer's scope
-    model_input_state: str | None = None
+    model_input_state: ModelInput | None = None
 
     @property
     def imported(self) -> bool:
@@ -166,8 +167,8 @@ class PassageTrace:
     def verdict(self) -> PassageVerdict:
         if not self.visible:
             return PassageVerdict(
-                self.passage_id, False, "unavailable", "out_of_scope", "unavailable", "", "", None, None,
-                "unknown", "out_of_scope",
+                self.passage_id, False, Currency.UNAVAILABLE, "out_of_scope", Currency.UNAVAILABLE,
+                "", "", None, None, "unknown", "out_of_scope",
             )  # fmt: skip
         c, at = self.currency, self.currency.answer_time
         rel = c.relocation
@@ -196,8 +197,8 @@ class CitationTrace:
     passage_ids: list[str]
     passages: list[PassageTrace]
     unknown_passages: list[str]
-    integrity: str
-    currency: str
+    integrity: Integrity
+    currency: Currency
     answer_time: str = "unknown"
 
 
@@ -205,8 +206,8 @@ class CitationTrace:
 class LineageNode:
     answer_id: str
     kind: str
-    integrity: str
-    currency: str
+    integrity: Integrity
+    currency: Currency
     visible: bool
     cycle: bool = False
     children: list[LineageNode] = field(default_factory=list)
@@ -233,9 +234,9 @@ class AnswerTrace:
     citations: list[CitationTrace]
     lineage: list[LineageNode]
     faults: list[dict[str, Any]]
-    findings: list[tuple[int, str, str, str, str, str]]
-    integrity: str
-    currency: str
+    findings: list[FindingRow]
+    integrity: Integrity
+    currency: Currency
     computed_at: str
     checkpoint_size: int
     checkpoint_root: str
@@ -281,10 +282,10 @@ class _Walk:
 
 
 def _hidden(digest: str) -> TextResult:
-    return TextResult(digest, "unavailable", detail="outside your scope")
+    return TextResult(digest, Integrity.UNAVAILABLE, detail="outside your scope")
 
 
-_OUT_OF_SCOPE = Currency("unavailable", "out_of_scope")
+_OUT_OF_SCOPE = CurrencyResult(Currency.UNAVAILABLE, "out_of_scope")
 #: what stands where a `not_sent` passage's model input would
 NOT_SENT_DETAIL = "retrieved, but in no prompt sent to the model (signed so by the producer)"
 
@@ -389,7 +390,14 @@ class Tracer:
             walk.reasons.add("lineage_cycle")
             # A loop adds nothing new to the states (the answers on it are all being
             # walked), but a claim resting on circular provenance cannot be called current.
-            return Summary(answer_id, "intact", "unchecked", True, ("lineage_cycle",), frozenset({answer_id}))
+            return Summary(
+                answer_id,
+                Integrity.INTACT,
+                Currency.UNCHECKED,
+                True,
+                ("lineage_cycle",),
+                frozenset({answer_id}),
+            )
         sub = self.summary(answer_id, stack)
         walk.pending.update(sub.pending)
         walk.reasons.update(r for r in sub.reasons if r != "out_of_scope")
@@ -447,13 +455,22 @@ class Tracer:
         if answer_id in self._summaries:
             return self._summaries[answer_id]
         if answer_id in stack:
-            return Summary(answer_id, "intact", "unchecked", True, ("lineage_cycle",), frozenset({answer_id}))
+            return Summary(
+                answer_id,
+                Integrity.INTACT,
+                Currency.UNCHECKED,
+                True,
+                ("lineage_cycle",),
+                frozenset({answer_id}),
+            )
         try:
             t = self._build(answer_id, stack, full=False)
         except UnknownAnswerError:
-            out = Summary(answer_id, "missing", "unchecked", True, ("lineage_target_missing",))
+            out = Summary(answer_id, Integrity.MISSING, Currency.UNCHECKED, True, ("lineage_target_missing",))
         except DamagedEntryError:
-            out = Summary(answer_id, "signature_invalid", "unchecked", True, ("entry_damaged",))
+            out = Summary(
+                answer_id, Integrity.SIGNATURE_INVALID, Currency.UNCHECKED, True, ("entry_damaged",)
+            )
         else:
             verdicts = tuple(
                 CitationVerdict(
@@ -547,11 +564,11 @@ class Tracer:
                 False,
                 _hidden(str(ps.retrieved_sha256)),
                 _hidden(str(ps.model_input_sha256 or "")),
-                "unavailable",
+                Integrity.UNAVAILABLE,
                 _OUT_OF_SCOPE,
                 Transform("unavailable"),
-                "unavailable",
-                "unavailable",
+                Integrity.UNAVAILABLE,
+                Currency.UNAVAILABLE,
                 None,  # out of scope: no title, path, heading or excerpt, ids only
             )
         if imported is not None:
@@ -559,7 +576,7 @@ class Tracer:
         retrieved = self.currency.text(str(ps.retrieved_sha256), ps.collection)
         if ps.not_sent:
             # nothing was sent, so there is no text to verify: the word, never a text
-            model_input = TextResult("", "not_sent", detail=NOT_SENT_DETAIL)
+            model_input = TextResult("", Integrity.NOT_SENT, detail=NOT_SENT_DETAIL)
             integrity = retrieved.state
         else:
             model_input = self.currency.text(str(ps.model_input_sha256), ps.collection)
@@ -604,7 +621,7 @@ class Tracer:
         nodes: list[LineageNode] = []
         for aid in ids:
             if aid in stack:
-                nodes.append(LineageNode(aid, "?", "intact", "unchecked", True, cycle=True))
+                nodes.append(LineageNode(aid, "?", Integrity.INTACT, Currency.UNCHECKED, True, cycle=True))
                 continue
             sub = self.summary(aid, stack)
             try:
@@ -683,11 +700,11 @@ class Tracer:
             cited = [by_id[x] for x in c.passage_ids if x in by_id]
             unknown = [x for x in c.passage_ids if x not in by_id]
             ci = strictest_integrity(
-                [pt.effective_integrity for pt in cited] + lin_i + (["missing"] if unknown else [])
+                [pt.effective_integrity for pt in cited] + lin_i + ([Integrity.MISSING] if unknown else [])
             )
             cc = strictest_currency([pt.effective_currency for pt in cited] + lin_c)
             if not visible or any(not pt.visible for pt in cited):
-                cc = "unavailable"
+                cc = Currency.UNAVAILABLE
             span = None
             if (
                 answer.verified
@@ -711,7 +728,7 @@ class Tracer:
             )
         own_i = [question.state, answer.state] + [pt.effective_integrity for pt in passages]
         if m.signature != "valid":
-            own_i.append("signature_invalid")
+            own_i.append(Integrity.SIGNATURE_INVALID)
         integrity = strictest_integrity(own_i + lin_i)
         currency = (
             strictest_currency([c.currency for c in citations] + lin_c)
@@ -725,7 +742,7 @@ class Tracer:
         )
         if not visible:
             # Nothing about a record the viewer may not see, not even whether it is intact.
-            integrity = currency = "unavailable"
+            integrity, currency = Integrity.UNAVAILABLE, Currency.UNAVAILABLE
             answer_time = "unknown"
         lineage = self._lineage(m.sources, stack, set()) if full else []
         findings = queries.finding_rows(s.vault, answer_id) if full and visible else []

@@ -13,7 +13,7 @@ order.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +28,7 @@ __all__ = [
     "CheckpointState",
     "beyond_log_findings",
     "checkpoint_findings",
+    "data_key_findings",
     "digest_findings",
     "duplicate_findings",
     "gap_findings",
@@ -215,3 +216,46 @@ def unreferenced_findings(digests: Iterable[str]) -> list[Finding]:
     return [
         finding("blob_unreferenced", None, "stored text no log entry refers to", digest=d) for d in digests
     ]
+
+
+def data_key_findings(
+    stored: Iterable[tuple[str, str, int]],
+    can_read: Callable[[str], bool],
+    held: Collection[str],
+    failed: Iterable[str],
+) -> list[Finding]:
+    """Texts of a collection the viewer is granted but holds no data key for, and keys
+    wrapped to the viewer that do not unwrap.
+
+    `stored` is (collection, dk_id, texts stored under it) for every data key that
+    encrypts a text; `held` the data keys the viewer holds, `failed` those wrapped to the
+    viewer that did not unwrap.  Deleting the wrapped keys (which live outside the log)
+    cannot forge a text, but it would make every text of the collection read as
+    "outside your scope" and verify look clean; here it is a finding that names the
+    collection and how much is hidden.
+    """
+    missing: dict[str, int] = {}
+    for collection, dk_id, texts in stored:
+        if can_read(collection) and dk_id not in held:
+            missing[collection] = missing.get(collection, 0) + texts
+    out = [
+        finding(
+            "data_key_missing",
+            None,
+            f"you are granted {collection!r} but no data key for {texts} of its stored texts is "
+            "wrapped to you (the wrapped keys were deleted or never shared): they cannot be read "
+            "or checked",
+            collection=collection,
+        )
+        for collection, texts in sorted(missing.items())
+    ]
+    out.extend(
+        finding(
+            "data_key_unreadable",
+            None,
+            f"the data key {dk_id} wrapped to you does not unwrap with your key (altered)",
+            collection=dk_id.split("#", 1)[0],
+        )
+        for dk_id in failed
+    )
+    return out

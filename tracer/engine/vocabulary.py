@@ -2,59 +2,82 @@
 
 Every word has a one-line meaning and, for findings, a severity; `docs/states.md` and
 `docs/json.md` explain the same words at length, and a test checks the registry against
-both documents in both directions, and against every finding kind the code can emit.
-StrEnum values are the words themselves, so JSON and comparisons stay plain strings.
+both documents in both directions.  The words themselves are the StrEnums of
+`store.words` (re-exported here for the layers above the store): every field and
+parameter that holds a state or a finding kind is typed with them, so mypy, not a
+scan of the source, refuses a word the registry does not hold.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from tracer.engine.states import CURRENCY_MEANING, INTEGRITY_MEANING, MODEL_INPUT_MEANING
+from store.words import Currency, FindingKind, Integrity, ModelInput
 
 __all__ = [
+    "CURRENCY_MEANING",
     "FINDINGS",
     "INFO_KINDS",
-    "STATE_MEANINGS",
+    "INTEGRITY_MEANING",
+    "MODEL_INPUT_MEANING",
     "Currency",
     "FindingKind",
     "Integrity",
     "ModelInput",
     "Severity",
     "Term",
+    "currency_meaning",
+    "integrity_meaning",
+    "model_input_meaning",
 ]
 
+INTEGRITY_MEANING: Mapping[Integrity, str] = {
+    Integrity.INTACT: "the retained text hashes to the digest that was signed and logged",
+    Integrity.PURGED: "deleted under a retention policy; a tombstone says who, when and why",
+    Integrity.NOT_CAPTURED: "imported: the export held no whole text here (absent, redacted or truncated)",
+    Integrity.NOT_SENT: "no model input: the producer signed the passage as retrieved but not sent",
+    Integrity.UNAVAILABLE: "outside your scope: nothing about this record is shown to you",
+    Integrity.CHECKSUM_MISMATCH: "the retained text does not hash to its recorded digest: altered",
+    Integrity.SIGNATURE_INVALID: "the producer's signature over the manifest does not verify",
+    Integrity.MISSING: "absent and no tombstone explains it: evidence lost (alarm)",
+}
+CURRENCY_MEANING: Mapping[Currency, str] = {
+    Currency.VERIFIED: "the cited revision is current (or unchanged since) and the quote matches",
+    Currency.MOVED: "the same quote sits, once, in a structurally compatible place of a later revision",
+    Currency.UNCHECKED: "could not be checked now, e.g. the source's revisions were never imported",
+    Currency.AMBIGUOUS: "the quote appears in several places and the structure does not pick one",
+    Currency.STALE: "the quote changed in a later revision; old and current text shown side by side",
+    Currency.UNAVAILABLE: "the source was deleted, its revision purged, or it is outside your scope",
+}
+#: what a producer's passage says the model was given: not an axis of its own and never
+#: folded into integrity (a `not_sent` passage's integrity is its retrieved text's)
+MODEL_INPUT_MEANING: Mapping[ModelInput, str] = {
+    ModelInput.SENT: "the model was given this passage; the model input is the prompt text that carried it",
+    ModelInput.REWRITTEN: "the model was given this passage as the pipeline transformed it "
+    "(escaped, compressed …)",
+    ModelInput.NOT_SENT: "retrieved, but in no prompt sent to the model: no model input, "
+    "and no citation rests on it",
+}
+_BY_WORD_I: Mapping[str, str] = {k.value: v for k, v in INTEGRITY_MEANING.items()}
+_BY_WORD_M: Mapping[str, str] = {k.value: v for k, v in MODEL_INPUT_MEANING.items()}
+_BY_WORD_C: Mapping[str, str] = {k.value: v for k, v in CURRENCY_MEANING.items()}
 
-class Integrity(StrEnum):
-    """Is the record exactly what was captured?  Least strict first (`states.INTEGRITY`)."""
 
-    INTACT = "intact"
-    PURGED = "purged"
-    NOT_CAPTURED = "not_captured"
-    UNAVAILABLE = "unavailable"
-    CHECKSUM_MISMATCH = "checksum_mismatch"
-    SIGNATURE_INVALID = "signature_invalid"
-    MISSING = "missing"
+def integrity_meaning(word: str) -> str:
+    """The meaning of an integrity word read back from JSON (a pack), "" when unknown."""
+    return _BY_WORD_I.get(word, "")
 
 
-class Currency(StrEnum):
-    """Does the source still say this today?  Least strict first (`states.CURRENCY`)."""
-
-    VERIFIED = "verified"
-    MOVED = "moved"
-    UNCHECKED = "unchecked"
-    AMBIGUOUS = "ambiguous"
-    STALE = "stale"
-    UNAVAILABLE = "unavailable"
+def model_input_meaning(word: str) -> str:
+    """The meaning of a model-input word read back from JSON (a pack), "" when unknown."""
+    return _BY_WORD_M.get(word, "")
 
 
-class ModelInput(StrEnum):
-    """What a producer's passage says the model was given (`states.MODEL_INPUT`)."""
-
-    SENT = "sent"
-    REWRITTEN = "rewritten"
-    NOT_SENT = "not_sent"
+def currency_meaning(word: str) -> str:
+    """The meaning of a currency word read back from JSON (a pack), "" when unknown."""
+    return _BY_WORD_C.get(word, "")
 
 
 class Severity(StrEnum):
@@ -70,56 +93,6 @@ class Severity(StrEnum):
 class Term:
     severity: Severity
     meaning: str
-
-
-class FindingKind(StrEnum):
-    ENTRY_MISSING = "entry_missing"
-    LEAF_HASH_MISMATCH = "leaf_hash_mismatch"
-    ENTRY_OUT_OF_PLACE = "entry_out_of_place"
-    ENTRY_KIND_MISMATCH = "entry_kind_mismatch"
-    ENTRY_MALFORMED = "entry_malformed"
-    ENTRY_UNKNOWN_KIND = "entry_unknown_kind"
-    ENTRY_NOT_CHECKPOINTED = "entry_not_checkpointed"
-    STATEMENT_OUT_OF_PLACE = "statement_out_of_place"
-    ROSTER_CHANGE_REFUSED = "roster_change_refused"
-    ANSWER_DUPLICATED = "answer_duplicated"
-    CASE_STATEMENT_REFUSED = "case_statement_refused"
-    SIGNATURE_INVALID = "signature_invalid"
-    CUSTODIAN_MISMATCH = "custodian_mismatch"
-    PRODUCER_FAULT = "producer_fault"
-    CHECKPOINT_SIGNATURE_INVALID = "checkpoint_signature_invalid"
-    CHECKPOINT_ORIGIN_MISMATCH = "checkpoint_origin_mismatch"
-    CHECKPOINT_SIZE_MISMATCH = "checkpoint_size_mismatch"
-    CHECKPOINT_ROOT_MISMATCH = "checkpoint_root_mismatch"
-    CHECKPOINT_BEYOND_LOG = "checkpoint_beyond_log"
-    CHECKPOINT_GUARD_MISMATCH = "checkpoint_guard_mismatch"
-    VIEW_ROW_ALTERED_OR_EXTRA = "view_row_altered_or_extra"
-    VIEW_ROW_MISSING_OR_ALTERED = "view_row_missing_or_altered"
-    CHECKSUM_MISMATCH = "checksum_mismatch"
-    MISSING = "missing"
-    PURGED_BLOB_STILL_PRESENT = "purged_blob_still_present"
-    DATA_KEY_MISSING = "data_key_missing"
-    DATA_KEY_UNREADABLE = "data_key_unreadable"
-    BLOB_UNREFERENCED = "blob_unreferenced"
-    TRANSFORM_FOUND_ELSEWHERE = "transform_found_elsewhere"
-    TRANSFORM_NOT_FOUND = "transform_not_found"
-    TRANSFORM_UNKNOWN_NORMALIZER = "transform_unknown_normalizer"
-    TRANSFORM_NOT_IN_SOURCE = "transform_not_in_source"
-    TRANSFORM_SOURCE_MISSING = "transform_source_missing"
-    DATASET_MANIFEST_MISMATCH = "dataset_manifest_mismatch"
-    DATASET_MANIFEST_UNSIGNED = "dataset_manifest_unsigned"
-    DATASET_SIGNATURE_INVALID = "dataset_signature_invalid"
-    DATASET_FILE_MISSING = "dataset_file_missing"
-    DATASET_FILE_UNLISTED = "dataset_file_unlisted"
-    DATASET_FILE_MISMATCH = "dataset_file_mismatch"
-    DATASET_ROW_GROUP_MISALIGNED = "dataset_row_group_misaligned"
-    DATASET_ROW_OUT_OF_PLACE = "dataset_row_out_of_place"
-    DATASET_ROOT_FOLD_MISMATCH = "dataset_root_fold_mismatch"
-    DATASET_SIGNER_MISMATCH = "dataset_signer_mismatch"
-    DATASET_TILE_MISMATCH = "dataset_tile_mismatch"
-    DATASET_REFERENCE_ALTERED = "dataset_reference_altered"
-    DATASET_REFERENCE_MISSING = "dataset_reference_missing"
-    DATASET_TOMBSTONE_MISMATCH = "dataset_tombstone_mismatch"
 
 
 _A, _W, _I = Severity.ALARM, Severity.WARNING, Severity.INFO
@@ -178,11 +151,4 @@ FINDINGS: dict[FindingKind, Term] = {
 }
 
 #: kinds that are informational and do not make a verification fail
-INFO_KINDS: frozenset[str] = frozenset(k.value for k, t in FINDINGS.items() if t.severity is Severity.INFO)
-
-#: the meanings of the state words, from `tracer.engine.states`
-STATE_MEANINGS: dict[str, dict[str, str]] = {
-    "integrity": INTEGRITY_MEANING,
-    "currency": CURRENCY_MEANING,
-    "model_input": MODEL_INPUT_MEANING,
-}
+INFO_KINDS: frozenset[FindingKind] = frozenset(k for k, t in FINDINGS.items() if t.severity is Severity.INFO)

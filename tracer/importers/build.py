@@ -11,12 +11,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from store.attest import Attestation, FieldFact
 from store.crypto import sha256_hex
 from store.errors import InputError
 from store.imported import IMPORTED_SCHEMA, ImportedItem
 from store.queries import RevisionRow
 from store.textrules import id_problem
-from tracer.importers.attest import Attestation, FieldFact
 from tracer.importers.mapping import Document, ImportedAnswer, TextField, check_id
 from tracer.producer.locate import CHUNKER_VERSION, NORMALIZER_VERSION, occurrences
 

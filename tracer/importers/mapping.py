@@ -14,10 +14,10 @@ from dataclasses import dataclass, field, replace
 from hashlib import sha256
 from typing import Any
 
+from store.attest import REDACTION_MARKERS, Attestation, FieldFact, is_redacted
 from store.canonical import canonical, parse_strict
 from store.errors import InputError
 from store.textrules import id_problem
-from tracer.importers.attest import REDACTION_MARKERS, Attestation, FieldFact, is_redacted
 from tracer.importers.otlp import ExportFormatError, Span, span_time
 
 __all__ = [

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from store import queries
+from store.attest import Attestation
 from store.crypto import Identity, sha256_hex
 from store.errors import InputError, UnwrapError
 from store.gcpause import no_cycle_collection
@@ -16,7 +17,6 @@ from store.ingest import read_input_file
 from store.keyring import DataKeys
 from store.queries import RevisionRow
 from store.vault import Vault
-from tracer.importers.attest import Attestation
 from tracer.importers.build import DocumentMapping, ExportFile, build_item, mapped_ids
 from tracer.importers.formats import ExportFormat
 from tracer.importers.mapping import ImportedAnswer, ReadOptions, Skipped, answers_of, inferred_limit

@@ -8,6 +8,7 @@ imported only by whoever uses them. `docs/producers.md` is the guide.
 
 from __future__ import annotations
 
+from store.records import DocumentRef, SourceRef
 from tracer.producer.errors import CitationError, LocateError, ModelInputError, ProducerError, RecordError
 from tracer.producer.locate import (
     CHUNKER_VERSION,
@@ -34,6 +35,7 @@ __all__ = [
     "Authorization",
     "Chunker",
     "CitationError",
+    "DocumentRef",
     "LocateError",
     "Locator",
     "ModelInputError",
@@ -47,6 +49,7 @@ __all__ = [
     "RevisionChunk",
     "Runtime",
     "Signer",
+    "SourceRef",
     "SourceRevision",
     "Written",
     "chunk_report",

@@ -32,7 +32,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
-from store.records import MANIFEST_V1, MANIFEST_V2
+from store.records import MANIFEST_V1, MANIFEST_V2, DocumentRef, SourceRef
 from tracer.engine.textnorm import CHUNKER_VERSION, fold_whitespace, normalize_quote, parse_structure
 from tracer.engine.textnorm2 import NORMALIZER_V2, parse_structure2
 from tracer.producer import model as m
@@ -99,8 +99,8 @@ class Passage:
     passage_id: str
     text: str
     collection: str
-    source: tuple[str, str, str]
-    document: tuple[str, str, str, str]
+    source: SourceRef
+    document: DocumentRef
     chunk_id: str
     chunker: Chunker
     locator: Locator
@@ -512,8 +512,8 @@ class AnswerRecord:
             passage_id=pid,
             text=text,
             collection=m.name(collection or revision.collection, "passage collection"),
-            source=(revision.source_system, revision.path, revision.source_revision),
-            document=(revision.document_id, revision.uri, revision.revision, revision.backend),
+            source=SourceRef(revision.source_system, revision.path, revision.source_revision),
+            document=DocumentRef(revision.document_id, revision.revision, revision.uri, revision.backend),
             chunk_id=chunk_id,
             chunker=chunker,
             locator=loc,
@@ -581,12 +581,12 @@ class AnswerRecord:
             passage_id=pid,
             text=body,
             collection=note.collection,
-            source=(note.system, f"notes/{note.answer_id}", "1"),
-            document=(
+            source=SourceRef(note.system, f"notes/{note.answer_id}", "1"),
+            document=DocumentRef(
                 f"memory-note/{note.answer_id}",
-                f"{note.backend}://{note.system}/notes/{note.answer_id}",
                 "1",
-                note.backend,
+                uri=f"{note.backend}://{note.system}/notes/{note.answer_id}",
+                backend=note.backend,
             ),
             chunk_id=f"{note.answer_id}:0",
             chunker=Chunker(NOTE_CHUNKER),
@@ -829,13 +829,11 @@ class AnswerRecord:
         }
 
     def _passage_json(self, p: Passage) -> dict[str, Any]:
-        system, path, source_revision = p.source
-        document_id, uri, revision, backend = p.document
         out: dict[str, Any] = {
             "passage_id": p.passage_id,
             "collection": p.collection,
-            "source": {"system": system, "path": path, "revision": source_revision},
-            "document": {"document_id": document_id, "uri": uri, "revision": revision, "backend": backend},
+            "source": p.source.to_json(),
+            "document": p.document.to_json(),
             "chunk": {
                 "chunk_id": p.chunk_id,
                 "pipeline_version": p.chunker.version,

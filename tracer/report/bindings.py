@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from store.crypto import sha256_hex
-from tracer.engine.states import CURRENCY, INTEGRITY
 from tracer.engine.times import utc
+from tracer.engine.vocabulary import Currency, Integrity
 from tracer.report.checks import PackVerification
 from tracer.report.model import REPORT_FILE
 
@@ -20,9 +20,11 @@ __all__ = ["check_answers"]
 
 Records = dict[int, dict[str, Any]]
 #: the integrity word of an imported text the export did not hold whole (engine/imported.py)
-_NOT_CAPTURED = "not_captured"
+_NOT_CAPTURED = Integrity.NOT_CAPTURED
 #: the text state of a model input its producer signed `not_sent` (engine/trace.py)
-_NOT_SENT = "not_sent"
+_NOT_SENT = Integrity.NOT_SENT
+_INTEGRITY: tuple[str, ...] = tuple(Integrity)
+_CURRENCY: tuple[str, ...] = tuple(Currency)
 _HIDDEN_KEYS = frozenset({"answer_id", "visible", "integrity", "currency"})
 _CHAIN = ("document", "source", "chunk", "locator")
 
@@ -99,19 +101,19 @@ class _Answer:
             self.fail(self.path, "the answer's states differ from its trace's")
         tp = f"{self.path}.trace"
         words = [
-            (f"{tp}.integrity", t["integrity"], INTEGRITY, ""),
-            (f"{tp}.currency", t["currency"], CURRENCY, ""),
+            (f"{tp}.integrity", t["integrity"], _INTEGRITY, ""),
+            (f"{tp}.currency", t["currency"], _CURRENCY, ""),
         ]
         for j, c in enumerate(t["citations"]):
             words += [
-                (f"{tp}.citations[{j}].integrity", c["integrity"], INTEGRITY, ""),
-                (f"{tp}.citations[{j}].currency", c["currency"], CURRENCY, ""),
+                (f"{tp}.citations[{j}].integrity", c["integrity"], _INTEGRITY, ""),
+                (f"{tp}.citations[{j}].currency", c["currency"], _CURRENCY, ""),
             ]
         for j, p in enumerate(t["passages"]):
             pid = str(p["passage_id"])
             words += [
-                (f"{tp}.passages[{j}].integrity", p["integrity"], INTEGRITY, pid),
-                (f"{tp}.passages[{j}].currency.state", p["currency"]["state"], CURRENCY, pid),
+                (f"{tp}.passages[{j}].integrity", p["integrity"], _INTEGRITY, pid),
+                (f"{tp}.passages[{j}].currency.state", p["currency"]["state"], _CURRENCY, pid),
             ]
         for path, word, known, pid in words:
             if word not in known:

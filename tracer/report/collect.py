@@ -13,6 +13,7 @@ from typing import Any
 
 from store import merkle, queries
 from store.crypto import PublicIdentity
+from store.entries import LogEntry
 from store.errors import SignatureError
 from store.note import Checkpoint, verify_checkpoint
 from store.queries import RevisionRow
@@ -24,10 +25,11 @@ from tracer.engine.serialize import trace_json
 from tracer.engine.session import Session
 from tracer.engine.trace import LineageNode, PassageTrace, Tracer
 from tracer.engine.verify import verify
+from tracer.engine.vocabulary import Integrity
 from tracer.report.casepack import CaseSelection, case_section, holds_of_answer, verification_section
 from tracer.report.keys import keys_json, manifest_signature
 from tracer.report.model import LIMITS, SCHEMA_ID, ReportError
-from tracer.report.records import RecordSet
+from tracer.report.records import RecordSet, read_entries
 from tracer.report.redact import hidden_answer, redact_trace
 
 __all__ = ["Collected", "collect"]
@@ -106,9 +108,9 @@ class _Collector:
         for p in t.passages:
             if p.visible:
                 self._passage(answer_id, p, tombs)
-        for seq, author, *_rest in t.findings:
-            self.records.cite(seq, "finding", answer_id)
-            self.authors.add(author)
+        for f in t.findings:
+            self.records.cite(f.seq, "finding", answer_id)
+            self.authors.add(f.investigator)
         self._lineage(answer_id, t.lineage)
         docs = sorted({p.document_id for p in t.passages if p.visible and p.document_id})
         holds = holds_of_answer(self.desk, answer_id, self.records)
@@ -181,7 +183,7 @@ class _Collector:
         self.records.cite(rev.seq, role, answer_id, passage_id)
         tomb = queries.tombstone_of(self.vault, rev.content_sha256)
         if tomb is not None:
-            text = TextResult(rev.content_sha256, "purged", tombstone=tomb)
+            text = TextResult(rev.content_sha256, Integrity.PURGED, tombstone=tomb)
             self._text_tomb(text, role, answer_id, passage_id, out, rev.revision)
 
     def _passage(self, answer_id: str, p: PassageTrace, tombs: list[dict[str, Any]]) -> None:
@@ -235,11 +237,12 @@ class _Collector:
         self.records.cite(0, "vault_init")
         if export_seq is not None:
             self.records.cite(export_seq, "export")
-        signers = self._manifest_signers()
+        entries = read_entries(vault, self.records.seqs())
+        signers = self._manifest_signers(entries)
         used = {key for _state, key in signers.values() if key in self.pkeys}
         for key in sorted(used):
             self.records.cite(self.pkeys[key].added_seq, "producer_key")
-        records = self.records.build(vault, cp.size, leaves, size if head is not None else None)
+        records = self.records.build(vault, cp.size, leaves, size if head is not None else None, entries)
         for rec in records:
             if rec["kind"] == "manifest":
                 rec["signature"], rec["signer"] = signers[rec["seq"]]
@@ -292,10 +295,9 @@ class _Collector:
         }
         return Collected(report, keys, note)
 
-    def _manifest_signers(self) -> dict[int, tuple[str, str]]:
+    def _manifest_signers(self, entries: dict[int, LogEntry]) -> dict[int, tuple[str, str]]:
         out: dict[int, tuple[str, str]] = {}
-        for seq in self.records.seqs():
-            entry = self.vault.entry(seq)
+        for seq, entry in sorted(entries.items()):
             if entry.kind == "manifest":
                 out[seq] = manifest_signature(entry, self.pkeys)
         return out

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tracer.engine.currency import COMPARED
-from tracer.engine.states import CURRENCY_MEANING, INTEGRITY_MEANING, MODEL_INPUT_MEANING
+from tracer.engine.vocabulary import CURRENCY_MEANING, INTEGRITY_MEANING, model_input_meaning
 from tracer.report.htmltext import block, esc, keyref, state
 from tracer.report.imported import (
     IMPORTED_HEAD,
@@ -173,7 +173,7 @@ def _chain(p: dict[str, Any]) -> str:
 
 def _currency_blocks(cur: dict[str, Any]) -> str:
     """Old and current text side by side, where the source changed or moved since
-    (`Currency.shows_current`, carried in the JSON as `shows_current`)."""
+    (`CurrencyResult.shows_current`, carried in the JSON as `shows_current`)."""
     if cur.get("state") not in COMPARED:
         return ""
     cited = cur.get("cited_revision")
@@ -234,7 +234,7 @@ def _passage(p: dict[str, Any], tombs: list[dict[str, Any]]) -> str:
     if sent:
         parts.append(
             f"<p>Model input: {state(str(sent))} "
-            f"<span class='reason'>{esc(MODEL_INPUT_MEANING.get(str(sent), ''))}</span></p>"
+            f"<span class='reason'>{esc(model_input_meaning(str(sent)))}</span></p>"
         )
     if sent == "not_sent":
         pass  # no model input: the word above stands where it would be

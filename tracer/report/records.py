@@ -9,15 +9,20 @@ no proof; they are marked as such and checked by their own DSSE signature only.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from store import merkle
+from store import merkle, queries
 from store.crypto import b64e
+from store.entries import LogEntry
 from store.vault import Vault
 from tracer.report.model import ReportError
 
-__all__ = ["AFTER_CHECKPOINT", "RecordSet"]
+__all__ = ["AFTER_CHECKPOINT", "RecordSet", "read_entries"]
+
+#: seqs per query when a pack's cited entries are read
+_READ_CHUNK = 500
 
 AFTER_CHECKPOINT = (
     "appended after the custodian checkpoint this pack is computed against: no inclusion "
@@ -45,14 +50,27 @@ class RecordSet:
         return sorted(self._cites)
 
     def build(
-        self, vault: Vault, tree_size: int, leaves: list[bytes], head_size: int | None = None
+        self,
+        vault: Vault,
+        tree_size: int,
+        leaves: list[bytes],
+        head_size: int | None = None,
+        entries: Mapping[int, LogEntry] | None = None,
     ) -> list[dict[str, Any]]:
         """One JSON object per cited entry, in log order, with its proof to `tree_size`
         (the custodian's checkpoint), or to `head_size` (the exporter's checkpoint, which
-        the pack proves consistent with it) for an entry appended after the first."""
+        the pack proves consistent with it) for an entry appended after the first.
+
+        `entries`: the cited entries already read (`read_entries`); any other is read
+        here. Proofs share one `merkle.ProofTree` per tree size, so a pack citing a share
+        of the log hashes the tree once, not once per record."""
+        seqs = self.seqs()
+        known = dict(entries or {})
+        known.update(read_entries(vault, [s for s in seqs if s not in known]))
+        trees: dict[int, merkle.ProofTree] = {}
         out: list[dict[str, Any]] = []
-        for seq in self.seqs():
-            entry = vault.entry(seq)
+        for seq in seqs:
+            entry = known[seq]
             record: dict[str, Any] = {
                 "seq": seq,
                 "kind": entry.kind,
@@ -67,7 +85,10 @@ class RecordSet:
                         f"{vault.path}: log entry {seq}: stored leaf hash does not match the entry "
                         "bytes; run `tracer verify` before exporting"
                     )
-                proof = merkle.inclusion_proof(seq, size, leaves)
+                tree = trees.get(size)
+                if tree is None:
+                    tree = trees[size] = merkle.ProofTree(leaves, size)
+                proof = tree.inclusion_proof(seq)
                 record["inclusion"] = {
                     "tree_size": size,
                     "leaf_index": seq,
@@ -78,3 +99,16 @@ class RecordSet:
                 record["note"] = AFTER_CHECKPOINT
             out.append(record)
         return out
+
+
+def read_entries(vault: Vault, seqs: list[int]) -> dict[int, LogEntry]:
+    """The log entries at `seqs`, a few hundred per query; a seq the log lacks is refused
+    as `Vault.entry` refuses it."""
+    out: dict[int, LogEntry] = {}
+    wanted = sorted(set(seqs))
+    for i in range(0, len(wanted), _READ_CHUNK):
+        out.update(queries.entries_at(vault, wanted[i : i + _READ_CHUNK]))
+    for seq in wanted:
+        if seq not in out:
+            out[seq] = vault.entry(seq)  # raises: no such entry
+    return out

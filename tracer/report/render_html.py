@@ -11,7 +11,7 @@ from __future__ import annotations
 from importlib import resources
 from typing import Any
 
-from tracer.engine.states import CURRENCY, CURRENCY_MEANING, INTEGRITY, INTEGRITY_MEANING
+from tracer.engine.vocabulary import CURRENCY_MEANING, INTEGRITY_MEANING, Currency, Integrity
 from tracer.report.case_html import case_cover_html, case_sections_html, signature_html
 from tracer.report.html_answer import answer_section
 from tracer.report.htmltext import esc, keyref, state
@@ -108,12 +108,12 @@ def _legend(r: dict[str, Any]) -> str:
     used_c = {a["currency"] for a in r["answers"]}
     items = [
         f"<tr><td>{state(s)}</td><td>integrity</td><td>{esc(INTEGRITY_MEANING[s])}</td></tr>"
-        for s in INTEGRITY
+        for s in Integrity
         if s in used_i
     ]
     items += [
         f"<tr><td>{state(s)}</td><td>currency</td><td>{esc(CURRENCY_MEANING[s])}</td></tr>"
-        for s in CURRENCY
+        for s in Currency
         if s in used_c
     ]
     return f"<h3>What the states in this report mean</h3><table>{''.join(items)}</table>"

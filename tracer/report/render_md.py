@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracer.engine.states import MODEL_INPUT_MEANING
+from tracer.engine.vocabulary import model_input_meaning
 from tracer.report.case_md import case_cover_md, case_sections_md, holds_md, signature_md
 from tracer.report.imported import (
     IMPORTED_HEAD,
@@ -112,7 +112,7 @@ def _passage(p: dict[str, Any], tombs: list[dict[str, Any]]) -> list[str]:
     out.append(_text_slot("Retrieved text", p["retrieved"], passage_tag(p, "retrieved_sha256")))
     sent = p.get("model_input_state")
     if sent:
-        out.append(f"Model input: **{md(sent)}** ({md(MODEL_INPUT_MEANING.get(sent, ''))})\n")
+        out.append(f"Model input: **{md(sent)}** ({md(model_input_meaning(str(sent)))})\n")
     if sent == "not_sent":
         pass  # no model input: the word above stands where it would be
     elif p["model_input"].get("digest") == p["retrieved"].get("digest"):

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from store.filters import AnswerFilter
-from tracer.engine.states import CURRENCY, INTEGRITY
+from tracer.engine.vocabulary import Currency, Integrity
 
 if TYPE_CHECKING:
     from tracer.engine.trace import Summary
@@ -27,6 +27,8 @@ FILTER_HELP = (
     "id or words  producer:NAME  document:ID  state:WORD  answer-time:superseded  question:WORD  "
     "tag:TAG  from:YYYY-MM-DD  to:YYYY-MM-DD"
 )
+#: both axes, integrity first, as the error message lists them
+_STATE_WORDS: tuple[str, ...] = (*Integrity, *Currency)
 _KEYS = {"producer", "document", "doc", "state", "answer-time", "at", "question", "q", "tag", "from", "to"}
 
 
@@ -97,8 +99,8 @@ def parse_filter(line: str) -> ListFilter:
                 raise FilterError("tag: needs a tag, e.g. tag:dropped-exception")
             tags.append(value)
         elif key == "state":
-            if value not in INTEGRITY and value not in CURRENCY:
-                raise FilterError(f"unknown state {value!r}; states are {', '.join(INTEGRITY + CURRENCY)}")
+            if value not in _STATE_WORDS:
+                raise FilterError(f"unknown state {value!r}; states are {', '.join(_STATE_WORDS)}")
             states.append(value)
         elif key == "answer-time":
             if value not in ANSWER_TIME:

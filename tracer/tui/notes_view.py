@@ -10,6 +10,7 @@ notes written before it (`citation [N]`, `passage ID`) are read as the same targ
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING, TypeAlias
 
 from rich.text import Text
 
@@ -18,8 +19,11 @@ from tracer.tui.text import plain, safe, safe_line
 
 __all__ = ["NoteRow", "citation_target", "notes_text", "passage_target"]
 
-#: (log entry, investigator key id, answer id, target, note, time), as the store lists them
-NoteRow = tuple[int, str, str, str, str, str]
+if TYPE_CHECKING:
+    from store.queries import FindingRow
+
+#: an investigator note as the store lists it (the store is imported only when read)
+NoteRow: TypeAlias = "FindingRow"
 
 
 def citation_target(index: int) -> str:
@@ -33,12 +37,12 @@ def passage_target(passage_id: str) -> str:
 
 def notes_text(rows: list[NoteRow], heading: str, names: Mapping[str, str]) -> Text:
     out = Text(f"{heading}: {len(rows)}\n", style="bold")
-    for seq, who, _aid, target, note, at in rows:
-        out.append_text(plain(f"  log entry {seq}  {at}  signed by "))
-        out.append_text(signer(who, names))
+    for r in rows:
+        out.append_text(plain(f"  log entry {r.seq}  {r.at}  signed by "))
+        out.append_text(signer(r.investigator, names))
         out.append_text(plain("  on "))
-        out.append_text(safe_line(target))
+        out.append_text(safe_line(r.target))
         out.append("\n    ")
-        out.append_text(safe(note))
+        out.append_text(safe(r.note))
         out.append("\n")
     return out

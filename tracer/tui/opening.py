@@ -4,8 +4,8 @@ The app's first frame is drawn before anything imports DuckDB or pyarrow (the ap
 modules import the store only inside the functions that read it); the unlock starts
 right after that frame, and its imports and queries then overlap the UI waiting for
 rows.  Started earlier, its imports competed with Textual's for the GIL and delayed
-both the first frame and the rows (measured: first frame 0.43 s -> 0.21 s, rows
-0.84 s -> 0.54 s at 10k, `bench/open.py`).  Nothing is shown from the vault before the
+both the first frame and the rows (`bench/open.py`; the figures are in
+`docs/benchmarks.md`, "Docstring figures").  Nothing is shown from the vault before the
 unlock (and so its access entry) has completed: the answers screen asks for rows only
 once `Opening.result` has returned a session.
 

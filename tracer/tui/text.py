@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from tracer.engine.states import CURRENCY, INTEGRITY
+from tracer.engine.vocabulary import Currency, Integrity
 from tracer.inert import has_hidden, inert
 
 __all__ = ["STATE_STYLES", "STATE_WIDTH", "hidden_note", "plain", "safe", "safe_line", "short", "state_word"]
@@ -35,8 +35,8 @@ STATE_STYLES: dict[str, str] = {
 
 #: a state column is as wide as the longest word of its axis, so no word is ever cut
 STATE_WIDTH: dict[str, int] = {
-    "integrity": max(len(w) for w in INTEGRITY),
-    "currency": max(len(w) for w in CURRENCY),
+    "integrity": max(len(w) for w in Integrity),
+    "currency": max(len(w) for w in Currency),
 }
 
 

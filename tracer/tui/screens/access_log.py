@@ -12,6 +12,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Static
 
 from store import queries
+from store.queries import AccessRow
 from tracer.tui.messages import Failed
 from tracer.tui.screens.base import BACK, TracerScreen
 from tracer.tui.signers import signer, signer_names
@@ -21,7 +22,6 @@ from tracer.tui.widgets.edge_mark import MarkedTable
 __all__ = ["AccessLogScreen"]
 
 LIMIT = 2000
-AccessRow = tuple[int, str, str, str, str, bool]
 
 
 class AccessLogScreen(TracerScreen):
@@ -62,14 +62,14 @@ class AccessLogScreen(TracerScreen):
         self.query_one("#access-title", Static).update(
             plain(f"Access log: {shown} entr{'y' if shown == 1 else 'ies'}{cap}, newest first", "bold")
         )
-        for seq, who, action, target, at, forensic in message.rows:
+        for r in message.rows:
             table.add_row(
-                plain(str(seq)),
-                plain(at),
-                signer(who, message.names),
-                safe_line(action),
-                safe_line(target, limit=60),
-                plain("FORENSIC" if forensic else ""),
-                key=str(seq),
+                plain(str(r.seq)),
+                plain(r.at),
+                signer(r.investigator, message.names),
+                safe_line(r.action),
+                safe_line(r.target, limit=60),
+                plain("FORENSIC" if r.forensic else ""),
+                key=str(r.seq),
             )
         table.focus()

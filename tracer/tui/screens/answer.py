@@ -284,7 +284,7 @@ class AnswerScreen(TracerScreen):
         for c in t.citations:
             # a note written before targets had one spelling (`citation [N]`) counts too
             claim = citation_target(c.index)
-            n = sum(1 for f in self.notes if canonical_target(f[3], f[2]) == claim)
+            n = sum(1 for f in self.notes if canonical_target(f.target, f.answer_id) == claim)
             span = safe_line(c.span, limit=60) if c.span is not None else plain("(span not available)")
             ids = ", ".join(c.passage_ids) + (" UNSUPPORTED" if c.unknown_passages else "")
             table.add_row(

@@ -28,6 +28,7 @@ from textual.widgets import DataTable, Static
 from textual.worker import Worker, get_current_worker
 
 from tracer.engine.times import utc
+from tracer.engine.vocabulary import Integrity
 from tracer.tui import export
 
 if TYPE_CHECKING:
@@ -109,7 +110,7 @@ def _question_cell(q: TextResult | None) -> Text:
     if q.verified and q.text is not None:
         first = q.text.strip().splitlines()[0] if q.text.strip() else ""
         return safe_line(first, limit=QUESTION_WIDTH)
-    if q.state == "unavailable":
+    if q.state == Integrity.UNAVAILABLE:
         return plain("(outside your scope)", "italic")
     return Text.assemble(plain("(question "), state_word(q.state), plain(")"))
 

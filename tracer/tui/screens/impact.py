@@ -68,10 +68,16 @@ class Target:
 
 def _targets(s: Session) -> list[Target]:
     out: list[Target] = []
-    docs = [d for d in queries.documents(s.vault) if s.can_read(d[2])]
-    deletions = queries.deletions_of_many(s.vault, [d[0] for d in docs])
-    for doc_id, title, coll, n, latest in docs:
-        facts = [("title", title), ("collection", coll), ("revisions", str(n)), ("latest", utc(latest))]
+    docs = [d for d in queries.documents(s.vault) if s.can_read(d.collection)]
+    deletions = queries.deletions_of_many(s.vault, [d.document_id for d in docs])
+    for d in docs:
+        doc_id = d.document_id
+        facts = [
+            ("title", d.title),
+            ("collection", d.collection),
+            ("revisions", str(d.revisions)),
+            ("latest", utc(d.latest_committed_at)),
+        ]
         gone = deletions.get(doc_id)
         if gone is not None:
             facts.append(("DELETED", f"at {gone[1]} (log entry {gone[0]}): {gone[2]}"))

@@ -22,9 +22,9 @@ from textual.message import Message
 from textual.widgets import Static, Tree
 from textual.widgets.tree import TreeNode
 
-from tracer.engine.states import CURRENCY_MEANING, INTEGRITY_MEANING
+from store.attest import IMPORTED_MARK
 from tracer.engine.trace import AnswerTrace, PassageTrace, Tracer, UnknownAnswerError
-from tracer.importers.attest import IMPORTED_MARK
+from tracer.engine.vocabulary import Currency, Integrity, currency_meaning, integrity_meaning
 from tracer.inert import inert
 from tracer.tui.messages import Failed
 from tracer.tui.screens.base import BACK, TracerScreen
@@ -35,15 +35,15 @@ from tracer.tui.widgets.imported import lineage_facts
 __all__ = ["LNode", "LineageScreen", "strictest_paths"]
 
 MAX_DEPTH = 12
-BEST = ("intact", "verified")
+BEST = (Integrity.INTACT, Currency.VERIFIED)
 
 
 @dataclass
 class LNode:
     what: str
     ident: str
-    integrity: str
-    currency: str
+    integrity: Integrity
+    currency: Currency
     visible: bool = True
     note: str = ""
     children: list[LNode] = field(default_factory=list)
@@ -56,11 +56,13 @@ class LNode:
 
 
 def _passage(p: PassageTrace) -> LNode:
-    cur = p.currency.state if p.visible else "unavailable"
+    cur = p.currency.state if p.visible else Currency.UNAVAILABLE
     note = "" if p.visible else "outside your scope"
     if p.derived_from:
         note = f"derived from {p.derived_from}"
-    node = LNode("passage", p.passage_id, p.integrity if p.visible else "unavailable", cur, p.visible, note)
+    node = LNode(
+        "passage", p.passage_id, p.integrity if p.visible else Integrity.UNAVAILABLE, cur, p.visible, note
+    )
     if p.visible:
         node.document = p.document_id or ""
         cited, chain = p.currency.cited, p.record.chain if p.record is not None else None
@@ -88,11 +90,11 @@ def _expand(tracer: Tracer, t: AnswerTrace, seen: frozenset[str], depth: int) ->
 
 def _walk(tracer: Tracer, answer_id: str, seen: frozenset[str], depth: int) -> LNode:
     if answer_id in seen or depth > MAX_DEPTH:
-        return LNode("answer", answer_id, "missing", "unchecked", note="lineage cycle")
+        return LNode("answer", answer_id, Integrity.MISSING, Currency.UNCHECKED, note="lineage cycle")
     try:
         t = tracer.trace(answer_id, record=False)
     except UnknownAnswerError:
-        return LNode("answer", answer_id, "missing", "unchecked", note="not in this vault")
+        return LNode("answer", answer_id, Integrity.MISSING, Currency.UNCHECKED, note="not in this vault")
     node = LNode(t.kind, answer_id, t.integrity, t.currency, t.visible)
     if not t.visible:
         node.note = "outside your scope"
@@ -194,12 +196,12 @@ def node_text(n: LNode, root: LNode, axes: tuple[str, ...]) -> Text:
 
 
 def _meaning(axis: str, word: str) -> str:
-    return (INTEGRITY_MEANING if axis == "integrity" else CURRENCY_MEANING).get(word, "")
+    return integrity_meaning(word) if axis == "integrity" else currency_meaning(word)
 
 
 def _explain(root: LNode, axis: str, paths: list[list[LNode]]) -> Text:
     word = getattr(root, axis)
-    meaning = (INTEGRITY_MEANING if axis == "integrity" else CURRENCY_MEANING).get(word, "")
+    meaning = _meaning(axis, word)
     out = Text(f"Effective {axis}: ")
     out.append_text(state_word(word))
     out.append(f" — {meaning}\n")

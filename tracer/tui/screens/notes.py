@@ -104,15 +104,15 @@ class NotesScreen(TracerScreen):
         table = self.query_one("#notes", DataTable)
         row = table.cursor_row
         table.clear()
-        for seq, who, aid, target, note, at in self.rows:
+        for r in self.rows:
             table.add_row(
-                plain(str(seq)),
-                plain(at),
-                signer(who, message.names),
-                safe_line(aid, limit=28),
-                safe_line(target, limit=24),
-                safe_line(note, limit=70),
-                key=str(seq),
+                plain(str(r.seq)),
+                plain(r.at),
+                signer(r.investigator, message.names),
+                safe_line(r.answer_id, limit=28),
+                safe_line(r.target, limit=24),
+                safe_line(r.note, limit=70),
+                key=str(r.seq),
             )
         self.query_one("#notes-head", Static).update(plain(_HEAD.format(n=len(self.rows)), "bold"))
         self.query_one("#case-notes", Static).update(case_notes_text(message.case_notes, message.case_id))
@@ -130,7 +130,7 @@ class NotesScreen(TracerScreen):
     def _open(self) -> None:
         table = self.query_one("#notes", DataTable)
         if self.rows and table.row_count:
-            self.app.push_screen(AnswerScreen(self.rows[table.cursor_row][2]))
+            self.app.push_screen(AnswerScreen(self.rows[table.cursor_row].answer_id))
 
 
 def case_notes_text(notes: list[tuple[Note, Person]], case_id: str | None) -> Text:

@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from tracer.engine.evidence import TextResult
-from tracer.engine.states import INTEGRITY_MEANING
+from tracer.engine.vocabulary import INTEGRITY_MEANING, Integrity
 from tracer.tui.text import plain, safe_line, short
 
 __all__ = ["MissingAlarm", "WithheldNotice"]
@@ -22,7 +22,7 @@ class MissingAlarm(Static):
     def __init__(self, result: TextResult, id: str | None = None, classes: str | None = None):  # noqa: A002 - Textual spells it `id`
         body = Text.assemble(
             plain("ALARM: MISSING", "bold reverse"),
-            plain(f"\n{INTEGRITY_MEANING['missing']}\nrecorded digest {result.digest}"),
+            plain(f"\n{INTEGRITY_MEANING[Integrity.MISSING]}\nrecorded digest {result.digest}"),
         )
         super().__init__(body, id=id, classes=classes)
         self.border_title = "MISSING EVIDENCE"

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from rich.text import Text
 
 from tracer.engine.case import HoldView
-from tracer.engine.states import CURRENCY_MEANING, INTEGRITY_MEANING
 from tracer.engine.times import utc
 from tracer.engine.trace import AnswerTrace, PassageTrace
+from tracer.engine.vocabulary import CURRENCY_MEANING, INTEGRITY_MEANING, Integrity
 from tracer.tui.text import plain, safe_line, short, state_word
 from tracer.tui.widgets.imported import imported_answer_line, imported_head
 from tracer.tui.words import reason
@@ -21,12 +21,12 @@ from tracer.tui.words import reason
 __all__ = ["alerts", "answer_head", "answer_texts", "passage_texts", "state_meanings"]
 
 #: text states that are an alarm, not an absence explained by a tombstone
-_ALARMS = frozenset({"missing", "checksum_mismatch", "signature_invalid"})
+_ALARMS = frozenset({Integrity.MISSING, Integrity.CHECKSUM_MISMATCH, Integrity.SIGNATURE_INVALID})
 
 
-def passage_texts(passages: Sequence[PassageTrace]) -> list[tuple[str, str]]:
+def passage_texts(passages: Sequence[PassageTrace]) -> list[tuple[str, Integrity]]:
     """(what, state) of the retained texts of `passages` the viewer may see."""
-    out: list[tuple[str, str]] = []
+    out: list[tuple[str, Integrity]] = []
     for p in passages:
         if p.visible:
             out += [(f"passage {p.passage_id} retrieved", p.retrieved.state)]
@@ -34,14 +34,14 @@ def passage_texts(passages: Sequence[PassageTrace]) -> list[tuple[str, str]]:
     return out
 
 
-def answer_texts(t: AnswerTrace) -> list[tuple[str, str]]:
+def answer_texts(t: AnswerTrace) -> list[tuple[str, Integrity]]:
     """(what, state) of every historical text of the answer: question, answer, passages."""
     if not t.visible:
         return []
     return [("question", t.question.state), ("answer", t.answer.state), *passage_texts(t.passages)]
 
 
-def alerts(texts: Sequence[tuple[str, str]], holds: Sequence[HoldView] = ()) -> Text | None:
+def alerts(texts: Sequence[tuple[str, Integrity]], holds: Sequence[HoldView] = ()) -> Text | None:
     """What must be on the first screen whatever the size: holds in force, tombstones
     in place of texts, texts missing or not matching their digest."""
     lines: list[Text] = []
@@ -57,7 +57,7 @@ def alerts(texts: Sequence[tuple[str, str]], holds: Sequence[HoldView] = ()) -> 
             )
         )
     if texts:
-        purged = [what for what, state in texts if state == "purged"]
+        purged = [what for what, state in texts if state == Integrity.PURGED]
         if purged:
             lines.append(
                 Text.assemble(

@@ -18,6 +18,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from tracer.engine.evidence import TextResult
+from tracer.engine.vocabulary import Integrity
 from tracer.tui.text import hidden_note, plain, safe, short, state_word
 from tracer.tui.widgets.alarm import MissingAlarm, WithheldNotice
 from tracer.tui.widgets.diff import mark_differences
@@ -36,9 +37,9 @@ def digest_line(r: TextResult) -> Text:
 
 def in_place_of(r: TextResult) -> Widget:
     """What stands where an unreleased text would: tombstone, alarm, or the reason."""
-    if r.state == "purged" and r.tombstone is not None:
+    if r.state == Integrity.PURGED and r.tombstone is not None:
         return TombstoneCard(r.digest, r.tombstone)
-    if r.state == "missing":
+    if r.state == Integrity.MISSING:
         return MissingAlarm(r)
     return WithheldNotice(r)
 

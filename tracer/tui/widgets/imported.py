@@ -12,8 +12,8 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from store.attest import IMPORTED_MARK, Attestation, FieldFact
 from tracer.engine.trace import AnswerTrace, PassageTrace
-from tracer.importers.attest import IMPORTED_MARK, Attestation, FieldFact
 from tracer.tui.text import plain, safe_line
 from tracer.tui.widgets.historical import ContentVerdict, HistoricalText
 

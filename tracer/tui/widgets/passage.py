@@ -16,9 +16,9 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Static, Tree
 
 from tracer.engine.evidence import TextResult
-from tracer.engine.states import CURRENCY_MEANING, INTEGRITY_MEANING, MODEL_INPUT_MEANING
 from tracer.engine.times import utc
 from tracer.engine.trace import PassageTrace
+from tracer.engine.vocabulary import CURRENCY_MEANING, INTEGRITY_MEANING, MODEL_INPUT_MEANING
 from tracer.tui.text import plain, safe_line, short, state_word
 from tracer.tui.widgets.current import CurrentRevisionPane, current_title
 from tracer.tui.widgets.edge_mark import MarkedTree
@@ -88,10 +88,9 @@ def _states(p: PassageTrace) -> Text:
 
 def model_input_line(p: PassageTrace) -> Text:
     """`model input WORD: meaning`: what the producer signed the model was given."""
-    word = p.model_input_state or ""
-    return Text.assemble(
-        plain("model input "), state_word(word), plain(f": {MODEL_INPUT_MEANING.get(word, '')}")
-    )
+    word = p.model_input_state
+    meaning = MODEL_INPUT_MEANING[word] if word is not None else ""
+    return Text.assemble(plain("model input "), state_word(word or ""), plain(f": {meaning}"))
 
 
 def chain_tree(p: PassageTrace) -> Tree[None]:

@@ -4,6 +4,9 @@ An export from an observability tool carries no producer signature, so nothing i
 `attested`; the importer reads or computes every value it keeps (`importer-computed`,
 re-derivable from the export file, which the vault keeps) and says so for everything it
 could not keep whole: `absent`, `redacted` or `truncated`.  Documented in docs/import.md.
+
+These words are part of the signed imported statement (`store/imported.py`): the
+importers write them and the engine reads them, so they live below both.
 """
 
 from __future__ import annotations

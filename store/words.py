@@ -1,0 +1,98 @@
+"""The words tracer reports, as types: integrity and currency states and finding kinds.
+
+Only the names live here, below every layer that emits them (the store's roster
+reader emits finding kinds too); their meanings, severities and order of strictness
+are the registry's, `tracer.engine.vocabulary`.  StrEnum members are the words
+themselves, so JSON, SQL parameters and comparisons see plain strings, and a field
+typed with one of these makes mypy refuse any word the registry does not hold.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+__all__ = ["Currency", "FindingKind", "Integrity", "ModelInput"]
+
+
+class Integrity(StrEnum):
+    """Is the record exactly what was captured?  Least strict first: the order is the strictness."""
+
+    INTACT = "intact"
+    PURGED = "purged"
+    NOT_CAPTURED = "not_captured"
+    #: where the model input of a passage its producer signed `not_sent` would be
+    NOT_SENT = "not_sent"
+    UNAVAILABLE = "unavailable"
+    CHECKSUM_MISMATCH = "checksum_mismatch"
+    SIGNATURE_INVALID = "signature_invalid"
+    MISSING = "missing"
+
+
+class ModelInput(StrEnum):
+    """What a producer's passage says the model was given (`model_input` in a
+    `tracer.manifest/v2` payload; a v1 passage is always `sent`)."""
+
+    SENT = "sent"
+    REWRITTEN = "rewritten"
+    NOT_SENT = "not_sent"
+
+
+class Currency(StrEnum):
+    """Does the source still say this today?  Least strict first: the order is the strictness."""
+
+    VERIFIED = "verified"
+    MOVED = "moved"
+    UNCHECKED = "unchecked"
+    AMBIGUOUS = "ambiguous"
+    STALE = "stale"
+    UNAVAILABLE = "unavailable"
+
+
+class FindingKind(StrEnum):
+    ENTRY_MISSING = "entry_missing"
+    LEAF_HASH_MISMATCH = "leaf_hash_mismatch"
+    ENTRY_OUT_OF_PLACE = "entry_out_of_place"
+    ENTRY_KIND_MISMATCH = "entry_kind_mismatch"
+    ENTRY_MALFORMED = "entry_malformed"
+    ENTRY_UNKNOWN_KIND = "entry_unknown_kind"
+    ENTRY_NOT_CHECKPOINTED = "entry_not_checkpointed"
+    STATEMENT_OUT_OF_PLACE = "statement_out_of_place"
+    ROSTER_CHANGE_REFUSED = "roster_change_refused"
+    ANSWER_DUPLICATED = "answer_duplicated"
+    CASE_STATEMENT_REFUSED = "case_statement_refused"
+    SIGNATURE_INVALID = "signature_invalid"
+    CUSTODIAN_MISMATCH = "custodian_mismatch"
+    PRODUCER_FAULT = "producer_fault"
+    CHECKPOINT_SIGNATURE_INVALID = "checkpoint_signature_invalid"
+    CHECKPOINT_ORIGIN_MISMATCH = "checkpoint_origin_mismatch"
+    CHECKPOINT_SIZE_MISMATCH = "checkpoint_size_mismatch"
+    CHECKPOINT_ROOT_MISMATCH = "checkpoint_root_mismatch"
+    CHECKPOINT_BEYOND_LOG = "checkpoint_beyond_log"
+    CHECKPOINT_GUARD_MISMATCH = "checkpoint_guard_mismatch"
+    VIEW_ROW_ALTERED_OR_EXTRA = "view_row_altered_or_extra"
+    VIEW_ROW_MISSING_OR_ALTERED = "view_row_missing_or_altered"
+    CHECKSUM_MISMATCH = "checksum_mismatch"
+    MISSING = "missing"
+    PURGED_BLOB_STILL_PRESENT = "purged_blob_still_present"
+    DATA_KEY_MISSING = "data_key_missing"
+    DATA_KEY_UNREADABLE = "data_key_unreadable"
+    BLOB_UNREFERENCED = "blob_unreferenced"
+    TRANSFORM_FOUND_ELSEWHERE = "transform_found_elsewhere"
+    TRANSFORM_NOT_FOUND = "transform_not_found"
+    TRANSFORM_UNKNOWN_NORMALIZER = "transform_unknown_normalizer"
+    TRANSFORM_NOT_IN_SOURCE = "transform_not_in_source"
+    TRANSFORM_SOURCE_MISSING = "transform_source_missing"
+    DATASET_MANIFEST_MISMATCH = "dataset_manifest_mismatch"
+    DATASET_MANIFEST_UNSIGNED = "dataset_manifest_unsigned"
+    DATASET_SIGNATURE_INVALID = "dataset_signature_invalid"
+    DATASET_FILE_MISSING = "dataset_file_missing"
+    DATASET_FILE_UNLISTED = "dataset_file_unlisted"
+    DATASET_FILE_MISMATCH = "dataset_file_mismatch"
+    DATASET_ROW_GROUP_MISALIGNED = "dataset_row_group_misaligned"
+    DATASET_ROW_OUT_OF_PLACE = "dataset_row_out_of_place"
+    DATASET_ROOT_FOLD_MISMATCH = "dataset_root_fold_mismatch"
+    DATASET_SIGNER_MISMATCH = "dataset_signer_mismatch"
+    DATASET_TILE_MISMATCH = "dataset_tile_mismatch"
+    DATASET_REFERENCE_ALTERED = "dataset_reference_altered"
+    DATASET_REFERENCE_MISSING = "dataset_reference_missing"
+    DATASET_TOMBSTONE_MISMATCH = "dataset_tombstone_mismatch"
