@@ -18,7 +18,7 @@ from textual.widgets import Static, Tree
 from tracer.engine.evidence import TextResult
 from tracer.engine.times import utc
 from tracer.engine.trace import PassageTrace
-from tracer.engine.vocabulary import CURRENCY_MEANING, INTEGRITY_MEANING, MODEL_INPUT_MEANING
+from tracer.engine.vocabulary import CURRENCY_MEANING, INTEGRITY_MEANING, MODEL_INPUT_MEANING, ModelInput
 from tracer.tui.text import plain, safe_line, short, state_word
 from tracer.tui.widgets.current import CurrentRevisionPane, current_title
 from tracer.tui.widgets.edge_mark import MarkedTree
@@ -80,7 +80,7 @@ def _states(p: PassageTrace) -> Text:
         out.append_text(state_word(p.effective_currency))
     out.append(f"\n{INTEGRITY_MEANING.get(p.effective_integrity, '')}; ")
     out.append(CURRENCY_MEANING.get(p.effective_currency, ""))
-    if p.visible and p.model_input_state:
+    if p.visible and p.model_input_state not in (None, ModelInput.SENT):  # sent: the panes below say it
         out.append("\n")
         out.append_text(model_input_line(p))
     return out
