@@ -43,6 +43,8 @@ TRACER = Path(sys.executable).parent / "tracer"
 def _env(home: Path, pycache: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update(TRACER_HOME=str(home), PYTHONPYCACHEPREFIX=str(pycache), TRACER_PASSPHRASE=PASSPHRASE)
+    # the checkout this script is in, not whichever one the venv's editable install maps
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(common.ROOT), env.get("PYTHONPATH", "")) if p)
     return env
 
 

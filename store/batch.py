@@ -139,8 +139,8 @@ def append_batch(vault: Vault, signer: Identity, *, in_transaction: bool = False
         name = _signer_name(vault, signer)
     # the guarded entries already there, read before this batch's rows are inserted
     guarded = list(vault.index.guarded_pairs())
-    # the view digests it may sign over, checked before anything is added
-    trusted = {} if in_transaction else vault.views.before_append(acc.size)
+    # the view digests it may sign over (their current groups are checked below)
+    trusted = {} if in_transaction else vault.views.before_append(acc.size, ())
     b = Batch(vault, acc.copy())
     if not in_transaction:
         vault.con.execute("BEGIN TRANSACTION")
@@ -148,12 +148,14 @@ def append_batch(vault: Vault, signer: Identity, *, in_transaction: bool = False
     try:
         yield b
         if b.entries:
+            written = [t for t, r in b.rows.items() if r]
+            if not in_transaction:
+                # the rows of the groups this batch adds to, checked before any is inserted
+                vault.views.before_append(acc.size, written)
             b.flush()
             new = [(b.start + i, e.leaf) for i, e in enumerate(b.entries) if e.kind in GUARDED_KINDS]
             pairs = [*guarded, *new]
-            views = vault.views.after_append(
-                trusted, b.start, b.acc.size, [t for t, r in b.rows.items() if r]
-            )
+            views = vault.views.after_append(trusted, b.start, b.acc.size, written)
             vault.tree.publish(signer, name, b.acc, (extension_line(pairs), views_line(views)))
         vault.con.execute("COMMIT")
     except BaseException:

@@ -16,6 +16,7 @@ from contextlib import contextmanager
 import duckdb
 import pyarrow as pa
 
+from store.rows import BlobRow, DataKeyRow, StoredBlob
 from store.vaultfile import join_wanted
 
 __all__ = ["BlobStore"]
@@ -36,17 +37,17 @@ class BlobStore:
         """Forget the digest index: the rows it describes are about to change."""
         self._index = None
 
-    def rows(self, digest: str) -> list[tuple[str, str, bytes, bytes]]:
-        """(collection, dk_id, nonce, ciphertext) rows held for a digest."""
+    def rows(self, digest: str) -> list[BlobRow]:
+        """The copies held for a digest, by collection."""
         rows = self._con.execute(
             "SELECT collection, dk_id, nonce, ct FROM blobs WHERE digest = ? ORDER BY collection",
             [digest],
         ).fetchall()
-        return [(str(c), str(k), bytes(n), bytes(t)) for c, k, n, t in rows]
+        return [BlobRow(str(c), str(k), bytes(n), bytes(t)) for c, k, n, t in rows]
 
-    def rows_many(self, digests: Sequence[str]) -> dict[str, list[tuple[str, str, bytes, bytes]]]:
+    def rows_many(self, digests: Sequence[str]) -> dict[str, list[BlobRow]]:
         """`rows` for many digests in one query; digests with no row are absent."""
-        out: dict[str, list[tuple[str, str, bytes, bytes]]] = {}
+        out: dict[str, list[BlobRow]] = {}
         wanted = sorted(set(digests))
         if not wanted:
             return out
@@ -61,7 +62,7 @@ class BlobStore:
                 "ORDER BY digest, collection",
                 [wanted],
             ).fetchall():
-                out.setdefault(str(d), []).append((str(c), str(k), bytes(n), bytes(t)))
+                out.setdefault(str(d), []).append(BlobRow(str(c), str(k), bytes(n), bytes(t)))
             return out
         else:
             rowids = sorted(
@@ -80,7 +81,7 @@ class BlobStore:
         want = set(wanted)
         for d, c, k, n, t in rows:
             if d in want:  # an index prefix may be shared by another digest
-                out.setdefault(str(d), []).append((str(c), str(k), bytes(n), bytes(t)))
+                out.setdefault(str(d), []).append(BlobRow(str(c), str(k), bytes(n), bytes(t)))
         return out
 
     @contextmanager
@@ -103,10 +104,8 @@ class BlobStore:
         """Whether a read pass's digest index is in force (tests check a write drops it)."""
         return self._index is not None
 
-    def batches(
-        self, dk_ids: Sequence[str], rows_per_batch: int = 4096
-    ) -> Iterator[list[tuple[str, str, str, bytes, bytes]]]:
-        """Every stored (digest, collection, dk_id, nonce, ct) row under one of `dk_ids`,
+    def batches(self, dk_ids: Sequence[str], rows_per_batch: int = 4096) -> Iterator[list[StoredBlob]]:
+        """Every stored copy under one of `dk_ids`,
         streamed in batches (unordered), so the whole blob store is never in memory."""
         if not dk_ids:
             return
@@ -120,13 +119,13 @@ class BlobStore:
             for batch in reader:
                 cols = batch.to_pydict()
                 yield list(
-                    zip(
+                    map(
+                        StoredBlob,
                         cols["digest"],
                         cols["collection"],
                         cols["dk_id"],
                         cols["nonce"],
                         cols["ct"],
-                        strict=True,
                     )
                 )
         finally:
@@ -146,13 +145,13 @@ class BlobStore:
         )
         return {str(d): str(c) for d, c in rows}
 
-    def data_key_rows(self, recipient: str) -> list[tuple[str, str, int, str]]:
-        """(dk_id, collection, generation, wrapped key JSON) of the keys wrapped to `recipient`."""
+    def data_key_rows(self, recipient: str) -> list[DataKeyRow]:
+        """The data keys wrapped to `recipient`."""
         rows = self._con.execute(
             "SELECT dk_id, collection, generation, wrapped FROM data_keys WHERE recipient = ?",
             [recipient],
         ).fetchall()
-        return [(str(a), str(b), int(c), str(d)) for a, b, c, d in rows]
+        return [DataKeyRow(str(a), str(b), int(c), str(d)) for a, b, c, d in rows]
 
 
 class _BlobIndex:

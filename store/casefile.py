@@ -28,6 +28,7 @@ from store.entries import CASE_KINDS, HOLD_KINDS, ROSTER_KINDS, LogEntry, Statem
 from store.errors import AccessDeniedError, InputError, VaultError
 from store.records import MalformedRecordError, Revision
 from store.roster import Roster, check_entry
+from store.rows import EntryRow
 from store.textrules import id_problem
 from store.vault import Vault
 from store.words import FindingKind
@@ -52,6 +53,7 @@ __all__ = [
     "case_items",
     "case_row",
     "digest_collections",
+    "digests_by_entry",
     "document_collections",
     "document_digests",
     "entries_digests",
@@ -241,13 +243,7 @@ class CaseFile:
         """Why a statement of `kind` may not be appended now (None: it may)."""
         case_id = stmt.get("case_id")
         if kind == "case_open":
-            if case_id_problem(case_id):
-                return case_id_problem(case_id)
-            if case_id in self.cases:
-                return f"case {case_id!r} is already open (log entry {self.cases[str(case_id)].seq})"
-            return _text_problem("title", stmt.get("title"), _MAX_TITLE) or _text_problem(
-                "purpose", stmt.get("purpose"), _MAX_TEXT
-            )
+            return self._open_refusal(case_id, stmt)
         if case_id is not None or kind in ("note", "case_conclusion"):
             if not isinstance(case_id, str) or case_id not in self.cases:
                 return f"no open case {case_id!r}: open it first (`tracer case open`)"
@@ -256,37 +252,33 @@ class CaseFile:
         if kind == "tag":
             return self._tag_refusal(stmt)
         if kind in ("note", "case_conclusion"):
-            answer_id = stmt.get("answer_id")
-            if answer_id is not None and (not isinstance(answer_id, str) or id_problem(answer_id)):
-                return "answer_id is not an id"
-            return _text_problem("text", stmt.get("text"), _MAX_TEXT)
+            return _note_refusal(stmt)
         if kind == "hold":
-            subject = stmt.get("subject")
-            if not isinstance(subject, dict) or subject.get("kind") not in HOLD_SUBJECTS:
-                return f"a hold's subject is one of {', '.join(HOLD_SUBJECTS)}"
-            ident = subject.get("id")
-            if not isinstance(ident, str) or not ident or id_problem(ident):
-                return "a hold's subject needs an id"
-            listed = stmt.get("entries")
-            if listed is not None and (
-                subject.get("kind") != "answer"
-                or not isinstance(listed, list)
-                or not all(type(e) is int and e >= 0 for e in listed)
-                or listed != sorted(set(listed))
-            ):
-                return "a hold's entries are the ascending seqs of the log entries an answer rests on"
-            return _text_problem("reason", stmt.get("reason"), _MAX_TEXT)
+            return _hold_refusal(stmt)
         if kind == "hold_release":
-            hold_seq = stmt.get("hold_seq")
-            held = self.holds.get(hold_seq) if type(hold_seq) is int else None
-            if held is None:
-                return f"no hold at log entry {hold_seq!r}"
-            if held.release is not None:
-                return f"the hold at log entry {hold_seq} was already released at entry {held.release.seq}"
-            return _text_problem("reason", stmt.get("reason"), _MAX_TEXT)
+            return self._release_refusal(stmt)
         if kind in ("access", "finding"):
             return None
         return f"{kind!r} is not a case-file statement"
+
+    def _open_refusal(self, case_id: object, stmt: dict[str, Any]) -> str | None:
+        problem = case_id_problem(case_id)
+        if problem:
+            return problem
+        if case_id in self.cases:
+            return f"case {case_id!r} is already open (log entry {self.cases[str(case_id)].seq})"
+        return _text_problem("title", stmt.get("title"), _MAX_TITLE) or _text_problem(
+            "purpose", stmt.get("purpose"), _MAX_TEXT
+        )
+
+    def _release_refusal(self, stmt: dict[str, Any]) -> str | None:
+        hold_seq = stmt.get("hold_seq")
+        held = self.holds.get(hold_seq) if type(hold_seq) is int else None
+        if held is None:
+            return f"no hold at log entry {hold_seq!r}"
+        if held.release is not None:
+            return f"the hold at log entry {hold_seq} was already released at entry {held.release.seq}"
+        return _text_problem("reason", stmt.get("reason"), _MAX_TEXT)
 
     def _tag_refusal(self, stmt: dict[str, Any]) -> str | None:
         tag, op, answer_id = stmt.get("tag"), stmt.get("op"), stmt.get("answer_id")
@@ -386,12 +378,14 @@ class CaseFile:
         manifest (or lineage) names it, or on a document whose revisions or quoted
         passages it is."""
         out: list[Hold] = []
-        for h in self.holds_in_force():
+        in_force = self.holds_in_force()
+        # the held answers' own signed lists, read in one query: no derived table is read
+        named = digests_by_entry(vault, [q for h in in_force if h.entries for q in h.entries])
+        for h in in_force:
             if h.subject_kind == "digest":
                 covered = h.subject == digest
             elif h.subject_kind == "answer" and h.entries is not None:
-                # the held answer's own signed list: no derived table is read
-                covered = digest in entries_digests(vault, h.entries)
+                covered = any(digest in named.get(q, ()) for q in h.entries)
             elif h.subject_kind == "answer":
                 covered = digest in answer_digests(vault, h.subject)
             else:
@@ -475,23 +469,47 @@ def entries_digests(vault: Vault, seqs: Iterable[int]) -> set[str]:
     (each checked against its stored leaf): question, answer, retrieved and model-input
     texts, an imported trace's export file, and a revision's content."""
     out: set[str] = set()
-    for seq in seqs:
-        rev = _revision_at(vault, seq)
-        if rev is not None:
-            out.add(str(rev.content_sha256))
+    for found in digests_by_entry(vault, seqs).values():
+        out |= found
+    return out
+
+
+def digests_by_entry(vault: Vault, seqs: Iterable[int]) -> dict[int, set[str]]:
+    """`entries_digests` of each entry, read in one query (a purge asks for every hold's)."""
+    wanted = sorted({int(q) for q in seqs})
+    out: dict[int, set[str]] = {}
+    if not wanted:
+        return out
+    rows = vault.query("SELECT seq, entry, leaf_hash FROM log WHERE seq = ANY(?) ORDER BY seq", [wanted])
+    for seq, data, stored in rows:
+        try:
+            entry = LogEntry.from_bytes(bytes(data))
+        except (InputError, ValueError):
             continue
-        m = _answer_at(vault, seq)
-        if m is None:
-            continue
-        out |= {str(m.question_sha256), str(m.answer_sha256)}
-        entry = vault.entry(seq)
-        if entry.kind == "imported_trace":
-            # the export file the trace was read from is evidence of the answer too
-            export = entry.payload_json().get("export")
-            if isinstance(export, dict) and isinstance(export.get("sha256"), str):
-                out.add(export["sha256"])
-        for ps in m.passages:
-            out |= {str(ps.retrieved_sha256), str(ps.model_input_sha256)}
+        if entry.leaf != bytes(stored):
+            continue  # rewritten bytes vouch for nothing; verify names them
+        out[int(seq)] = _named_digests(entry)
+    return out
+
+
+def _named_digests(entry: LogEntry) -> set[str]:
+    out: set[str] = set()
+    try:
+        if entry.kind == "revision":
+            return {str(Revision.from_json(entry.payload_json()).content_sha256)}
+        if entry.kind not in _ANSWER_KINDS:
+            return out
+        m = entry.answer_record()
+    except (MalformedRecordError, InputError, ValueError):
+        return out
+    out |= {str(m.question_sha256), str(m.answer_sha256)}
+    if entry.kind == "imported_trace":
+        # the export file the trace was read from is evidence of the answer too
+        export = entry.payload_json().get("export")
+        if isinstance(export, dict) and isinstance(export.get("sha256"), str):
+            out.add(export["sha256"])
+    for ps in m.passages:
+        out |= {str(ps.retrieved_sha256), str(ps.model_input_sha256)}
     out.discard("None")  # an imported passage may keep no text
     return out
 
@@ -530,7 +548,7 @@ def document_digests(vault: Vault, document_id: str) -> set[str]:
     return out
 
 
-def _case_rows(vault: Vault) -> list[tuple[int, str, bytes, bytes]]:
+def _case_rows(vault: Vault) -> list[EntryRow]:
     """Roster and case rows, chosen by kind column or by their own bytes (a relabelled
     hold or revocation is a problem, not a row passed by), plus every access and finding
     row: whether one belongs to a case is read from its signed statement, not from the
@@ -549,9 +567,7 @@ def case_row(row_kind: str, entry_kind: str) -> bool:
     return row_kind in wanted or entry_kind in wanted
 
 
-def fold_casefile(
-    rows: Iterable[tuple[int, str, bytes, bytes]], leaves: Sequence[bytes], origin: str
-) -> CaseFile:
+def fold_casefile(rows: Iterable[EntryRow], leaves: Sequence[bytes], origin: str) -> CaseFile:
     """The case file from its rows (seq order) and the log's stored leaf hashes, wherever
     they were read from (the vault, or an exported dataset)."""
     roster = Roster()
@@ -640,3 +656,28 @@ def document_collections(vault: Vault, document_id: str) -> set[str]:
     revs = vault.query("SELECT DISTINCT collection FROM v_revisions WHERE document_id = ?", [document_id])
     quoted = vault.query("SELECT DISTINCT collection FROM v_passages WHERE document_id = ?", [document_id])
     return {str(r[0]) for r in [*revs, *quoted]}
+
+
+def _note_refusal(stmt: dict[str, Any]) -> str | None:
+    answer_id = stmt.get("answer_id")
+    if answer_id is not None and (not isinstance(answer_id, str) or id_problem(answer_id)):
+        return "answer_id is not an id"
+    return _text_problem("text", stmt.get("text"), _MAX_TEXT)
+
+
+def _hold_refusal(stmt: dict[str, Any]) -> str | None:
+    subject = stmt.get("subject")
+    if not isinstance(subject, dict) or subject.get("kind") not in HOLD_SUBJECTS:
+        return f"a hold's subject is one of {', '.join(HOLD_SUBJECTS)}"
+    ident = subject.get("id")
+    if not isinstance(ident, str) or not ident or id_problem(ident):
+        return "a hold's subject needs an id"
+    listed = stmt.get("entries")
+    if listed is not None and (
+        subject.get("kind") != "answer"
+        or not isinstance(listed, list)
+        or not all(type(e) is int and e >= 0 for e in listed)
+        or listed != sorted(set(listed))
+    ):
+        return "a hold's entries are the ascending seqs of the log entries an answer rests on"
+    return _text_problem("reason", stmt.get("reason"), _MAX_TEXT)

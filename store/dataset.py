@@ -33,6 +33,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from store.errors import StoreError
+from store.rows import StoredBlob
 from store.rowtables import RowsTable, insert_rows, insert_table
 from store.schema import VIEW_COLUMNS, view_ddl
 from store.vault import Vault
@@ -132,15 +133,15 @@ def reference_rows(vault: Vault) -> pa.Table:
     ).to_arrow_table()
 
 
-def text_rows(vault: Vault) -> Iterator[tuple[str, str, str, bytes, bytes]]:
-    """Every stored blob row (collection, digest, dk_id, nonce, ct) in (collection, digest) order."""
+def text_rows(vault: Vault) -> Iterator[StoredBlob]:
+    """Every stored blob row in (collection, digest) order."""
     reader = vault.con.sql(
         "SELECT collection, digest, dk_id, nonce, ct FROM blobs ORDER BY collection, digest"
     ).to_arrow_reader(4096)
     for batch in reader:
         cols = batch.to_pydict()
-        yield from zip(
-            cols["collection"], cols["digest"], cols["dk_id"], cols["nonce"], cols["ct"], strict=True
+        yield from map(
+            StoredBlob, cols["digest"], cols["collection"], cols["dk_id"], cols["nonce"], cols["ct"]
         )
 
 

@@ -272,7 +272,7 @@ class _Ingest:
         self._seen_revision_digests: dict[tuple[str, str], str] = {}
         self.known_docs: set[str] = set()
         #: digest -> seq of its tombstone: a purge is final, so these texts are never stored again
-        self.tombstoned: dict[str, int] = {d: int(row[0]) for d, row in vault.index.tombstone_index().items()}
+        self.tombstoned: dict[str, int] = {d: row.seq for d, row in vault.index.tombstone_index().items()}
         self._stored_revisions: set[tuple[str, str]] | None = None
         self._stored_documents: set[str] | None = None
 

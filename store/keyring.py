@@ -26,6 +26,7 @@ from store.crypto import (
     wrap_data_key,
 )
 from store.errors import UnwrapError
+from store.rows import BlobRow
 from store.vault import Vault
 
 __all__ = ["ALL_SCOPES", "DataKeys", "in_scope"]
@@ -55,15 +56,15 @@ class DataKeys:
         self.keys: dict[str, bytes] = {}
         self.current: dict[str, tuple[int, str]] = {}
         self.failed: list[str] = []
-        for dk_id, collection, generation, wrapped in vault.blobs.data_key_rows(identity.key_id):
+        for row in vault.blobs.data_key_rows(identity.key_id):
             try:
-                key = unwrap_data_key(identity, json.loads(wrapped), _context(collection, dk_id))
+                key = unwrap_data_key(identity, json.loads(row.wrapped), _context(row.collection, row.dk_id))
             except (UnwrapError, ValueError, KeyError):
-                self.failed.append(dk_id)
+                self.failed.append(row.dk_id)
                 continue
-            self.keys[dk_id] = key
-            if generation >= self.current.get(collection, (-1, ""))[0]:
-                self.current[collection] = (generation, dk_id)
+            self.keys[row.dk_id] = key
+            if row.generation >= self.current.get(row.collection, (-1, ""))[0]:
+                self.current[row.collection] = (row.generation, row.dk_id)
 
     @property
     def collections(self) -> set[str]:
@@ -93,7 +94,7 @@ class DataKeys:
     def decrypt_many(
         self,
         digests: Sequence[str],
-        rows: Mapping[str, list[tuple[str, str, bytes, bytes]]] | None = None,
+        rows: Mapping[str, list[BlobRow]] | None = None,
     ) -> dict[str, tuple[str, bytes] | UnwrapError]:
         """`decrypt` for many digests with one blob query (or over `rows` already read).
 

@@ -11,7 +11,6 @@ when a batch commits or fails, or when a recovery cuts the log back.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import duckdb
 
@@ -19,6 +18,7 @@ from store import merkle
 from store.entries import ROSTER_KINDS, LogEntry
 from store.errors import InputError
 from store.guarded import GUARDED_KINDS, guarded_kind
+from store.rows import EntryRow, TombstoneRow
 
 __all__ = ["LogIndex"]
 
@@ -31,8 +31,6 @@ _TAIL_KINDS = (
     f"SELECT seq, regexp_extract(CAST(entry[-96:] AS VARCHAR), '{_KIND_TAIL}', 1) FROM log "  # noqa: S608 - constants
     "WHERE seq >= ? ORDER BY seq"
 )
-#: a tombstone statement's fields after its digest, in `TombstoneRow` order
-_TOMB_FIELDS = ("policy", "reason", "authorizer", "effective_at")
 
 
 class LogIndex:
@@ -43,7 +41,7 @@ class LogIndex:
         #: the kind each entry's bytes end with, by seq
         self._tails: list[str] = []
         self._guarded: list[tuple[int, bytes]] | None = None
-        self._tombstones: dict[str, tuple[Any, ...]] | None = None
+        self._tombstones: dict[str, TombstoneRow] | None = None
 
     def reset(self) -> None:
         """Forget everything: a batch failed or the log was cut back."""
@@ -58,8 +56,8 @@ class LogIndex:
         if added_guarded:
             self._tombstones = None
 
-    def rows_claiming(self, kinds: Sequence[str]) -> list[tuple[int, str, bytes, bytes]]:
-        """(seq, kind column, entry bytes, stored leaf) of every row whose kind column or
+    def rows_claiming(self, kinds: Sequence[str]) -> list[EntryRow]:
+        """Every row whose kind column or
         whose own bytes name one of `kinds`, in seq order; callers decide by the bytes.
 
         The bytes' tail is read in SQL (one pass, no entry bytes leave DuckDB but those
@@ -77,7 +75,7 @@ class LogIndex:
             "JOIN log AS l ON l.seq = s.seq ORDER BY l.seq",
             [sorted(chosen)],
         ).fetchall()
-        return [(int(a), str(b), bytes(c), bytes(d)) for a, b, c, d in rows]
+        return [EntryRow(int(a), str(b), bytes(c), bytes(d)) for a, b, c, d in rows]
 
     def _tail_kinds(self) -> list[str]:
         """The kind each entry's own bytes end with (`""` when none), by seq; only entries
@@ -98,12 +96,12 @@ class LogIndex:
                 tails.append(str(kind or ""))
         return tails
 
-    def roster_rows(self) -> list[tuple[int, str, bytes, bytes]]:
+    def roster_rows(self) -> list[EntryRow]:
         """The entries that change the roster, selected by column or by bytes: a relabelled
         one is a problem `store.roster` reports."""
         return self.rows_claiming(sorted(ROSTER_KINDS))
 
-    def guarded_rows(self) -> list[tuple[int, str, bytes, bytes]]:
+    def guarded_rows(self) -> list[EntryRow]:
         """Every row whose kind column or bytes say a guarded kind (`store.guarded`)."""
         return self.rows_claiming(sorted(GUARDED_KINDS))
 
@@ -116,16 +114,16 @@ class LogIndex:
             ]
         return self._guarded
 
-    def tombstone_index(self) -> dict[str, tuple[Any, ...]]:
-        """digest -> (seq, digest, policy, reason, authorizer, effective_at) of its first
-        tombstone, read from the log's entry bytes, never from the editable `v_tombstones`.
+    def tombstone_index(self) -> dict[str, TombstoneRow]:
+        """digest -> its first tombstone, read from the log's entry bytes, never from the
+        editable `v_tombstones`.
 
         Which entries are tombstones is decided by their bytes, and the set is what the
         covering checkpoint commits to (unlock and appends refuse a mismatch); an entry
         whose bytes no longer hash to its leaf is left to `verify`.
         """
         if self._tombstones is None:
-            found: dict[str, tuple[Any, ...]] = {}
+            found: dict[str, TombstoneRow] = {}
             for seq, _kind, data, leaf in self.guarded_rows():
                 if guarded_kind(data) != "tombstone" or merkle.leaf_hash(data) != leaf:
                     continue
@@ -134,12 +132,20 @@ class LogIndex:
                 except (ValueError, InputError, AttributeError, TypeError):
                     continue
                 if isinstance(stmt, dict) and isinstance(stmt.get("digest"), str):
-                    row = (seq, stmt["digest"], *(str(stmt.get(k, "")) for k in _TOMB_FIELDS))
-                    found.setdefault(stmt["digest"], row)
+                    found.setdefault(stmt["digest"], _tombstone(seq, stmt))
             self._tombstones = found
         return self._tombstones
 
-    def tombstone_rows_many(self, digests: Sequence[str]) -> dict[str, tuple[Any, ...]]:
+    def tombstone_rows_many(self, digests: Sequence[str]) -> dict[str, TombstoneRow]:
         """`tombstone_index` rows of the digests that have one."""
         index = self.tombstone_index()
         return {d: index[d] for d in set(digests) if d in index}
+
+
+def _tombstone(seq: int, stmt: dict[str, object]) -> TombstoneRow:
+    def text(key: str) -> str:
+        return str(stmt.get(key, ""))
+
+    return TombstoneRow(
+        seq, str(stmt["digest"]), text("policy"), text("reason"), text("authorizer"), text("effective_at")
+    )

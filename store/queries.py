@@ -14,6 +14,7 @@ from store.entries import LogEntry
 from store.errors import VaultDamagedError
 from store.filters import AnswerFilter
 from store.records import MalformedRecordError, Revision
+from store.rows import TombstoneRow
 from store.vault import Vault
 
 __all__ = [
@@ -69,16 +70,6 @@ class RevisionRow(Revision):
     """A revision as the views list it, with the log entry that logged it."""
 
     seq: int
-
-
-@dataclass(frozen=True)
-class TombstoneRow:
-    seq: int
-    digest: str
-    policy: str
-    reason: str
-    authorizer: str
-    effective_at: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,8 +269,7 @@ def deletions_of_many(vault: Vault, document_ids: list[str]) -> dict[str, tuple[
 
 def tombstone_of(vault: Vault, digest: str) -> TombstoneRow | None:
     """The first tombstone of `digest`, from the log (`Vault.tombstone_index`)."""
-    row = vault.index.tombstone_index().get(digest)
-    return TombstoneRow(*row) if row is not None else None
+    return vault.index.tombstone_index().get(digest)
 
 
 def tombstone_map(vault: Vault) -> dict[str, TombstoneRow]:
@@ -303,7 +293,7 @@ def entries_at(vault: Vault, seqs: list[int]) -> dict[int, LogEntry]:
 
 def tombstones(vault: Vault) -> list[TombstoneRow]:
     """Every tombstone (the first of each digest), in log order, from the log."""
-    return sorted((TombstoneRow(*r) for r in vault.index.tombstone_index().values()), key=lambda t: t.seq)
+    return sorted(vault.index.tombstone_index().values(), key=lambda t: t.seq)
 
 
 def tombstone_collections(vault: Vault) -> dict[str, set[str]]:

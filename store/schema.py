@@ -11,12 +11,18 @@ from __future__ import annotations
 FORMAT = "tracer-vault/2"
 DB_FILE = "vault.duckdb"
 
+#: `log.entry` and `blobs.ct` are stored uncompressed. DuckDB's default for blobs
+#: (DICT_FSST) took seconds at every checkpoint to compress the log's last row group
+#: again, so closing after one appended access entry did; a point read of an entry is as
+#: fast either way and a scan faster. Ciphertext does not compress, so `ct` only skips the
+#: attempt. New vaults only: DuckDB cannot change an existing column's compression
+#: (docs/benchmarks.md, "The close of a session").
 RAW_DDL = """
 CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL);
 CREATE TABLE IF NOT EXISTS log (
     seq BIGINT PRIMARY KEY,
     kind VARCHAR NOT NULL,
-    entry BLOB NOT NULL,
+    entry BLOB USING COMPRESSION uncompressed NOT NULL,
     leaf_hash BLOB NOT NULL
 );
 CREATE TABLE IF NOT EXISTS checkpoints (
@@ -30,7 +36,7 @@ CREATE TABLE IF NOT EXISTS blobs (
     collection VARCHAR NOT NULL,
     dk_id VARCHAR NOT NULL,
     nonce BLOB NOT NULL,
-    ct BLOB NOT NULL,
+    ct BLOB USING COMPRESSION uncompressed NOT NULL,
     PRIMARY KEY (digest, collection)
 );
 CREATE TABLE IF NOT EXISTS data_keys (

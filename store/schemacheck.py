@@ -54,6 +54,19 @@ class _UnsupportedError(Exception):
     """A schema the fast checker does not handle: jsonschema checks it instead."""
 
 
+def _checked_type(schema: Any) -> str | None:
+    """The schema's `type`, once every keyword in it is one the generator compiles."""
+    if not isinstance(schema, dict):
+        raise _UnsupportedError(repr(schema))
+    unknown = set(schema) - _KNOWN - _ANNOTATIONS
+    if unknown:
+        raise _UnsupportedError(", ".join(sorted(unknown)))
+    t = schema.get("type")
+    if t is not None and (not isinstance(t, str) or t not in _TYPE_EXPR):
+        raise _UnsupportedError(f"type {t!r}")
+    return t
+
+
 class _Gen:
     """Python source for a predicate equivalent to Draft 2020-12 `is_valid` (our keywords).
 
@@ -83,17 +96,29 @@ class _Gen:
         if schema is False:
             self.emit(ind, "return False")
             return
-        if not isinstance(schema, dict):
-            raise _UnsupportedError(repr(schema))
-        unknown = set(schema) - _KNOWN - _ANNOTATIONS
-        if unknown:
-            raise _UnsupportedError(", ".join(sorted(unknown)))
-        t = schema.get("type")
-        if t is not None and (not isinstance(t, str) or t not in _TYPE_EXPR):
-            raise _UnsupportedError(f"type {t!r}")
+        t = _checked_type(schema)
         # Each condition must hold; for a string they are joined into one test (the
         # common case: fewer steps), otherwise each is emitted as before.
         conds: list[str] = [] if t is None else [_TYPE_EXPR[t].format(v=v)]
+        conds += self.value_conds(schema, v)
+        conds += self.string_conds(schema, v, t)
+        if t == "string":
+            self.emit(ind, f"if not ({' and '.join(conds)}): return False")
+        else:
+            for cond in conds:
+                self.emit(ind, f"if not {cond}: return False")
+        if "minimum" in schema:
+            bound = schema["minimum"]
+            if type(bound) not in (int, float):
+                raise _UnsupportedError("minimum")
+            gn = "" if t in ("integer", "number") else f"(type({v}) is int or type({v}) is float) and "
+            self.emit(ind, f"if {gn}{v} < {bound!r}: return False")
+        self.array(schema, v, ind, t)
+        self.object(schema, v, ind, t)
+
+    def value_conds(self, schema: dict[str, Any], v: str) -> list[str]:
+        """`const` and `enum` (strings only) as membership tests."""
+        conds = []
         for key in ("const", "enum"):
             if key in schema:
                 values = [schema[key]] if key == "const" else schema[key]
@@ -101,6 +126,12 @@ class _Gen:
                     raise _UnsupportedError(f"non-string {key}")
                 allowed = self.name("E", frozenset(values))
                 conds.append(f"(type({v}) is str and {v} in {allowed})")
+        return conds
+
+    def string_conds(self, schema: dict[str, Any], v: str, t: str | None) -> list[str]:
+        """`minLength`, `maxLength` and `pattern`, guarded by a type test unless the
+        schema's type is already string."""
+        conds = []
         g = "" if t == "string" else f"type({v}) is not str or "
         if "minLength" in schema:
             conds.append(f"({g}len({v}) >= {int(schema['minLength'])})")
@@ -115,19 +146,7 @@ class _Gen:
                 # what the regex accepts, without running it (anything else still does)
                 match = f"(len({v}) == {int(hex_len.group(1))} and not {v}.strip(HEX)) or {match}"
             conds.append(f"({g}{match})")
-        if t == "string":
-            self.emit(ind, f"if not ({' and '.join(conds)}): return False")
-        else:
-            for cond in conds:
-                self.emit(ind, f"if not {cond}: return False")
-        if "minimum" in schema:
-            bound = schema["minimum"]
-            if type(bound) not in (int, float):
-                raise _UnsupportedError("minimum")
-            gn = "" if t in ("integer", "number") else f"(type({v}) is int or type({v}) is float) and "
-            self.emit(ind, f"if {gn}{v} < {bound!r}: return False")
-        self.array(schema, v, ind, t)
-        self.object(schema, v, ind, t)
+        return conds
 
     def array(self, schema: dict[str, Any], v: str, ind: int, t: Any) -> None:
         keys = [k for k in ("minItems", "maxItems", "items") if k in schema]

@@ -35,6 +35,7 @@ from store.logindex import LogIndex
 from store.note import Checkpoint
 from store.roster import Roster, name_problem
 from store.rostercache import RosterCache
+from store.rows import EntryRow
 from store.schema import DB_FILE, FORMAT, RAW_DDL, RAW_INDEXES, VIEW_COLUMNS, VIEW_INDEXES, view_ddl
 from store.treehead import TreeHead
 from store.vaultfile import add_views, check_tables, connect, one
@@ -225,8 +226,8 @@ class Vault:
             raise VaultError(f"{self.path}: no log entry {seq}")
         return LogEntry.from_bytes(bytes(row[0]))
 
-    def raw_entries(self, start: int = 0, end: int | None = None) -> Iterator[tuple[int, str, bytes, bytes]]:
-        """(seq, kind, entry bytes, stored leaf hash) in seq order, read in pages.
+    def raw_entries(self, start: int = 0, end: int | None = None) -> Iterator[EntryRow]:
+        """The log's rows in seq order, read in pages.
 
         Pages are seq ranges, not `seq > cursor LIMIT n`: DuckDB evaluates the latter by
         reading the entry bytes of every later row for each page (quadratic, and the
@@ -244,7 +245,7 @@ class Vault:
                 [lo, hi],
             ).fetchall()
             for seq, kind, data, leaf in rows:
-                yield int(seq), str(kind), bytes(data), bytes(leaf)
+                yield EntryRow(int(seq), str(kind), bytes(data), bytes(leaf))
             lo = hi
 
     def leaf_hashes(self, size: int | None = None) -> list[bytes]:

@@ -140,9 +140,9 @@ def table_digests(
     for (g,) in groups:
         g = int(g)
         start, end = max(g * GROUP, int(lo)), min((g + 1) * GROUP, upper)
-        row = con.execute(sql, [start, end]).fetchone()
-        if row is not None and row[0] is not None:
-            out[g] = str(row[0])
+        rows = con.execute(sql, [start, end]).fetchall()  # fetchone leaves the result open
+        if rows and rows[0][0] is not None:
+            out[g] = str(rows[0][0])
     return out
 
 
@@ -504,10 +504,15 @@ class ViewGuard:
 
     # -- the writer's side -------------------------------------------------------------
 
-    def before_append(self, start: int) -> Digests:
+    def before_append(self, start: int, tables: Iterable[str] | None = None) -> Digests:
         """The digests a batch starting at `start` may sign over: the trusted ones, with the
-        rows of the group it appends to checked (and mended) first.  A vault whose head
-        predates the commitment has every table derived from the log once."""
+        rows of the group it appends to checked (and mended) first in `tables` (None: all).
+        A vault whose head predates the commitment has every table derived from the log once.
+
+        `Vault.batch` asks first with no tables, then again, just before its rows are
+        inserted, with the tables it writes: only their current group is hashed again
+        after the append (`after_append`); every other table's signed digests are carried
+        over as they were checked, so an edit there is never signed over."""
         trusted = self.trusted()
         if trusted is None:
             trusted = {}
@@ -519,7 +524,7 @@ class ViewGuard:
             self._checked = set(VIEW_COLUMNS)
             return trusted
         g = start // GROUP
-        for table in VIEW_COLUMNS:
+        for table in VIEW_COLUMNS if tables is None else sorted(set(tables)):
             now = table_digests(self._vault.con, table, g * GROUP, start).get(g)
             if now != trusted[table].get(g):
                 self._mend(table, {g}, trusted[table], {g: now} if now else {})

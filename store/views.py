@@ -13,7 +13,7 @@ from json.encoder import encode_basestring
 from typing import Any
 
 from store.entries import LogEntry
-from store.records import Manifest, Revision, imported_manifest
+from store.records import Manifest, Passage, Revision, imported_manifest
 
 __all__ = ["Rows", "derive"]
 
@@ -68,38 +68,7 @@ def _answer_rows(seq: int, entry: LogEntry, m: Manifest, out: Rows, export: str 
         digests((seq, m.answer_sha256, "answer", coll))
     passages = out["v_passages"].append
     for idx, ps in enumerate(m.passages):
-        doc, chain = ps.document, ps.chain
-        loc = chain.locator if chain is not None else None
-        passages(
-            (
-                seq,
-                answer_id,
-                idx,
-                ps.passage_id,
-                ps.collection,
-                doc.document_id,
-                doc.uri,
-                doc.revision,
-                doc.backend,
-                chain.source.system if chain else None,
-                chain.source.path if chain else None,
-                chain.source.revision if chain else None,
-                chain.chunk.chunk_id if chain else None,
-                chain.chunk.pipeline_version if chain else None,
-                _j(list(loc.heading_path)) if loc else None,
-                loc.paragraph if loc else None,
-                loc.char_start if loc else None,
-                loc.char_end if loc else None,
-                ps.retrieved_sha256,
-                ps.model_input_sha256,
-                chain.normalizer_version if chain else None,
-                ps.retrieved_at,
-                ps.rank,
-                None if ps.score is None else float(ps.score),
-                ps.query_sha256,
-                ps.derived_from,
-            )
-        )
+        passages(_passage_row(seq, answer_id, idx, ps))
         if ps.retrieved_sha256 is not None:
             digests((seq, ps.retrieved_sha256, "retrieved", ps.collection))
         if ps.model_input_sha256 is not None:
@@ -107,6 +76,40 @@ def _answer_rows(seq: int, entry: LogEntry, m: Manifest, out: Rows, export: str 
     citations = out["v_citations"].append
     for idx, c in enumerate(m.citations):
         citations((seq, answer_id, idx, c.answer_start, c.answer_end, _j(list(c.passage_ids))))
+
+
+def _passage_row(seq: int, answer_id: str, idx: int, ps: Passage) -> tuple[Any, ...]:
+    """A passage's `v_passages` row; the chain columns are NULL where it has no chain."""
+    doc, chain = ps.document, ps.chain
+    loc = chain.locator if chain is not None else None
+    return (
+        seq,
+        answer_id,
+        idx,
+        ps.passage_id,
+        ps.collection,
+        doc.document_id,
+        doc.uri,
+        doc.revision,
+        doc.backend,
+        chain.source.system if chain else None,
+        chain.source.path if chain else None,
+        chain.source.revision if chain else None,
+        chain.chunk.chunk_id if chain else None,
+        chain.chunk.pipeline_version if chain else None,
+        _j(list(loc.heading_path)) if loc else None,
+        loc.paragraph if loc else None,
+        loc.char_start if loc else None,
+        loc.char_end if loc else None,
+        ps.retrieved_sha256,
+        ps.model_input_sha256,
+        chain.normalizer_version if chain else None,
+        ps.retrieved_at,
+        ps.rank,
+        None if ps.score is None else float(ps.score),
+        ps.query_sha256,
+        ps.derived_from,
+    )
 
 
 def _statement_rows(seq: int, entry: LogEntry, p: Mapping[str, Any], out: Rows) -> None:

@@ -19,14 +19,6 @@ FIGURE = re.compile(
 # literals inside a docstring are examples of arguments ('256MB'), not measurements
 LITERAL = re.compile(r"`[^`]*`|(?<!\w)'[^'\n]*'")
 
-# store/vault.py is being split by the lead (issue 28 item 2); its two "~1.3 GB at a
-# million passages" move to docs/benchmarks.md with that split.
-# An entry here that no longer carries a figure fails, so the list only shrinks.
-PENDING = {
-    ("store/vault.py", "Vault.rows_claiming"),
-    ("store/vault.py", "Vault._tail_kinds"),
-}
-
 
 def figures_in(text: str) -> list[str]:
     return [m.group(0) for m in FIGURE.finditer(LITERAL.sub("", text))]
@@ -75,7 +67,4 @@ def test_the_pattern_finds_figures_and_passes_words() -> None:
 
 
 def test_no_benchmark_figures_in_docstrings() -> None:
-    offenders = _offenders()
-    new = {k: v for k, v in offenders.items() if k not in PENDING}
-    assert new == {}, "move these figures to docs/benchmarks.md"
-    assert PENDING <= offenders.keys(), "a pending figure is gone: drop it from PENDING"
+    assert _offenders() == {}, "move these figures to docs/benchmarks.md"

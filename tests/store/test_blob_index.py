@@ -5,13 +5,14 @@ from __future__ import annotations
 import pytest
 
 from store import blobstore as vault_module
+from store.rows import BlobRow
 from store.vault import Vault
 from tests.helpers import Case, manifest, passage, revision, signed
 
 DOC = "# Policy\n\nRefunds within thirty days.\n\nShipping is free.\n"
 
 
-def _lookups(vault: Vault, digests: list[str]) -> dict[str, list[tuple[str, str, bytes, bytes]]]:
+def _lookups(vault: Vault, digests: list[str]) -> dict[str, list[BlobRow]]:
     return vault.blobs.rows_many(digests)
 
 

@@ -14,6 +14,7 @@ from store.roster import investigators
 from tracer.cli.render_imported import chain_lines, citation_mark, imported_head, imported_passage_chain
 from tracer.engine.answertime import AnswerTime, answer_time_sentence
 from tracer.engine.catalog import Revalidation
+from tracer.engine.currency import CurrencyResult
 from tracer.engine.evidence import TextResult
 from tracer.engine.relocate import Locator
 from tracer.engine.session import Session
@@ -110,6 +111,34 @@ def _content(label: str, t: TextResult) -> str:
 
 
 def _passage(p: PassageTrace) -> str:
+    out = _passage_head(p)
+    if not p.visible:
+        out.append("  UNAVAILABLE: outside your scope")
+        return "\n".join(out)
+    m = p.record
+    out.append(_text("retrieved", p.retrieved))
+    state = f" ({p.model_input_state})" if p.model_input_state else ""
+    out.append(_text(f"model input{state}", p.model_input))
+    if p.imported:
+        out += imported_passage_chain(p)
+        out.append(_transform_line(p))
+        return "\n".join(out)
+    if m is None:
+        return "\n".join(out)
+    lines = chain_lines(m)
+    out.append("  chain: " + lines[0])
+    out += lines[1:]
+    cited = p.currency.cited_text
+    if cited is not None:
+        out.append(_content("cited revision text", cited))
+    out.append(_transform_line(p))
+    out.append(f"  retrieved at {m.retrieved_at}  rank {m.rank}  score {m.score}")
+    out += _current_lines(p.currency)
+    return "\n".join(out)
+
+
+def _passage_head(p: PassageTrace) -> list[str]:
+    """The passage's two states in words, and what its lineage makes of them."""
     out = [
         f"passage {inert(p.passage_id)}  integrity {p.integrity.upper()}  "
         f"currency {p.currency.state.upper()} ({p.currency.reason})"
@@ -121,34 +150,18 @@ def _passage(p: PassageTrace) -> str:
             f"  through lineage: integrity {p.effective_integrity.upper()}, "
             f"currency {p.effective_currency.upper()}"
         )
-    if not p.visible:
-        out.append("  UNAVAILABLE: outside your scope")
-        return "\n".join(out)
-    m = p.record
-    out.append(_text("retrieved", p.retrieved))
-    state = f" ({p.model_input_state})" if p.model_input_state else ""
-    out.append(_text(f"model input{state}", p.model_input))
-    if p.imported:
-        out += imported_passage_chain(p)
-        out.append(
-            f"  transform: {p.transform.state}"
-            + (f" ({inert(p.transform.detail, keep_newlines=False)})" if p.transform.detail else "")
-        )
-        return "\n".join(out)
-    if m is None:
-        return "\n".join(out)
-    lines = chain_lines(m)
-    out.append("  chain: " + lines[0])
-    out += lines[1:]
-    cited = p.currency.cited_text
-    if cited is not None:
-        out.append(_content("cited revision text", cited))
-    out.append(
-        f"  transform: {p.transform.state}"
-        + (f" ({inert(p.transform.detail, keep_newlines=False)})" if p.transform.detail else "")
-    )
-    out.append(f"  retrieved at {m.retrieved_at}  rank {m.rank}  score {m.score}")
-    cur = p.currency
+    return out
+
+
+def _transform_line(p: PassageTrace) -> str:
+    detail = f" ({inert(p.transform.detail, keep_newlines=False)})" if p.transform.detail else ""
+    return f"  transform: {p.transform.state}{detail}"
+
+
+def _current_lines(cur: CurrencyResult) -> list[str]:
+    """What the source says now, only under its own "current revision" heading, and the
+    answer-time state."""
+    out: list[str] = []
     excerpt = cur.current_excerpt
     if cur.shows_current and cur.current is not None and excerpt is not None:
         out.append(f"  --- current revision {inert(cur.current.revision)} ({cur.current.committed_at}) ---")
@@ -165,7 +178,7 @@ def _passage(p: PassageTrace) -> str:
     if cur.answer_time is not None:
         shown = cur.shows_current and cur.current is not None and excerpt is not None
         out += _answer_time(cur.answer_time, shown)
-    return "\n".join(out)
+    return out
 
 
 def _answer_time(at: AnswerTime, current_shown: bool) -> list[str]:

@@ -325,6 +325,9 @@ class CaseDesk:
     def holds(self, in_force_only: bool = False) -> list[HoldView]:
         """Every hold the viewer may see, in log order."""
         hs = self.file.holds_in_force() if in_force_only else list(self.file.holds.values())
+        self.tracer.prime_ids(
+            [h.subject for h in hs if h.subject_kind == "answer" and h.subject not in self._visible]
+        )
         return [self.hold_view(h) for h in sorted(hs, key=lambda h: h.seq) if self.hold_visible(h)]
 
     def holds_on_answer(self, answer_id: str) -> list[HoldView]:
@@ -412,53 +415,58 @@ class CaseDesk:
         record = self.file.cases.get(case_id)
         if record is None or not self.covers(record.opened_by):
             raise CaseError(f"{self.s.vault.path}: no case {case_id!r} you can see in this vault")
-        f = self.file
-        tags = tuple(
+        conclusions = self._conclusions(case_id)
+        view = CaseView(
+            record,
+            self.person(record.opened_by),
+            self._tags(case_id),
+            self._notes(case_id),
+            conclusions[-1] if conclusions else None,
+            self._findings(case_id),
+            self._holds(case_id),
+            tuple(a for a in self.file.activity if a.case_id == case_id and self.covers(a.investigator)),
+            {},
+        )
+        view.people.update({k: self.person(k) for k in _signers(view, conclusions)})
+        return view
+
+    def _tags(self, case_id: str) -> tuple[Tag, ...]:
+        return tuple(
             t
-            for t in f.current_tags(case_id)
+            for t in self.file.current_tags(case_id)
             if self.covers(t.investigator) and self.answer_visible(t.answer_id)
         )
-        notes = tuple(
+
+    def _notes(self, case_id: str) -> tuple[Note, ...]:
+        return tuple(
             n
-            for n in f.notes
+            for n in self.file.notes
             if n.case_id == case_id
             and n.kind == "note"
             and self.covers(n.investigator)
             and (n.answer_id is None or self.answer_visible(n.answer_id))
         )
-        conclusions = [
+
+    def _conclusions(self, case_id: str) -> list[Note]:
+        return [
             n
-            for n in f.notes
+            for n in self.file.notes
             if n.case_id == case_id and n.kind == "case_conclusion" and self.covers(n.investigator)
         ]
-        findings = tuple(
+
+    def _findings(self, case_id: str) -> tuple[CaseFinding, ...]:
+        return tuple(
             x
-            for x in f.findings
+            for x in self.file.findings
             if x.case_id == case_id and self.covers(x.investigator) and self.answer_visible(x.answer_id)
         )
-        holds = tuple(
+
+    def _holds(self, case_id: str) -> tuple[HoldView, ...]:
+        return tuple(
             self.hold_view(h)
-            for h in sorted(f.holds.values(), key=lambda h: h.seq)
+            for h in sorted(self.file.holds.values(), key=lambda h: h.seq)
             if h.case_id == case_id and self.hold_visible(h)
         )
-        activity = tuple(a for a in f.activity if a.case_id == case_id and self.covers(a.investigator))
-        view = CaseView(
-            record,
-            self.person(record.opened_by),
-            tags,
-            notes,
-            conclusions[-1] if conclusions else None,
-            findings,
-            holds,
-            activity,
-            {},
-        )
-        keys = [record.opened_by, *(t.investigator for t in tags), *(n.investigator for n in notes)]
-        keys += [x.investigator for x in findings] + [a.investigator for a in activity]
-        keys += [h.hold.signer for h in holds] + [h.hold.release.signer for h in holds if h.hold.release]
-        keys += [c.investigator for c in conclusions]
-        view.people.update({k: self.person(k) for k in keys})
-        return view
 
     def related_activity(self, view: CaseView, answer_ids: list[str]) -> list[Activity]:
         """Access entries since the case opened that were not made under it but concern it:
@@ -656,3 +664,18 @@ class CaseDesk:
         s.remember()
         self.refresh()
         return seq
+
+
+def _signers(view: CaseView, conclusions: list[Note]) -> list[str]:
+    """Every key id that signed something the view shows (each is named once)."""
+    keys = [
+        view.record.opened_by,
+        *(t.investigator for t in view.tags),
+        *(n.investigator for n in view.notes),
+    ]
+    keys += [x.investigator for x in view.findings] + [a.investigator for a in view.activity]
+    keys += [h.hold.signer for h in view.holds] + [
+        h.hold.release.signer for h in view.holds if h.hold.release
+    ]
+    keys += [c.investigator for c in conclusions]
+    return keys

@@ -25,7 +25,7 @@ from store.entries import LogEntry
 from store.merkle import leaf_hash, node_hash
 from store.roster import Roster
 from store.rowtables import RowsTable
-from tracer.engine.logcheck import Finding, RunInput, Task, check_run, finding
+from tracer.engine.logcheck import Finding, LogRow, RunInput, Task, check_run, finding
 
 __all__ = [
     "STATEMENT_MARK",
@@ -148,11 +148,8 @@ def _runs(positions: list[int], ctx: CheckContext) -> Iterator[tuple[Roster, lis
         yield ring, idx
 
 
-def check_rows(
-    rows: list[tuple[int, str, bytes, bytes, bytes]], positions: list[int], ctx: CheckContext
-) -> BatchResult:
-    """`check_run` over manifest rows (seq, kind, bytes, stored leaf, recomputed leaf) at
-    file `positions`."""
+def check_rows(rows: list[LogRow], positions: list[int], ctx: CheckContext) -> BatchResult:
+    """`check_run` over manifest rows at file `positions`."""
     out: list[RowResult | None] = [None] * len(rows)
     tables: list[dict[str, RowsTable]] = []
     tasks: list[Task] = []
@@ -195,7 +192,7 @@ def check_table(batch: pa.Table, ctx: CheckContext) -> BatchResult:
     stored = batch.column("leaf_hash").to_pylist()
     signers = batch.column("signer").to_pylist()
     rows = [
-        (
+        LogRow(
             -1 if s is None else int(s),
             str(k or ""),
             bytes(e or b""),
@@ -207,7 +204,7 @@ def check_table(batch: pa.Table, ctx: CheckContext) -> BatchResult:
     positions = [int(p) for p in batch.column("file_row_number").to_pylist()]
     checked = check_rows(rows, positions, ctx)
     for row, signer, (_pos, result) in zip(rows, signers, checked.rows, strict=True):
-        extra = signer_finding(row[0], signer, row[2])
+        extra = signer_finding(row.seq, signer, row.entry)
         if extra is not None:
             result.findings.append(extra)
     return checked

@@ -26,6 +26,7 @@ from store.crypto import b64e
 from store.dsse import sign_envelope
 from store.entries import LogEntry
 from store.errors import StoreError, UnwrapError
+from store.rows import StoredBlob
 from store.tiles import TILE_WIDTH, bundle, entry_tile_path, hash_tiles
 from tracer.engine.session import Session
 from tracer.engine.verify import verify
@@ -129,17 +130,17 @@ def _write(session: Session, root: Path, texts: str, row_group: int, findings: l
         _put(root / entry_tile_path(n // TILE_WIDTH, len(chunk)), bundle(chunk, n))
     ds.write_table(root / ds.REFERENCES_FILE, ds.reference_rows(vault))
     text_files = _texts(session, root, texts)
-    tombs = sorted(vault.index.tombstone_index().values(), key=lambda r: (int(r[0]), str(r[1])))
+    tombs = sorted(vault.index.tombstone_index().values(), key=lambda r: (r.seq, r.digest))
     ds.write_table(
         root / "tombstones.parquet",
         pa.table(
             {
-                "seq": pa.array([int(r[0]) for r in tombs], pa.int64()),
-                "digest": pa.array([str(r[1]) for r in tombs], pa.string()),
-                "policy": pa.array([str(r[2]) for r in tombs], pa.string()),
-                "reason": pa.array([str(r[3]) for r in tombs], pa.string()),
-                "authorizer": pa.array([str(r[4]) for r in tombs], pa.string()),
-                "effective_at": pa.array([str(r[5]) for r in tombs], pa.string()),
+                "seq": pa.array([r.seq for r in tombs], pa.int64()),
+                "digest": pa.array([r.digest for r in tombs], pa.string()),
+                "policy": pa.array([r.policy for r in tombs], pa.string()),
+                "reason": pa.array([r.reason for r in tombs], pa.string()),
+                "authorizer": pa.array([r.authorizer for r in tombs], pa.string()),
+                "effective_at": pa.array([r.effective_at for r in tombs], pa.string()),
             }
         ),
     )
@@ -184,14 +185,14 @@ def _put(path: Path, data: bytes) -> None:
 
 def _texts(session: Session, root: Path, mode: str) -> list[str]:
     """One Parquet file per collection (texts/NNNN.parquet, collections in name order)."""
-    by_collection: dict[str, list[tuple[str, str, str, bytes, bytes]]] = {}
+    by_collection: dict[str, list[StoredBlob]] = {}
     for row in ds.text_rows(session.vault):
-        by_collection.setdefault(row[0], []).append(row)
+        by_collection.setdefault(row.collection, []).append(row)
     names = []
     keys = session.keys
     for i, collection in enumerate(sorted(by_collection)):
         digests, dk_ids, states, texts, nonces, cts = [], [], [], [], [], []
-        for _c, digest, dk_id, nonce, ct in by_collection[collection]:
+        for digest, _c, dk_id, nonce, ct in by_collection[collection]:
             state, text = "digest", None
             n: bytes | None = None
             c: bytes | None = None

@@ -39,6 +39,7 @@ from store.guarded import guarded_kind
 from store.keyring import in_scope
 from store.merkle import RootAccumulator
 from store.roster import Roster
+from store.rows import EntryRow
 from store.rowtables import RowsTable
 from store.tiles import TILE_WIDTH, TileError, bundle, entry_tile_path, hash_tiles
 from tracer.engine.dataset_check import (
@@ -52,7 +53,7 @@ from tracer.engine.dataset_check import (
     subtree_root,
 )
 from tracer.engine.dataset_pool import PoolChecks
-from tracer.engine.logcheck import Finding, RunInput, check_run, finding
+from tracer.engine.logcheck import Finding, LogRow, RunInput, check_run, finding
 from tracer.engine.verdicts import (
     CheckpointState,
     beyond_log_findings,
@@ -269,7 +270,7 @@ class _Verifier:
             if acc.size in by_size:
                 cp_after[r.pos] = (by_size.pop(acc.size), acc.root())
         guard_at: dict[int, str] = {}
-        case_rows: list[tuple[int, str, bytes, bytes]] = []
+        case_rows: list[EntryRow] = []
         for r in rows:
             data = stmt_bytes.get(r.pos)
             if data is not None:
@@ -277,7 +278,7 @@ class _Verifier:
                     guard.update(b"%d:%s\n" % (r.seq, r.stored.hex().encode("ascii")))
                 result = check_run(
                     RunInput(
-                        [(r.seq, r.kind, data, r.stored, r.leaf)],
+                        [LogRow(r.seq, r.kind, data, r.stored, r.leaf)],
                         keyring,
                         cust_ed,
                         key_id_of(cust_ed) if len(cust_ed) == 32 else "",
@@ -298,7 +299,7 @@ class _Verifier:
                     or _entry_kind(data) in ROSTER_KINDS
                     or case_row(r.kind, _entry_kind(data))
                 ):
-                    case_rows.append((r.seq, r.kind, data, r.stored))
+                    case_rows.append(EntryRow(r.seq, r.kind, data, r.stored))
             if r.pos in cp_after:
                 guard_at[r.pos] = guard.hexdigest()
         ctx = CheckContext(

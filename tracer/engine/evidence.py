@@ -94,7 +94,7 @@ def read_texts(
         return out
     vault = session.vault
     if tombstones is None:
-        tombstones = {d: TombstoneRow(*row) for d, row in vault.index.tombstone_rows_many(readable).items()}
+        tombstones = vault.index.tombstone_rows_many(readable)
     rows = vault.blobs.rows_many(readable)
     found = session.keys.decrypt_many(readable, rows)
     for d in readable:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from store.crypto import b64d, key_id_of
 from store.dsse import Envelope, verify_envelope
@@ -78,11 +78,22 @@ def finding(kind: str, seq: int | None, detail: str, /, **record: Any) -> Findin
     return Finding(kind, seq, {k: v for k, v in record.items() if v is not None}, detail)
 
 
+class LogRow(NamedTuple):
+    """A log row as verification reads it: the leaf it stores beside the leaf its bytes
+    hash to.  A named tuple: runs of them cross the workers' pipes, a million at a time."""
+
+    seq: int
+    kind: str
+    entry: bytes
+    stored_leaf: bytes
+    leaf: bytes
+
+
 @dataclass
 class RunInput:
-    """A run of consecutive log rows: (seq, row kind, entry bytes, leaf stored, leaf recomputed)."""
+    """A run of consecutive log rows."""
 
-    rows: list[tuple[int, str, bytes, bytes, bytes]]
+    rows: list[LogRow]
     keyring: Roster
     #: the custodian key the vault's metadata names (entry 0 must agree), and its id
     custodian_ed25519: bytes
@@ -151,20 +162,8 @@ def _check_entry(
         if leaf != stored_leaf:
             found.append(_leaf_mismatch(seq, stored_leaf, leaf, {"kind": kind}))
         return False
-    entry = LogEntry(data, body, leaf)
+    entry, env, raw, env_error = _decoded(LogEntry(data, body, leaf))
     rec: dict[str, Any] = {"kind": entry.kind or kind}
-    # The envelope and its payload are decoded once: the signature check, the view
-    # derivation and the transform check reuse them.
-    env: Envelope | None = None
-    raw: Any = None
-    env_error: Exception | None = None
-    try:
-        env = entry.envelope
-        if env is not None:
-            raw = json.loads(env.payload)
-            entry = entry.with_payload(raw, _manifest(entry.kind, raw))
-    except (InputError, ValueError, AttributeError, TypeError) as exc:
-        env_error = exc
     try:
         payload = entry.payload_json() if env_error is None else None
     except (InputError, ValueError, AttributeError, TypeError):
@@ -174,6 +173,48 @@ def _check_entry(
         # a manifest outside the viewer's scope is pinned by its log entry only: its
         # answer and run ids are facts about evidence the viewer may not see
         rec.update(_record(entry.kind, payload))
+    _place_findings(found, seq, kind, entry, rec, stored_leaf, leaf)
+    manifest = _signature(run, keyring, found, seq, entry, rec, env, raw, env_error)
+    if kind == "manifest" and run.scopes is not None and entry.manifest is not None:
+        _tasks(run.scopes, out, seq, kind, entry.manifest)
+    scratch: Rows = {t: [] for t in VIEW_COLUMNS}
+    try:
+        derive(seq, entry, scratch)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        found.append(finding("entry_malformed", seq, f"cannot derive views: {exc!r}", kind=entry.kind))
+    else:
+        for table, items in scratch.items():
+            if items:
+                out.rows[table].extend(items)
+    return manifest
+
+
+def _decoded(entry: LogEntry) -> tuple[LogEntry, Envelope | None, Any, Exception | None]:
+    """The envelope and its payload, decoded once: the signature check, the view
+    derivation and the transform check reuse them (an error is kept for the signature
+    check to report)."""
+    env: Envelope | None = None
+    raw: Any = None
+    try:
+        env = entry.envelope
+        if env is not None:
+            raw = json.loads(env.payload)
+            entry = entry.with_payload(raw, _manifest(entry.kind, raw))
+    except (InputError, ValueError, AttributeError, TypeError) as exc:
+        return entry, env, raw, exc
+    return entry, env, raw, None
+
+
+def _place_findings(
+    found: list[Finding],
+    seq: int,
+    kind: str,
+    entry: LogEntry,
+    rec: dict[str, Any],
+    stored_leaf: bytes,
+    leaf: bytes,
+) -> None:
+    """An entry whose bytes changed, that was moved, or whose row names another kind."""
     if leaf != stored_leaf:
         found.append(_leaf_mismatch(seq, stored_leaf, leaf, rec))
     if entry.seq != seq:
@@ -190,19 +231,6 @@ def _check_entry(
         found.append(
             finding("entry_kind_mismatch", seq, f"log row says {kind!r}, entry says {entry.kind!r}", **rec)
         )
-    manifest = _signature(run, keyring, found, seq, entry, rec, env, raw, env_error)
-    if kind == "manifest" and run.scopes is not None and entry.manifest is not None:
-        _tasks(run.scopes, out, seq, kind, entry.manifest)
-    scratch: Rows = {t: [] for t in VIEW_COLUMNS}
-    try:
-        derive(seq, entry, scratch)
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
-        found.append(finding("entry_malformed", seq, f"cannot derive views: {exc!r}", kind=entry.kind))
-    else:
-        for table, items in scratch.items():
-            if items:
-                out.rows[table].extend(items)
-    return manifest
 
 
 def _manifest(kind: str, payload: Any) -> Manifest | None:

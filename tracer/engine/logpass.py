@@ -101,7 +101,7 @@ class LogPass:
         run: list[Row] = []
         for seq, kind, data, stored_leaf in self.vault.raw_entries():
             leaf = merkle.leaf_hash(data)
-            row = (seq, kind, data, stored_leaf, leaf)
+            row = Row(seq, kind, data, stored_leaf, leaf)
             if guarded_kind(data) is not None:
                 self._guard.update(b"%d:%s\n" % (seq, stored_leaf.hex().encode("ascii")))
             if seq < self.start and leaf == stored_leaf and _covered_kind(kind, data):
@@ -116,7 +116,7 @@ class LogPass:
             self._advance(seq, leaf)
             if queue.parallel and not statement:
                 if run and (
-                    len(run) >= self.sizes.run or audit.compare_range(run[0][0]) != audit.compare_range(seq)
+                    len(run) >= self.sizes.run or audit.compare_range(run[0].seq) != audit.compare_range(seq)
                 ):
                     self._submit(queue, run)
                     run = []
@@ -146,7 +146,7 @@ class LogPass:
         """A row a receipt covers, unchanged since: its leaf and the checkpoints after it
         only (rows whose bytes or kind changed, and roster statements, are checked in full)."""
         self._fold_all(queue)
-        seq, kind = row[0], row[1]
+        seq, kind = row.seq, row.kind
         if kind == "manifest":
             self.tally.bump("manifests")
         self._checkpoints_at(seq)
@@ -180,10 +180,10 @@ class LogPass:
             self._checkpoints_at(seq)
             last = seq
         self.tally.progress("log", last + 1, self._top)
-        if item.rows and item.rows[0][0] >= self.start:
+        if item.rows and item.rows[0].seq >= self.start:
             # rows of covered entries come from the stored views a receipt vouches for
-            self.rebuild.add(item.rows[0][0], result.rows)
-            self.rebuild.add_tables(item.rows[0][0], result.tables)
+            self.rebuild.add(item.rows[0].seq, result.rows)
+            self.rebuild.add_tables(item.rows[0].seq, result.tables)
         self.transforms.defer(result.deferred)
         self.transforms.add(result.tasks)
 

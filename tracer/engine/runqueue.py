@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from multiprocessing import get_context
 
 from store.errors import InputError
-from tracer.engine.logcheck import RunInput, RunResult, check_run
+from tracer.engine.logcheck import LogRow, RunInput, RunResult, check_run
 from tracer.engine.verifyrun import Sizes
 
 __all__ = ["Pending", "Row", "RunQueue", "worker_count"]
 
-#: (seq, kind column, entry bytes, stored leaf, recomputed leaf)
-Row = tuple[int, str, bytes, bytes, bytes]
+#: a log row as the log pass hands it to a run
+Row = LogRow
 
 
 def worker_count(entries: int, sizes: Sizes) -> int:

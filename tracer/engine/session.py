@@ -20,7 +20,7 @@ from store.errors import AccessDeniedError, InputError, SignatureError, VaultDam
 from store.guarded import commitment, signed_commitment
 from store.keyring import ALL_SCOPES, DataKeys, in_scope
 from store.note import Checkpoint, open_note
-from store.roster import Roster, load_roster
+from store.roster import Roster, RosterProblem, load_roster
 from store.vault import Vault
 from store.viewcommit import EAGER_VIEWS
 from tracer.clock import now_iso
@@ -390,34 +390,14 @@ def unlock(
         for leaf in leaves:
             acc.append(leaf)
         root = acc.root()
-        damage = ""
         error: type[TrustError] = TrustError
-        if problems:
-            p = problems[0]
-            damage = (
-                f"log entry {p.seq} ({p.kind}) does not hold: {p.code}: {p.detail}; the roster of keys "
-                "and investigators cannot be trusted"
-            )
+        damage = _roster_damage(problems)
         cp, _code, why = head_checkpoint(vault, roster, len(leaves), root)
         if cp is None and not damage:
             damage = why
         if damage and not forensic:
             raise TrustError(f"{vault.path}: {damage}. {_WAYS_FORWARD}")
-        scopes: tuple[str, ...]
-        if identity.key_id == custodian.key_id:
-            role, scopes, name = "custodian", (ALL_SCOPES,), custodian.name
-        else:
-            inv = roster.investigators.get(identity.key_id)
-            if inv is None:
-                raise UnknownInvestigatorError(
-                    f"{vault.path}: {identity.name} ({identity.key_id[:16]}) is not an investigator "
-                    "of this vault; ask the custodian for a grant"
-                )
-            if inv.revoked_at:
-                raise RevokedInvestigatorError(
-                    f"{vault.path}: {inv.name} ({identity.key_id[:16]}) was revoked at {inv.revoked_at}"
-                )
-            role, scopes, name = "investigator", inv.scopes, inv.name
+        role, scopes, name = _role(vault, identity, custodian, roster)
         prev = trust.last_seen(vault.origin, identity.key_id)
         if not damage:
             error, damage = _check_history(leaves, root, trust.all_seen(vault.origin))
@@ -445,15 +425,7 @@ def unlock(
             vault.tree.adopt(acc)
             if not problems:
                 vault.rosters.adopt(roster)
-        # the small derived tables every screen decides from are proven (or mended from
-        # the log, and said so) before anything reads them; the per-answer ones on first use
-        try:
-            vault.views.require(*EAGER_VIEWS)
-        except VaultDamagedError as exc:
-            if not status.forensic:
-                raise
-            status.warnings.append(f"derived tables could not be checked against the log: {exc}")
-        status.warnings.extend(vault.views.warnings)
+        _prove_eager_views(vault, status)
         session = Session(vault, identity, role, tuple(scopes), status, trust, name)
         session.record("unlock", "forensic" if status.forensic else "")
         if status.journal is not None and not status.forensic:
@@ -464,6 +436,48 @@ def unlock(
     except BaseException:
         vault.close()
         raise
+
+
+def _roster_damage(problems: list[RosterProblem]) -> str:
+    if not problems:
+        return ""
+    p = problems[0]
+    return (
+        f"log entry {p.seq} ({p.kind}) does not hold: {p.code}: {p.detail}; the roster of keys "
+        "and investigators cannot be trusted"
+    )
+
+
+def _role(
+    vault: Vault, identity: Identity, custodian: PublicIdentity, roster: Roster
+) -> tuple[str, tuple[str, ...], str]:
+    """(role, scopes, name) of whoever unlocks: the custodian, or a granted investigator
+    who was not revoked (anyone else is refused)."""
+    if identity.key_id == custodian.key_id:
+        return "custodian", (ALL_SCOPES,), custodian.name
+    inv = roster.investigators.get(identity.key_id)
+    if inv is None:
+        raise UnknownInvestigatorError(
+            f"{vault.path}: {identity.name} ({identity.key_id[:16]}) is not an investigator "
+            "of this vault; ask the custodian for a grant"
+        )
+    if inv.revoked_at:
+        raise RevokedInvestigatorError(
+            f"{vault.path}: {inv.name} ({identity.key_id[:16]}) was revoked at {inv.revoked_at}"
+        )
+    return "investigator", tuple(inv.scopes), inv.name
+
+
+def _prove_eager_views(vault: Vault, status: OpenStatus) -> None:
+    """The small derived tables every screen decides from are proven (or mended from the
+    log, and said so) before anything reads them; the per-answer ones on first use."""
+    try:
+        vault.views.require(*EAGER_VIEWS)
+    except VaultDamagedError as exc:
+        if not status.forensic:
+            raise
+        status.warnings.append(f"derived tables could not be checked against the log: {exc}")
+    status.warnings.extend(vault.views.warnings)
 
 
 def peek(path: Path, trust: TrustStore | None = None) -> VaultPeek:

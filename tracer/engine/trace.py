@@ -22,8 +22,9 @@ from store.attest import FieldFact
 from store.dsse import verify_envelope
 from store.entries import LogEntry
 from store.errors import InputError, SignatureError, StoreError, VaultError
+from store.filters import AnswerFilter
 from store.queries import AnswerRow, FindingRow
-from store.records import Locator, MalformedRecordError, Manifest, Passage, Producer
+from store.records import Citation, Locator, MalformedRecordError, Manifest, Passage, Producer
 from store.roster import producer_keys
 from tracer.clock import now_iso
 from tracer.engine.answertime import strictest_answer_time
@@ -288,6 +289,8 @@ def _hidden(digest: str) -> TextResult:
 _OUT_OF_SCOPE = CurrencyResult(Currency.UNAVAILABLE, "out_of_scope")
 #: what stands where a `not_sent` passage's model input would
 NOT_SENT_DETAIL = "retrieved, but in no prompt sent to the model (signed so by the producer)"
+#: answers per query when answers named by id are primed (a revalidation page's size)
+_PRIME_PAGE = 500
 
 
 class Tracer:
@@ -449,6 +452,13 @@ class Tracer:
                 items.append((revs[-1].content_sha256, revs[-1].collection))
             items += [(r.content_sha256, r.collection) for r in revs if r.revision in cited]
         cur.prefetch([(d, c) for d, c in items if d != "None"])  # an import may keep no text
+
+    def prime_ids(self, answer_ids: list[str]) -> None:
+        """`prime` for answers named by id (a holds listing, a pack), a page at a time."""
+        todo = list(dict.fromkeys(answer_ids))
+        for i in range(0, len(todo), _PRIME_PAGE):
+            page = tuple(todo[i : i + _PRIME_PAGE])
+            self.prime(queries.answer_rows(self.session.vault, AnswerFilter(answer_ids=page), 2 * len(page)))
 
     def summary(self, answer_id: str, stack: tuple[str, ...] = ()) -> Summary:
         """Effective states of an answer, memoized; cycles are reported, never looped."""
@@ -660,97 +670,31 @@ class Tracer:
         p = m.record
         stack = (*stack, answer_id)
         walk = _Walk()
-        kind = p.kind
-        generated_at = p.generated_at
         passages = [
-            self._passage(ps, i, stack, walk, generated_at, m.imported) for i, ps in enumerate(p.passages)
+            self._passage(ps, i, stack, walk, p.generated_at, m.imported) for i, ps in enumerate(p.passages)
         ]
         by_id: dict[str, PassageTrace] = {}
         for pt in passages:
             by_id.setdefault(pt.passage_id, pt)
-        lineage_ids = sorted(set(p.lineage))
-        sources = [self._source(x, stack, walk) for x in lineage_ids]
+        sources = [self._source(x, stack, walk) for x in sorted(set(p.lineage))]
         reasons = walk.reasons
-
-        # Scope: the answer's own collection, every source it was derived from, and for a
-        # note (derived text by definition) every passage it was built from.
-        visible = (
-            s.can_read(p.collection)
-            and all(sub.visible for sub in sources)
-            and all(pt.visible for pt in passages if pt.derived_from)
-            and (kind != "note" or all(pt.visible for pt in passages))
-        )
+        visible = self._visible(p, sources, passages)
         if not visible:
             reasons.add("out_of_scope")
-        facts = m.imported
-        if visible:
-            question = self._text_or_absent(
-                p.question_sha256, p.collection, facts.field("$.question_sha256") if facts else None
-            )
-            answer = self._text_or_absent(
-                p.answer_sha256, p.collection, facts.field("$.answer_sha256") if facts else None
-            )
-        else:
-            question, answer = _hidden(str(p.question_sha256)), _hidden(str(p.answer_sha256))
+        question, answer = self._question_answer(m, visible)
         lin_i = [sub.integrity for sub in sources]
         lin_c = [sub.currency for sub in sources]
-
-        citations: list[CitationTrace] = []
-        for i, c in enumerate(p.citations):
-            cited = [by_id[x] for x in c.passage_ids if x in by_id]
-            unknown = [x for x in c.passage_ids if x not in by_id]
-            ci = strictest_integrity(
-                [pt.effective_integrity for pt in cited] + lin_i + ([Integrity.MISSING] if unknown else [])
-            )
-            cc = strictest_currency([pt.effective_currency for pt in cited] + lin_c)
-            if not visible or any(not pt.visible for pt in cited):
-                cc = Currency.UNAVAILABLE
-            span = None
-            if (
-                answer.verified
-                and answer.text is not None
-                and 0 <= c.answer_start <= c.answer_end <= len(answer.text)
-            ):
-                span = answer.text[c.answer_start : c.answer_end]
-            citations.append(
-                CitationTrace(
-                    i,
-                    c.answer_start,
-                    c.answer_end,
-                    span,
-                    list(c.passage_ids),
-                    cited,
-                    unknown,
-                    ci,
-                    cc,
-                    strictest_answer_time(pt.answer_time for pt in cited),
-                )
-            )
-        own_i = [question.state, answer.state] + [pt.effective_integrity for pt in passages]
-        if m.signature != "valid":
-            own_i.append(Integrity.SIGNATURE_INVALID)
-        integrity = strictest_integrity(own_i + lin_i)
-        currency = (
-            strictest_currency([c.currency for c in citations] + lin_c)
-            if citations
-            else strictest_currency([pt.effective_currency for pt in passages] + lin_c)
+        citations = [_citation(i, c, by_id, lin_i, lin_c, visible, answer) for i, c in enumerate(p.citations)]
+        integrity, currency, answer_time = _answer_states(
+            m, [question.state, answer.state], passages, citations, lin_i, lin_c, visible
         )
-        answer_time = (
-            strictest_answer_time(c.answer_time for c in citations)
-            if citations
-            else strictest_answer_time(pt.answer_time for pt in passages)
-        )
-        if not visible:
-            # Nothing about a record the viewer may not see, not even whether it is intact.
-            integrity, currency = Integrity.UNAVAILABLE, Currency.UNAVAILABLE
-            answer_time = "unknown"
         lineage = self._lineage(m.sources, stack, set()) if full else []
         findings = queries.finding_rows(s.vault, answer_id) if full and visible else []
         return AnswerTrace(
             seq=m.seq,
             answer_id=answer_id,
             run_id=p.run_id,
-            kind=kind,
+            kind=p.kind,
             generated_at=p.generated_at,
             collection=p.collection,
             visible=visible,
@@ -776,3 +720,91 @@ class Tracer:
             answer_time=answer_time,
             imported=m.imported,
         )
+
+    def _visible(self, p: Manifest, sources: list[Summary], passages: list[PassageTrace]) -> bool:
+        """Scope: the answer's own collection, every source it was derived from, and for a
+        note (derived text by definition) every passage it was built from."""
+        return (
+            self.session.can_read(p.collection)
+            and all(sub.visible for sub in sources)
+            and all(pt.visible for pt in passages if pt.derived_from)
+            and (p.kind != "note" or all(pt.visible for pt in passages))
+        )
+
+    def _question_answer(self, m: _Manifest, visible: bool) -> tuple[TextResult, TextResult]:
+        p, facts = m.record, m.imported
+        if not visible:
+            return _hidden(str(p.question_sha256)), _hidden(str(p.answer_sha256))
+        question = self._text_or_absent(
+            p.question_sha256, p.collection, facts.field("$.question_sha256") if facts else None
+        )
+        answer = self._text_or_absent(
+            p.answer_sha256, p.collection, facts.field("$.answer_sha256") if facts else None
+        )
+        return question, answer
+
+
+def _citation(
+    i: int,
+    c: Citation,
+    by_id: dict[str, PassageTrace],
+    lin_i: list[Integrity],
+    lin_c: list[Currency],
+    visible: bool,
+    answer: TextResult,
+) -> CitationTrace:
+    """One citation: the strictest states of the passages it cites and of the lineage."""
+    cited = [by_id[x] for x in c.passage_ids if x in by_id]
+    unknown = [x for x in c.passage_ids if x not in by_id]
+    ci = strictest_integrity(
+        [pt.effective_integrity for pt in cited] + lin_i + ([Integrity.MISSING] if unknown else [])
+    )
+    cc = strictest_currency([pt.effective_currency for pt in cited] + lin_c)
+    if not visible or any(not pt.visible for pt in cited):
+        cc = Currency.UNAVAILABLE
+    span = None
+    if (
+        answer.verified
+        and answer.text is not None
+        and 0 <= c.answer_start <= c.answer_end <= len(answer.text)
+    ):
+        span = answer.text[c.answer_start : c.answer_end]
+    return CitationTrace(
+        i,
+        c.answer_start,
+        c.answer_end,
+        span,
+        list(c.passage_ids),
+        cited,
+        unknown,
+        ci,
+        cc,
+        strictest_answer_time(pt.answer_time for pt in cited),
+    )
+
+
+def _answer_states(
+    m: _Manifest,
+    text_states: list[Integrity],
+    passages: list[PassageTrace],
+    citations: list[CitationTrace],
+    lin_i: list[Integrity],
+    lin_c: list[Currency],
+    visible: bool,
+) -> tuple[Integrity, Currency, str]:
+    """(integrity, currency, answer time) of a whole answer: its own texts, passages and
+    signature, its citations (or, with none, its passages) and its lineage."""
+    if not visible:
+        # Nothing about a record the viewer may not see, not even whether it is intact.
+        return Integrity.UNAVAILABLE, Currency.UNAVAILABLE, "unknown"
+    own_i = text_states + [pt.effective_integrity for pt in passages]
+    if m.signature != "valid":
+        own_i.append(Integrity.SIGNATURE_INVALID)
+    integrity = strictest_integrity(own_i + lin_i)
+    if citations:
+        currency = strictest_currency([c.currency for c in citations] + lin_c)
+        answer_time = strictest_answer_time(c.answer_time for c in citations)
+    else:
+        currency = strictest_currency([pt.effective_currency for pt in passages] + lin_c)
+        answer_time = strictest_answer_time(pt.answer_time for pt in passages)
+    return integrity, currency, answer_time

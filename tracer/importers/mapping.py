@@ -703,29 +703,7 @@ def answers_of(spans: Sequence[Span], opts: ReadOptions) -> tuple[list[ImportedA
             (s, LlmCall(s.span_id, s.end_ns, _model(s), tuple(_prompts(r, s)), _output(r, s)))
             for s in sorted(llm_spans, key=lambda s: (s.end_ns, s.span_id))
         ]
-        docs: list[Document] = []
-        for s in tree:
-            kind = _kind(s)
-            if kind == "RETRIEVER":
-                if s.text("gen_ai.operation.name") == _OLL_RETRIEVE and not _indexed(
-                    s, "retrieval.documents."
-                ):
-                    docs += _traceloop_documents(r, s)
-                elif s.text("gen_ai.operation.name") == "retrieval" and not _indexed(
-                    s, "retrieval.documents."
-                ):
-                    query = r.text(s, "gen_ai.retrieval.query.text", "query")
-                    docs += _genai_documents(r, s, query)
-                else:
-                    query = (
-                        r.text(s, "input.value", "query")
-                        if (s.text("input.mime_type") or "") in _TEXT_MIME
-                        else TextField.missing(A.ABSENT, "", "the query is not plain text")
-                    )
-                    docs += _documents(r, s, "retrieval.documents.", query)
-            elif kind == "RERANKER":
-                query = r.text(s, "reranker.query", "rerank query")
-                docs += _documents(r, s, "reranker.output_documents.", query)
+        docs = [d for s in tree for d in _span_documents(r, s)]
         last = calls[-1][0]
         answers.append(
             ImportedAnswer(
@@ -750,6 +728,27 @@ def answers_of(spans: Sequence[Span], opts: ReadOptions) -> tuple[list[ImportedA
             )
         )
     return answers, skipped
+
+
+def _span_documents(r: _Reader, s: Span) -> list[Document]:
+    """The documents a retriever returned or a reranker kept (none for other spans), read
+    by the convention the span follows: OpenLLMetry, OpenTelemetry GenAI or OpenInference."""
+    kind = _kind(s)
+    if kind == "RERANKER":
+        return _documents(r, s, "reranker.output_documents.", r.text(s, "reranker.query", "rerank query"))
+    if kind != "RETRIEVER":
+        return []
+    operation = s.text("gen_ai.operation.name")
+    if operation == _OLL_RETRIEVE and not _indexed(s, "retrieval.documents."):
+        return _traceloop_documents(r, s)
+    if operation == "retrieval" and not _indexed(s, "retrieval.documents."):
+        return _genai_documents(r, s, r.text(s, "gen_ai.retrieval.query.text", "query"))
+    query = (
+        r.text(s, "input.value", "query")
+        if (s.text("input.mime_type") or "") in _TEXT_MIME
+        else TextField.missing(A.ABSENT, "", "the query is not plain text")
+    )
+    return _documents(r, s, "retrieval.documents.", query)
 
 
 def _cycles(

@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -141,46 +141,73 @@ def _any_value(value: Any, file: str, line: int, path: str) -> AttrValue:
         )
     ((key, inner),) = value.items()
     sub = f"{path}.{key}"
-    if key == "stringValue":
-        if not isinstance(inner, str):
-            raise ExportFormatError(file, line, sub, "expected a string")
-        return inner
-    if key == "boolValue":
-        if not isinstance(inner, bool):
-            raise ExportFormatError(file, line, sub, "expected a boolean")
-        return inner
-    if key == "intValue":
-        return _int64(inner, file, line, sub)
-    if key == "doubleValue":
-        if isinstance(inner, bool) or not isinstance(inner, int | float | str):
-            raise ExportFormatError(file, line, sub, "expected a number")
-        if isinstance(inner, str):
-            # protobuf's JSON mapping may write doubles as strings; non-finite ones are refused
-            try:
-                number = float(inner)
-            except ValueError as exc:
-                raise ExportFormatError(file, line, sub, f"not a number: {inner!r}") from exc
-            if number != number or number in (float("inf"), float("-inf")):
-                raise ExportFormatError(file, line, sub, f"not a finite number: {inner!r}")
-            return number
+    reader = _MEMBERS.get(key)
+    if reader is None:
+        raise ExportFormatError(file, line, sub, f"unsupported AnyValue member {key!r}")
+    return reader(inner, file, line, sub)
+
+
+def _string(inner: Any, file: str, line: int, sub: str) -> AttrValue:
+    if not isinstance(inner, str):
+        raise ExportFormatError(file, line, sub, "expected a string")
+    return inner
+
+
+def _bool(inner: Any, file: str, line: int, sub: str) -> AttrValue:
+    if not isinstance(inner, bool):
+        raise ExportFormatError(file, line, sub, "expected a boolean")
+    return inner
+
+
+def _double(inner: Any, file: str, line: int, sub: str) -> AttrValue:
+    if isinstance(inner, bool) or not isinstance(inner, int | float | str):
+        raise ExportFormatError(file, line, sub, "expected a number")
+    if not isinstance(inner, str):
         return float(inner)
-    if key == "arrayValue":
-        if not isinstance(inner, dict) or not set(inner) <= {"values"}:
-            raise ExportFormatError(file, line, sub, 'expected {"values": [...]}')
-        items = inner.get("values", [])
-        if not isinstance(items, list):
-            raise ExportFormatError(file, line, f"{sub}.values", "expected an array")
-        return tuple(_any_value(v, file, line, f"{sub}.values[{i}]") for i, v in enumerate(items))
-    if key == "kvlistValue":
-        if not isinstance(inner, dict) or not set(inner) <= {"values"}:
-            raise ExportFormatError(file, line, sub, 'expected {"values": [...]}')
-        pairs, _paths = _attributes(inner.get("values", []), file, line, f"{sub}.values")
-        return pairs
-    if key == "bytesValue":
-        if not isinstance(inner, str):
-            raise ExportFormatError(file, line, sub, "expected base64 text")
-        return inner
-    raise ExportFormatError(file, line, sub, f"unsupported AnyValue member {key!r}")
+    # protobuf's JSON mapping may write doubles as strings; non-finite ones are refused
+    try:
+        number = float(inner)
+    except ValueError as exc:
+        raise ExportFormatError(file, line, sub, f"not a number: {inner!r}") from exc
+    if number != number or number in (float("inf"), float("-inf")):
+        raise ExportFormatError(file, line, sub, f"not a finite number: {inner!r}")
+    return number
+
+
+def _values(inner: Any, file: str, line: int, sub: str) -> Any:
+    if not isinstance(inner, dict) or not set(inner) <= {"values"}:
+        raise ExportFormatError(file, line, sub, 'expected {"values": [...]}')
+    return inner.get("values", [])
+
+
+def _array(inner: Any, file: str, line: int, sub: str) -> AttrValue:
+    items = _values(inner, file, line, sub)
+    if not isinstance(items, list):
+        raise ExportFormatError(file, line, f"{sub}.values", "expected an array")
+    return tuple(_any_value(v, file, line, f"{sub}.values[{i}]") for i, v in enumerate(items))
+
+
+def _kvlist(inner: Any, file: str, line: int, sub: str) -> AttrValue:
+    pairs, _paths = _attributes(_values(inner, file, line, sub), file, line, f"{sub}.values")
+    return pairs
+
+
+def _bytes(inner: Any, file: str, line: int, sub: str) -> AttrValue:
+    if not isinstance(inner, str):
+        raise ExportFormatError(file, line, sub, "expected base64 text")
+    return inner
+
+
+#: each AnyValue member's reader: (member value, file, line, JSON path) -> Python value
+_MEMBERS: dict[str, Callable[[Any, str, int, str], AttrValue]] = {
+    "stringValue": _string,
+    "boolValue": _bool,
+    "intValue": _int64,
+    "doubleValue": _double,
+    "arrayValue": _array,
+    "kvlistValue": _kvlist,
+    "bytesValue": _bytes,
+}
 
 
 def _attributes(items: Any, file: str, line: int, path: str) -> tuple[dict[str, AttrValue], dict[str, str]]:

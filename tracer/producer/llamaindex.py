@@ -231,9 +231,13 @@ class TracerEventHandler(BaseEventHandler):
             if event.span_id == self._retrieval.get():  # the outermost retriever's nodes
                 self._retrieval.set(None)
                 self._retrieval_end(event, active)
-        elif active is None:
-            return
-        elif isinstance(event, QueryEndEvent):
+        elif active is not None and not self._answer_event(event, active) and not active.failed:
+            self._model_event(event, active)
+
+    def _answer_event(self, event: BaseEvent, active: _Active) -> bool:
+        """An answer's start or end (an explicit query's, or a chat turn's synthesis);
+        False for any other event."""
+        if isinstance(event, QueryEndEvent):
             if not active.implicit:
                 active.depth -= 1
                 if active.depth == 0:
@@ -250,9 +254,13 @@ class TracerEventHandler(BaseEventHandler):
                 active.depth -= 1
                 if active.depth == 0:
                     self._end(active, event.response)
-        elif active.failed:
-            return
-        elif isinstance(event, LLMChatStartEvent):
+        else:
+            return False
+        return True
+
+    def _model_event(self, event: BaseEvent, active: _Active) -> None:
+        """What the model was sent, and a streamed answer's pieces."""
+        if isinstance(event, LLMChatStartEvent):
             active.run.prompt([m.content for m in event.messages if isinstance(m.content, str)])
         elif isinstance(event, LLMCompletionStartEvent):
             active.run.prompt([event.prompt])

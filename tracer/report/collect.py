@@ -208,18 +208,10 @@ class _Collector:
                 self.records.cite(found[0], "lineage_manifest", answer_id)
             self._lineage(answer_id, n.children)
 
-    def finish(
-        self,
-        answers: list[dict[str, Any]],
-        selection: str,
-        computed_at: str,
-        extra: dict[str, Any] | None = None,
-        export_seq: int | None = None,
-    ) -> Collected:
-        s, vault = self.s, self.vault
-        note, cp = _custodian_checkpoint(s)
-        head = _exporter_head(s, cp)
-        size = head["size"] if head is not None else cp.size
+    def _proven_leaves(self, cp: Checkpoint, head: dict[str, Any] | None, size: int) -> list[bytes]:
+        """The log's leaves up to `size`, refused unless they reproduce the custodian's
+        checkpoint (and the exporter's, which `head` then gains a consistency proof to)."""
+        vault = self.vault
         leaves = vault.leaf_hashes(size)
         if len(leaves) != size or merkle.root(leaves[: cp.size]) != cp.root:
             raise ReportError(
@@ -234,6 +226,21 @@ class _Collector:
                 "to_size": size,
                 "hashes": [h.hex() for h in merkle.consistency_proof(cp.size, size, leaves)],
             }
+        return leaves
+
+    def finish(
+        self,
+        answers: list[dict[str, Any]],
+        selection: str,
+        computed_at: str,
+        extra: dict[str, Any] | None = None,
+        export_seq: int | None = None,
+    ) -> Collected:
+        s, vault = self.s, self.vault
+        note, cp = _custodian_checkpoint(s)
+        head = _exporter_head(s, cp)
+        size = head["size"] if head is not None else cp.size
+        leaves = self._proven_leaves(cp, head, size)
         self.records.cite(0, "vault_init")
         if export_seq is not None:
             self.records.cite(export_seq, "export")
@@ -367,6 +374,7 @@ def collect(
         desk.view(case.case_id)  # an unknown case is refused before anything is appended
     export_seq = _record_export(session, desk, ",".join(ids), case)
     c = _Collector(session, desk, normalizer)
+    c.tracer.prime_ids(ids)
     answers = [c.answer(aid) for aid in ids]
     extra: dict[str, Any] = {}
     if case is not None:

@@ -74,6 +74,49 @@ def _tombstone(tb: dict[str, Any]) -> str:
     )
 
 
+def _imported_fields(imp: dict[str, Any] | None) -> list[str]:
+    if not imp:
+        return []
+    out = [f"**{md(imp.get('mark'))}**\n"]
+    for name, f in sorted((imp.get("fields") or {}).items()):
+        detail = f" ({md(f.get('detail'))})" if f.get("detail") else ""
+        out.append(f"- {md(name)}: **{md(f.get('state'))}**{detail}\n")
+    return out
+
+
+def _then_and_now(cur: dict[str, Any]) -> list[str]:
+    """The historical quote and today's text, each in its own labelled block, only when
+    the source changed."""
+    out: list[str] = []
+    cited, current = cur.get("cited_revision"), cur.get("current_revision")
+    if not cur.get("shows_current") or not current:
+        cited = current = None  # nothing changed, or nothing to set the historical quote against
+    if "old_excerpt" in cur and cited:
+        label = f"Historical quote: cited revision {md(cited['revision'])}, dated {md(cited['committed_at'])}"
+        out.append(fence(label, cur["old_excerpt"]))
+    if current and current.get("excerpt") is not None:
+        label = (
+            f"Current revision {md(current['revision'])}, dated {md(current['committed_at'])}: "
+            "today's source text, not what was retrieved"
+        )
+        out.append(fence(label, current["excerpt"]))
+    return out
+
+
+def _at_answer_time(at: dict[str, Any] | None) -> list[str]:
+    if not at:
+        return []
+    out = [md(answer_time_text(at)) + "\n"]
+    then = at.get("in_force") or {}
+    if then.get("excerpt") is not None:
+        label = (
+            f"Revision {md(then['revision'])} in force when the answer was generated, dated "
+            f"{md(then['committed_at'])}: neither what was retrieved nor today's text"
+        )
+        out.append(fence(label, then["excerpt"]))
+    return out
+
+
 def _passage(p: dict[str, Any], tombs: list[dict[str, Any]]) -> list[str]:
     out = [f"#### Passage {md(p['passage_id'])}\n"]
     if not p["visible"]:
@@ -84,12 +127,7 @@ def _passage(p: dict[str, Any], tombs: list[dict[str, Any]]) -> list[str]:
         f"({md(reason_text(cur))}) · effective: **{md(p['effective']['integrity'])}** / "
         f"**{md(p['effective']['currency'])}**\n"
     )
-    imp = p.get("imported")
-    if imp:
-        out.append(f"**{md(imp.get('mark'))}**\n")
-        for name, f in sorted((imp.get("fields") or {}).items()):
-            detail = f" ({md(f.get('detail'))})" if f.get("detail") else ""
-            out.append(f"- {md(name)}: **{md(f.get('state'))}**{detail}\n")
+    out += _imported_fields(p.get("imported"))
     if ch is None:  # an imported passage that could not be located in any revision
         out.append("No source chain: the passage was not located in an imported revision.\n")
         out.append(_text_slot("Retrieved text", p["retrieved"], passage_tag(p, "retrieved_sha256")))
@@ -119,28 +157,8 @@ def _passage(p: dict[str, Any], tombs: list[dict[str, Any]]) -> list[str]:
         out.append("Model input: identical to the retrieved text (same SHA-256).\n")
     else:
         out.append(_text_slot("Model input text", p["model_input"], passage_tag(p, "model_input_sha256")))
-    cited, current = cur.get("cited_revision"), cur.get("current_revision")
-    if not cur.get("shows_current") or not current:
-        cited = current = None  # nothing changed, or nothing to set the historical quote against
-    if "old_excerpt" in cur and cited:
-        label = f"Historical quote: cited revision {md(cited['revision'])}, dated {md(cited['committed_at'])}"
-        out.append(fence(label, cur["old_excerpt"]))
-    if current and current.get("excerpt") is not None:
-        label = (
-            f"Current revision {md(current['revision'])}, dated {md(current['committed_at'])}: "
-            "today's source text, not what was retrieved"
-        )
-        out.append(fence(label, current["excerpt"]))
-    at = p.get("answer_time")
-    if at:
-        out.append(md(answer_time_text(at)) + "\n")
-        then = at.get("in_force") or {}
-        if then.get("excerpt") is not None:
-            label = (
-                f"Revision {md(then['revision'])} in force when the answer was generated, dated "
-                f"{md(then['committed_at'])}: neither what was retrieved nor today's text"
-            )
-            out.append(fence(label, then["excerpt"]))
+    out += _then_and_now(cur)
+    out += _at_answer_time(p.get("answer_time"))
     if cur["state"] == "ambiguous" and cur.get("candidates"):
         rev = (cur.get("current_revision") or {}).get("revision")
         out.append(md(candidates_intro(len(cur["candidates"]), rev)) + "\n")
