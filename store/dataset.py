@@ -15,9 +15,10 @@ Layout of an export directory (docs/formats.md, "Exported datasets"):
 
 Everything is written in a fixed order with fixed Parquet options, so two exports of
 the same vault by the same key differ only in `manifest.dsse.json`'s signature.  The
-reader side runs in DuckDB: a Python function over Arrow batches does the per-entry
-work (the one parser of signed bytes), DuckDB's threads read and distribute the row
-groups, and nothing here decides what a row means.
+reader side runs in DuckDB (Python functions over the Arrow batches it reads recompute
+the leaves and pick out the statements, with the one parser of signed bytes) and, for
+worker processes, `read_log_slice` reads a slice of one row group with pyarrow; nothing
+here decides what a row means.
 """
 
 from __future__ import annotations

@@ -272,6 +272,10 @@ class ViewGuard:
         finally:
             self.verifying = before
 
+    def recorded(self) -> list[RecordedMend]:
+        """Every in-place mend this vault file records (`recorded_mends`)."""
+        return recorded_mends(self._vault.con)
+
     def reset(self) -> None:
         """Forget what was checked: a batch rolled back."""
         self._checked, self._trusted, self._at = set(), None, None

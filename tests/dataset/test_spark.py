@@ -11,14 +11,18 @@ from typing import Any
 
 import pytest
 
+from tests.dataset import test_tamper_matrix
 from tests.dataset.conftest import Exported
-from tests.dataset.test_tamper_matrix import CASES, _first_tombstone_seq
+from tests.dataset.test_tamper_matrix import CASES, _edit_text, _first_tombstone_seq
 from tracer.engine.dataset_verify import verify_dataset
 
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("pyspark") is None or shutil.which("java") is None,
-    reason="the Spark engine needs the `spark` extra (pyspark) and a Java runtime: not installed here",
-)
+pytestmark = [
+    pytest.mark.slow,  # a JVM and local[2] executors: minutes under load
+    pytest.mark.skipif(
+        importlib.util.find_spec("pyspark") is None or shutil.which("java") is None,
+        reason="the Spark engine needs the `spark` extra (pyspark) and a Java runtime: not installed here",
+    ),
+]
 
 
 @pytest.fixture(scope="module")
@@ -55,3 +59,22 @@ def test_both_engines_agree_on_a_tampered_export(
     sparked = [f.to_json() for f in verify_dataset(root, "spark", spark).findings]
     assert sparked == duck
     assert any(f["kind"] == kind and f["seq"] == seq for f in sparked)
+
+
+def test_both_engines_find_a_flipped_plaintext(exported: Exported, tmp_path: Path, spark: Any) -> None:
+    """A plaintext that no longer matches its digest: the same `checksum_mismatch`
+    records from both engines, pinned to the entries citing it."""
+    import pyarrow.parquet as pq
+
+    root = tmp_path / "ds"
+    shutil.copytree(exported.dataset, root)
+    refs = pq.read_table(root / "references.parquet").to_pylist()
+    digest = str(next(r for r in refs if r["seq"] == 100 and r["role"] == "retrieved")["digest"])
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(test_tamper_matrix, "TEXT_DIGEST", digest)
+        _edit_text(root)
+    duck = [f.to_json() for f in verify_dataset(root).findings]
+    sparked = [f.to_json() for f in verify_dataset(root, "spark", spark).findings]
+    assert sparked == duck
+    hits = [f for f in duck if f["kind"] == "checksum_mismatch" and f["record"].get("digest") == digest]
+    assert 100 in {f["seq"] for f in hits}

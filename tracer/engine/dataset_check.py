@@ -1,13 +1,14 @@
 """The per-batch work of `verify-dataset`, as pure functions of Arrow batches.
 
-Both engines call these and nothing else on the data: DuckDB as a vectorized Python
-function over the batches it reads, Spark through `mapInArrow` on its executors.  The
-per-entry checks are `tracer.engine.logcheck.check_run`, the one implementation
-`tracer verify` runs, so a finding reads the same whichever engine found it.
+Both engines call these and nothing else on the manifest rows: the DuckDB engine's
+worker processes (`tracer.engine.dataset_pool`) on slices of the log's row groups,
+Spark through `mapInArrow` on its executors.  The per-entry checks are
+`tracer.engine.logcheck.check_run`, the one implementation `tracer verify` runs, so a
+finding reads the same whichever engine found it.
 
-DuckDB calls the checks in this process, so its results stay Python objects; Spark's
-executors send each batch's results back as one pickled value (between this process
-and the executors it drives: never read from the dataset).
+A batch's results (`BatchResult`) go back to the verifying process pickled, by the
+process pool or as one value per batch from Spark's executors: between this process
+and the workers it drives, never read from the dataset.
 """
 
 from __future__ import annotations

@@ -32,8 +32,7 @@ from tracer.engine.dataset_check import BatchResult, CheckContext, check_batch
 
 __all__ = ["BATCH_ROWS", "POOL_MIN_ENTRIES", "PoolChecks", "worker_count"]
 
-#: log rows per task: small enough that two workers share a 10k-entry log evenly, large
-#: enough that a task's overhead is small beside its checks
+#: the fewest log rows per task: a task's overhead stays small beside its checks
 BATCH_ROWS = 512
 #: shorter logs are checked in this process: starting workers would cost more than they save
 POOL_MIN_ENTRIES = 4_000
@@ -58,6 +57,16 @@ def check_slice(root: Path, group: int, start: int, rows: int, ctx: CheckContext
     return check_batch(ds.read_log_slice(root, group, start, rows), ctx)
 
 
+def _slice_rows(sizes: list[int], workers: int, least: int) -> int:
+    """Rows per task: a whole row group when there are several per worker (each task
+    then decompresses its group once), else pieces enough for four tasks per worker
+    (a slice decompresses its whole group, so no smaller than needed)."""
+    want = 4 * max(workers, 1)
+    if len(sizes) >= want:
+        return max(sizes, default=1)
+    return max(least, -(-sum(sizes) // want))
+
+
 def _ready() -> None:
     """A first task per worker: importing this module is the start-up it waits for."""
 
@@ -69,6 +78,11 @@ class PoolChecks:
         self.workers = worker_count(entries, workers)
         self.batch_rows = batch_rows
         self._pool: ProcessPoolExecutor | None = None
+
+    @property
+    def running(self) -> bool:
+        """True while worker processes are there to take tasks (else checks run here)."""
+        return self._pool is not None
 
     def __enter__(self) -> PoolChecks:
         if self.workers:
@@ -91,7 +105,9 @@ class PoolChecks:
         self, reader: ds.DatasetReader, ctx: CheckContext, positions: list[int]
     ) -> Callable[[], list[BatchResult]]:
         """Start checking every slice of the log; the function returned waits for the results."""
-        slices = ds.log_slices(reader.root, self.batch_rows)
+        slices = ds.log_slices(
+            reader.root, _slice_rows(reader.row_group_sizes, self.workers, self.batch_rows)
+        )
         futures: list[Future[BatchResult] | None] = []
         for group, start, rows in slices:
             future = None

@@ -14,7 +14,6 @@ from store import audit, queries
 from store.casefile import load_casefile
 from store.errors import UnwrapError
 from store.vault import Vault
-from store.viewcommit import recorded_mends
 from tracer.engine.session import Session
 from tracer.engine.verdicts import (
     data_key_findings,
@@ -54,7 +53,7 @@ def check_views(vault: Vault, tally: Tally, diffs: list[audit.ViewDiff], gaps: l
             hints.setdefault(d.seq, {}).update(rec)
         tally.find(d.problem, d.seq, f"{d.table} row does not match the log: {d.row}", table=d.table, **rec)
     # rows found edited and derived again in place, by this process or an earlier one
-    for mend in recorded_mends(vault.con):
+    for mend in vault.views.recorded():
         diff = mend.diff
         shown = json.dumps(diff.values, default=str, ensure_ascii=False)[:400]
         detail = (
