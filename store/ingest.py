@@ -22,7 +22,7 @@ from store.entries import MANIFEST_TYPE, LogEntry, Statement, make_entry
 from store.errors import InputError, SignatureError, StoreError
 from store.gcpause import no_cycle_collection
 from store.keyring import DataKeys
-from store.records import Manifest
+from store.records import MANIFEST_V2, Manifest
 from store.schemacheck import load_schema, validate
 from store.textrules import id_problem
 from store.timeutil import instant
@@ -184,6 +184,35 @@ def _check_ids(file: str, prefix: str, doc: dict[str, Any], fields: tuple[tuple[
                 raise InputError(file, prefix + "." + ".".join(path), f"identifier {problem}")
 
 
+def _check_model_inputs(file: str, payload: dict[str, Any]) -> None:
+    """A v2 manifest's rules beyond its schema: a `not_sent` passage has no model-input
+    digest (the model was given nothing of it) and every other one has one; no citation
+    rests on a `not_sent` passage. Each refuses the whole file, naming the path."""
+    at = "$.envelope.payload"
+    unsent = set()
+    for i, ps in enumerate(payload["passages"]):
+        state, digest = ps["model_input"], ps.get("model_input_sha256")
+        if state == "not_sent" and digest is not None:
+            raise InputError(
+                file,
+                f"{at}.passages[{i}].model_input_sha256",
+                "a passage marked not_sent has no model input: the model was given nothing of it",
+            )
+        if state != "not_sent" and digest is None:
+            raise InputError(file, f"{at}.passages[{i}]", f"model_input {state!r} needs model_input_sha256")
+        if state == "not_sent":
+            unsent.add(ps["passage_id"])
+    for i, c in enumerate(payload["citations"]):
+        for j, pid in enumerate(c["passage_ids"]):
+            if pid in unsent:
+                raise InputError(
+                    file,
+                    f"{at}.citations[{i}].passage_ids[{j}]",
+                    f"passage {pid!r} is marked not_sent: the model never saw it, so no part of the "
+                    "answer can rest on it",
+                )
+
+
 def _check_manifest_ids(file: str, p: dict[str, Any]) -> None:
     # One C-speed test over every id of a (schema-valid) manifest; only a manifest that
     # fails it is walked field by field to name the field.
@@ -240,6 +269,7 @@ class _Ingest:
         self.keys = self.roster.producers
         self.seen_answers: set[str] = set()
         self.seen_revisions: set[tuple[str, str]] = set()
+        self._seen_revision_digests: dict[tuple[str, str], str] = {}
         self.known_docs: set[str] = set()
         #: digest -> seq of its tombstone: a purge is final, so these texts are never stored again
         self.tombstoned: dict[str, int] = {d: row.seq for d, row in vault.index.tombstone_index().items()}
@@ -275,7 +305,10 @@ class _Ingest:
             payload = parse_strict(env.payload, file)
         except InputError as exc:
             raise InputError(file, "$.envelope.payload" + exc.path[1:], exc.message) from exc
-        validate(payload, "manifest-v1", file, "$.envelope.payload")
+        v2 = isinstance(payload, dict) and payload.get("schema") == MANIFEST_V2
+        validate(payload, "manifest-v2" if v2 else "manifest-v1", file, "$.envelope.payload")
+        if v2:
+            _check_model_inputs(file, payload)
         key = self.keys[key_id]
         when = payload["generated_at"]
         _instant(when, file, "$.envelope.payload.generated_at")
@@ -363,7 +396,8 @@ class _Ingest:
                 fault(f"$.passages[{i}].passage_id", "duplicate_passage_id", ps.passage_id)
             ids.add(ps.passage_id)
             want(str(ps.retrieved_sha256), ps.collection, f"$.passages[{i}].retrieved_sha256")
-            want(str(ps.model_input_sha256), ps.collection, f"$.passages[{i}].model_input_sha256")
+            if ps.model_input_sha256 is not None:  # a v2 `not_sent` passage has none
+                want(str(ps.model_input_sha256), ps.collection, f"$.passages[{i}].model_input_sha256")
             loc = ps.located().locator
             if loc.char_end < loc.char_start:
                 fault(f"$.passages[{i}].locator", "bad_locator", "char_end before char_start")
@@ -425,10 +459,11 @@ class _Ingest:
         )
         _check_ids(file, "$", doc, (*revision_ids, ("backend",)))
         key = (doc["document_id"], doc["revision"])
-        if key in self.stored_revisions() or key in self.seen_revisions:
-            raise InputError(file, "$.revision", f"revision {key[1]!r} of {key[0]!r} already ingested")
-        self.seen_revisions.add(key)
         data = doc["content"].encode("utf-8")
+        if key in self.stored_revisions() or key in self.seen_revisions:
+            raise InputError(file, "$.revision", self._reused_revision(key, sha256_hex(data)))
+        self.seen_revisions.add(key)
+        self._seen_revision_digests[key] = sha256_hex(data)
         stmt = {k: v for k, v in doc.items() if k not in ("content", "schema")}
         stmt["content_sha256"] = sha256_hex(data)
         tomb = self.tombstoned.get(stmt["content_sha256"])
@@ -441,6 +476,24 @@ class _Ingest:
             )
         entry = Statement("revision", stmt, self.custodian)
         return _Prepared(file, "revision", f"{key[0]}@{key[1]}", entry, [(doc["collection"], data)], [])
+
+    def _reused_revision(self, key: tuple[str, str], digest: str) -> str:
+        """Why a revision id seen before is refused: the same text again is a repeat; other
+        text under the same id says what the SDK's writer says, bump the revision."""
+        before = self._seen_revision_digests.get(key)
+        if before is None:
+            self.vault.views.require("v_revisions")
+            rows = self.vault.query(
+                "SELECT content_sha256 FROM v_revisions WHERE document_id = ? AND revision = ?", list(key)
+            )
+            before = str(rows[0][0]) if rows else None
+        what = f"revision {key[1]!r} of {key[0]!r}"
+        if before is None or before == digest:
+            return f"{what} already ingested"
+        return (
+            f"{what} already ingested with other content (sha256 {before[:16]}…); a revision id names "
+            "one text: bump the revision (a new revision id) for the changed document"
+        )
 
     def prepare_deletion(self, file: str, doc: dict[str, Any]) -> _Prepared:
         validate(doc, "document-deletion-v1", file)

@@ -14,6 +14,7 @@ from store.canonical import canonical
 from store.crypto import Identity, sha256_hex
 from store.dsse import sign_envelope
 from store.entries import MANIFEST_TYPE
+from store.records import MANIFEST_V1, MANIFEST_V2
 
 __all__ = ["draft_to_input", "sign_payload"]
 
@@ -33,16 +34,21 @@ def sign_payload(payload: dict[str, Any], producer: Identity) -> dict[str, Any]:
     return sign_envelope(canonical(payload), MANIFEST_TYPE, producer).to_json()
 
 
-def draft_to_input(draft: dict[str, Any], producer: Identity) -> dict[str, Any]:
+def draft_to_input(draft: dict[str, Any], producer: Identity, *, copy_draft: bool = True) -> dict[str, Any]:
     """{"envelope", "contents"} from a draft whose texts are inline.
 
     Draft fields `question`, `answer` and per-passage `retrieved_text`,
-    `model_input_text` (defaults to the retrieved text) and `query` become digests.
-    The query text is not kept (only its digest is evidence of which query ran).
+    `model_input_text` (defaults to the retrieved text, except for a passage whose
+    `model_input` is `not_sent`, which has none) and `query` become digests. The query
+    text is not kept (only its digest is evidence of which query ran). A draft without
+    `schema` is `tracer.manifest/v2` when a passage states `model_input`, else v1.
+    `copy_draft=False` is for a caller whose draft is its own, built for this call (the
+    SDK's recorder): only the draft's own dict and its passages' dicts are changed.
     """
-    payload = copy.deepcopy(draft)
+    payload = copy.deepcopy(draft) if copy_draft else draft
     contents: dict[str, str] = {}
-    payload.setdefault("schema", "tracer.manifest/v1")
+    stated = any("model_input" in ps for ps in payload.get("passages", []))
+    payload.setdefault("schema", MANIFEST_V2 if stated else MANIFEST_V1)
     payload.setdefault("kind", "answer")
     payload.setdefault("lineage", [])
     for text_field, digest_field in _TEXT_FIELDS.items():
@@ -51,7 +57,8 @@ def draft_to_input(draft: dict[str, Any], producer: Identity) -> dict[str, Any]:
             payload[digest_field] = sha256_hex(text.encode("utf-8"))
             contents[payload[digest_field]] = text
     for ps in payload.get("passages", []):
-        ps.setdefault("model_input_text", ps.get("retrieved_text"))
+        if ps.get("model_input") != "not_sent":
+            ps.setdefault("model_input_text", ps.get("retrieved_text"))
         for text_field, digest_field in _PASSAGE_TEXT_FIELDS.items():
             if text_field in ps:
                 text = ps.pop(text_field)

@@ -18,7 +18,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple, NewType, NotRequired, TypedDict
 
+from store.words import ModelInput
+
 __all__ = [
+    "MANIFEST_V1",
+    "MANIFEST_V2",
+    "MODEL_INPUT_STATES",
     "Chain",
     "ChainJSON",
     "ChunkJSON",
@@ -49,6 +54,15 @@ Digest = NewType("Digest", str)
 KeyId = NewType("KeyId", str)
 
 JsonObject = Mapping[str, Any]
+
+#: the payload versions a producer may sign: v2 is v1 plus each passage's `model_input`
+MANIFEST_V1 = "tracer.manifest/v1"
+MANIFEST_V2 = "tracer.manifest/v2"
+#: what a producer's passage says the model was given (`model_input` in v2; a v1 passage
+#: is always `sent`): the text of the prompt that carried it; what was sent after the
+#: pipeline transformed it; nothing, it was retrieved but in no prompt (no model input
+#: digest, and no citation may rest on it)
+MODEL_INPUT_STATES: tuple[ModelInput, ...] = tuple(ModelInput)
 
 
 # The JSON of the records below, as `--json` and packs give it (docs/json.md).
@@ -218,6 +232,13 @@ class Passage:
     derived_from: str | None = None
     #: an imported passage's statement as the importer wrote it (None for a producer's)
     imported: JsonObject | None = None
+    #: a producer's passage: one of `MODEL_INPUT_STATES` (None for an imported passage,
+    #: whose fields carry their own attestation instead)
+    model_input_state: ModelInput | None = None
+
+    @property
+    def not_sent(self) -> bool:
+        return self.model_input_state is ModelInput.NOT_SENT
 
     def located(self) -> Chain:
         """The chain; only a passage that has one is traced to a revision."""
@@ -298,6 +319,18 @@ class Manifest:
     lineage: tuple[str, ...]
 
     @property
+    def unsent_citations(self) -> list[tuple[int, int, str]]:
+        """(citation, position, passage id) of every citation naming a passage its
+        producer signed as `not_sent`: the answer cannot rest on text the model never saw."""
+        unsent = {p.passage_id for p in self.passages if p.not_sent}
+        return [
+            (i, j, pid)
+            for i, c in enumerate(self.citations)
+            for j, pid in enumerate(c.passage_ids)
+            if pid in unsent
+        ]
+
+    @property
     def sources(self) -> list[str]:
         """Every answer id this one was built from: its lineage and its passages' sources."""
         ids = set(self.lineage)
@@ -308,6 +341,7 @@ class Manifest:
     def from_json(cls, p: Any) -> Manifest:
         """The record of a manifest payload; `MalformedRecordError` names what is wrong."""
         try:
+            v2 = p.get("schema") == MANIFEST_V2
             return cls(
                 p["run_id"],
                 p["answer_id"],
@@ -319,7 +353,7 @@ class Manifest:
                 p["collection"],
                 p["question_sha256"],
                 p["answer_sha256"],
-                tuple(map(_signed_passage, p["passages"])),
+                tuple(_signed_passage(ps, v2) for ps in p["passages"]),
                 tuple(map(_citation, p["citations"])),
                 _strings(p.get("lineage", [])),
             )
@@ -353,13 +387,15 @@ def _passage(
     chain: Chain | None,
     derived_from: str | None = None,
     imported: JsonObject | None = None,
+    model_input: tuple[Digest | None, ModelInput | None] | None = None,
 ) -> Passage:
+    digest, state = (ps["model_input_sha256"], None) if model_input is None else model_input
     return Passage(
         ps["passage_id"],
         ps["collection"],
         document,
         ps["retrieved_sha256"],
-        ps["model_input_sha256"],
+        digest,
         ps["retrieved_at"],
         ps["rank"],
         ps["score"],
@@ -367,11 +403,27 @@ def _passage(
         chain,
         derived_from,
         imported,
+        state,
     )
 
 
-def _signed_passage(ps: JsonObject) -> Passage:
-    return _passage(ps, *located_chain(ps), ps.get("derived_from"))
+def _signed_passage(ps: JsonObject, v2: bool = False) -> Passage:
+    return _passage(ps, *located_chain(ps), ps.get("derived_from"), None, _model_input(ps, v2))
+
+
+def _model_input(ps: JsonObject, v2: bool) -> tuple[Digest | None, ModelInput]:
+    """A v1 passage was sent, its digest required; a v2 passage says which, and only a
+    `not_sent` one has no digest (`TypeError`, so `MalformedRecordError`, otherwise)."""
+    if not v2:
+        return ps["model_input_sha256"], ModelInput.SENT
+    word = ps["model_input"]
+    if type(word) is not str or word not in MODEL_INPUT_STATES:
+        raise TypeError(f"model_input {word!r} is none of {', '.join(MODEL_INPUT_STATES)}")
+    state = ModelInput(word)
+    digest = ps.get("model_input_sha256")
+    if (digest is None) != (state is ModelInput.NOT_SENT):
+        raise TypeError(f"model_input {state!r} with{'out' if digest is None else ''} model_input_sha256")
+    return digest, state
 
 
 def _citation(c: JsonObject) -> Citation:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["Currency", "FindingKind", "Integrity"]
+__all__ = ["Currency", "FindingKind", "Integrity", "ModelInput"]
 
 
 class Integrity(StrEnum):
@@ -20,10 +20,21 @@ class Integrity(StrEnum):
     INTACT = "intact"
     PURGED = "purged"
     NOT_CAPTURED = "not_captured"
+    #: where the model input of a passage its producer signed `not_sent` would be
+    NOT_SENT = "not_sent"
     UNAVAILABLE = "unavailable"
     CHECKSUM_MISMATCH = "checksum_mismatch"
     SIGNATURE_INVALID = "signature_invalid"
     MISSING = "missing"
+
+
+class ModelInput(StrEnum):
+    """What a producer's passage says the model was given (`model_input` in a
+    `tracer.manifest/v2` payload; a v1 passage is always `sent`)."""
+
+    SENT = "sent"
+    REWRITTEN = "rewritten"
+    NOT_SENT = "not_sent"
 
 
 class Currency(StrEnum):

@@ -31,6 +31,8 @@ def test_findings_and_refused_input_files_are_1(vault_world: World) -> None:
     (pack / "report.md").write_bytes((pack / "report.md").read_bytes() + b"\n")
     r = w.run("verify-pack", pack)
     assert r.code == 1 and "NOT AUTHENTIC" in r.out, r
+    r = w.run("revalidate", w.vault, "--key", w.key("ines"), "--fail-on", "verified")
+    assert r.code == 1 and "FAIL-ON verified: 1 answer(s)" in r.out, r
 
 
 def test_the_sample_vaults_finding_is_1(

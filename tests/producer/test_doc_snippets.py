@@ -104,9 +104,10 @@ def test_every_block_of_the_producer_guide_runs_verbatim(tmp_path: Path) -> None
         assert r.returncode == 0, f"{where} ({lang}) failed:\n{r.stdout}\n{r.stderr}"
         outputs.append(r.stdout)
     last = outputs[-1]  # ingest-outbox, then trace
-    assert "appended 9 file(s)" in last and "FAULT" not in last and "REJECTED" not in last, last
+    assert "appended 11 file(s)" in last and "FAULT" not in last and "REJECTED" not in last, last
     assert "INTACT" in last and "VERIFIED" in last, last
     assert not list((tmp_path / "outbox").glob("*.json"))  # everything was ingested
     ingested = sorted(p.name.split("-")[0] for p in (tmp_path / "outbox" / "ingested").glob("*.json"))
-    # the recorder's, the note's, LangChain's, LlamaIndex's answers; the note; 4 revisions
-    assert ingested == ["answer"] * 4 + ["note"] + ["revision"] * 4, ingested
+    # the recorder's, the not-sent one's, the note's, LangChain's, LlamaIndex's answers;
+    # the note; 5 revisions
+    assert ingested == ["answer"] * 5 + ["note"] + ["revision"] * 5, ingested

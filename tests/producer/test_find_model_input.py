@@ -45,3 +45,13 @@ def test_whatever_is_found_model_input_accepts(cut: int, width: int) -> None:
         assert len(" ".join(found.split())) >= MIN_CUT_SHARE * len(PASSAGE)
     elif cut == len(PASSAGE):
         pytest.fail("a whole re-wrapped passage must be found")
+
+
+@given(cut=st.integers(1, len(PASSAGE)))
+def test_derivable_is_the_rule_the_search_applies_to_a_cut(cut: int) -> None:
+    """One rule: a verbatim cut of the passage is found exactly when `derivable` (what
+    `model_input` accepts) accepts it, so `sent`, `not_sent` and the adapters agree."""
+    text = PASSAGE[:cut]
+    found = find_model_input([f"[1] {text}…"], PASSAGE)
+    assert (found is not None) == derivable(text, PASSAGE), (text, found)
+    assert found is None or derivable(found, PASSAGE)

@@ -133,9 +133,43 @@ def test_a_passage_the_model_never_saw_stops_the_chain(vault_world: World) -> No
     )
     chain = dropping | prompt | FakeListChatModel(responses=[ANSWER, ANSWER]) | StrOutputParser()
     strict = TracerCallbackHandler(_recorder(w, outbox), resolve, authorization=AUTH, collection="support")
-    with pytest.raises(ModelInputError, match="occur in no prompt sent to the model"):
+    with pytest.raises(ModelInputError, match=r"occur in no prompt sent to the model.*unsent='not_sent'"):
         chain.invoke("Refund window?", config={"callbacks": [strict]})
     assert pending(outbox) == []
+
+
+def test_following_the_hint_records_every_passage_as_not_sent(vault_world: World) -> None:
+    """The error's own hint, `unsent="not_sent"`, keeps the retrieval: both passages are
+    signed as retrieved and not sent, none is cited, and the trace says `not_sent`."""
+    w = vault_world
+    outbox = w.root / "outbox"
+    retriever = ScoringRetriever(vectorstore=_store(), search_kwargs={"k": 2})
+    top = RunnableParallel(docs=retriever, question=RunnablePassthrough()) | RunnableLambda(
+        lambda d: {"context": d["docs"][0].page_content, "question": d["question"]}
+    )
+    prompt = ChatPromptTemplate.from_messages([("system", "Context: {context}"), ("human", "{question}")])
+    chain = top | prompt | FakeListChatModel(responses=[ANSWER]) | StrOutputParser()
+    recorder = _recorder(w, outbox)
+    tracer = TracerCallbackHandler(
+        recorder, resolve, authorization=AUTH, collection="support", unsent="not_sent"
+    )
+    chain.invoke("Refund window?", config={"callbacks": [tracer]})
+    (written,) = tracer.written
+    payload, _ = _payload(written.path)
+    assert payload["schema"] == "tracer.manifest/v2"
+    assert [p["model_input"] for p in payload["passages"]] == ["sent", "not_sent"]
+    assert "model_input_sha256" not in payload["passages"][1]
+    assert payload["citations"][0]["passage_ids"] == ["p1"]
+    for rev in REVISIONS.values():
+        recorder.write_revision(rev)
+    assert w.ok("ingest-outbox", w.vault, outbox, *w.cust(), "--json").json()["ok"]
+    w.env["TRACER_KEY"] = str(w.key("ines"))
+    doc = w.spawn("trace", w.vault, written.answer_id, "--json").json()
+    assert (doc["integrity"], doc["currency"]) == ("intact", "verified")
+    assert [p["model_input_state"] for p in doc["passages"]] == ["sent", "not_sent"]
+    text = w.spawn("trace", w.vault, written.answer_id).out
+    assert "model input (not_sent): NOT_SENT" in text
+    assert w.spawn("verify", w.vault).code == 0
 
 
 def test_omit_is_refused_it_would_sign_an_answer_without_its_retrieval(vault_world: World) -> None:

@@ -344,3 +344,36 @@ def test_a_cut_down_context_keeps_every_passage(vault_world: World, attach: list
         sent = doc["contents"][p["model_input_sha256"]]
         assert sent != retrieved and sent in prompt and retrieved.startswith(" ".join(sent.split()))
     _ingest_and_trace(w, [written])
+
+
+class _KeepFirst(BaseNodePostprocessor):
+    """A reranker that keeps the best node: the other was retrieved, never sent."""
+
+    def _postprocess_nodes(
+        self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
+    ) -> list[NodeWithScore]:
+        return nodes[:1]
+
+
+def test_a_node_a_postprocessor_left_out_is_signed_not_sent(
+    vault_world: World, attach: list[TracerEventHandler]
+) -> None:
+    """Retrieved two, sent one: with `unsent="not_sent"` both are recorded, the second as
+    `not_sent` with no model input, and the default citation rests on the first only."""
+    w = vault_world
+    engine = _index().as_query_engine(llm=MockLLM(), similarity_top_k=2, node_postprocessors=[_KeepFirst()])
+    tracer = _handler(w, attach, unsent="not_sent")
+    engine.query("Refund window?")
+    tracer.check()
+    (written,) = tracer.written
+    doc = json.loads(written.path.read_text())
+    payload = json.loads(base64.b64decode(doc["envelope"]["payload"]))
+    assert payload["schema"] == "tracer.manifest/v2"
+    first, second = payload["passages"]
+    assert (first["model_input"], second["model_input"]) == ("sent", "not_sent")
+    assert "model_input_sha256" in first and "model_input_sha256" not in second
+    assert payload["citations"][0]["passage_ids"] == [first["passage_id"]]
+    _ingest_and_trace(w, [written])
+    t = w.spawn("trace", w.vault, written.answer_id, "--json").json()
+    assert [p["model_input_state"] for p in t["passages"]] == ["sent", "not_sent"]
+    assert t["passages"][1]["model_input"]["state"] == "not_sent"

@@ -99,9 +99,8 @@ def test_a_model_input_must_be_an_exact_substring_of_the_prompt(recorder: Record
     text = chunks(RETURNS)[0].text
     rec = recorder.start(QUESTION, AUTH, "support")
     p = rec.retrieved(text, returns, rank=1, score=0.5, query=QUESTION)
-    rewrapped = text.replace("refund within", "refund\nwithin")
-    with pytest.raises(ModelInputError, match="not an exact substring"):
-        rec.sent(f"context: {rewrapped}")
+    with pytest.raises(ModelInputError, match="the prompt does not carry the retrieved text"):
+        rec.sent("context: Gift cards are never refunded.")
     with pytest.raises(ModelInputError, match="not an exact substring"):
         rec.model_input(p, "[doc 1] " + text, prompt=f"context: {text}")
     rec.model_input(p, "[doc 1] " + text, prompt=["system: be brief", f"context: [doc 1] {text}"])
@@ -121,7 +120,9 @@ def test_a_model_input_must_carry_the_retrieved_text(recorder: Recorder) -> None
     with pytest.raises(ModelInputError, match="neither contains the retrieved text nor is part of it"):
         rec.model_input(unrelated, "System:", prompt=prompt)
     rec.model_input(labelled, f"[2] {text}", prompt=prompt)
-    rec.model_input(cut, text[:30], prompt=prompt)  # cut to fit the context: part of it
+    with pytest.raises(ModelInputError, match="keeping at least 50% of it"):
+        rec.model_input(cut, text[:30], prompt=prompt)  # too little of it: a phrase, maybe another's
+    rec.model_input(cut, text[:40], prompt=f"[1] {text[:40]}…")  # cut to fit the context: part of it
     wrapped = text.replace("refund within", "refund\n   within")
     rec.model_input(rewrapped, wrapped, prompt=f"Context:\n{wrapped}")
     as_json = json.dumps({"passage": text, "note": "quoted"})

@@ -327,6 +327,21 @@ def test_duplicate_checks_keep_file_order_and_verdicts(case: Case) -> None:
     assert report.appended and report.checkpoint_size == case.vault.size()
 
 
+def test_a_reused_revision_id_with_other_text_says_bump_the_revision(case: Case) -> None:
+    """The same words as the SDK's `write_revision`: from the vault and within one batch."""
+    assert case.ingest(_rev()).ok
+    changed = {**_rev(), "content": DOC.replace("thirty", "fourteen")}
+    _file, where, message = _only_rejection(case.ingest(changed))
+    assert where == "$.revision" and "already ingested with other content" in message
+    assert "bump the revision (a new revision id)" in message
+    again = _rev("B")
+    report = case.ingest(again, {**again, "content": DOC + "\nMore.\n"})
+    assert not report.ok and len(report.rejected) == 1
+    assert "bump the revision" in report.rejected[0].message
+    _file, where, message = _only_rejection(case.ingest(_rev()))
+    assert "already ingested" in message and "bump" not in message
+
+
 def test_duplicate_revision_and_deletion_of_unknown_document(case: Case) -> None:
     assert case.ingest(_rev()).ok
     _file, where, message = _only_rejection(case.ingest(_rev()))
@@ -480,7 +495,16 @@ def _schema_docs() -> list[tuple[str, Any]]:
     producer = Identity.from_seed("fast-path", b"fast-path")
     inp = draft_to_input(_draft(), producer)
     payload = json.loads(base64.b64decode(inp["envelope"]["payload"]))
-    return [("manifest-v1", payload), ("manifest-input-v1", inp), ("source-revision-v1", _rev())]
+    v2 = _draft()
+    v2["passages"][0]["model_input"] = "not_sent"
+    v2["citations"] = []
+    v2_payload = json.loads(base64.b64decode(draft_to_input(v2, producer)["envelope"]["payload"]))
+    return [
+        ("manifest-v1", payload),
+        ("manifest-v2", v2_payload),
+        ("manifest-input-v1", inp),
+        ("source-revision-v1", _rev()),
+    ]
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -31,7 +31,8 @@ VERIFY_KEYS = {
 FINDING_KEYS = {"kind", "seq", "record", "detail"}
 TRACE_KEYS = {
     "answer_id", "run_id", "kind", "seq", "generated_at", "visible", "integrity", "currency", "answer_time",
-    "reasons", "signature", "producer", "runtime", "authorization_at_run_time", "question", "answer",
+    "reasons", "transform", "transform_failures", "signature", "producer", "runtime",
+    "authorization_at_run_time", "question", "answer",
     "citations", "passages", "lineage", "faults", "findings", "computed_at", "checkpoint",
 }  # fmt: skip
 REVALIDATE_KEYS = {"computed_at", "checkpoint", "counts", "normalizer", "answers"}

@@ -106,7 +106,15 @@ CASES: list[tuple[str, str, tuple[Any, ...], str, set[str]]] = [
     (
         "trace",
         _blocks(_TRACE)[0],
-        (js.TraceJSON, js.SignatureJSON, ProducerJSON, js.CitationJSON, js.NoteJSON, js.CheckpointRefJSON),
+        (
+            js.TraceJSON,
+            js.SignatureJSON,
+            ProducerJSON,
+            js.CitationJSON,
+            js.NoteJSON,
+            js.CheckpointRefJSON,
+            js.TransformFailureJSON,
+        ),
         _TRACE,
         _manifest_object("runtime")
         | _manifest_object("authorization")

@@ -56,6 +56,7 @@ def test_orders_of_strictness_are_total_and_documented() -> None:
         "intact",
         "purged",
         "not_captured",
+        "not_sent",
         "unavailable",
         "checksum_mismatch",
         "signature_invalid",

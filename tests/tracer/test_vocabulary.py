@@ -16,6 +16,7 @@ import pytest
 
 from store.audit import ViewDiff
 from store.casefile import CaseProblem
+from store.records import MODEL_INPUT_STATES
 from store.roster import RosterProblem
 from tracer.engine.currency import CurrencyResult
 from tracer.engine.evidence import TextResult
@@ -34,9 +35,11 @@ from tracer.engine.vocabulary import (
     CURRENCY_MEANING,
     FINDINGS,
     INTEGRITY_MEANING,
+    MODEL_INPUT_MEANING,
     Currency,
     FindingKind,
     Integrity,
+    ModelInput,
     Severity,
 )
 
@@ -71,6 +74,15 @@ def test_state_words_are_the_documented_ones_both_ways() -> None:
     assert set(CURRENCY_MEANING) == set(Currency) and all(CURRENCY_MEANING.values())
 
 
+def test_model_input_words_are_the_documented_ones_and_the_stores() -> None:
+    """The words a v2 manifest signs (store), registered (engine) and documented, alike;
+    `not_sent` is also the integrity word shown where such a passage's model input would be."""
+    documented = _first_column(_section("states.md", "## Model input", "\n## "))
+    assert documented == {s.value for s in ModelInput} == set(MODEL_INPUT_STATES)
+    assert set(MODEL_INPUT_MEANING) == set(ModelInput) and all(MODEL_INPUT_MEANING.values())
+    assert Integrity.NOT_SENT.value == ModelInput.NOT_SENT.value
+
+
 def _annotations(cls: type) -> dict[str, object]:
     return {f.name: f.type for f in dataclasses.fields(cls)}
 
@@ -85,6 +97,7 @@ _TYPED: list[tuple[type, str, str]] = [
     (PassageTrace, "integrity", "Integrity"),
     (PassageTrace, "effective_integrity", "Integrity"),
     (PassageTrace, "effective_currency", "Currency"),
+    (PassageTrace, "model_input_state", "ModelInput | None"),
     (RosterProblem, "code", "FindingKind"),
     (CaseProblem, "code", "FindingKind"),
     (ViewDiff, "problem", "FindingKind"),

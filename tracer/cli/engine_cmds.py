@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tracer.cli.common import LazyChoices, Sub, add_investigator, emit_json, json_arg, vault_arg
 from tracer.inert import inert
 
 if TYPE_CHECKING:
+    from tracer.engine.catalog import AnswerState
     from tracer.engine.session import Session
 
 
@@ -45,6 +46,13 @@ def register(sub: Sub) -> None:
     json_arg(p)
     _normalizer_arg(p)
     _superseded_arg(p)
+    p.add_argument(
+        "--fail-on",
+        metavar="STATES",
+        type=_state_words,
+        help="exit 1 when any answer's integrity or currency is one of these comma-separated "
+        "state words (e.g. stale,ambiguous,missing): for CI",
+    )
     p.set_defaults(handler=cmd_revalidate)
 
     p = sub.add_parser("impact")
@@ -178,11 +186,44 @@ def cmd_revalidate(args: argparse.Namespace) -> int:
             normalizer=args.normalizer,
             superseded_only=args.answered_from_superseded,
         )
+    matched = _failing(result.answers, args.fail_on)
     if args.json:
-        emit_json(result.to_json())
+        out = result.to_json()
+        if args.fail_on is not None:
+            out["fail_on"] = {"states": sorted(args.fail_on), "answers": matched}
+        emit_json(out)
     else:
         print_revalidation(result)
-    return 0
+        if args.fail_on is not None:
+            words = ",".join(sorted(args.fail_on))
+            print(f"FAIL-ON {words}: {len(matched)} answer(s)" + (" — exit 1" if matched else ""))
+    return 1 if matched else 0
+
+
+def _state_words(value: str) -> frozenset[str]:
+    """`--fail-on`'s comma-separated words, each an integrity or currency state."""
+    from tracer.engine.vocabulary import Currency, Integrity
+
+    known = {s.value for s in Integrity} | {s.value for s in Currency}
+    words = frozenset(w.strip() for w in value.split(",") if w.strip())
+    unknown = sorted(words - known)
+    if not words or unknown:
+        raise argparse.ArgumentTypeError(
+            f"not a state word: {', '.join(unknown) or '(none given)'}; known: {', '.join(sorted(known))}"
+        )
+    return words
+
+
+def _failing(answers: Sequence[AnswerState], states: frozenset[str] | None) -> list[str]:
+    """The ids of the answers whose integrity or currency, as reported, is in `states`."""
+    if not states:
+        return []
+    out = []
+    for a in answers:
+        row = a.to_json()
+        if row["integrity"] in states or row["currency"] in states:
+            out.append(a.row.answer_id)
+    return out
 
 
 def cmd_impact(args: argparse.Namespace) -> int:

@@ -36,7 +36,8 @@ EXIT_CODES: tuple[tuple[int, str], ...] = (
         "the command ran and a check failed: verify found something, verify-pack found the "
         "pack not authentic, "
         "ingest, ingest-outbox or import refused an input file (each one named), "
-        "export matched no answer you may read",
+        "export matched no answer you may read, revalidate --fail-on found an answer in one "
+        "of the states named",
     ),
     (
         EXIT_USAGE,

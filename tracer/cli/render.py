@@ -69,6 +69,8 @@ def print_verify(report: VerifyReport) -> None:
 
 
 def _text(label: str, t: TextResult) -> str:
+    if t.state == Integrity.NOT_SENT:
+        return f"  {label}: NOT_SENT  ({inert(t.detail, keep_newlines=False)}): no model input"
     if t.state == Integrity.NOT_CAPTURED:
         detail = inert(t.detail, keep_newlines=False)
         return f"  {label}: NOT_CAPTURED  ({detail}): no whole text, nothing to verify"
@@ -115,7 +117,8 @@ def _passage(p: PassageTrace) -> str:
         return "\n".join(out)
     m = p.record
     out.append(_text("retrieved", p.retrieved))
-    out.append(_text("model input", p.model_input))
+    state = f" ({p.model_input_state})" if p.model_input_state else ""
+    out.append(_text(f"model input{state}", p.model_input))
     if p.imported:
         out += imported_passage_chain(p)
         out.append(_transform_line(p))
@@ -223,6 +226,14 @@ def print_trace(t: AnswerTrace, session: Session) -> None:
     )
     if t.reasons:
         print(f"  because: {', '.join(t.reasons)}")
+    if t.transform is not None:
+        failed = ", ".join(
+            f"{inert(p.passage_id, keep_newlines=False)} {p.transform.state}" for p in t.transform_failures
+        )
+        print(
+            f"  transform: {t.transform.upper()} — passage {failed}: the retrieved text is not where "
+            "the manifest says in the revision it names"
+        )
     print(
         f"  computed {t.computed_at} against checkpoint size {t.checkpoint_size} "
         f"root {t.checkpoint_root[:16]}…"

@@ -35,7 +35,11 @@ def register(sub: Sub) -> None:
     p = sub.add_parser("init")
     vault_arg(p, existing=False)
     add_custodian(p)
-    p.add_argument("--origin", help="checkpoint origin line (default derived from the key)")
+    p.add_argument(
+        "--origin",
+        help="checkpoint origin line (default: tracer.vault/ and 16 hex of SHA-256 over the custodian's "
+        "public key and the creation time, so every vault made, even with one key, has its own)",
+    )
     p.set_defaults(handler=cmd_init)
 
     keys = sub.add_parser("keys")

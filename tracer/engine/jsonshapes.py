@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from store.records import ChainJSON, LocatorJSON, ProducerJSON
+from store.words import ModelInput
 from tracer.engine.vocabulary import Currency, FindingKind, Integrity
 
 if TYPE_CHECKING:
@@ -215,6 +216,8 @@ class PassageJSON(TypedDict):
     collection: NotRequired[str]
     retrieved: NotRequired[TextJSON]
     model_input: NotRequired[TextJSON]
+    #: sent, rewritten or not_sent (`tracer.manifest/v2`); None for an imported passage
+    model_input_state: NotRequired[ModelInput | None]
     transform: NotRequired[TransformJSON]
     chain: NotRequired[ChainJSON | None]
     retrieved_at: NotRequired[str]
@@ -284,6 +287,12 @@ class _NoProducer(TypedDict):
     pass
 
 
+class TransformFailureJSON(TypedDict):
+    passage_id: str
+    state: str
+    detail: str
+
+
 class TraceJSON(TypedDict):
     """`tracer trace --json`; an answer outside the viewer's scope keeps every key, empty."""
 
@@ -297,6 +306,9 @@ class TraceJSON(TypedDict):
     currency: Currency
     answer_time: str
     reasons: list[str]
+    #: the worst transformation-trace failure of the answer's passages, if any
+    transform: str | None
+    transform_failures: list[TransformFailureJSON]
     signature: SignatureJSON | None
     producer: ProducerJSON | _NoProducer
     runtime: dict[str, Any]
@@ -410,6 +422,13 @@ class RevalidationJSON(TypedDict):
     selection: NotRequired[str]
     target: NotRequired[str]
     holds: NotRequired[list[ImpactHoldJSON]]
+    #: `revalidate --fail-on`: the words asked for and the answers that matched
+    fail_on: NotRequired[FailOnJSON]
+
+
+class FailOnJSON(TypedDict):
+    states: list[str]
+    answers: list[str]
 
 
 # -- verify --------------------------------------------------------------------------------

@@ -172,6 +172,7 @@ def passage_json(p: PassageTrace) -> PassageJSON:
     out["collection"] = p.collection
     out["retrieved"] = text_json(p.retrieved)
     out["model_input"] = text_json(p.model_input)
+    out["model_input_state"] = p.model_input_state
     out["transform"] = {"state": p.transform.state, "detail": p.transform.detail}
     out["chain"] = m.chain_json()
     out["retrieved_at"] = utc(str(m.retrieved_at))
@@ -215,6 +216,8 @@ def _hidden_trace_json(t: AnswerTrace) -> TraceJSON:
         "currency": Currency.UNAVAILABLE,
         "answer_time": "unknown",
         "reasons": ["out_of_scope"],
+        "transform": None,
+        "transform_failures": [],
         "signature": None,
         "producer": {},
         "runtime": {},
@@ -272,6 +275,11 @@ def _trace_json(t: AnswerTrace) -> TraceJSON:
         "currency": t.currency,
         "answer_time": t.answer_time,
         "reasons": list(t.reasons),
+        "transform": t.transform,
+        "transform_failures": [
+            {"passage_id": p.passage_id, "state": p.transform.state, "detail": p.transform.detail}
+            for p in t.transform_failures
+        ],
         "signature": {"state": t.signature, "keyid": t.signer},
         "producer": t.producer.to_json(),
         "runtime": dict(t.runtime),

@@ -40,8 +40,14 @@ from tracer.engine.imported import (
 from tracer.engine.normalizers import RECORDED
 from tracer.engine.session import Session
 from tracer.engine.states import strictest_currency, strictest_integrity
-from tracer.engine.transform import Transform, TransformChecker, derived_transform
-from tracer.engine.vocabulary import Currency, Integrity
+from tracer.engine.transform import (
+    TRANSFORM_FAILURES,
+    Transform,
+    TransformChecker,
+    derived_transform,
+    worst_failure,
+)
+from tracer.engine.vocabulary import Currency, Integrity, ModelInput
 
 __all__ = [
     "AnswerTrace",
@@ -135,6 +141,9 @@ class PassageTrace:
     record: Passage | None
     #: an imported passage's fields and who vouches for each (empty for a producer's manifest)
     attestation: dict[str, FieldFact] = field(default_factory=dict)
+    #: what the producer signed the model was given (`states.MODEL_INPUT`); None for an
+    #: imported passage or one outside the viewer's scope
+    model_input_state: ModelInput | None = None
 
     @property
     def imported(self) -> bool:
@@ -238,6 +247,18 @@ class AnswerTrace:
     #: an imported trace (not a producer manifest): its export and per-field attestation
     imported: ImportedFacts | None = None
 
+    @property
+    def transform_failures(self) -> list[PassageTrace]:
+        """The visible passages whose retrieved text is not where the manifest says in the
+        revision it names (a `TRANSFORM_FAILURES` state): the answer's header says so,
+        beside its integrity and currency, not only the passage's details."""
+        return [p for p in self.passages if p.visible and p.transform.state in TRANSFORM_FAILURES]
+
+    @property
+    def transform(self) -> str | None:
+        """The worst transform failure of its passages, or None when the chain holds."""
+        return worst_failure(p.transform.state for p in self.transform_failures)
+
 
 @dataclass(frozen=True)
 class _Manifest:
@@ -266,6 +287,8 @@ def _hidden(digest: str) -> TextResult:
 
 
 _OUT_OF_SCOPE = CurrencyResult(Currency.UNAVAILABLE, "out_of_scope")
+#: what stands where a `not_sent` passage's model input would
+NOT_SENT_DETAIL = "retrieved, but in no prompt sent to the model (signed so by the producer)"
 #: answers per query when answers named by id are primed (a revalidation page's size)
 _PRIME_PAGE = 500
 
@@ -550,7 +573,7 @@ class Tracer:
                 ps.collection,
                 False,
                 _hidden(str(ps.retrieved_sha256)),
-                _hidden(str(ps.model_input_sha256)),
+                _hidden(str(ps.model_input_sha256 or "")),
                 Integrity.UNAVAILABLE,
                 _OUT_OF_SCOPE,
                 Transform("unavailable"),
@@ -561,8 +584,13 @@ class Tracer:
         if imported is not None:
             return self._imported_passage(ps, idx, generated_at, passage_attestation(imported, idx))
         retrieved = self.currency.text(str(ps.retrieved_sha256), ps.collection)
-        model_input = self.currency.text(str(ps.model_input_sha256), ps.collection)
-        integrity = strictest_integrity([retrieved.state, model_input.state])
+        if ps.not_sent:
+            # nothing was sent, so there is no text to verify: the word, never a text
+            model_input = TextResult("", Integrity.NOT_SENT, detail=NOT_SENT_DETAIL)
+            integrity = retrieved.state
+        else:
+            model_input = self.currency.text(str(ps.model_input_sha256), ps.collection)
+            integrity = strictest_integrity([retrieved.state, model_input.state])
         currency = self.currency.currency(ps, retrieved, generated_at)
         eff_i, eff_c = integrity, currency.state
         key = ps.transform_key()
@@ -588,6 +616,7 @@ class Tracer:
             eff_i,
             eff_c,
             ps,
+            model_input_state=ps.model_input_state,
         )
 
     def _source_text(self, answer_id: str) -> TextResult | None:

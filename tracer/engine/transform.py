@@ -18,8 +18,24 @@ from tracer.engine.currency import CurrencyEngine, Memo
 from tracer.engine.evidence import TextResult
 from tracer.engine.normalizers import NORM1, Normalizer, by_version
 from tracer.engine.textnorm import normalize, normalize_quote
+from tracer.engine.vocabulary import FINDINGS, Severity
 
-__all__ = ["Transform", "TransformChecker", "derived_transform"]
+__all__ = ["TRANSFORM_FAILURES", "Transform", "TransformChecker", "derived_transform", "worst_failure"]
+
+#: transform states that are a failure of the trace chain, alarms first: exactly those
+#: `tracer verify` reports as a `transform_<state>` finding (the vocabulary's registry)
+TRANSFORM_FAILURES: tuple[str, ...] = tuple(
+    kind.value.removeprefix("transform_")
+    for severity in (Severity.ALARM, Severity.WARNING)
+    for kind, term in FINDINGS.items()
+    if kind.value.startswith("transform_") and term.severity is severity
+)
+
+
+def worst_failure(states: Iterable[str]) -> str | None:
+    """The first of `TRANSFORM_FAILURES` among `states`; None when none failed."""
+    found = set(states)
+    return next((s for s in TRANSFORM_FAILURES if s in found), None)
 
 
 @dataclass(frozen=True)

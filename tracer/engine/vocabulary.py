@@ -14,26 +14,30 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from store.words import Currency, FindingKind, Integrity
+from store.words import Currency, FindingKind, Integrity, ModelInput
 
 __all__ = [
     "CURRENCY_MEANING",
     "FINDINGS",
     "INFO_KINDS",
     "INTEGRITY_MEANING",
+    "MODEL_INPUT_MEANING",
     "Currency",
     "FindingKind",
     "Integrity",
+    "ModelInput",
     "Severity",
     "Term",
     "currency_meaning",
     "integrity_meaning",
+    "model_input_meaning",
 ]
 
 INTEGRITY_MEANING: Mapping[Integrity, str] = {
     Integrity.INTACT: "the retained text hashes to the digest that was signed and logged",
     Integrity.PURGED: "deleted under a retention policy; a tombstone says who, when and why",
     Integrity.NOT_CAPTURED: "imported: the export held no whole text here (absent, redacted or truncated)",
+    Integrity.NOT_SENT: "no model input: the producer signed the passage as retrieved but not sent",
     Integrity.UNAVAILABLE: "outside your scope: nothing about this record is shown to you",
     Integrity.CHECKSUM_MISMATCH: "the retained text does not hash to its recorded digest: altered",
     Integrity.SIGNATURE_INVALID: "the producer's signature over the manifest does not verify",
@@ -47,13 +51,28 @@ CURRENCY_MEANING: Mapping[Currency, str] = {
     Currency.STALE: "the quote changed in a later revision; old and current text shown side by side",
     Currency.UNAVAILABLE: "the source was deleted, its revision purged, or it is outside your scope",
 }
+#: what a producer's passage says the model was given: not an axis of its own and never
+#: folded into integrity (a `not_sent` passage's integrity is its retrieved text's)
+MODEL_INPUT_MEANING: Mapping[ModelInput, str] = {
+    ModelInput.SENT: "the model was given this passage; the model input is the prompt text that carried it",
+    ModelInput.REWRITTEN: "the model was given this passage as the pipeline transformed it "
+    "(escaped, compressed …)",
+    ModelInput.NOT_SENT: "retrieved, but in no prompt sent to the model: no model input, "
+    "and no citation rests on it",
+}
 _BY_WORD_I: Mapping[str, str] = {k.value: v for k, v in INTEGRITY_MEANING.items()}
+_BY_WORD_M: Mapping[str, str] = {k.value: v for k, v in MODEL_INPUT_MEANING.items()}
 _BY_WORD_C: Mapping[str, str] = {k.value: v for k, v in CURRENCY_MEANING.items()}
 
 
 def integrity_meaning(word: str) -> str:
     """The meaning of an integrity word read back from JSON (a pack), "" when unknown."""
     return _BY_WORD_I.get(word, "")
+
+
+def model_input_meaning(word: str) -> str:
+    """The meaning of a model-input word read back from JSON (a pack), "" when unknown."""
+    return _BY_WORD_M.get(word, "")
 
 
 def currency_meaning(word: str) -> str:

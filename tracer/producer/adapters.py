@@ -42,7 +42,7 @@ __all__ = [
     "unsent_policy",
 ]
 
-Unsent = Literal["error", "rewritten"]
+Unsent = Literal["error", "not_sent", "rewritten"]
 OnError = Literal["raise", "skip"]
 #: how many written answers and failures a handler keeps (a server runs for months)
 KEEP = 1000
@@ -146,14 +146,16 @@ class Retrieved:
 
 
 def cite_all_sent(record: AnswerRecord) -> None:
-    """The default citation: the whole answer rests on every passage the model was sent.
+    """The default citation: the whole answer rests on every passage the model was sent
+    (never on one marked `not_sent`).
 
     A framework does not say which sentence came from which passage; a pipeline that
     knows (citation markers, an attribution step) passes its own `cite` hook.
     """
     answer = record.answer_text
-    if answer and record.passages:
-        record.cite(0, len(answer), *record.passages)
+    sent = record.sent_passages
+    if answer and sent:
+        record.cite(0, len(answer), *sent)
 
 
 class Run:
@@ -161,11 +163,12 @@ class Run:
 
     Every retrieved passage is recorded; none is ever left out. A passage's model input
     is the text of a prompt that carried it, found by `find_model_input` (verbatim, in a
-    framework's own form, re-wrapped, or cut down) and accepted by `model_input`'s own
-    rule. A passage found in no prompt is an error (`unsent="error"`, the default), or,
-    with `unsent="rewritten"` (a pipeline that transforms passages before sending
-    them), recorded with the prompt message that shares most of its words as its
-    model input.
+    framework's own form, re-wrapped, or cut down) by `derivable`'s rule, the one
+    `AnswerRecord.model_input` and `sent` apply. A passage found in no prompt is an error
+    (`unsent="error"`, the default); with `unsent="not_sent"` it is signed as retrieved
+    and not sent (a reranker or a context budget left it out); with `unsent="rewritten"`
+    (a pipeline that transforms passages before sending them) it is signed as
+    `rewritten`, its model input the prompt message that shares most of its words.
     """
 
     def __init__(self, record: AnswerRecord, resolve: Resolver, unsent: Unsent) -> None:
@@ -214,14 +217,20 @@ class Run:
 
     def finish(self, answer: str, cite: Citer) -> Written:
         unsent = [p for p in self.record.passages if not self.record.has_model_input(p)]
-        if unsent and (self.unsent == "error" or not self._prompts):
+        if unsent and (self.unsent == "error" or (self.unsent == "rewritten" and not self._prompts)):
             raise ModelInputError(
                 f"passage(s) {', '.join(p.passage_id for p in unsent)} were retrieved but occur in no "
                 "prompt sent to the model, not even re-wrapped or cut down to half; nothing was "
-                "written. If the pipeline transforms passages before sending them (escaping, "
-                "compression, translation), pass unsent='rewritten'"
+                "written. If the pipeline leaves retrieved passages out of the prompt (a reranker, "
+                "a context budget), pass unsent='not_sent': they are signed as retrieved and not "
+                "sent. If it transforms passages before sending them (escaping, compression, "
+                "translation), pass unsent='rewritten'"
             )
+        everything = tuple(part for parts in self._prompts for part in parts)
         for p in unsent:
+            if self.unsent == "not_sent":
+                self.record.not_sent(p, prompt=everything)
+                continue
             part = _closest_part(self._prompts, p.text)
             self.record.model_input(p, part, prompt=(part,), rewritten=True)
         self.record.answer(answer)
@@ -232,14 +241,17 @@ class Run:
 def unsent_policy(value: object) -> Unsent:
     if value == "error":
         return "error"
+    if value == "not_sent":
+        return "not_sent"
     if value == "rewritten":
         return "rewritten"
     if value == "omit":
         raise RecordError(
             "unsent='omit' was removed: it signed answers without the passages they retrieved. "
-            "Every retrieved passage is recorded; use unsent='error' (the default) or 'rewritten'"
+            "Every retrieved passage is recorded; use unsent='not_sent' to sign the ones the model "
+            "was not given as not sent, 'error' (the default) or 'rewritten'"
         )
-    raise RecordError(f"unsent: expected 'error' or 'rewritten', got {value!r}")
+    raise RecordError(f"unsent: expected 'error', 'not_sent' or 'rewritten', got {value!r}")
 
 
 def _closest_part(prompts: Sequence[Sequence[str]], text: str) -> str:

@@ -67,6 +67,8 @@ def text(value: object, what: str) -> str:
 
 
 def _utf8(value: str, what: str) -> None:
+    if value.isascii():  # ASCII always encodes; most ids and many texts are
+        return
     try:
         value.encode("utf-8")
     except UnicodeEncodeError as exc:
@@ -102,11 +104,18 @@ def json_object(value: Mapping[str, Any], what: str) -> Mapping[str, Any]:
     return MappingProxyType(back)
 
 
+#: a number of at most this magnitude reads back from RFC 8785 unchanged (I-JSON's safe
+#: integers; a float below it prints with no exponent that could overflow the check)
+_SAFE_NUMBER = 2**53 - 1
+
+
 def score(value: object, what: str) -> float | int:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise RecordError(f"{what}: expected a number, got {value!r}")
     if isinstance(value, float) and not math.isfinite(value):
         raise RecordError(f"{what}: {value!r} is not a JSON number")
+    if type(value) in (int, float) and abs(value) <= _SAFE_NUMBER:
+        return value
     json_object({"v": value}, what)
     return value
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import json
 import math
 import os
@@ -61,8 +62,10 @@ RECORD_KINDS = ("answer", "note")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
+@functools.lru_cache(maxsize=4096)
 def file_stem(*parts: str) -> str:
-    """A portable file-name stem for ids of any shape: readable part plus a digest."""
+    """A portable file-name stem for ids of any shape: readable part plus a digest
+    (memoized: a record's id is named at `start` and again at `close`)."""
     readable = _UNSAFE.sub("_", "-".join(parts)).strip("._-")[:80] or "x"
     return f"{readable}-{sha256_hex(chr(0).join(parts).encode('utf-8'))[:12]}"
 
@@ -80,11 +83,14 @@ def _write_temporary(path: Path, data: bytes, *, durable: bool) -> Path:
     tmp = path.with_name(f"{TEMP_PREFIX}{secrets.token_hex(8)}-{path.name}")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-            out.flush()
+        try:
+            view = memoryview(data)
+            while view:  # os.write may write less than asked
+                view = view[os.write(fd, view) :]
             if durable:
-                os.fsync(out.fileno())
+                os.fsync(fd)
+        finally:
+            os.close(fd)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
@@ -136,6 +142,16 @@ def encode(value: Any) -> bytes:
     return (json.dumps(value, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
+#: an answer's file on one line: json's C encoder (an indent makes json use its
+#: pure-Python one); only revision files are compared byte for byte (`write_once`)
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def encode_compact(value: Any) -> bytes:
+    """The bytes of an answer's ingest file: the same JSON as `encode`, on one line."""
+    return (_COMPACT(value) + "\n").encode("utf-8")
+
+
 class Outbox:
     """A directory of finished ingest files; `batch` > 1 syncs once per batch (above)."""
 
@@ -150,6 +166,13 @@ class Outbox:
         self.batch = batch
         self.batch_seconds = float(batch_seconds)
         self._pending: list[tuple[Path, Path]] = []
+        #: the final names of `_pending`, so a look-up does not walk the batch
+        self._pending_names: set[str] = set()
+        #: the folders a taken name is looked for in, as strings (no `Path` per look-up)
+        self._folders = tuple(
+            os.path.join(self.directory, sub) if sub else str(self.directory)
+            for sub in ("", INGESTED, REJECTED)
+        )
         self._oldest = 0.0
         self._lock = threading.Lock()
         try:
@@ -167,11 +190,12 @@ class Outbox:
     def _taken(self, name: str) -> Path | None:
         """Where a file of this name already is: the outbox (or its unflushed batch),
         `ingested/` or `rejected/`."""
-        for folder in (self.directory, self.directory / INGESTED, self.directory / REJECTED):
-            if (folder / name).exists():
-                return folder / name
+        for folder in self._folders:
+            path = os.path.join(folder, name)
+            if os.path.exists(path):
+                return Path(path)
         with self._lock:
-            if any(final.name == name for _, final in self._pending):
+            if name in self._pending_names:
                 return self.directory / name
         return None
 
@@ -190,12 +214,14 @@ class Outbox:
         found = self._taken(path.name)
         if found is not None and (found != path or self.batch > 1):
             raise RecordError(f"{path.name}: {_used_message(stem, found)}")
+        data = encode_compact(value)
         if self.batch > 1:
-            tmp = _write_temporary(path, encode(value), durable=False)
+            tmp = _write_temporary(path, data, durable=False)
             with self._lock:
                 if not self._pending:
                     self._oldest = time.monotonic()
                 self._pending.append((tmp, path))
+                self._pending_names.add(path.name)
                 due = (
                     len(self._pending) >= self.batch or time.monotonic() - self._oldest >= self.batch_seconds
                 )
@@ -203,7 +229,7 @@ class Outbox:
                 self.flush()
             return path
         try:
-            write_atomically(path, encode(value))
+            write_atomically(path, data)
         except FileExistsError as exc:
             raise RecordError(f"{path}: already in the outbox (was this id recorded twice?)") from exc
         return path
@@ -215,6 +241,7 @@ class Outbox:
             pending, self._pending = self._pending, []
             if not pending:
                 return []
+            self._pending_names = set()
             os.sync()
             done: list[Path] = []
             clash: list[str] = []

@@ -32,7 +32,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
-from store.records import DocumentRef, SourceRef
+from store.records import MANIFEST_V1, MANIFEST_V2, DocumentRef, SourceRef
 from tracer.engine.textnorm import CHUNKER_VERSION, fold_whitespace, normalize_quote, parse_structure
 from tracer.engine.textnorm2 import NORMALIZER_V2, parse_structure2
 from tracer.producer import model as m
@@ -265,19 +265,23 @@ def _reference_chunk(content: str, text: str, loc: Locator, version: str) -> int
     return next(n for n, b in enumerate(s1.paragraphs()) if b is b1)
 
 
-def derivable(model_input: str, retrieved: str) -> bool:
-    """Whether a model-input text carries its retrieved text: in NFC, with whitespace
-    folded (`fold_whitespace`), one contains the other."""
-    sent = fold_whitespace(unicodedata.normalize("NFC", model_input))
-    got = fold_whitespace(unicodedata.normalize("NFC", retrieved))
-    return bool(sent) and bool(got) and (got in sent or sent in got)
-
-
-#: a cut-down passage is recognized in a prompt only when at least this share of its
-#: text (whitespace folded) survives: a shorter common run is as likely a phrase two
-#: passages share (a chunk overlap, boilerplate) as the passage itself
+#: a cut-down passage carries it only when at least this share of its text (whitespace
+#: folded) survives: a shorter common run is as likely a phrase two passages share (a
+#: chunk overlap, boilerplate) as the passage itself
 MIN_CUT_SHARE = 0.5
 _WORD = re.compile(r"\S+")
+
+
+def derivable(model_input: str, retrieved: str) -> bool:
+    """Whether a model-input text carries its retrieved text, the one rule `model_input`,
+    `sent`, `not_sent` and the adapters apply: in NFC, with whitespace folded
+    (`fold_whitespace`), it contains the retrieved text (a label, a metadata header, a
+    re-wrap) or is a part of it keeping at least `MIN_CUT_SHARE` of it (a cut-down passage)."""
+    sent = fold_whitespace(unicodedata.normalize("NFC", model_input))
+    got = fold_whitespace(unicodedata.normalize("NFC", retrieved))
+    if not sent or not got:
+        return False
+    return got in sent or (sent in got and len(sent) >= MIN_CUT_SHARE * len(got))
 
 
 def find_model_input(parts: Sequence[str], retrieved: str, forms: Sequence[str] = ()) -> str | None:
@@ -288,11 +292,11 @@ def find_model_input(parts: Sequence[str], retrieved: str, forms: Sequence[str] 
     order with any whitespace between, so the prompt's span contains it once folded);
     then the longest run of the prompt that is part of the retrieved text (a passage cut
     to fit the context, possibly mid-word), if it keeps at least `MIN_CUT_SHARE` of it.
-    Whatever is found is still checked by `derivable` when it is recorded: this only
-    searches, the rule is `derivable`'s. None when no part carried it.
+    This only searches: whatever it returns satisfies `derivable`, the rule, and None
+    means no part of any prompt does (so the passage was not sent).
     """
     for form in (*forms, retrieved):
-        if form and any(form in part for part in parts):
+        if form and any(form in part for part in parts) and (form is retrieved or derivable(form, retrieved)):
             return form
     words = [unicodedata.normalize("NFC", w) for w in retrieved.split()]
     if not words:
@@ -384,6 +388,10 @@ class AnswerRecord:
         self.runtime = runtime
         self._passages: list[Passage] = []
         self._model_inputs: dict[str, str] = {}
+        #: passage ids whose model input the pipeline transformed (`rewritten=True`)
+        self._rewritten: set[str] = set()
+        #: passage ids retrieved but in no prompt (`not_sent`)
+        self._unsent: set[str] = set()
         self._answer: str | None = None
         self._citations: list[tuple[int, int, tuple[str, ...]]] = []
         self._lineage: list[str] = []
@@ -429,6 +437,21 @@ class AnswerRecord:
 
     def has_model_input(self, passage: Passage) -> bool:
         return passage.passage_id in self._model_inputs
+
+    def model_input_state(self, passage: Passage) -> str | None:
+        """What is recorded of `passage`'s model input: `sent`, `rewritten`, `not_sent`,
+        or None while nothing is (the words `tracer.manifest/v2` signs)."""
+        pid = passage.passage_id
+        if pid in self._unsent:
+            return "not_sent"
+        if pid not in self._model_inputs:
+            return None
+        return "rewritten" if pid in self._rewritten else "sent"
+
+    @property
+    def sent_passages(self) -> tuple[Passage, ...]:
+        """The passages the model was given (sent or rewritten): what a citation may name."""
+        return tuple(p for p in self._passages if p.passage_id in self._model_inputs)
 
     # -- passages -----------------------------------------------------------------------
 
@@ -586,18 +609,35 @@ class AnswerRecord:
         return passage
 
     def drop(self, passage: Passage) -> None:
-        """Leave out a passage that was retrieved but never sent to the model.
+        """Removed: a retrieval that happened is evidence. Use `not_sent`."""
+        raise RecordError(
+            f"drop() was removed: it signed answers without passage {getattr(passage, 'passage_id', '?')} "
+            "they retrieved. Mark a passage the model was not given with not_sent(passage, prompt=...)"
+        )
 
-        Only a passage without a model input and not yet cited can be dropped: what the
-        manifest does not contain, it does not claim.
+    def not_sent(self, passage: Passage, *, prompt: str | Sequence[str]) -> None:
+        """`passage` was retrieved but the model was not given it (a reranker kept others,
+        the context was full): signed as `not_sent`, with no model input, never as if sent.
+
+        `prompt` is everything the model was sent (a string, or the texts of the chat
+        messages of every model call): refused when any part of it carries the passage by
+        `derivable`'s rule (verbatim, re-wrapped or cut down), so the mark cannot hide
+        text the model saw. A passage already given a model input, or cited, is refused.
         """
         self._open()
         self._own(passage)
-        if passage.passage_id in self._model_inputs:
-            raise RecordError(f"passage {passage.passage_id}: it was sent to the model; not dropped")
-        if any(passage.passage_id in ids for _, _, ids in self._citations):
-            raise RecordError(f"passage {passage.passage_id}: it is cited; not dropped")
-        self._passages.remove(passage)
+        pid = passage.passage_id
+        if pid in self._model_inputs:
+            raise ModelInputError(f"passage {pid}: a model input is recorded; it was sent, not not_sent")
+        if any(pid in ids for _, _, ids in self._citations):
+            raise ModelInputError(f"passage {pid}: it is cited; a passage the answer rests on was sent")
+        found = find_model_input(_prompt_parts(prompt), passage.text)
+        if found is not None:
+            raise ModelInputError(
+                f"passage {pid}: the prompt carries it ({len(found)} characters, starting {found[:40]!r}); "
+                "record that as its model input (model_input or sent), not not_sent"
+            )
+        self._unsent.add(pid)
 
     # -- what the model saw -------------------------------------------------------------
 
@@ -620,6 +660,8 @@ class AnswerRecord:
         m.text(text, f"model input of passage {passage.passage_id}")
         if passage.passage_id in self._model_inputs:
             raise ModelInputError(f"passage {passage.passage_id}: model input already recorded")
+        if passage.passage_id in self._unsent:
+            raise ModelInputError(f"passage {passage.passage_id}: it is marked not_sent")
         if not isinstance(rewritten, bool):
             raise ModelInputError(f"rewritten: expected True or False, got {rewritten!r}")
         if not any(text in part for part in _prompt_parts(prompt)):
@@ -630,34 +672,43 @@ class AnswerRecord:
         if not rewritten and not derivable(text, passage.text):
             raise ModelInputError(
                 f"passage {passage.passage_id}: the model-input text ({len(text)} characters, starting "
-                f"{text[:40]!r}) neither contains the retrieved text nor is part of it (compared in NFC "
-                "with whitespace folded); record the part of the prompt that carried this passage, or "
-                "pass rewritten=True if the pipeline transformed it before sending"
+                f"{text[:40]!r}) neither contains the retrieved text nor is part of it keeping at least "
+                f"{MIN_CUT_SHARE:.0%} of it (compared in NFC with whitespace folded); record the part of "
+                "the prompt that carried this passage, or pass rewritten=True if the pipeline "
+                "transformed it before sending"
             )
         self._model_inputs[passage.passage_id] = text
+        if rewritten:
+            self._rewritten.add(passage.passage_id)
 
     def sent(self, prompt: str | Sequence[str], passages: Iterable[Passage] | None = None) -> None:
-        """Record, for each passage still without one, its retrieved text as its model input.
+        """Record, for each passage still without one, the span of `prompt` that carried it.
 
-        Every such passage's text must occur exactly in `prompt`; if one does not (the
-        pipeline rewrote it), nothing is recorded and the error names it: use
-        `model_input` with the text as sent.
+        Found by `find_model_input` and accepted by `derivable`, the rule `model_input`
+        applies and the adapters use: the retrieved text verbatim, re-wrapped, or cut down
+        (keeping at least `MIN_CUT_SHARE`). If a passage is in no part (the pipeline
+        rewrote it, or never sent it), nothing is recorded and the error names it: use
+        `model_input(..., rewritten=True)` with the text as sent, or `not_sent`.
         """
         self._open()
         parts = _prompt_parts(prompt)
         todo = [
             self._own(p)
             for p in (self._passages if passages is None else passages)
-            if p.passage_id not in self._model_inputs
+            if p.passage_id not in self._model_inputs and p.passage_id not in self._unsent
         ]
-        missing = [p.passage_id for p in todo if not any(p.text in part for part in parts)]
+        found = {p.passage_id: find_model_input(parts, p.text) for p in todo}
+        missing = [pid for pid, text in found.items() if text is None]
         if missing:
             raise ModelInputError(
-                f"passage(s) {', '.join(missing)}: the retrieved text is not an exact substring of the "
-                "prompt sent; record what was sent with model_input(passage, text, prompt=...)"
+                f"passage(s) {', '.join(missing)}: the prompt does not carry the retrieved text (not "
+                "verbatim, re-wrapped or cut down to half); record what was sent with "
+                "model_input(passage, text, prompt=..., rewritten=True), or not_sent(passage, prompt=...) "
+                "if the model was not given it"
             )
-        for p in todo:
-            self._model_inputs[p.passage_id] = p.text
+        for pid, text in found.items():
+            if text is not None:
+                self._model_inputs[pid] = text
 
     # -- the answer and its citations ---------------------------------------------------
 
@@ -683,6 +734,12 @@ class AnswerRecord:
         if not passages:
             raise CitationError("a citation needs at least one passage")
         ids = tuple(self._own(p).passage_id for p in passages)
+        unsent = [pid for pid in ids if pid in self._unsent]
+        if unsent:
+            raise CitationError(
+                f"passage(s) {', '.join(unsent)} are marked not_sent: the model never saw them, so no "
+                "part of the answer can rest on them"
+            )
         self._citations.append((start, end, ids))
 
     def cite_text(self, quoted: str, *passages: Passage, occurrence: int | None = None) -> tuple[int, int]:
@@ -728,14 +785,19 @@ class AnswerRecord:
             raise RecordError(f"record {self.answer_id!r}: close before answer()")
         if self._question is None:
             raise RecordError(f"record {self.answer_id!r}: close before set_question()")
-        missing = [p.passage_id for p in self._passages if p.passage_id not in self._model_inputs]
+        missing = [
+            p.passage_id
+            for p in self._passages
+            if p.passage_id not in self._model_inputs and p.passage_id not in self._unsent
+        ]
         if missing:
             raise ModelInputError(
                 f"passage(s) {', '.join(missing)}: no model input recorded; call sent(prompt) or "
-                "model_input(...) with what the model was given"
+                "model_input(...) with what the model was given, or not_sent(passage, prompt=...) "
+                "for a passage it was not given"
             )
         draft = self._draft(self._time(generated_at, "generated_at"))
-        signed = self._recorder.signer.sign_draft(draft)
+        signed = self._recorder.signer.sign_draft(draft, consume=True)
         path = self._recorder.outbox.write(f"{self.kind}-{file_stem(self.answer_id)}", signed)
         self._closed = True
         return Written(
@@ -745,7 +807,9 @@ class AnswerRecord:
     def _draft(self, generated_at: str) -> dict[str, Any]:
         answer = self._answer if self._answer is not None else ""
         return {
-            "schema": "tracer.manifest/v1",
+            # v1 while every passage was sent as v1 means it (older readers verify it); v2
+            # states each passage's model input once one was rewritten or not sent
+            "schema": MANIFEST_V2 if self._unsent or self._rewritten else MANIFEST_V1,
             "kind": self.kind,
             "run_id": self.run_id,
             "answer_id": self.answer_id,
@@ -777,13 +841,17 @@ class AnswerRecord:
             },
             "locator": p.locator.to_json(),
             "retrieved_text": p.text,
-            "model_input_text": self._model_inputs[p.passage_id],
             "normalizer_version": p.normalizer_version,
             "retrieved_at": p.retrieved_at,
             "rank": p.rank,
             "score": p.score,
             "query": p.query,
         }
+        state = self.model_input_state(p)
+        if self._unsent or self._rewritten:
+            out["model_input"] = state
+        if state != "not_sent":
+            out["model_input_text"] = self._model_inputs[p.passage_id]
         if p.derived_from is not None:
             out["derived_from"] = p.derived_from
         return out

@@ -55,6 +55,7 @@ class Signer:
     def __repr__(self) -> str:
         return f"Signer(name={self._identity.name!r}, key_id={self.key_id[:16]!r})"
 
-    def sign_draft(self, draft: dict[str, Any]) -> dict[str, Any]:
-        """The ingest file for a draft with inline texts (the code `tracer pack` runs)."""
-        return draft_to_input(draft, self._identity)
+    def sign_draft(self, draft: dict[str, Any], *, consume: bool = False) -> dict[str, Any]:
+        """The ingest file for a draft with inline texts (the code `tracer pack` runs).
+        `consume`: the draft was built for this call and may be changed (no deep copy)."""
+        return draft_to_input(draft, self._identity, copy_draft=not consume)

@@ -21,23 +21,28 @@ __all__ = ["check_answers"]
 Records = dict[int, dict[str, Any]]
 #: the integrity word of an imported text the export did not hold whole (engine/imported.py)
 _NOT_CAPTURED = Integrity.NOT_CAPTURED
+#: the text state of a model input its producer signed `not_sent` (engine/trace.py)
+_NOT_SENT = Integrity.NOT_SENT
 _INTEGRITY: tuple[str, ...] = tuple(Integrity)
 _CURRENCY: tuple[str, ...] = tuple(Currency)
 _HIDDEN_KEYS = frozenset({"answer_id", "visible", "integrity", "currency"})
 _CHAIN = ("document", "source", "chunk", "locator")
 
 
-def _same_digest(text: dict[str, Any], signed: Any, imported: bool) -> bool:
+def _same_digest(text: dict[str, Any], signed: Any, imported: bool, not_sent: bool = False) -> bool:
     """Whether a reported text names the digest its entry signed.  An imported text the
     export did not hold whole is signed as null and reported as `not_captured` with an
-    empty digest and no text: that is the same claim (nothing was kept), and nothing else is."""
+    empty digest and no text; a model input its producer signed `not_sent` has no digest
+    and is reported as `not_sent` likewise: that is the same claim (nothing was kept, or
+    nothing was sent), and nothing else is."""
     if text.get("digest") == signed:
         return True
+    absent = _NOT_CAPTURED if imported else _NOT_SENT if not_sent else None
     return (
-        imported
+        absent is not None
         and signed is None
         and text.get("digest") == ""
-        and text.get("state") == _NOT_CAPTURED
+        and text.get("state") == absent
         and text.get("text") is None
     )
 
@@ -161,8 +166,14 @@ class _Answer:
         if not p["visible"]:
             return
         imported = bool(p.get("imported"))
+        # a v2 manifest signs each passage's model input state; a v1 passage was sent
+        signed_state = mp.get("model_input", "sent") if not imported else None
+        # a pack written before the state was reported holds only v1 passages: sent
+        if not imported and p.get("model_input_state", "sent") != signed_state:
+            self.fail(f"{path}.model_input_state", "differs from the signed manifest", pid)
+        not_sent = signed_state == _NOT_SENT
         for field, signed in (("retrieved", "retrieved_sha256"), ("model_input", "model_input_sha256")):
-            if not _same_digest(p[field], mp[signed], imported):
+            if not _same_digest(p[field], mp.get(signed), imported, not_sent):
                 signer = "importer" if imported else "producer"
                 self.fail(f"{path}.{field}.digest", f"is not the digest the {signer} signed", pid)
         signed_chain = mp.get("chain") if imported else mp

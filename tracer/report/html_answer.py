@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from tracer.engine.currency import COMPARED
-from tracer.engine.vocabulary import CURRENCY_MEANING, INTEGRITY_MEANING
+from tracer.engine.vocabulary import CURRENCY_MEANING, INTEGRITY_MEANING, model_input_meaning
 from tracer.report.htmltext import block, esc, keyref, state
 from tracer.report.imported import (
     IMPORTED_HEAD,
@@ -230,7 +230,15 @@ def _passage(p: dict[str, Any], tombs: list[dict[str, Any]]) -> str:
         f"<p>Transformation check: {esc(tr['state'])} <span class='reason'>{esc(tr['detail'])}</span></p>"
     )
     parts.append(_text_slot("Retrieved text", p["retrieved"], passage_tag(p, "retrieved_sha256")))
-    if p["model_input"].get("digest") == p["retrieved"].get("digest"):
+    sent = p.get("model_input_state")
+    if sent:
+        parts.append(
+            f"<p>Model input: {state(str(sent))} "
+            f"<span class='reason'>{esc(model_input_meaning(str(sent)))}</span></p>"
+        )
+    if sent == "not_sent":
+        pass  # no model input: the word above stands where it would be
+    elif p["model_input"].get("digest") == p["retrieved"].get("digest"):
         parts.append("<p class='muted'>Model input: identical to the retrieved text (same SHA-256).</p>")
     else:
         parts.append(_text_slot("Model input text", p["model_input"], passage_tag(p, "model_input_sha256")))

@@ -18,8 +18,9 @@ from tracer.engine.vocabulary import INFO_KINDS
 __all__ = ["EvidenceRecord", "RecordedFinding", "recorded_in"]
 
 #: text states that are not findings: the text is there and hashes, was purged on the
-#: record (a tombstone), was never captured (an import), or is outside the exporter's scope
-_SOUND_TEXT = frozenset({"intact", "purged", "not_captured", "unavailable"})
+#: record (a tombstone), was never captured (an import), was never sent (a model input
+#: the producer signed `not_sent`), or is outside the exporter's scope
+_SOUND_TEXT = frozenset({"intact", "purged", "not_captured", "not_sent", "unavailable"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tracer.engine.vocabulary import model_input_meaning
 from tracer.report.case_md import case_cover_md, case_sections_md, holds_md, signature_md
 from tracer.report.imported import (
     IMPORTED_HEAD,
@@ -147,7 +148,12 @@ def _passage(p: dict[str, Any], tombs: list[dict[str, Any]]) -> list[str]:
         f"transformation check: {md(p['transform']['state'])}\n"
     )
     out.append(_text_slot("Retrieved text", p["retrieved"], passage_tag(p, "retrieved_sha256")))
-    if p["model_input"].get("digest") == p["retrieved"].get("digest"):
+    sent = p.get("model_input_state")
+    if sent:
+        out.append(f"Model input: **{md(sent)}** ({md(model_input_meaning(str(sent)))})\n")
+    if sent == "not_sent":
+        pass  # no model input: the word above stands where it would be
+    elif p["model_input"].get("digest") == p["retrieved"].get("digest"):
         out.append("Model input: identical to the retrieved text (same SHA-256).\n")
     else:
         out.append(_text_slot("Model input text", p["model_input"], passage_tag(p, "model_input_sha256")))

@@ -100,6 +100,12 @@ def answer_head(
     for i, code in enumerate(t.reasons):
         out.append_text(plain("  because " if i == 0 else ", "))
         out.append_text(reason(code))
+    if t.visible and t.transform is not None:
+        out.append_text(plain("  ·  transform "))
+        out.append_text(state_word(t.transform))
+        out.append_text(plain(" ("))
+        out.append_text(safe_line(", ".join(p.passage_id for p in t.transform_failures)))
+        out.append_text(plain(")"))
     if tags:
         out.append_text(plain("\ntags on the answer "))
         out.append_text(safe_line(", ".join(dict.fromkeys(tags))))

@@ -18,7 +18,7 @@ from textual.widgets import Static, Tree
 from tracer.engine.evidence import TextResult
 from tracer.engine.times import utc
 from tracer.engine.trace import PassageTrace
-from tracer.engine.vocabulary import CURRENCY_MEANING, INTEGRITY_MEANING
+from tracer.engine.vocabulary import CURRENCY_MEANING, INTEGRITY_MEANING, MODEL_INPUT_MEANING, ModelInput
 from tracer.tui.text import plain, safe_line, short, state_word
 from tracer.tui.widgets.current import CurrentRevisionPane, current_title
 from tracer.tui.widgets.edge_mark import MarkedTree
@@ -80,7 +80,17 @@ def _states(p: PassageTrace) -> Text:
         out.append_text(state_word(p.effective_currency))
     out.append(f"\n{INTEGRITY_MEANING.get(p.effective_integrity, '')}; ")
     out.append(CURRENCY_MEANING.get(p.effective_currency, ""))
+    if p.visible and p.model_input_state not in (None, ModelInput.SENT):  # sent: the panes below say it
+        out.append("\n")
+        out.append_text(model_input_line(p))
     return out
+
+
+def model_input_line(p: PassageTrace) -> Text:
+    """`model input WORD: meaning`: what the producer signed the model was given."""
+    word = p.model_input_state
+    meaning = MODEL_INPUT_MEANING[word] if word is not None else ""
+    return Text.assemble(plain("model input "), state_word(word or ""), plain(f": {meaning}"))
 
 
 def chain_tree(p: PassageTrace) -> Tree[None]:
@@ -223,7 +233,9 @@ class PassageView(Vertical):
                     classes="current",
                     carried_into=p.currency.normalizer if carried else None,
                 )
-        if p.model_input.digest == p.retrieved.digest:
+        if p.model_input_state == "not_sent":
+            yield Static(model_input_line(p), classes="model-input-state")
+        elif p.model_input.digest == p.retrieved.digest:
             yield Static(
                 Text.assemble(
                     plain("Model input: the same recorded text (same digest)  "),
@@ -232,7 +244,10 @@ class PassageView(Vertical):
                 classes="digests",
             )
         else:
-            yield HistoricalText(plain("Model input as recorded"), p.model_input, classes="historical")
+            title = "Model input as recorded" + (
+                ", rewritten by the pipeline" if p.model_input_state == "rewritten" else ""
+            )
+            yield HistoricalText(plain(title), p.model_input, classes="historical")
         if p.currency.cited_text is not None:
             yield ContentVerdict(_cited_title(p), p.currency.cited_text, classes="cited-content")
         yield chain_tree(p)
