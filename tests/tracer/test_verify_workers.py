@@ -43,8 +43,8 @@ def test_worker_count_must_be_a_whole_number(monkeypatch: pytest.MonkeyPatch) ->
 
     monkeypatch.setenv("TRACER_VERIFY_WORKERS", "two")
     with pytest.raises(InputError, match="TRACER_VERIFY_WORKERS"):
-        worker_count(10_000, verify_module.Sizes())
+        worker_count(10_000)
     monkeypatch.setenv("TRACER_VERIFY_WORKERS", "3")
-    assert worker_count(10, verify_module.Sizes()) == 3
+    assert worker_count(10) == 3
     monkeypatch.delenv("TRACER_VERIFY_WORKERS")
-    assert worker_count(10, verify_module.Sizes()) == 0
+    assert worker_count(10) == 0

@@ -50,32 +50,46 @@ class LazyChoices:
 _DUCKDB_MAGIC = (8, b"DUCK")
 
 
-def existing_vault(text: str) -> Path:
-    """VAULT as argparse reads it: a vault directory holding a vault file, checked when
-    the command line is read, so a missing path, a file that is not a vault or a vault
-    file that is not a database is said (exit 2) before any passphrase is asked for."""
-    from tracer.inert import inert
+class VaultPath(type(Path())):  # type: ignore[misc]
+    """A VAULT given on the command line: `check_vault_paths` checks it before the command
+    runs (a subclass, so argparse hands it on as any path)."""
 
-    path = Path(text)
-    shown = inert(text, keep_newlines=False)
-    if not path.exists():
-        raise argparse.ArgumentTypeError(f"{shown}: no such vault (nothing at this path)")
-    if not path.is_dir():
-        raise argparse.ArgumentTypeError(f"{shown}: not a vault (a file, where a vault directory belongs)")
+
+def existing_vault(text: str) -> Path:
+    """VAULT as argparse reads it; checked by `check_vault_paths` once the command line is
+    read, before any passphrase is asked for."""
+    return VaultPath(text)
+
+
+def check_vault_paths(args: argparse.Namespace) -> None:
+    """Every VAULT of the command line is a vault directory holding a database file:
+    a missing path, a file where a vault belongs or a vault file that is not a database is
+    said plainly (exit 2, as any refusal) before a passphrase is asked for. A database
+    damaged inside is found when it is opened."""
+    for value in vars(args).values():
+        if isinstance(value, VaultPath):
+            _check_vault_path(value)
+
+
+def _check_vault_path(path: Path) -> None:
+    from store.errors import VaultDamagedError, VaultError
     from store.schema import DB_FILE
 
+    if not path.exists():
+        raise VaultError(f"{path}: no such vault directory (nothing at this path)")
+    if not path.is_dir():
+        raise VaultError(f"{path}: not a vault directory (a file is at this path)")
     db = path / DB_FILE
     if not db.is_file():
-        raise argparse.ArgumentTypeError(f"{shown}: not a vault ({DB_FILE} is missing)")
+        raise VaultError(f"{path}: not a vault ({DB_FILE} is missing)")
     at, magic = _DUCKDB_MAGIC
     try:
         with db.open("rb") as fh:
             head = fh.read(at + len(magic))
     except OSError as exc:
-        raise argparse.ArgumentTypeError(f"{shown}: the vault file cannot be read ({exc.strerror})") from exc
+        raise VaultError(f"{db}: the vault file cannot be read ({exc.strerror})") from exc
     if head[at:] != magic:
-        raise argparse.ArgumentTypeError(f"{shown}: damaged vault ({DB_FILE} is not a database file)")
-    return path
+        raise VaultDamagedError(f"{path}: damaged vault ({DB_FILE} is not a database file)")
 
 
 def vault_arg(p: argparse.ArgumentParser, existing: bool = True) -> None:

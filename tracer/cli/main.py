@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from store.errors import StoreError, damage_of, database_error_types
+from tracer.cli.common import check_vault_paths
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -268,6 +269,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from tracer.inert import inert  # an error can quote the vault: never let it steer the terminal
 
     try:
+        check_vault_paths(args)
         return handler(args)
     except StoreError as exc:
         print(f"tracer: error: {inert(exc.diagnostics())}", file=sys.stderr)

@@ -18,7 +18,6 @@ no process can be started (a sandbox without semaphores) the same checks run her
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -27,7 +26,7 @@ from pathlib import Path
 from types import TracebackType
 
 from store import dataset as ds
-from store.errors import InputError
+from tracer.engine import runqueue
 from tracer.engine.dataset_check import BatchResult, CheckContext, check_batch
 
 __all__ = ["BATCH_ROWS", "POOL_MIN_ENTRIES", "PoolChecks", "worker_count"]
@@ -39,17 +38,8 @@ POOL_MIN_ENTRIES = 4_000
 
 
 def worker_count(entries: int, workers: int | None = None) -> int:
-    """Worker processes for `entries` log rows: one per core for a large log, none for a
-    small one; `workers`, else TRACER_VERIFY_WORKERS (as for `tracer verify`), overrides."""
-    if workers is not None:
-        return workers
-    value = os.environ.get("TRACER_VERIFY_WORKERS", "").strip()
-    if value:
-        if not value.isdigit():
-            raise InputError("environment", "TRACER_VERIFY_WORKERS", f"not a whole number: {value!r}")
-        return int(value)
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return cores if cores > 1 and entries >= POOL_MIN_ENTRIES else 0
+    """Worker processes for `entries` log rows, sized as `tracer verify` sizes its own."""
+    return runqueue.worker_count(entries, workers, POOL_MIN_ENTRIES)
 
 
 def check_slice(root: Path, group: int, start: int, rows: int, ctx: CheckContext) -> BatchResult:

@@ -85,7 +85,8 @@ class LogPass:
         self.tally.counts["checkpoints"] = len(checkpoints)
         if 0 in self._by_size:
             self._check_checkpoints(self._by_size.pop(0), self._acc.root(), 0, self._guard.hexdigest())
-        queue = RunQueue(worker_count(count, self.sizes), self.sizes.queued)
+        workers = worker_count(count, self.sizes.workers, self.sizes.pool_min_entries)
+        queue = RunQueue(workers, self.sizes.queued)
         try:
             self._scan(queue)
         finally:

@@ -25,20 +25,19 @@ __all__ = ["Pending", "Row", "RunQueue", "worker_count"]
 Row = LogRow
 
 
-def worker_count(entries: int, sizes: Sizes) -> int:
-    """Worker processes for the log pass: one per core for a large log, none for a small one.
-
-    TRACER_VERIFY_WORKERS overrides it (0: all in this process), for benchmarks and tests.
-    """
-    if sizes.workers is not None:
-        return sizes.workers
+def worker_count(entries: int, workers: int | None = None, min_entries: int = Sizes.pool_min_entries) -> int:
+    """Worker processes for `entries` log rows: one per core from `min_entries` rows, none
+    for fewer; `workers`, else TRACER_VERIFY_WORKERS (0: all in this process), overrides.
+    `tracer verify` and `verify-dataset` both size their pools here."""
+    if workers is not None:
+        return workers
     value = os.environ.get("TRACER_VERIFY_WORKERS", "").strip()
     if value:
         if not value.isdigit():
             raise InputError("environment", "TRACER_VERIFY_WORKERS", f"not a whole number: {value!r}")
         return int(value)
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return cores if cores > 1 and entries >= sizes.pool_min_entries else 0
+    return cores if cores > 1 and entries >= min_entries else 0
 
 
 def _pool(workers: int) -> ProcessPoolExecutor | None:

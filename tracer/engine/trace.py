@@ -393,14 +393,7 @@ class Tracer:
             walk.reasons.add("lineage_cycle")
             # A loop adds nothing new to the states (the answers on it are all being
             # walked), but a claim resting on circular provenance cannot be called current.
-            return Summary(
-                answer_id,
-                Integrity.INTACT,
-                Currency.UNCHECKED,
-                True,
-                ("lineage_cycle",),
-                frozenset({answer_id}),
-            )
+            return _cycle_summary(answer_id)
         sub = self.summary(answer_id, stack)
         walk.pending.update(sub.pending)
         walk.reasons.update(r for r in sub.reasons if r != "out_of_scope")
@@ -465,14 +458,7 @@ class Tracer:
         if answer_id in self._summaries:
             return self._summaries[answer_id]
         if answer_id in stack:
-            return Summary(
-                answer_id,
-                Integrity.INTACT,
-                Currency.UNCHECKED,
-                True,
-                ("lineage_cycle",),
-                frozenset({answer_id}),
-            )
+            return _cycle_summary(answer_id)
         try:
             t = self._build(answer_id, stack, full=False)
         except UnknownAnswerError:
@@ -808,3 +794,11 @@ def _answer_states(
         currency = strictest_currency([pt.effective_currency for pt in passages] + lin_c)
         answer_time = strictest_answer_time(pt.answer_time for pt in passages)
     return integrity, currency, answer_time
+
+
+def _cycle_summary(answer_id: str) -> Summary:
+    """An answer met again on its own lineage path: a loop adds nothing new to the states,
+    but a claim resting on circular provenance cannot be called current."""
+    return Summary(
+        answer_id, Integrity.INTACT, Currency.UNCHECKED, True, ("lineage_cycle",), frozenset({answer_id})
+    )

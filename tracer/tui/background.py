@@ -2,7 +2,7 @@
 
 The engine's work is Python: a thread computing states holds the GIL, and the UI thread
 then waits for it at every turn of its event loop (each message hop, each frame), so a
-key's effect took 0.2-1.4 s under load while a list filled behind it.  DuckDB cannot be
+key's effect waited behind a list filling up (figures in docs/benchmarks.md).  DuckDB cannot be
 shared with another process while this one holds the vault open for writing, so the
 work stays in threads; instead it steps aside.  A background worker calls `wait_turn`
 before each small step, and it returns only while

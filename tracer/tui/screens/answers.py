@@ -367,31 +367,12 @@ class AnswersScreen(TracerScreen):
                 if not rows:
                     break
                 for i in range(0, len(rows), COUNT_STEP):
-                    waited = 0
-                    while self._filling and generation == self.generation and not worker.is_cancelled:
-                        time.sleep(0.005)  # a visible page is being filled: it goes first
-                        waited += 1
-                        if waited > 400:  # never starve the counts for more than ~2 s a step
-                            break
+                    self._wait_for_fill(generation, worker)
                     if not self._turn(generation, worker):
                         if generation == self.generation and not worker.is_cancelled:
                             self._counts_paused = p
                         return
-                    step = rows[i : i + COUNT_STEP]
-                    with self.engine.use() as s:
-                        tracer = self.engine.tracer(s)
-                        tracer.prime(step)
-                        if f.question:
-                            got = [_look(tracer, r.answer_id) for r in step]
-                        else:
-                            got = [Looked(tracer.summary(r.answer_id), None) for r in step]
-                    p.done += len(step)
-                    p.cursor = step[-1].seq
-                    time.sleep(_BREATHE)
-                    for looked in got:
-                        if f.keeps(looked.summary, _question_text(looked)):
-                            p.integrity[looked.summary.integrity] += 1
-                            p.currency[looked.summary.currency] += 1
+                    self._count_step(p, f, rows[i : i + COUNT_STEP])
                     now = time.monotonic()
                     if now - last_post > 0.25:
                         last_post = now
@@ -403,6 +384,33 @@ class AnswersScreen(TracerScreen):
             return
         if generation == self.generation and not worker.is_cancelled:
             self.post_message(self.Counts(generation, p.total, p.total, p.integrity, p.currency))
+
+    def _wait_for_fill(self, generation: int, worker: Worker[None]) -> None:
+        """A visible page being filled goes first, but never starves the counts for more
+        than about two seconds a step."""
+        waited = 0
+        while self._filling and generation == self.generation and not worker.is_cancelled:
+            time.sleep(0.005)
+            waited += 1
+            if waited > 400:
+                break
+
+    def _count_step(self, p: _Counting, f: ListFilter, step: list[AnswerRow]) -> None:
+        """Add one small step of answers' states to the counts."""
+        with self.engine.use() as s:
+            tracer = self.engine.tracer(s)
+            tracer.prime(step)
+            if f.question:
+                got = [_look(tracer, r.answer_id) for r in step]
+            else:
+                got = [Looked(tracer.summary(r.answer_id), None) for r in step]
+        p.done += len(step)
+        p.cursor = step[-1].seq
+        time.sleep(_BREATHE)
+        for looked in got:
+            if f.keeps(looked.summary, _question_text(looked)):
+                p.integrity[looked.summary.integrity] += 1
+                p.currency[looked.summary.currency] += 1
 
     def on_screen_resume(self) -> None:
         """Back on top: the fill and the counts go on from where they stopped."""

@@ -18,6 +18,7 @@ from __future__ import annotations
 from rich.cells import cell_len
 from textual import events
 from textual.app import ComposeResult
+from textual.dom import NoScreen
 from textual.widgets import Footer, Static
 from textual.widgets._footer import FooterKey
 
@@ -87,13 +88,17 @@ class TracerFooter(Footer):
 
         Measured from the keys' words (a compact key is `KEY DESCRIPTION`, one cell
         between keys), not from their regions: a footer under a modal screen has none."""
+        try:
+            screen = self.screen
+        except NoScreen:
+            return  # its screen was dismissed before the refresh came: nothing to fit
         width = self.size.width or self.app.size.width
         keys = list(self.query(FooterKey))
-        first: tuple[str, ...] = getattr(self.screen, "FOOTER_FIRST", ())
+        first: tuple[str, ...] = getattr(screen, "FOOTER_FIRST", ())
         app_actions = {b.action for _key, b in self.app._bindings}
 
         # a pick table's Enter stands for a screen action (`widgets/pick_table.py`)
-        picks = getattr(self.screen.focused, "PICKS", None)
+        picks = getattr(screen.focused, "PICKS", None)
         actions = [
             picks.action if picks is not None and k.action == "select_cursor" else k.action for k in keys
         ]
