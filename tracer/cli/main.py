@@ -18,7 +18,6 @@ from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from store.errors import StoreError, damage_of, database_error_types
-from tracer.cli.common import check_vault_paths
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -267,6 +266,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(args_in)
     handler: Handler = args.handler
     from tracer.inert import inert  # an error can quote the vault: never let it steer the terminal
+    from tracer.cli.common import check_vault_paths  # loaded by every command module anyway
 
     try:
         check_vault_paths(args)
