@@ -130,39 +130,54 @@ def restore(vault: Vault, custodian: Identity, out: Quarantined, now: str) -> Qu
     out.to_remake.clear()
     for e in out.entries:
         entry = _parse(e)
-        # the producer's envelope carries its own signature: ingest checks it again and
-        # writes a new wrapper, so a rewritten wrapper (faults, times) is never kept
         if entry is not None and entry.kind == "manifest" and isinstance(entry.body.get("envelope"), dict):
-            if _answer_id(entry) in present:
-                continue
-            digests = _digests_of(entry)
-            doc = {
-                "envelope": entry.body["envelope"],
-                "contents": {d: texts[d] for d in digests if d in texts},
-            }
-            manifests.append((e.seq, doc))
+            # the producer's envelope carries its own signature: ingest checks it again and
+            # writes a new wrapper, so a rewritten wrapper (faults, times) is never kept
+            if _answer_id(entry) not in present:
+                manifests.append((e.seq, _manifest_doc(entry, texts)))
         elif entry is not None and entry.kind == "revision" and (rev := _custodian_revision(vault, entry)):
             # the custodian's own statement, checked under its key: made again at a new place
             if (str(rev.get("document_id")), str(rev.get("revision"))) in revisions:
                 continue
-            content = texts.get(str(rev.get("content_sha256")))
-            if content is None:
+            doc = _revision_doc(rev, texts)
+            if doc is None:
                 out.to_remake.append((e.seq, entry.kind))
-                continue
-            body = {k: v for k, v in rev.items() if k != "content_sha256"}
-            manifests.insert(0, (e.seq, {"schema": "tracer.source_revision/v1", **body, "content": content}))
+            else:
+                manifests.insert(0, (e.seq, doc))
         else:
             out.to_remake.append((e.seq, entry.kind if entry is not None else e.kind))
     out.reingested = [seq for seq, doc in manifests if "envelope" in doc]
     if manifests:
-        with tempfile.TemporaryDirectory(prefix="tracer-recover-") as tmp:
-            files = []
-            for seq, doc in manifests:
-                p = Path(tmp) / f"{seq:08d}.json"
-                p.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
-                files.append(p)
-            out.report = ingest(vault, files, custodian, now, skip_invalid=True)
+        out.report = _ingest_docs(vault, custodian, manifests, now)
     return out
+
+
+def _manifest_doc(entry: LogEntry, texts: dict[str, str]) -> dict[str, object]:
+    """A quarantined manifest as ingest reads it: the producer's envelope and its texts."""
+    digests = _digests_of(entry)
+    return {"envelope": entry.body["envelope"], "contents": {d: texts[d] for d in digests if d in texts}}
+
+
+def _revision_doc(rev: dict[str, Any], texts: dict[str, str]) -> dict[str, object] | None:
+    """A quarantined custodian revision as a source-revision file, or None without its text."""
+    content = texts.get(str(rev.get("content_sha256")))
+    if content is None:
+        return None
+    body = {k: v for k, v in rev.items() if k != "content_sha256"}
+    return {"schema": "tracer.source_revision/v1", **body, "content": content}
+
+
+def _ingest_docs(
+    vault: Vault, custodian: Identity, docs: list[tuple[int, dict[str, object]]], now: str
+) -> IngestReport:
+    """Ingest the documents, revisions first, with every check ingest makes."""
+    with tempfile.TemporaryDirectory(prefix="tracer-recover-") as tmp:
+        files = []
+        for seq, doc in docs:
+            p = Path(tmp) / f"{seq:08d}.json"
+            p.write_text(json.dumps(doc, ensure_ascii=False), encoding="utf-8")
+            files.append(p)
+        return ingest(vault, files, custodian, now, skip_invalid=True)
 
 
 def _custodian_revision(vault: Vault, entry: LogEntry) -> dict[str, Any] | None:

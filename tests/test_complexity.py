@@ -19,10 +19,6 @@ ALLOWED = {
     "store/merkle.py verify_consistency",
     # the versioned tracer-norm/2 emphasis rule, pinned by docs/normalizer.md's test vectors
     "tracer/engine/textnorm2.py _emphasis_pass",
-    # verification's entry point, split by the lead in issue 28 item 2
-    "tracer/engine/verify.py verify",
-    # the lead's recovery module (issue 22)
-    "store/recovery.py restore",
 }
 
 

@@ -265,8 +265,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(selected=_selected(args_in))
     args = parser.parse_args(args_in)
     handler: Handler = args.handler
-    from tracer.inert import inert  # an error can quote the vault: never let it steer the terminal
     from tracer.cli.common import check_vault_paths  # loaded by every command module anyway
+    from tracer.inert import inert  # an error can quote the vault: never let it steer the terminal
 
     try:
         check_vault_paths(args)

@@ -94,57 +94,81 @@ def verify(
         vault.blobs.index(),
         vault.views.unchecked(),
     ):
-        start, warnings = 0, []
+        warnings: list[str] = []
         receipt = None
         if session is not None and not full:
             receipt, warning = _usable_receipt(vault, session)
             if warning:
                 warnings.append(warning)
-        report: VerifyReport | None = None
-        covered: dict[str, dict[int, str]] = {}
         size = vault.size()
         # the view digests a new receipt needs are computed on a second DuckDB connection
         # while the log pass runs (DuckDB works without the GIL): those of the groups a
         # receipt does not already vouch for
         kept = (receipt.size // audit.DIGEST_GROUP) if receipt is not None else 0
         growing = audit.view_digests_meanwhile(vault, size, kept * audit.DIGEST_GROUP) if session else None
-        if receipt is not None:
-            # the covered views are hashed meanwhile too; if they changed since the receipt,
-            # this run is discarded and done in full
-            digests = audit.view_digests_meanwhile(vault, receipt.size)
-            report = _verify(vault, session, progress, receipt.size, sizes or Sizes())
-            if digests() == receipt.views:
-                start, covered = receipt.size, receipt.views
-            else:
-                warnings.append("receipt: view rows of covered entries changed since; verifying in full")
-                report = None
-        if report is None:
-            report = _verify(vault, session, progress, 0, sizes or Sizes())
+        report, start, covered = _from_receipt(vault, session, progress, receipt, sizes or Sizes(), warnings)
         grown = growing() if growing is not None else {}
         report.mode = "incremental" if start else "full"
         report.verified_from = start
         report.warnings = warnings
-        if session is not None and report.ok and not session.status.forensic and report.checkpoint_covers_log:
-            if int(report.checkpoint["log_size"]) != size or (not start and kept):
-                # the log grew meanwhile (it cannot: this process holds it), or the receipt was
-                # not used after all: hash every group again
-                kept = 0
-                grown = audit.view_digests(vault, int(report.checkpoint["log_size"]))
-            views = {t: {g: h for g, h in covered.get(t, {}).items() if g < kept} | grown[t] for t in grown}
-            save_receipt(
-                session.trust.home,
-                session,
-                Receipt(
-                    origin=vault.origin,
-                    viewer=session.identity.key_id,
-                    scopes=tuple(session.scopes),
-                    size=int(report.checkpoint["log_size"]),
-                    root=str(report.checkpoint["recomputed_root"]),
-                    views=views,
-                    computed_at=report.computed_at,
-                ),
-            )
+        if session is not None:
+            _leave_receipt(vault, session, report, size, start, kept, covered, grown)
         return report
+
+
+def _from_receipt(
+    vault: Vault,
+    session: Session | None,
+    progress: Progress | None,
+    receipt: Receipt | None,
+    sizes: Sizes,
+    warnings: list[str],
+) -> tuple[VerifyReport, int, dict[str, dict[int, str]]]:
+    """(report, first entry checked in full, the receipt's view digests kept): from the
+    receipt when the covered views still hash as it says (hashed meanwhile), else in full."""
+    if receipt is not None:
+        digests = audit.view_digests_meanwhile(vault, receipt.size)
+        report = _verify(vault, session, progress, receipt.size, sizes)
+        if digests() == receipt.views:
+            return report, receipt.size, receipt.views
+        warnings.append("receipt: view rows of covered entries changed since; verifying in full")
+    return _verify(vault, session, progress, 0, sizes), 0, {}
+
+
+def _leave_receipt(
+    vault: Vault,
+    session: Session,
+    report: VerifyReport,
+    size: int,
+    start: int,
+    kept: int,
+    covered: dict[str, dict[int, str]],
+    grown: dict[str, dict[int, str]],
+) -> None:
+    """A clean verification of a whole, checkpointed log leaves a new receipt for this
+    viewer (never in forensic mode)."""
+    if not report.ok or session.status.forensic or not report.checkpoint_covers_log:
+        return
+    log_size = int(report.checkpoint["log_size"])
+    if log_size != size or (not start and kept):
+        # the log grew meanwhile (it cannot: this process holds it), or the receipt was
+        # not used after all: hash every group again
+        kept = 0
+        grown = audit.view_digests(vault, log_size)
+    views = {t: {g: h for g, h in covered.get(t, {}).items() if g < kept} | grown[t] for t in grown}
+    save_receipt(
+        session.trust.home,
+        session,
+        Receipt(
+            origin=vault.origin,
+            viewer=session.identity.key_id,
+            scopes=tuple(session.scopes),
+            size=log_size,
+            root=str(report.checkpoint["recomputed_root"]),
+            views=views,
+            computed_at=report.computed_at,
+        ),
+    )
 
 
 def _usable_receipt(vault: Vault, session: Session) -> tuple[Receipt | None, str]:
