@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from store.casefile import entries_digests, load_casefile
+from store.casefile import digests_by_entry, load_casefile
 from store.crypto import Identity, PublicIdentity, b64e, is_sha256_hex
 from store.entries import HOLD_KINDS, Statement
 from store.errors import InputError, VaultDamagedError, VaultError
@@ -196,7 +196,8 @@ def _referenced(vault: Vault, digest: str) -> bool:
     deleted, or none), the table is checked against its signed commitment and asked again."""
 
     def named(rows: list[tuple[Any, ...]]) -> bool:
-        return any(digest in entries_digests(vault, [int(r[0])]) for r in rows)
+        found = digests_by_entry(vault, [int(r[0]) for r in rows])  # one read for all rows
+        return any(digest in names for names in found.values())
 
     sql = "SELECT DISTINCT seq FROM v_digests WHERE digest = ? ORDER BY seq LIMIT 64"
     if named(vault.query(sql, [digest])):

@@ -190,6 +190,16 @@ def test_an_answer_row_pointed_at_another_entry_never_lends_it_that_record(case:
 # -- holds ------------------------------------------------------------------------------
 
 
+def _held_world(tmp_path: Path) -> tuple[Any, Case]:
+    """The case world with ines's hold on `ans-restart`, reopened as the custodian."""
+    world = build_world(tmp_path)
+    s = world.session("ines")
+    CaseDesk(s).hold("answer", "ans-restart", "litigation")
+    s.close()
+    world.case.reopen()
+    return world, world.case
+
+
 @pytest.mark.parametrize(
     "attack",
     [
@@ -200,12 +210,7 @@ def test_an_answer_row_pointed_at_another_entry_never_lends_it_that_record(case:
     ],
 )
 def test_a_hold_on_an_answer_is_not_lifted_by_editing_a_derived_table(tmp_path: Path, attack: str) -> None:
-    world = build_world(tmp_path)
-    s = world.session("ines")
-    CaseDesk(s).hold("answer", "ans-restart", "litigation")
-    s.close()
-    c = world.case
-    c.reopen()
+    world, c = _held_world(tmp_path)
     _edit(c, attack, "DELETE FROM view_groups")
     for digest in (world.runbook_digest, world.passage_digest):
         with pytest.raises(VaultError, match="under legal hold"):
@@ -235,12 +240,7 @@ def test_a_purge_under_a_signed_answer_hold_reads_no_derived_table(
 ) -> None:
     """The hold's own signed entries decide: emptying any derived table (and its cached
     digests) neither lifts it nor makes the purge hash the big tables."""
-    world = build_world(tmp_path)
-    s = world.session("ines")
-    CaseDesk(s).hold("answer", "ans-restart", "litigation")
-    s.close()
-    c = world.case
-    c.reopen()
+    world, c = _held_world(tmp_path)
     _edit(c, f"DELETE FROM {table}", "DELETE FROM view_groups")  # noqa: S608 - fixed names
     asked: list[str] = []
     real = c.vault.views.require
