@@ -70,6 +70,8 @@ __all__ = [
 EXTENSION = "tracer-views"
 #: entries per group; the same grouping verify's receipts keep
 GROUP = 4096
+#: the digest cache and the mend record; every writable open creates them (`Vault.open`,
+#: `Vault.create`), so a writer never needs to
 DDL = (
     "CREATE TABLE IF NOT EXISTS view_groups (tbl VARCHAR NOT NULL, grp BIGINT NOT NULL, "
     "digest VARCHAR NOT NULL, PRIMARY KEY (tbl, grp));"
@@ -476,7 +478,6 @@ class ViewGuard:
             if rows:
                 insert_rows(con, table, rows)
             if diffs:
-                con.execute(DDL)
                 size = self._vault.size()
                 con.executemany(
                     "INSERT INTO view_mends VALUES (?, ?, ?, ?, ?)",
@@ -496,7 +497,6 @@ class ViewGuard:
         if self._vault.read_only or self._vault.in_batch:
             return
         con = self._vault.con
-        con.execute(DDL)
         con.execute("BEGIN TRANSACTION")
         try:
             con.execute("DELETE FROM view_groups")
@@ -556,7 +556,6 @@ class ViewGuard:
             for g in touched:
                 groups.pop(g, None)
             groups.update(table_digests(con, table, lo, size))
-        con.execute(DDL)
         con.execute(f"DELETE FROM view_groups WHERE grp >= {start // GROUP}")  # noqa: S608
         _insert_groups(
             con, {t: {g: d for g, d in gs.items() if g >= start // GROUP} for t, gs in out.items()}
