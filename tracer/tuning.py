@@ -3,25 +3,53 @@
 Batch runs (ingest, verify, revalidate) pause the cyclic collector for their length
 (`store.gcpause.no_cycle_collection`); this module holds what the interactive app sets
 for the whole process, so no screen or engine changes interpreter state on its own.
+
+The cyclic collector's full pass walks every tracked object that is not frozen, holding
+the GIL: with the answers list's states cached for a whole vault, one pass stalls every
+thread, the UI's included, for longer than a key may take (`docs/benchmarks.md`, issue 27
+item 8). While the app runs, the collector keeps its young passes (cheap, automatic) and
+makes full passes only when the app says the investigator is not typing (`Collector`):
+what survives such a pass is frozen, so the next one walks only what was made since.
 """
 
 from __future__ import annotations
 
 import gc
 import sys
+from dataclasses import dataclass
 
-__all__ = ["interactive", "long_lived", "release"]
+__all__ = ["Collector", "Tuned", "interactive", "long_lived", "release"]
 
 #: engine workers in the TUI are CPU-bound Python threads; at 1 ms the UI thread gets the
 #: GIL within about a millisecond of a key event instead of the default 5 ms, many times
 #: over per keystroke
 SWITCH_INTERVAL = 0.001
+#: the oldest generation's threshold while the app runs: young passes stay automatic, a
+#: full pass never starts by itself (`Collector.idle` makes them)
+NO_AUTOMATIC_FULL = 1 << 30
+#: young passes since the last full one after which an idle moment makes a full one
+#: (CPython's own default threshold for the oldest generation)
+FULL_AFTER = 10
+#: a pass over everything (frozen objects too, which may have become cyclic garbage)
+#: once the frozen set has grown this many times over since the last such pass
+REFREEZE_GROWTH = 2
 
 
-def interactive() -> float:
-    """Favour the UI thread over background workers; returns the previous interval."""
-    before = sys.getswitchinterval()
+@dataclass(frozen=True)
+class Tuned:
+    """What `interactive` changed, for `release` to put back."""
+
+    switch_interval: float
+    thresholds: tuple[int, int, int]
+
+
+def interactive() -> Tuned:
+    """Favour the UI thread over background workers, and keep the collector's full
+    passes for idle moments; returns what was set before."""
+    before = Tuned(sys.getswitchinterval(), gc.get_threshold())
     sys.setswitchinterval(SWITCH_INTERVAL)
+    young, middle, _old = before.thresholds
+    gc.set_threshold(young, middle, NO_AUTOMATIC_FULL)
     return before
 
 
@@ -32,8 +60,42 @@ def long_lived() -> None:
     gc.freeze()
 
 
-def release(switch_interval: float | None = None) -> None:
+def release(tuned: Tuned | None = None) -> None:
     """Undo both for an embedding process (the tests): its collector back whole."""
     gc.unfreeze()
-    if switch_interval is not None:
-        sys.setswitchinterval(switch_interval)
+    if tuned is not None:
+        sys.setswitchinterval(tuned.switch_interval)
+        gc.set_threshold(*tuned.thresholds)
+
+
+class Collector:
+    """Full collector passes at moments the app chooses (see the module's docstring).
+
+    `idle()` is called by the app when no key came for a while; it makes a full pass
+    over what is not frozen when enough young passes ran since the last one, and freezes
+    what survived.  Frozen objects that later become cyclic garbage (a screen closed, a
+    cache replaced) would never be freed, so once the frozen set has grown
+    `REFREEZE_GROWTH` times since the last pass over everything, the next idle pass
+    unfreezes first and walks everything."""
+
+    def __init__(self) -> None:
+        self.frozen_at_full = max(1, gc.get_freeze_count())
+        #: full passes made (for the tests and the bench)
+        self.passes = 0
+
+    def due(self) -> bool:
+        return gc.get_count()[2] >= FULL_AFTER
+
+    def idle(self) -> bool:
+        """One full pass if one is due; True when it made one."""
+        if not self.due():
+            return False
+        whole = gc.get_freeze_count() >= REFREEZE_GROWTH * self.frozen_at_full
+        if whole:
+            gc.unfreeze()
+        gc.collect()
+        gc.freeze()
+        if whole:
+            self.frozen_at_full = max(1, gc.get_freeze_count())
+        self.passes += 1
+        return True
