@@ -7,9 +7,9 @@ for the whole process, so no screen or engine changes interpreter state on its o
 The cyclic collector's full pass walks every tracked object that is not frozen, holding
 the GIL: with the answers list's states cached for a whole vault, one pass stalls every
 thread, the UI's included, for longer than a key may take (`docs/benchmarks.md`, issue 27
-item 8). While the app runs, the collector keeps its young passes (cheap, automatic) and
-makes full passes only when the app says the investigator is not typing (`Collector`):
-what survives such a pass is frozen, so the next one walks only what was made since.
+item 8). While the app runs, the collector keeps its young passes (cheap, automatic); it
+never starts a full pass by itself, and between keys what survived the young passes is
+frozen (`Collector`), so no pass walks the states cached before.
 """
 
 from __future__ import annotations
@@ -27,8 +27,8 @@ SWITCH_INTERVAL = 0.001
 #: the oldest generation's threshold while the app runs: young passes stay automatic, a
 #: full pass never starts by itself (`Collector.idle` makes them)
 NO_AUTOMATIC_FULL = 1 << 30
-#: young passes since the last full one after which an idle moment makes a full one
-#: (CPython's own default threshold for the oldest generation)
+#: passes over the middle generation after which the next moment between keys freezes
+#: the survivors (CPython's own default threshold for a pass over the oldest generation)
 FULL_AFTER = 10
 #: a pass over everything (frozen objects too, which may have become cyclic garbage)
 #: once the frozen set has grown this many times over since the last such pass
@@ -69,33 +69,47 @@ def release(tuned: Tuned | None = None) -> None:
 
 
 class Collector:
-    """Full collector passes at moments the app chooses (see the module's docstring).
+    """Collector passes at moments the app chooses (see the module's docstring).
 
-    `idle()` is called by the app when no key came for a while; it makes a full pass
-    over what is not frozen when enough young passes ran since the last one, and freezes
-    what survived.  Frozen objects that later become cyclic garbage (a screen closed, a
-    cache replaced) would never be freed, so once the frozen set has grown
-    `REFREEZE_GROWTH` times since the last pass over everything, the next idle pass
-    unfreezes first and walks everything."""
+    `idle()` is called by the app between keys.  When enough young passes ran since the
+    last call, it makes one more young pass (what dies young is freed) and freezes what
+    is left: objects that survived young passes live long (cached states, screens), and
+    frozen they are never walked again, so no pass between keys grows with the session.
+    A frozen object that later becomes cyclic garbage (a screen closed, a cache replaced)
+    is freed only by a pass over everything; that one is long, so it is made only while
+    the investigator is away from the keyboard (`away`), once the frozen set has grown
+    `REFREEZE_GROWTH` times since the last such pass."""
 
     def __init__(self) -> None:
         self.frozen_at_full = max(1, gc.get_freeze_count())
-        #: full passes made (for the tests and the bench)
+        self._young_at = _young_passes()
+        #: freezes made, and of them passes over everything (for the tests and the bench)
         self.passes = 0
+        self.whole_passes = 0
 
     def due(self) -> bool:
-        return gc.get_count()[2] >= FULL_AFTER
+        return _young_passes() - self._young_at >= FULL_AFTER
 
-    def idle(self) -> bool:
-        """One full pass if one is due; True when it made one."""
+    def idle(self, away: bool = False) -> bool:
+        """A young pass and a freeze if due (over everything when away and grown); True
+        when it made one."""
         if not self.due():
             return False
-        whole = gc.get_freeze_count() >= REFREEZE_GROWTH * self.frozen_at_full
+        whole = away and gc.get_freeze_count() >= REFREEZE_GROWTH * self.frozen_at_full
         if whole:
             gc.unfreeze()
-        gc.collect()
+            gc.collect()
+        else:
+            gc.collect(1)
         gc.freeze()
         if whole:
             self.frozen_at_full = max(1, gc.get_freeze_count())
+            self.whole_passes += 1
+        self._young_at = _young_passes()
         self.passes += 1
         return True
+
+
+def _young_passes() -> int:
+    """How many passes over the middle generation the collector has made so far."""
+    return int(gc.get_stats()[1]["collections"])

@@ -149,10 +149,10 @@ class TracerApp(App[None]):
         self.background = Background()
 
     def _beat(self) -> None:
-        """The UI thread's heartbeat; while no key comes, the collector's full pass."""
+        """The UI thread's heartbeat; between keys, the collector's full pass."""
         self.background.beat()
-        if self.collector is not None and self.background.idle():
-            self.collector.idle()
+        if self.collector is not None and self.background.clear():
+            self.collector.idle(away=self.background.away())
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, _INPUT_EVENTS):

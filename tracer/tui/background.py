@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-__all__ = ["BEAT", "IDLE", "QUIET", "Background"]
+__all__ = ["AWAY", "BEAT", "QUIET", "Background"]
 
 #: seconds after an input action during which background work waits
 QUIET = 0.25
@@ -29,8 +29,9 @@ QUIET = 0.25
 BEAT = 0.02
 #: a busy UI thread holds background work back at most this long per step
 MAX_HOLD = 1.0
-#: seconds without input after which the app counts as idle (the collector's full pass)
-IDLE = 1.0
+#: seconds without input after which the investigator is away from the keyboard (the
+#: collector's long pass over everything, `tracer/tuning.py`)
+AWAY = 30.0
 
 
 class Background:
@@ -49,9 +50,9 @@ class Background:
         """The UI thread's heartbeat (a timer on the UI thread)."""
         self.beat_at = self._clock()
 
-    def idle(self) -> bool:
-        """No key or mouse action for `IDLE` seconds: a pause now delays no keystroke."""
-        return self._clock() - self.input_at >= IDLE
+    def away(self) -> bool:
+        """No key or mouse action for `AWAY` seconds."""
+        return self._clock() - self.input_at >= AWAY
 
     def clear(self, now: float | None = None) -> bool:
         """True when no input is recent and the UI thread is keeping up."""
