@@ -12,7 +12,7 @@ import stat
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from store.batch import Batch
 from store.canonical import member_path, parse_strict
@@ -27,6 +27,9 @@ from store.schemacheck import load_schema, validate
 from store.textrules import id_problem
 from store.timeutil import instant
 from store.vault import Vault
+
+if TYPE_CHECKING:
+    from store.statements import DocumentDeletionStatement, RevisionStatement
 
 __all__ = [
     "MAX_INPUT_BYTES",
@@ -474,7 +477,8 @@ class _Ingest:
                 f"this text ({stmt['content_sha256']}) was purged under a retention policy (tombstone at "
                 f"log entry {tomb}); a purge is final and the text is not stored again",
             )
-        entry = Statement("revision", stmt, self.custodian)
+        # the schema fixed every member; the statement is the document less its text
+        entry = Statement("revision", cast("RevisionStatement", stmt), self.custodian)
         return _Prepared(file, "revision", f"{key[0]}@{key[1]}", entry, [(doc["collection"], data)], [])
 
     def _reused_revision(self, key: tuple[str, str], digest: str) -> str:
@@ -507,7 +511,7 @@ class _Ingest:
             file,
             "document_deletion",
             did,
-            Statement("document_deletion", stmt, self.custodian),
+            Statement("document_deletion", cast("DocumentDeletionStatement", stmt), self.custodian),
             [],
             [],
         )

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
 from store.records import ChainJSON, LocatorJSON, ProducerJSON
+from store.statements import FieldFactJSON
 from store.words import ModelInput
 from tracer.engine.vocabulary import Currency, FindingKind, Integrity
 
@@ -23,6 +24,14 @@ if TYPE_CHECKING:
 __all__ = [
     "AnswerStateJSON",
     "AnswerTimeJSON",
+    "CaseActivityJSON",
+    "CaseConclusionJSON",
+    "CaseFindingJSON",
+    "CaseJSON",
+    "CaseNoteJSON",
+    "CaseOpenedJSON",
+    "CaseSelectionJSON",
+    "CaseTagJSON",
     "ChangedInJSON",
     "CheckpointRefJSON",
     "CitationJSON",
@@ -200,7 +209,7 @@ class ImportedPassageJSON(TypedDict):
     metadata: Any
     model_input_span_id: Any
     #: FieldFact.to_json of each field
-    fields: dict[str, dict[str, Any]]
+    fields: dict[str, FieldFactJSON]
 
 
 class PassageJSON(TypedDict):
@@ -280,7 +289,7 @@ class ImportedJSON(TypedDict):
     root_span_id: str
     span_ids: list[str]
     imported_at: str
-    fields: dict[str, dict[str, Any]]
+    fields: dict[str, FieldFactJSON]
 
 
 class _NoProducer(TypedDict):
@@ -407,6 +416,79 @@ class HoldJSON(TypedDict):
     in_force: bool
     release: ReleaseJSON | None
     withheld: list[str]
+
+
+class CaseOpenedJSON(TypedDict):
+    seq: int
+    at: str
+    by: PersonJSON
+
+
+class CaseTagJSON(TypedDict):
+    seq: int
+    tag: str
+    answer_id: str
+    target: str
+    at: str
+    by: PersonJSON
+
+
+class CaseNoteJSON(TypedDict):
+    seq: int
+    answer_id: str | None
+    text: str
+    at: str
+    by: PersonJSON
+
+
+class CaseFindingJSON(TypedDict):
+    seq: int
+    answer_id: str
+    target: str
+    note: str
+    at: str
+    by: PersonJSON
+
+
+class CaseActivityJSON(TypedDict):
+    seq: int
+    action: str
+    target: str
+    at: str
+    by: PersonJSON
+    #: in a case pack: made while the case was selected (False: an access to its answers)
+    under_case: NotRequired[bool]
+
+
+class CaseConclusionJSON(TypedDict):
+    seq: int
+    text: str
+    at: str
+    by: PersonJSON
+
+
+class CaseSelectionJSON(TypedDict):
+    what: str
+    why: str
+    answer_ids: list[str]
+
+
+class CaseJSON(TypedDict):
+    """A case as `tracer case show --json` and a case pack give it (docs/cases.md)."""
+
+    case_id: str
+    title: str
+    purpose: str
+    opened: CaseOpenedJSON
+    investigators: list[PersonJSON]
+    tags: list[CaseTagJSON]
+    notes: list[CaseNoteJSON]
+    findings: list[CaseFindingJSON]
+    holds: list[HoldJSON]
+    activity: list[CaseActivityJSON]
+    conclusion: CaseConclusionJSON | None
+    #: in a case pack: which answers the pack holds, and why
+    selection: NotRequired[CaseSelectionJSON]
 
 
 class ImpactHoldJSON(HoldJSON):
