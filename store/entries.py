@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from store.canonical import MAX_SAFE_INT, canonical
 from store.crypto import Identity
@@ -29,12 +29,23 @@ __all__ = [
     "MANIFEST_TYPE",
     "ROSTER_KINDS",
     "STATEMENT_TYPE",
+    "FaultJSON",
     "LogEntry",
     "Statement",
     "make_entry",
     "make_statement",
     "place_of",
 ]
+
+
+class FaultJSON(TypedDict):
+    """A producer fault as ingest annotates a manifest entry with it (`faults`), and as
+    `trace --json` repeats it: the JSON path in the signed payload, a code, a sentence."""
+
+    path: str
+    code: str
+    message: str
+
 
 MANIFEST_TYPE = "application/vnd.tracer.manifest.v1+json"
 STATEMENT_TYPE = "application/vnd.tracer.statement.v1+json"

@@ -18,7 +18,7 @@ from store.batch import Batch
 from store.canonical import member_path, parse_strict
 from store.crypto import Identity, sha256_hex
 from store.dsse import Envelope, verify_envelope
-from store.entries import MANIFEST_TYPE, LogEntry, Statement, make_entry
+from store.entries import MANIFEST_TYPE, FaultJSON, LogEntry, Statement, make_entry
 from store.errors import InputError, SignatureError, StoreError
 from store.gcpause import no_cycle_collection
 from store.keyring import DataKeys
@@ -64,7 +64,7 @@ class Fault:
     code: str
     message: str
 
-    def to_json(self) -> dict[str, str]:
+    def to_json(self) -> FaultJSON:
         return {"path": self.path, "code": self.code, "message": self.message}
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
+from store.entries import FaultJSON
 from store.records import ChainJSON, LocatorJSON, ProducerJSON
 from store.statements import FieldFactJSON
 from store.words import ModelInput
@@ -328,7 +329,7 @@ class TraceJSON(TypedDict):
     passages: list[PassageJSON]
     lineage: list[LineageJSON]
     #: as ingest recorded them in the entry (`store.ingest.Fault`: path, code, message)
-    faults: list[dict[str, Any]]
+    faults: list[FaultJSON]
     findings: list[NoteJSON]
     computed_at: str
     checkpoint: CheckpointRefJSON

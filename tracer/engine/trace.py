@@ -20,7 +20,7 @@ from typing import Any
 from store import queries
 from store.attest import FieldFact
 from store.dsse import verify_envelope
-from store.entries import LogEntry
+from store.entries import FaultJSON, LogEntry
 from store.errors import InputError, SignatureError, StoreError, VaultError
 from store.filters import AnswerFilter
 from store.queries import AnswerRow, FindingRow
@@ -234,7 +234,7 @@ class AnswerTrace:
     passages: list[PassageTrace]
     citations: list[CitationTrace]
     lineage: list[LineageNode]
-    faults: list[dict[str, Any]]
+    faults: list[FaultJSON]
     findings: list[FindingRow]
     integrity: Integrity
     currency: Currency
@@ -266,7 +266,7 @@ class _Manifest:
     record: Manifest
     signature: str
     signer: str
-    faults: list[dict[str, Any]]
+    faults: list[FaultJSON]
     imported: ImportedFacts | None = None
 
     @property
