@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["Currency", "FindingKind", "Integrity", "ModelInput"]
+__all__ = ["Currency", "FindingKind", "Integrity", "ModelInput", "SignatureState", "TransformState"]
 
 
 class Integrity(StrEnum):
@@ -46,6 +46,36 @@ class Currency(StrEnum):
     AMBIGUOUS = "ambiguous"
     STALE = "stale"
     UNAVAILABLE = "unavailable"
+
+
+class TransformState(StrEnum):
+    """Was a retained passage's text at its locator in the revision it names (docs/states.md,
+    "The transformation trace")?  The failures are those `verify` reports as the finding
+    `transform_<state>`; the others passed, or could not be checked."""
+
+    FOUND_AT_LOCATOR = "found_at_locator"
+    FOUND_ELSEWHERE = "found_elsewhere"
+    NOT_FOUND = "not_found"
+    UNKNOWN_NORMALIZER = "unknown_normalizer"
+    REVISION_NOT_IMPORTED = "revision_not_imported"
+    REVISION_UNREADABLE = "revision_unreadable"
+    PASSAGE_UNREADABLE = "passage_unreadable"
+    MATCHES_SOURCE = "matches_source"
+    FOUND_IN_SOURCE = "found_in_source"
+    NOT_IN_SOURCE = "not_in_source"
+    SOURCE_MISSING = "source_missing"
+    SOURCE_UNREADABLE = "source_unreadable"
+    UNAVAILABLE = "unavailable"
+    IMPORTED_NOT_LOCATED = "imported_not_located"
+
+
+class SignatureState(StrEnum):
+    """Does the signature over a manifest, an imported statement or a journal line verify?"""
+
+    VALID = "valid"
+    SIGNATURE_INVALID = "signature_invalid"
+    #: a journal line that cannot be read, so there is no signature to check
+    UNREADABLE = "unreadable"
 
 
 class FindingKind(StrEnum):

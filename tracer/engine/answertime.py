@@ -39,6 +39,8 @@ class AnswerTimeState(StrEnum):
 
 
 ANSWER_TIME: Final = tuple(s.value for s in AnswerTimeState)
+_ORDER = tuple(AnswerTimeState)
+_RANK = {s: i for i, s in enumerate(_ORDER)}
 
 ANSWER_TIME_REASONS: Final = {
     "latest_at_answer": "current: the cited revision was the latest revision when the answer was generated",
@@ -66,7 +68,7 @@ class AnswerTime:
     the answer, the quote had not stood.
     """
 
-    state: str
+    state: AnswerTimeState
     reason: str
     generated_at: str
     detail: str = ""
@@ -129,16 +131,15 @@ class AnswerTime:
 
 
 def answer_time_unknown(reason: str, generated_at: str, *, cited: RevisionRow | None = None) -> AnswerTime:
-    return AnswerTime(AnswerTimeState.UNKNOWN.value, reason, generated_at, cited=cited)
+    return AnswerTime(AnswerTimeState.UNKNOWN, reason, generated_at, cited=cited)
 
 
-def strictest_answer_time(states: Iterable[str]) -> str:
+def strictest_answer_time(states: Iterable[AnswerTimeState]) -> AnswerTimeState:
     """superseded > unknown > current; "unknown" when there is nothing to combine."""
-    rank = {s: i for i, s in enumerate(ANSWER_TIME)}
     best = -1
     for s in states:
-        best = max(best, rank[s])
-    return ANSWER_TIME[best] if best >= 0 else AnswerTimeState.UNKNOWN.value
+        best = max(best, _RANK[s])
+    return _ORDER[best] if best >= 0 else AnswerTimeState.UNKNOWN
 
 
 def lag_words(seconds: int) -> str:

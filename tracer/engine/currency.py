@@ -21,7 +21,7 @@ from typing import Any, Generic, TypeVar
 from store import queries
 from store.queries import RevisionRow, TombstoneRow
 from store.records import Chain, Locator, Passage
-from tracer.engine.answertime import AnswerTime, answer_time_unknown
+from tracer.engine.answertime import AnswerTime, AnswerTimeState, answer_time_unknown
 from tracer.engine.evidence import TextResult, read_text, read_texts
 from tracer.engine.normalizers import NORM1, RECORDED, Normalizer, by_version, carry_to_v2
 from tracer.engine.relocate import Relocation, check_same_revision, relocate, still_says
@@ -478,7 +478,9 @@ class CurrencyEngine:
             return unknown("cited_after_answer", generated_at, cited=cited)
         k = bisect_right(instants, when) - 1
         if k <= ci:
-            return AnswerTime("current", "latest_at_answer", generated_at, cited=cited, in_force=cited)
+            return AnswerTime(
+                AnswerTimeState.CURRENT, "latest_at_answer", generated_at, cited=cited, in_force=cited
+            )
         # the rest depends on the answer's time only through the revision in force (k):
         # answers given from the same superseded revision share it
         if key is None:
@@ -523,7 +525,12 @@ class CurrencyEngine:
         cited_text = self.revision_text(cited)
         quote = self._quote(chain, retrieved, cited, cited_text, recorded)
         base = AnswerTime(
-            "superseded", "", generated_at, cited=cited, in_force=in_force, in_force_is_current=is_current
+            AnswerTimeState.SUPERSEDED,
+            "",
+            generated_at,
+            cited=cited,
+            in_force=in_force,
+            in_force_is_current=is_current,
         )
         if quote is None:
             return base.but("in_force_unreadable", "the historical quote cannot be read")

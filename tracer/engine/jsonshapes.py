@@ -17,7 +17,8 @@ from store.entries import FaultJSON
 from store.records import ChainJSON, LocatorJSON, ProducerJSON
 from store.statements import FieldFactJSON
 from store.words import ModelInput
-from tracer.engine.vocabulary import Currency, FindingKind, Integrity
+from tracer.engine.answertime import AnswerTimeState
+from tracer.engine.vocabulary import Currency, FindingKind, Integrity, SignatureState, TransformState
 
 if TYPE_CHECKING:
     from store.queries import TombstoneRow
@@ -179,7 +180,7 @@ class ChangedInJSON(TypedDict):
 
 
 class AnswerTimeJSON(TypedDict):
-    state: str
+    state: AnswerTimeState
     reason: str
     generated_at: NotRequired[str]
     detail: NotRequired[str]
@@ -194,7 +195,7 @@ class EffectiveJSON(TypedDict):
 
 
 class TransformJSON(TypedDict):
-    state: str
+    state: TransformState
     detail: str
 
 
@@ -258,11 +259,11 @@ class CitationJSON(TypedDict):
     unknown_passages: list[str]
     integrity: Integrity
     currency: Currency
-    answer_time: str
+    answer_time: AnswerTimeState
 
 
 class SignatureJSON(TypedDict):
-    state: str
+    state: SignatureState
     keyid: str
     signed_by: NotRequired[str]
 
@@ -299,7 +300,7 @@ class _NoProducer(TypedDict):
 
 class TransformFailureJSON(TypedDict):
     passage_id: str
-    state: str
+    state: TransformState
     detail: str
 
 
@@ -314,10 +315,10 @@ class TraceJSON(TypedDict):
     visible: bool
     integrity: Integrity
     currency: Currency
-    answer_time: str
+    answer_time: AnswerTimeState
     reasons: list[str]
     #: the worst transformation-trace failure of the answer's passages, if any
-    transform: str | None
+    transform: TransformState | None
     transform_failures: list[TransformFailureJSON]
     signature: SignatureJSON | None
     producer: ProducerJSON | _NoProducer
@@ -340,7 +341,7 @@ class TraceJSON(TypedDict):
 
 
 class StateReasonJSON(TypedDict):
-    state: str
+    state: AnswerTimeState
     reason: str
 
 
@@ -360,7 +361,7 @@ class CitationVerdictJSON(TypedDict):
     index: int
     integrity: Integrity
     currency: Currency
-    answer_time: str
+    answer_time: AnswerTimeState
     passages: list[PassageVerdictJSON]
 
 
@@ -375,7 +376,7 @@ class AnswerStateJSON(TypedDict):
     citations: int | None
     integrity: Integrity
     currency: Currency
-    answer_time: str
+    answer_time: AnswerTimeState
     citation_verdicts: list[CitationVerdictJSON] | None
     imported: NotRequired[str]
     dependency: NotRequired[str]

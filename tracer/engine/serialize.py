@@ -10,7 +10,7 @@ from __future__ import annotations
 from store.attest import IMPORTED_MARK
 from store.queries import RevisionRow
 from store.records import LocatorJSON
-from tracer.engine.answertime import AnswerTime
+from tracer.engine.answertime import AnswerTime, AnswerTimeState
 from tracer.engine.currency import CurrencyResult
 from tracer.engine.evidence import TextResult
 from tracer.engine.imported import imported_json
@@ -128,7 +128,7 @@ def currency_json(c: CurrencyResult, visible: bool = True) -> CurrencyJSON:
 def answer_time_json(at: AnswerTime | None, visible: bool = True) -> AnswerTimeJSON:
     """Answer-time currency of one passage (docs/json.md); ``state`` unknown when not computed."""
     if at is None or not visible:
-        return {"state": "unknown", "reason": "out_of_scope" if not visible else "not_computed"}
+        return {"state": AnswerTimeState.UNKNOWN, "reason": "out_of_scope" if not visible else "not_computed"}
     out: AnswerTimeJSON = {"state": at.state, "reason": at.reason, "generated_at": utc(at.generated_at)}
     if at.detail:
         out["detail"] = at.detail
@@ -214,7 +214,7 @@ def _hidden_trace_json(t: AnswerTrace) -> TraceJSON:
         "visible": False,
         "integrity": Integrity.UNAVAILABLE,
         "currency": Currency.UNAVAILABLE,
-        "answer_time": "unknown",
+        "answer_time": AnswerTimeState.UNKNOWN,
         "reasons": ["out_of_scope"],
         "transform": None,
         "transform_failures": [],

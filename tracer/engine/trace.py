@@ -27,7 +27,7 @@ from store.queries import AnswerRow, FindingRow
 from store.records import Citation, Locator, MalformedRecordError, Manifest, Passage, Producer
 from store.roster import producer_keys
 from tracer.clock import now_iso
-from tracer.engine.answertime import strictest_answer_time
+from tracer.engine.answertime import AnswerTimeState, strictest_answer_time
 from tracer.engine.currency import CurrencyEngine, CurrencyResult, Memo
 from tracer.engine.evidence import TextResult
 from tracer.engine.imported import (
@@ -47,7 +47,7 @@ from tracer.engine.transform import (
     derived_transform,
     worst_failure,
 )
-from tracer.engine.vocabulary import Currency, Integrity, ModelInput
+from tracer.engine.vocabulary import Currency, Integrity, ModelInput, SignatureState, TransformState
 
 __all__ = [
     "AnswerTrace",
@@ -91,7 +91,7 @@ class PassageVerdict:
     recorded_normalizer: str
     locator: Locator | None
     new_locator: Locator | None
-    answer_time: str
+    answer_time: AnswerTimeState
     answer_time_reason: str
 
 
@@ -100,7 +100,7 @@ class CitationVerdict:
     index: int
     integrity: Integrity
     currency: Currency
-    answer_time: str
+    answer_time: AnswerTimeState
     passages: tuple[PassageVerdict, ...]
 
 
@@ -120,7 +120,7 @@ class Summary:
     reasons: tuple[str, ...] = ()
     pending: frozenset[str] = frozenset()
     #: answer-time currency of its own citations: current, unknown or superseded
-    answer_time: str = "unknown"
+    answer_time: AnswerTimeState = AnswerTimeState.UNKNOWN
     citations: tuple[CitationVerdict, ...] = ()
 
 
@@ -161,15 +161,15 @@ class PassageTrace:
         return str(value) if value else None
 
     @property
-    def answer_time(self) -> str:
+    def answer_time(self) -> AnswerTimeState:
         at = self.currency.answer_time
-        return at.state if at is not None and self.visible else "unknown"
+        return at.state if at is not None and self.visible else AnswerTimeState.UNKNOWN
 
     def verdict(self) -> PassageVerdict:
         if not self.visible:
             return PassageVerdict(
                 self.passage_id, False, Currency.UNAVAILABLE, "out_of_scope", Currency.UNAVAILABLE,
-                "", "", None, None, "unknown", "out_of_scope",
+                "", "", None, None, AnswerTimeState.UNKNOWN, "out_of_scope",
             )  # fmt: skip
         c, at = self.currency, self.currency.answer_time
         rel = c.relocation
@@ -184,7 +184,7 @@ class PassageTrace:
             chain.normalizer_version if chain is not None else "",
             chain.locator if chain is not None else None,
             rel.locator if rel is not None else None,
-            at.state if at is not None else "unknown",
+            at.state if at is not None else AnswerTimeState.UNKNOWN,
             at.reason if at is not None else "not_computed",
         )
 
@@ -200,7 +200,7 @@ class CitationTrace:
     unknown_passages: list[str]
     integrity: Integrity
     currency: Currency
-    answer_time: str = "unknown"
+    answer_time: AnswerTimeState = AnswerTimeState.UNKNOWN
 
 
 @dataclass
@@ -224,7 +224,7 @@ class AnswerTrace:
     generated_at: str
     collection: str
     visible: bool
-    signature: str
+    signature: SignatureState
     signer: str
     producer: Producer
     runtime: Mapping[str, Any]
@@ -243,7 +243,7 @@ class AnswerTrace:
     checkpoint_root: str
     reasons: tuple[str, ...] = ()
     pending: frozenset[str] = frozenset()
-    answer_time: str = "unknown"
+    answer_time: AnswerTimeState = AnswerTimeState.UNKNOWN
     #: an imported trace (not a producer manifest): its export and per-field attestation
     imported: ImportedFacts | None = None
 
@@ -255,7 +255,7 @@ class AnswerTrace:
         return [p for p in self.passages if p.visible and p.transform.state in TRANSFORM_FAILURES]
 
     @property
-    def transform(self) -> str | None:
+    def transform(self) -> TransformState | None:
         """The worst transform failure of its passages, or None when the chain holds."""
         return worst_failure(p.transform.state for p in self.transform_failures)
 
@@ -264,7 +264,7 @@ class AnswerTrace:
 class _Manifest:
     seq: int
     record: Manifest
-    signature: str
+    signature: SignatureState
     signer: str
     faults: list[FaultJSON]
     imported: ImportedFacts | None = None
@@ -342,13 +342,13 @@ class Tracer:
                 f"the views place answer {answer_id!r} at log entry {seq}, which holds "
                 f"{payload.get('answer_id')!r}: the views were altered"
             )
-        signature, signer = "valid", entry.signer or ""
+        signature, signer = SignatureState.VALID, entry.signer or ""
         when = str(payload.get("generated_at", ""))
         keys = {k: v.ed25519 for k, v in self._keys.items() if v.valid_at(when)}
         try:
             signer = verify_envelope(env, keys)
         except SignatureError:
-            signature = "signature_invalid"
+            signature = SignatureState.SIGNATURE_INVALID
         faults = entry.body.get("faults", [])
         try:
             record = Manifest.from_json(payload)
@@ -562,7 +562,7 @@ class Tracer:
                 _hidden(str(ps.model_input_sha256 or "")),
                 Integrity.UNAVAILABLE,
                 _OUT_OF_SCOPE,
-                Transform("unavailable"),
+                Transform(TransformState.UNAVAILABLE),
                 Integrity.UNAVAILABLE,
                 Currency.UNAVAILABLE,
                 None,  # out of scope: no title, path, heading or excerpt, ids only
@@ -645,7 +645,7 @@ class Tracer:
         try:
             return self._assemble(m, answer_id, stack, full)
         except (MalformedRecordError, TypeError, AttributeError, IndexError) as exc:
-            if m.signature == "valid":
+            if m.signature is SignatureState.VALID:
                 raise  # a signed manifest passed the schema at ingest: this is a bug, not data
             raise DamagedEntryError(
                 f"log entry {m.seq} (answer {answer_id!r}) fails its signature and cannot be read: {exc!r}"
@@ -777,14 +777,14 @@ def _answer_states(
     lin_i: list[Integrity],
     lin_c: list[Currency],
     visible: bool,
-) -> tuple[Integrity, Currency, str]:
+) -> tuple[Integrity, Currency, AnswerTimeState]:
     """(integrity, currency, answer time) of a whole answer: its own texts, passages and
     signature, its citations (or, with none, its passages) and its lineage."""
     if not visible:
         # Nothing about a record the viewer may not see, not even whether it is intact.
-        return Integrity.UNAVAILABLE, Currency.UNAVAILABLE, "unknown"
+        return Integrity.UNAVAILABLE, Currency.UNAVAILABLE, AnswerTimeState.UNKNOWN
     own_i = text_states + [pt.effective_integrity for pt in passages]
-    if m.signature != "valid":
+    if m.signature is not SignatureState.VALID:
         own_i.append(Integrity.SIGNATURE_INVALID)
     integrity = strictest_integrity(own_i + lin_i)
     if citations:

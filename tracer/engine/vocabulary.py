@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from store.words import Currency, FindingKind, Integrity, ModelInput
+from store.words import Currency, FindingKind, Integrity, ModelInput, SignatureState, TransformState
 
 __all__ = [
     "CURRENCY_MEANING",
@@ -27,7 +27,9 @@ __all__ = [
     "Integrity",
     "ModelInput",
     "Severity",
+    "SignatureState",
     "Term",
+    "TransformState",
     "currency_meaning",
     "integrity_meaning",
     "model_input_meaning",
