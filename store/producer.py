@@ -16,6 +16,7 @@ from store.crypto import Identity, sha256_hex
 from store.dsse import EnvelopeJSON, sign_envelope
 from store.entries import MANIFEST_TYPE
 from store.records import MANIFEST_V1, MANIFEST_V2
+from store.words import ModelInput
 
 __all__ = ["SignedInputJSON", "draft_to_input", "sign_payload"]
 
@@ -65,7 +66,7 @@ def draft_to_input(draft: dict[str, Any], producer: Identity, *, copy_draft: boo
             payload[digest_field] = sha256_hex(text.encode("utf-8"))
             contents[payload[digest_field]] = text
     for ps in payload.get("passages", []):
-        if ps.get("model_input") != "not_sent":
+        if ps.get("model_input") != ModelInput.NOT_SENT:
             ps.setdefault("model_input_text", ps.get("retrieved_text"))
         for text_field, digest_field in _PASSAGE_TEXT_FIELDS.items():
             if text_field in ps:

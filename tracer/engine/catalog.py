@@ -172,7 +172,7 @@ def revalidate(
     with no_cycle_collection(), session.vault.blobs.index():
         out = _revalidate(session, progress, f, normalizer)
     if superseded_only:
-        out.answers = [a for a in out.answers if a.summary.answer_time == "superseded"]
+        out.answers = [a for a in out.answers if a.summary.answer_time == AnswerTimeState.SUPERSEDED]
         out.superseded_only = True
     return out
 

@@ -133,7 +133,7 @@ def answer_time_json(at: AnswerTime | None, visible: bool = True) -> AnswerTimeJ
     if at.detail:
         out["detail"] = at.detail
     out["cited_revision"] = _revision_json(at.cited) if at.cited is not None else None
-    if at.in_force is not None and at.state == "superseded":
+    if at.in_force is not None and at.state == AnswerTimeState.SUPERSEDED:
         rel = at.relocation
         out["in_force"] = {
             "label": f"revision {at.in_force.revision} in force when the answer was generated "

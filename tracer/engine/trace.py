@@ -355,7 +355,7 @@ class Tracer:
         except MalformedRecordError as exc:
             raise DamagedEntryError(
                 f"log entry {seq} (answer {answer_id!r}) is not a readable manifest"
-                f"{'' if signature == 'valid' else ' and fails its signature'}: {exc}"
+                f"{'' if signature == SignatureState.VALID else ' and fails its signature'}: {exc}"
             ) from exc
         m = _Manifest(seq, record, signature, signer, list(faults) if isinstance(faults, list) else [])
         return self._manifests.put(answer_id, m)
@@ -645,7 +645,7 @@ class Tracer:
         try:
             return self._assemble(m, answer_id, stack, full)
         except (MalformedRecordError, TypeError, AttributeError, IndexError) as exc:
-            if m.signature is SignatureState.VALID:
+            if m.signature == SignatureState.VALID:
                 raise  # a signed manifest passed the schema at ingest: this is a bug, not data
             raise DamagedEntryError(
                 f"log entry {m.seq} (answer {answer_id!r}) fails its signature and cannot be read: {exc!r}"
@@ -784,7 +784,7 @@ def _answer_states(
         # Nothing about a record the viewer may not see, not even whether it is intact.
         return Integrity.UNAVAILABLE, Currency.UNAVAILABLE, AnswerTimeState.UNKNOWN
     own_i = text_states + [pt.effective_integrity for pt in passages]
-    if m.signature is not SignatureState.VALID:
+    if m.signature != SignatureState.VALID:
         own_i.append(Integrity.SIGNATURE_INVALID)
     integrity = strictest_integrity(own_i + lin_i)
     if citations:
