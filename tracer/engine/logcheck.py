@@ -13,6 +13,7 @@ findings in the same order.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Unpack, cast
 
@@ -128,7 +129,7 @@ class RunResult:
     #: one object per distinct memo key, so pickling the result sends each once
     keys: dict[TransformKey, TransformKey] = field(default_factory=dict)
 
-    def __getstate__(self) -> dict[str, Any]:
+    def __getstate__(self) -> dict[str, object]:
         return {**self.__dict__, "keys": {}}
 
 
@@ -358,7 +359,7 @@ def _signature(
     return False
 
 
-def _self_signer(body: dict[str, Any]) -> dict[str, bytes]:
+def _self_signer(body: Mapping[str, object]) -> dict[str, bytes]:
     """vault_init is signed by the custodian it names (checked against the metadata)."""
     cust = body.get("custodian")
     try:
