@@ -53,7 +53,7 @@ from tracer.engine.dataset_check import (
     subtree_root,
 )
 from tracer.engine.dataset_pool import PoolChecks
-from tracer.engine.jsonshapes import FindingRecord
+from tracer.engine.jsonshapes import DatasetCheckpointJSON, DatasetReportJSON, FindingRecord
 from tracer.engine.logcheck import Finding, LogRow, RunInput, check_run, finding
 from tracer.engine.verdicts import (
     CheckpointState,
@@ -75,7 +75,7 @@ __all__ = ["DatasetReport", "ManifestRows", "verify_dataset"]
 @dataclass
 class DatasetReport:
     engine: str
-    checkpoint: dict[str, Any]
+    checkpoint: DatasetCheckpointJSON
     counts: dict[str, int] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     exporter: dict[str, Any] = field(default_factory=dict)
@@ -84,7 +84,7 @@ class DatasetReport:
     def ok(self) -> bool:
         return not any(f.kind not in INFO_KINDS for f in self.findings)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> DatasetReportJSON:
         return {
             "ok": self.ok,
             "engine": self.engine,

@@ -42,6 +42,8 @@ __all__ = [
     "ContentJSON",
     "CurrencyJSON",
     "CurrentRevisionJSON",
+    "DatasetCheckpointJSON",
+    "DatasetReportJSON",
     "EffectiveJSON",
     "FindingJSON",
     "FindingRecord",
@@ -554,6 +556,26 @@ class VerifiedCheckpointJSON(TypedDict):
     signer: str | None
     recomputed_root: str
     log_size: int
+
+
+class DatasetCheckpointJSON(TypedDict):
+    """What `verify-dataset` recomputed: the signed size the export covers, the root."""
+
+    size: int
+    recomputed_root: str
+    log_size: int
+
+
+class DatasetReportJSON(TypedDict):
+    """`tracer verify-dataset --json` (docs/scale.md)."""
+
+    ok: bool
+    engine: str
+    #: the exporter the signed manifest names (name, key_id, role, scopes), as it says
+    exporter: dict[str, Any]
+    checkpoint: DatasetCheckpointJSON
+    counts: dict[str, int]
+    findings: list[FindingJSON]
 
 
 class VerifyJSON(TypedDict):
