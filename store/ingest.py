@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -176,7 +177,9 @@ _PASSAGE_ID_FIELDS: tuple[tuple[str, ...], ...] = (
 )
 
 
-def _check_ids(file: str, prefix: str, doc: dict[str, Any], fields: tuple[tuple[str, ...], ...]) -> None:
+def _check_ids(
+    file: str, prefix: str, doc: Mapping[str, object], fields: tuple[tuple[str, ...], ...]
+) -> None:
     for path in fields:
         value: Any = doc
         for part in path:
