@@ -30,6 +30,7 @@ from store.timeutil import instant
 from store.vault import Vault
 
 if TYPE_CHECKING:
+    from store.payloads import ManifestPayloadJSON
     from store.statements import DocumentDeletionStatement, RevisionStatement
 
 __all__ = [
@@ -190,7 +191,7 @@ def _check_ids(
                 raise InputError(file, prefix + "." + ".".join(path), f"identifier {problem}")
 
 
-def _check_model_inputs(file: str, payload: dict[str, Any]) -> None:
+def _check_model_inputs(file: str, payload: ManifestPayloadJSON) -> None:
     """A v2 manifest's rules beyond its schema: a `not_sent` passage has no model-input
     digest (the model was given nothing of it) and every other one has one; no citation
     rests on a `not_sent` passage. Each refuses the whole file, naming the path."""
@@ -219,7 +220,7 @@ def _check_model_inputs(file: str, payload: dict[str, Any]) -> None:
                 )
 
 
-def _check_manifest_ids(file: str, p: dict[str, Any]) -> None:
+def _check_manifest_ids(file: str, p: ManifestPayloadJSON) -> None:
     # One C-speed test over every id of a (schema-valid) manifest; only a manifest that
     # fails it is walked field by field to name the field.
     ids = [p["run_id"], p["answer_id"], p["collection"], p["producer"]["system"], p["producer"]["version"]]
