@@ -18,7 +18,7 @@ from store.audit import ViewDiff
 from store.casefile import CaseProblem
 from store.records import MODEL_INPUT_STATES
 from store.roster import RosterProblem
-from tracer.engine.answertime import ANSWER_TIME_REASONS, AnswerTime, AnswerTimeState
+from tracer.engine.answertime import ANSWER_TIME_REASONS, AnswerTime, AnswerTimeReason, AnswerTimeState
 from tracer.engine.currency import CurrencyResult
 from tracer.engine.evidence import TextResult
 from tracer.engine.journal import JournalEntry
@@ -106,7 +106,8 @@ def test_answer_time_states_are_the_documented_ones_both_ways() -> None:
     assert _first_column(section) == {s.value for s in AnswerTimeState}
     rows = re.findall(r"^\| `[a-z_]+` \| ([^|]+) \|", section, flags=re.MULTILINE)
     reasons = {w for cell in rows for w in re.findall(r"`([a-z_]+)`", cell)}
-    assert reasons == set(ANSWER_TIME_REASONS)
+    assert reasons == {r.value for r in AnswerTimeReason} == set(ANSWER_TIME_REASONS)
+    assert all(ANSWER_TIME_REASONS.values())
 
 
 def test_signature_states_are_the_documented_ones() -> None:
@@ -138,6 +139,8 @@ _TYPED: list[tuple[type, str, str]] = [
     (Finding, "kind", "FindingKind"),
     (Transform, "state", "TransformState"),
     (AnswerTime, "state", "AnswerTimeState"),
+    (AnswerTime, "reason", "AnswerTimeReason"),
+    (PassageVerdict, "answer_time_reason", "AnswerTimeReason"),
     (PassageVerdict, "answer_time", "AnswerTimeState"),
     (CitationVerdict, "answer_time", "AnswerTimeState"),
     (Summary, "answer_time", "AnswerTimeState"),

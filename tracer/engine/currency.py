@@ -21,7 +21,7 @@ from typing import Any, Generic, TypeVar
 from store import queries
 from store.queries import RevisionRow, TombstoneRow
 from store.records import Chain, Locator, Passage
-from tracer.engine.answertime import AnswerTime, AnswerTimeState, answer_time_unknown
+from tracer.engine.answertime import AnswerTime, AnswerTimeReason, AnswerTimeState, answer_time_unknown
 from tracer.engine.evidence import TextResult, read_text, read_texts
 from tracer.engine.normalizers import NORM1, RECORDED, Normalizer, by_version, carry_to_v2
 from tracer.engine.relocate import Relocation, check_same_revision, relocate, still_says
@@ -456,30 +456,34 @@ class CurrencyEngine:
         """
         unknown = answer_time_unknown
         if cur.reason == "out_of_scope":
-            return unknown("out_of_scope", generated_at)
+            return unknown(AnswerTimeReason.OUT_OF_SCOPE, generated_at)
         if ps.derived_from:
-            return unknown("derived_text", generated_at)
+            return unknown(AnswerTimeReason.DERIVED_TEXT, generated_at)
         chain = ps.located()
         if self._norms(chain) is None:
-            return unknown("unknown_normalizer", generated_at)
+            return unknown(AnswerTimeReason.UNKNOWN_NORMALIZER, generated_at)
         doc = chain.document_id
         revs = self.revisions(doc)
         if not revs:
-            return unknown("no_revisions_imported", generated_at)
+            return unknown(AnswerTimeReason.NO_REVISIONS_IMPORTED, generated_at)
         ci = self._cited_index(doc, chain.revision)
         if ci is None:
-            return unknown("cited_revision_not_imported", generated_at)
+            return unknown(AnswerTimeReason.CITED_REVISION_NOT_IMPORTED, generated_at)
         cited = revs[ci]
         instants = self._instants_of(doc)
         when = aware(generated_at)
         if instants is None or when is None:
-            return unknown("undated", generated_at, cited=cited)
+            return unknown(AnswerTimeReason.UNDATED, generated_at, cited=cited)
         if instants[ci] > when:
-            return unknown("cited_after_answer", generated_at, cited=cited)
+            return unknown(AnswerTimeReason.CITED_AFTER_ANSWER, generated_at, cited=cited)
         k = bisect_right(instants, when) - 1
         if k <= ci:
             return AnswerTime(
-                AnswerTimeState.CURRENT, "latest_at_answer", generated_at, cited=cited, in_force=cited
+                AnswerTimeState.CURRENT,
+                AnswerTimeReason.LATEST_AT_ANSWER,
+                generated_at,
+                cited=cited,
+                in_force=cited,
             )
         # the rest depends on the answer's time only through the revision in force (k):
         # answers given from the same superseded revision share it
@@ -521,24 +525,27 @@ class CurrencyEngine:
         in_force = revs[k]
         is_current = k == len(revs) - 1
         if not s.can_read(in_force.collection):
-            return answer_time_unknown("out_of_scope", generated_at, cited=cited)
+            return answer_time_unknown(AnswerTimeReason.OUT_OF_SCOPE, generated_at, cited=cited)
         cited_text = self.revision_text(cited)
         quote = self._quote(chain, retrieved, cited, cited_text, recorded)
+        # every return below names its own reason
         base = AnswerTime(
             AnswerTimeState.SUPERSEDED,
-            "",
+            AnswerTimeReason.IN_FORCE_UNREADABLE,
             generated_at,
             cited=cited,
             in_force=in_force,
             in_force_is_current=is_current,
         )
         if quote is None:
-            return base.but("in_force_unreadable", "the historical quote cannot be read")
+            return base.but(AnswerTimeReason.IN_FORCE_UNREADABLE, "the historical quote cannot be read")
         text = self.revision_text(in_force)
         if not text.verified or text.text is None:
-            return base.but("in_force_unreadable", f"the revision in force at answer time is {text.state}")
+            return base.but(
+                AnswerTimeReason.IN_FORCE_UNREADABLE, f"the revision in force at answer time is {text.state}"
+            )
         if self._holds_quote(chain, quote, cited, cited_text, in_force, text.text, recorded, norm):
-            return base.but("unchanged_before_answer")
+            return base.but(AnswerTimeReason.UNCHANGED_BEFORE_ANSWER)
         rel = self._verdict(chain, quote, cited, cited_text, in_force, text, recorded, norm)
         # The earliest revision since which, up to the answer, the quote had not stood.
         first = k
@@ -550,7 +557,10 @@ class CurrencyEngine:
                 break
             first = j
         return base.but(
-            "changed_before_answer", relocation=rel, changed_in=revs[first], changed_at=instants[first]
+            AnswerTimeReason.CHANGED_BEFORE_ANSWER,
+            relocation=rel,
+            changed_in=revs[first],
+            changed_at=instants[first],
         )
 
 

@@ -17,7 +17,7 @@ from store.entries import FaultJSON
 from store.records import ChainJSON, LocatorJSON, ProducerJSON
 from store.statements import FieldFactJSON
 from store.words import ModelInput
-from tracer.engine.answertime import AnswerTimeState
+from tracer.engine.answertime import AnswerTimeReason, AnswerTimeState
 from tracer.engine.vocabulary import Currency, FindingKind, Integrity, SignatureState, TransformState
 
 if TYPE_CHECKING:
@@ -183,7 +183,7 @@ class ChangedInJSON(TypedDict):
 
 class AnswerTimeJSON(TypedDict):
     state: AnswerTimeState
-    reason: str
+    reason: AnswerTimeReason
     generated_at: NotRequired[str]
     detail: NotRequired[str]
     cited_revision: NotRequired[RevisionJSON | None]
@@ -344,7 +344,7 @@ class TraceJSON(TypedDict):
 
 class StateReasonJSON(TypedDict):
     state: AnswerTimeState
-    reason: str
+    reason: AnswerTimeReason
 
 
 class PassageVerdictJSON(TypedDict):

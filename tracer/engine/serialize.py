@@ -10,7 +10,7 @@ from __future__ import annotations
 from store.attest import IMPORTED_MARK
 from store.queries import RevisionRow
 from store.records import LocatorJSON
-from tracer.engine.answertime import AnswerTime, AnswerTimeState
+from tracer.engine.answertime import AnswerTime, AnswerTimeReason, AnswerTimeState
 from tracer.engine.currency import CurrencyResult
 from tracer.engine.evidence import TextResult
 from tracer.engine.imported import imported_json
@@ -128,7 +128,8 @@ def currency_json(c: CurrencyResult, visible: bool = True) -> CurrencyJSON:
 def answer_time_json(at: AnswerTime | None, visible: bool = True) -> AnswerTimeJSON:
     """Answer-time currency of one passage (docs/json.md); ``state`` unknown when not computed."""
     if at is None or not visible:
-        return {"state": AnswerTimeState.UNKNOWN, "reason": "out_of_scope" if not visible else "not_computed"}
+        why = AnswerTimeReason.OUT_OF_SCOPE if not visible else AnswerTimeReason.NOT_COMPUTED
+        return {"state": AnswerTimeState.UNKNOWN, "reason": why}
     out: AnswerTimeJSON = {"state": at.state, "reason": at.reason, "generated_at": utc(at.generated_at)}
     if at.detail:
         out["detail"] = at.detail

@@ -27,7 +27,7 @@ from store.queries import AnswerRow, FindingRow
 from store.records import Citation, Locator, MalformedRecordError, Manifest, Passage, Producer
 from store.roster import producer_keys
 from tracer.clock import now_iso
-from tracer.engine.answertime import AnswerTimeState, strictest_answer_time
+from tracer.engine.answertime import AnswerTimeReason, AnswerTimeState, strictest_answer_time
 from tracer.engine.currency import CurrencyEngine, CurrencyResult, Memo
 from tracer.engine.evidence import TextResult
 from tracer.engine.imported import (
@@ -92,7 +92,7 @@ class PassageVerdict:
     locator: Locator | None
     new_locator: Locator | None
     answer_time: AnswerTimeState
-    answer_time_reason: str
+    answer_time_reason: AnswerTimeReason
 
 
 @dataclass(frozen=True)
@@ -169,7 +169,7 @@ class PassageTrace:
         if not self.visible:
             return PassageVerdict(
                 self.passage_id, False, Currency.UNAVAILABLE, "out_of_scope", Currency.UNAVAILABLE,
-                "", "", None, None, AnswerTimeState.UNKNOWN, "out_of_scope",
+                "", "", None, None, AnswerTimeState.UNKNOWN, AnswerTimeReason.OUT_OF_SCOPE,
             )  # fmt: skip
         c, at = self.currency, self.currency.answer_time
         rel = c.relocation
@@ -185,7 +185,7 @@ class PassageTrace:
             chain.locator if chain is not None else None,
             rel.locator if rel is not None else None,
             at.state if at is not None else AnswerTimeState.UNKNOWN,
-            at.reason if at is not None else "not_computed",
+            at.reason if at is not None else AnswerTimeReason.NOT_COMPUTED,
         )
 
 
