@@ -12,7 +12,15 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["Currency", "FindingKind", "Integrity", "ModelInput", "SignatureState", "TransformState"]
+__all__ = [
+    "Currency",
+    "CurrencyReason",
+    "FindingKind",
+    "Integrity",
+    "ModelInput",
+    "SignatureState",
+    "TransformState",
+]
 
 
 class Integrity(StrEnum):
@@ -27,6 +35,35 @@ class Integrity(StrEnum):
     CHECKSUM_MISMATCH = "checksum_mismatch"
     SIGNATURE_INVALID = "signature_invalid"
     MISSING = "missing"
+
+
+class CurrencyReason(StrEnum):
+    """Why a passage's currency is what it is (docs/states.md, "Currency reason codes"):
+    decided from the log (`tracer.engine.currency`) or by the relocation rules."""
+
+    OUT_OF_SCOPE = "out_of_scope"
+    SOURCE_DELETED = "source_deleted"
+    LATEST_REVISION_PURGED = "latest_revision_purged"
+    NO_REVISIONS_IMPORTED = "no_revisions_imported"
+    CITED_REVISION_NOT_IMPORTED = "cited_revision_not_imported"
+    LATEST_REVISION_UNREADABLE = "latest_revision_unreadable"
+    IMPORTED_NOT_LOCATED = "imported_not_located"
+    HISTORICAL_TEXT_UNAVAILABLE = "historical_text_unavailable"
+    DERIVED_TEXT = "derived_text"
+    UNKNOWN_NORMALIZER = "unknown_normalizer"
+    AT_LOCATOR = "at_locator"
+    NORMALIZED_IDENTICAL = "normalized_identical"
+    UNCHANGED_AT_LOCATOR = "unchanged_at_locator"
+    RELOCATED_SAME_SECTION = "relocated_same_section"
+    RELOCATED_COMPATIBLE_SECTION = "relocated_compatible_section"
+    RELOCATED_HEADING_AGREES = "relocated_heading_agrees"
+    RELOCATED_RENUMBERED_SECTION = "relocated_renumbered_section"
+    MULTIPLE_MATCHES = "multiple_matches"
+    UNIQUE_MATCH_INCOMPATIBLE_SECTION = "unique_match_incompatible_section"
+    NOT_AT_LOCATOR = "not_at_locator"
+    QUOTE_CHANGED = "quote_changed"
+    QUOTE_REMOVED = "quote_removed"
+    EMPTY_QUOTE = "empty_quote"
 
 
 class ModelInput(StrEnum):

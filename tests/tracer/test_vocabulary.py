@@ -23,7 +23,7 @@ from tracer.engine.currency import CurrencyResult
 from tracer.engine.evidence import TextResult
 from tracer.engine.journal import JournalEntry
 from tracer.engine.logcheck import Finding
-from tracer.engine.relocate import Relocation
+from tracer.engine.relocate import REASONS, Relocation
 from tracer.engine.trace import (
     AnswerTrace,
     CitationTrace,
@@ -40,6 +40,7 @@ from tracer.engine.vocabulary import (
     INTEGRITY_MEANING,
     MODEL_INPUT_MEANING,
     Currency,
+    CurrencyReason,
     FindingKind,
     Integrity,
     ModelInput,
@@ -94,6 +95,12 @@ def _words(text: str) -> set[str]:
     return {w for cell in cells for w in re.findall(r"`([a-z_]+)`", cell)}
 
 
+def test_currency_reasons_are_the_documented_ones_both_ways() -> None:
+    documented = _first_column(_section("states.md", "### Currency reason codes", "\n## "))
+    assert documented == {r.value for r in CurrencyReason}
+    assert REASONS <= set(CurrencyReason)
+
+
 def test_transform_states_are_the_documented_ones_both_ways() -> None:
     documented = _words(_section("states.md", "## The transformation trace", "\n## "))
     assert documented == {s.value for s in TransformState}
@@ -127,6 +134,9 @@ _TYPED: list[tuple[type, str, str]] = [
     (TextResult, "state", "Integrity"),
     (CurrencyResult, "state", "Currency"),
     (Relocation, "state", "Currency"),
+    (Relocation, "reason", "CurrencyReason"),
+    (CurrencyResult, "reason", "CurrencyReason"),
+    (PassageVerdict, "reason", "CurrencyReason"),
     (PassageVerdict, "state", "Currency"),
     (PassageVerdict, "effective_currency", "Currency"),
     (PassageTrace, "integrity", "Integrity"),

@@ -28,7 +28,7 @@ from tracer.engine.relocate import Relocation, check_same_revision, relocate, st
 from tracer.engine.session import Session
 from tracer.engine.textnorm import CHUNKER_VERSION
 from tracer.engine.times import aware
-from tracer.engine.vocabulary import Currency, Integrity
+from tracer.engine.vocabulary import Currency, CurrencyReason, Integrity
 
 __all__ = ["COMPARED", "CurrencyEngine", "CurrencyResult", "Memo", "carry"]
 
@@ -85,7 +85,7 @@ class CurrencyResult:
     """
 
     state: Currency
-    reason: str
+    reason: CurrencyReason
     detail: str = ""
     cited: RevisionRow | None = None
     current: RevisionRow | None = None
@@ -276,15 +276,17 @@ class CurrencyEngine:
     def _currency(self, ps: Passage, retrieved: TextResult) -> CurrencyResult:
         s = self.session
         if not s.can_read(ps.collection):
-            return CurrencyResult(Currency.UNAVAILABLE, "out_of_scope")
+            return CurrencyResult(Currency.UNAVAILABLE, CurrencyReason.OUT_OF_SCOPE)
         if ps.derived_from:
-            return CurrencyResult(Currency.UNCHECKED, "derived_text", "state comes from its lineage")
+            return CurrencyResult(
+                Currency.UNCHECKED, CurrencyReason.DERIVED_TEXT, "state comes from its lineage"
+            )
         chain = ps.located()
         norms = self._norms(chain)
         if norms is None:
             return CurrencyResult(
                 Currency.UNCHECKED,
-                "unknown_normalizer",
+                CurrencyReason.UNKNOWN_NORMALIZER,
                 f"normalizer {chain.normalizer_version!r} is not known here",
             )
         recorded, norm = norms
@@ -294,20 +296,20 @@ class CurrencyEngine:
         if not revs:
             return CurrencyResult(
                 Currency.UNCHECKED,
-                "no_revisions_imported",
+                CurrencyReason.NO_REVISIONS_IMPORTED,
                 f"no revision of {doc} was imported",
                 normalizer=version,
             )
         latest = revs[-1]
         if not s.can_read(latest.collection):
-            return CurrencyResult(Currency.UNAVAILABLE, "out_of_scope")
+            return CurrencyResult(Currency.UNAVAILABLE, CurrencyReason.OUT_OF_SCOPE)
         deleted = self._deleted_now(doc, latest)
         cited = self.cited_revision(doc, chain.revision)
         cited_text = self.revision_text(cited) if cited is not None else None
         if deleted is not None:
             return CurrencyResult(
                 Currency.UNAVAILABLE,
-                "source_deleted",
+                CurrencyReason.SOURCE_DELETED,
                 f"deleted at {deleted[1]} (log entry {deleted[0]}): {deleted[2]}",
                 cited,
                 None,
@@ -317,7 +319,7 @@ class CurrencyEngine:
         if cited is None:
             return CurrencyResult(
                 Currency.UNCHECKED,
-                "cited_revision_not_imported",
+                CurrencyReason.CITED_REVISION_NOT_IMPORTED,
                 f"revision {chain.revision!r} of {doc} was never imported",
                 current=latest,
                 normalizer=version,
@@ -326,7 +328,7 @@ class CurrencyEngine:
         if latest_text.state == Integrity.PURGED:
             return CurrencyResult(
                 Currency.UNAVAILABLE,
-                "latest_revision_purged",
+                CurrencyReason.LATEST_REVISION_PURGED,
                 "purged by retention",
                 cited,
                 latest,
@@ -337,7 +339,7 @@ class CurrencyEngine:
         if not latest_text.verified or latest_text.text is None:
             return CurrencyResult(
                 Currency.UNCHECKED,
-                "latest_revision_unreadable",
+                CurrencyReason.LATEST_REVISION_UNREADABLE,
                 f"the latest revision's text is {latest_text.state}",
                 cited,
                 latest,
@@ -349,7 +351,7 @@ class CurrencyEngine:
         if quote is None:
             return CurrencyResult(
                 Currency.UNCHECKED,
-                "historical_text_unavailable",
+                CurrencyReason.HISTORICAL_TEXT_UNAVAILABLE,
                 f"retrieved text is {retrieved.state}, cited revision text is {cited_text.state}"
                 if cited_text
                 else retrieved.state,
@@ -455,7 +457,7 @@ class CurrencyEngine:
         `key` is the passage's `_currency_key` (None: not memoized).
         """
         unknown = answer_time_unknown
-        if cur.reason == "out_of_scope":
+        if cur.reason == CurrencyReason.OUT_OF_SCOPE:
             return unknown(AnswerTimeReason.OUT_OF_SCOPE, generated_at)
         if ps.derived_from:
             return unknown(AnswerTimeReason.DERIVED_TEXT, generated_at)

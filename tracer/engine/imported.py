@@ -22,7 +22,7 @@ from tracer.engine.currency import CurrencyResult
 from tracer.engine.evidence import TextResult
 from tracer.engine.jsonshapes import ImportedJSON
 from tracer.engine.transform import Transform
-from tracer.engine.vocabulary import Currency, Integrity, SignatureState, TransformState
+from tracer.engine.vocabulary import Currency, CurrencyReason, Integrity, SignatureState, TransformState
 
 __all__ = [
     "NOT_CAPTURED",
@@ -36,7 +36,7 @@ __all__ = [
 
 #: the integrity word for a text the export did not hold whole (absent, redacted, truncated)
 NOT_CAPTURED = Integrity.NOT_CAPTURED
-NOT_LOCATED = "imported_not_located"
+NOT_LOCATED = CurrencyReason.IMPORTED_NOT_LOCATED
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,14 @@ from store.records import ChainJSON, LocatorJSON, ProducerJSON
 from store.statements import FieldFactJSON
 from store.words import ModelInput
 from tracer.engine.answertime import AnswerTimeReason, AnswerTimeState
-from tracer.engine.vocabulary import Currency, FindingKind, Integrity, SignatureState, TransformState
+from tracer.engine.vocabulary import (
+    Currency,
+    CurrencyReason,
+    FindingKind,
+    Integrity,
+    SignatureState,
+    TransformState,
+)
 
 if TYPE_CHECKING:
     from store.queries import TombstoneRow
@@ -145,7 +152,7 @@ class CurrentRevisionJSON(TypedDict):
 
 class CurrencyJSON(TypedDict):
     state: Currency
-    reason: str
+    reason: CurrencyReason
     detail: NotRequired[str]
     normalizer: NotRequired[str | None]
     shows_current: NotRequired[bool]
@@ -158,7 +165,7 @@ class CurrencyJSON(TypedDict):
 
 class VerdictJSON(TypedDict):
     state: Currency
-    reason: str
+    reason: CurrencyReason
 
 
 class InForceJSON(TypedDict):

@@ -47,7 +47,14 @@ from tracer.engine.transform import (
     derived_transform,
     worst_failure,
 )
-from tracer.engine.vocabulary import Currency, Integrity, ModelInput, SignatureState, TransformState
+from tracer.engine.vocabulary import (
+    Currency,
+    CurrencyReason,
+    Integrity,
+    ModelInput,
+    SignatureState,
+    TransformState,
+)
 
 __all__ = [
     "AnswerTrace",
@@ -85,7 +92,7 @@ class PassageVerdict:
     passage_id: str
     visible: bool
     state: Currency
-    reason: str
+    reason: CurrencyReason
     effective_currency: Currency
     normalizer: str
     recorded_normalizer: str
@@ -168,7 +175,8 @@ class PassageTrace:
     def verdict(self) -> PassageVerdict:
         if not self.visible:
             return PassageVerdict(
-                self.passage_id, False, Currency.UNAVAILABLE, "out_of_scope", Currency.UNAVAILABLE,
+                self.passage_id, False,
+                Currency.UNAVAILABLE, CurrencyReason.OUT_OF_SCOPE, Currency.UNAVAILABLE,
                 "", "", None, None, AnswerTimeState.UNKNOWN, AnswerTimeReason.OUT_OF_SCOPE,
             )  # fmt: skip
         c, at = self.currency, self.currency.answer_time
@@ -286,7 +294,7 @@ def _hidden(digest: str) -> TextResult:
     return TextResult(digest, Integrity.UNAVAILABLE, detail="outside your scope")
 
 
-_OUT_OF_SCOPE = CurrencyResult(Currency.UNAVAILABLE, "out_of_scope")
+_OUT_OF_SCOPE = CurrencyResult(Currency.UNAVAILABLE, CurrencyReason.OUT_OF_SCOPE)
 #: what stands where a `not_sent` passage's model input would
 NOT_SENT_DETAIL = "retrieved, but in no prompt sent to the model (signed so by the producer)"
 #: answers per query when answers named by id are primed (a revalidation page's size)

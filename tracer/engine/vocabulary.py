@@ -14,7 +14,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from store.words import Currency, FindingKind, Integrity, ModelInput, SignatureState, TransformState
+from store.words import (
+    Currency,
+    CurrencyReason,
+    FindingKind,
+    Integrity,
+    ModelInput,
+    SignatureState,
+    TransformState,
+)
 
 __all__ = [
     "CURRENCY_MEANING",
@@ -23,6 +31,7 @@ __all__ = [
     "INTEGRITY_MEANING",
     "MODEL_INPUT_MEANING",
     "Currency",
+    "CurrencyReason",
     "FindingKind",
     "Integrity",
     "ModelInput",
