@@ -1,5 +1,5 @@
 """The words tracer reports, as types: integrity, currency, model-input, transform and
-signature states, and finding kinds.
+signature states, currency reasons, and finding kinds.
 
 Only the names live here, below every layer that emits them (the store's roster
 reader emits finding kinds too); their meanings, severities and order of strictness
