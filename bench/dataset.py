@@ -16,6 +16,7 @@ import argparse
 import resource
 import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,13 @@ def _export(path: Path, out: Path, row_group: int) -> None:
         session.close()
 
 
+def _export_dir(args: argparse.Namespace) -> Path:
+    """Where the export is cached: beside, never inside, the cached vaults (which other
+    benches share read-only)."""
+    base = args.export_dir or Path(tempfile.gettempdir()) / "tracer-dataset-bench"
+    return Path(base) / f"{args.passages}-{args.row_group}"
+
+
 def _cpu() -> float:
     """CPU seconds of this process and its waited-for children (the worker pools): on a
     machine shared with other work, a figure the load changes far less than wall time."""
@@ -54,7 +62,7 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
     from tracer.engine.verify import verify
 
     path = common.ensure_vault(args.passages, args.out)
-    out = path.parent / f"dataset-{args.row_group}"
+    out = _export_dir(args)
     _export(path, out, args.row_group)
     session = unlock(path, common.custodian(), read_only=True, trust=TrustStore(common.tmp_home()))
     c0, t0 = _cpu(), time.perf_counter()
@@ -104,10 +112,12 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--spark", action="store_true")
     ap.add_argument("--out", type=Path, default=None, help="vault cache directory")
+    ap.add_argument("--export-dir", type=Path, default=None, help="export cache directory")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     argv = ["--passages", str(args.passages), "--row-group", str(args.row_group)]
     argv += (["--out", str(args.out)] if args.out else []) + (["--spark"] if args.spark else [])
+    argv += ["--export-dir", str(args.export_dir)] if args.export_dir else []
     if not args.child:
         common.ensure_vault(args.passages, args.out)
     common.main_runner(__file__, child, args, argv)

@@ -25,11 +25,13 @@ from store import dataset as ds
 from store.entries import LogEntry
 from store.merkle import leaf_hash, node_hash
 from store.roster import Roster
-from store.rowtables import RowsTable
+from store.rowtables import RowsTable, rows_table
+from store.schema import VIEW_COLUMNS
 from tracer.engine.logcheck import Finding, LogRow, RunInput, Task, check_run, finding
 from tracer.engine.vocabulary import FindingKind
 
 __all__ = [
+    "FACT_COLUMNS",
     "STATEMENT_MARK",
     "BatchResult",
     "CheckContext",
@@ -38,8 +40,9 @@ __all__ = [
     "check_batch",
     "check_table",
     "dump_results",
+    "entry_signer",
+    "fact_tables",
     "is_statement",
-    "leaf_batch",
     "load_results",
     "perfect_root",
     "subtree_root",
@@ -52,17 +55,6 @@ STATEMENT_MARK = b"application/vnd.tracer.statement.v1+json"
 
 def is_statement(kind: str, data: bytes) -> bool:
     return kind != "manifest" or STATEMENT_MARK in data
-
-
-def leaf_batch(batch: pa.Table) -> pa.Array:
-    """Per row: the recomputed RFC 6962 leaf hash, then one byte, 1 for a statement row."""
-    kinds = batch.column("kind").to_pylist()
-    entries = batch.column("entry").to_pylist()
-    out = [
-        leaf_hash(e) + (b"\x01" if is_statement(k, e) else b"\x00")
-        for k, e in zip(kinds, entries, strict=True)
-    ]
-    return pa.array(out, pa.binary())
 
 
 def subtree_root(leaves: Sequence[bytes]) -> bytes:
@@ -150,8 +142,40 @@ def _runs(positions: list[int], ctx: CheckContext) -> Iterator[tuple[Roster, lis
         yield ring, idx
 
 
-def check_rows(rows: list[LogRow], positions: list[int], ctx: CheckContext) -> BatchResult:
-    """`check_run` over manifest rows at file `positions`."""
+#: the view tables the log-wide checks read (`store.audit.keep_facts`) that manifests
+#: derive: what a batch hands back, `v_passages` cut to the columns read (a large log's
+#: widest table, built in the worker and shipped back for four columns of it)
+FACT_COLUMNS: dict[str, tuple[str, ...] | None] = {
+    "v_answers": None,
+    "v_digests": None,
+    "v_passages": ("seq", "passage_id", "retrieved_sha256", "model_input_sha256"),
+}
+
+
+def fact_tables(rows: dict[str, list[tuple[Any, ...]]]) -> dict[str, RowsTable]:
+    """The derived rows the log-wide checks read, as Arrow tables (`FACT_COLUMNS`)."""
+    out: dict[str, RowsTable] = {}
+    for table, columns in FACT_COLUMNS.items():
+        items = rows.get(table)
+        if not items:
+            continue
+        if columns is None:
+            out[table] = rows_table(table, items)
+            continue
+        names = [name for name, _type in VIEW_COLUMNS[table]]
+        picked = [names.index(c) for c in columns]
+        values = list(zip(*items, strict=True))
+        out[table] = RowsTable(
+            pa.table({c: list(values[i]) for c, i in zip(columns, picked, strict=True)}), False
+        )
+    return out
+
+
+def check_rows(
+    rows: list[LogRow], positions: list[int], ctx: CheckContext, signers: list[str | None]
+) -> BatchResult:
+    """`check_run` over manifest rows at file `positions`; `signers` is the dataset's
+    signer column, which must name the key id each entry's envelope names."""
     out: list[RowResult | None] = [None] * len(rows)
     tables: list[dict[str, RowsTable]] = []
     tasks: list[Task] = []
@@ -160,23 +184,28 @@ def check_rows(rows: list[LogRow], positions: list[int], ctx: CheckContext) -> B
     for ring, idx in _runs(positions, ctx):
         run = [rows[i] for i in idx]
         result = check_run(
-            RunInput(run, ring, ctx.custodian_ed25519, ctx.custodian_key_id, scopes, True, ctx.origin, {})
+            RunInput(run, ring, ctx.custodian_ed25519, ctx.custodian_key_id, scopes, False, ctx.origin, {})
         )
-        tables.append(result.tables)
+        tables.append(fact_tables(result.rows))
         tasks.extend(result.tasks)
         deferred.extend(result.deferred)
-        for i, (_seq, found, manifest) in zip(idx, result.entries, strict=True):
-            out[i] = RowResult(found, manifest)
+        for i, (seq, found, manifest), said in zip(idx, result.entries, result.signers, strict=True):
+            extra = signer_finding(seq, signers[i], said)
+            out[i] = RowResult([*found, extra] if extra is not None else found, manifest)
     results = [r for r in out if r is not None]
     return BatchResult(list(zip(positions, results, strict=True)), tables, tasks, deferred)
 
 
-def signer_finding(seq: int, column: str | None, data: bytes) -> Finding | None:
-    """The dataset's `signer` column must say the key id the entry's envelope names."""
+def entry_signer(data: bytes) -> str | None:
+    """The key id the entry's envelope names (None when its bytes are no JSON object)."""
     try:
-        said = LogEntry.from_bytes(data).signer
+        return LogEntry.from_bytes(data).signer
     except ValueError:
-        said = None
+        return None
+
+
+def signer_finding(seq: int, column: str | None, said: str | None) -> Finding | None:
+    """The dataset's `signer` column must say the key id the entry's envelope names."""
     if said == column:
         return None
     return finding(
@@ -192,7 +221,6 @@ def check_table(batch: pa.Table, ctx: CheckContext) -> BatchResult:
     kinds = batch.column("kind").to_pylist()
     entries = batch.column("entry").to_pylist()
     stored = batch.column("leaf_hash").to_pylist()
-    signers = batch.column("signer").to_pylist()
     rows = [
         LogRow(
             -1 if s is None else int(s),
@@ -204,12 +232,7 @@ def check_table(batch: pa.Table, ctx: CheckContext) -> BatchResult:
         for s, k, e, st in zip(seqs, kinds, entries, stored, strict=True)
     ]
     positions = [int(p) for p in batch.column("file_row_number").to_pylist()]
-    checked = check_rows(rows, positions, ctx)
-    for row, signer, (_pos, result) in zip(rows, signers, checked.rows, strict=True):
-        extra = signer_finding(row.seq, signer, row.entry)
-        if extra is not None:
-            result.findings.append(extra)
-    return checked
+    return check_rows(rows, positions, ctx, batch.column("signer").to_pylist())
 
 
 def check_batch(batch: pa.Table, ctx: CheckContext) -> BatchResult:
