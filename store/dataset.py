@@ -17,8 +17,8 @@ Everything is written in a fixed order with fixed Parquet options, so two export
 the same vault by the same key differ only in `manifest.dsse.json`'s signature.  The
 reader side runs in DuckDB (it reads the files as Arrow; the verifier recomputes the
 leaves and picks out the statements in Python, with the one parser of signed bytes)
-and, for worker processes, `read_log_slice` reads a slice of one row group with
-pyarrow; nothing here decides what a row means.
+and hands slices of the log it read to the worker processes; nothing here decides
+what a row means.
 """
 
 from __future__ import annotations
@@ -52,8 +52,6 @@ __all__ = [
     "DatasetError",
     "DatasetReader",
     "log_schema",
-    "log_slices",
-    "read_log_slice",
     "reference_rows",
     "sha256_file",
     "text_rows",
@@ -151,33 +149,6 @@ def data_key_table(vault: Vault) -> pa.Table:
     ).to_arrow_table()
 
 
-def log_slices(root: Path, rows: int) -> list[tuple[int, int, int]]:
-    """(row group, first row within it, row count) covering the log in pieces of at most
-    `rows` rows, none crossing a row group: the tasks of a pool that reads for itself."""
-    meta = pq.ParquetFile(root / LOG_FILE).metadata
-    out: list[tuple[int, int, int]] = []
-    for g in range(meta.num_row_groups):
-        n = meta.row_group(g).num_rows
-        out.extend((g, start, min(rows, n - start)) for start in range(0, n, rows))
-    return out
-
-
-def read_log_slice(
-    root: Path, group: int, start: int, rows: int, columns: Sequence[str] = LOG_COLUMNS
-) -> pa.Table:
-    """Rows `start`.. of row group `group` of the log, as (file_row_number, *columns):
-    what a worker process reads for itself, as Spark's executors do."""
-    path = root / LOG_FILE
-    try:
-        file = pq.ParquetFile(path)
-        first = sum(file.metadata.row_group(g).num_rows for g in range(group))
-        part = file.read_row_group(group, columns=list(columns)).slice(start, rows)
-    except (OSError, pa.ArrowException) as exc:
-        raise DatasetError(f"{path}: row group {group} cannot be read ({exc})") from exc
-    numbers = pa.array(range(first + start, first + start + part.num_rows), pa.int64())
-    return part.add_column(0, "file_row_number", numbers)
-
-
 class DatasetReader:
     """An export read through one in-memory DuckDB connection.
 
@@ -192,6 +163,7 @@ class DatasetReader:
         log = root / "log.parquet"
         if not log.is_file():
             raise DatasetError(f"{root}: not a dataset ({LOG_FILE} is missing)")
+        self._log: pa.Table | None = None
         self.con = duckdb.connect(":memory:")
         self.con.execute("SET enable_progress_bar = false")
         if threads:
@@ -264,10 +236,16 @@ class DatasetReader:
             )
         return pa.concat_tables(parts)
 
-    def load_facts(self, rows: Rows, tables: Sequence[Mapping[str, RowsTable]], stored: pa.Table) -> None:
-        """Once per reader: the view rows derived from the log (as tuples, and as Arrow
-        tables built where the checks ran) into temp tables, their compact facts kept as
-        `store.audit` keeps them, and the stored blob rows as `blobs`."""
+    def log_table(self) -> pa.Table:
+        """The log as (file_row_number, seq, kind, entry, leaf_hash, signer), in file
+        order, read once per reader (the verifier and the pool's slices share it)."""
+        if self._log is None:
+            self._log = self.table(LOG_FILE, "file_row_number, " + ", ".join(LOG_COLUMNS), "file_row_number")
+        return self._log
+
+    def begin_facts(self, rows: Rows) -> None:
+        """Once per reader: temp tables for the view rows derived from the log, with the
+        rows given as tuples (the statement rows) already in."""
         from store import audit
 
         for table in VIEW_COLUMNS:  # a fresh in-memory connection: none exist yet
@@ -276,19 +254,23 @@ class DatasetReader:
         for table, items in rows.items():
             if items:
                 insert_rows(self.con, table, items, target=f"temp.r_{table}")
-        grouped: dict[tuple[str, bool], list[RowsTable]] = {}
-        for made in tables:
-            for table, built in made.items():
-                if built.num_rows:
-                    grouped.setdefault((table, built.typed), []).append(built)
-        for (table, typed), parts in sorted(grouped.items()):
-            if typed and len(parts) > 1:  # the view's own types: one INSERT, as `audit.ViewRebuild`
-                parts = [RowsTable(pa.concat_tables([p.table for p in parts]), True)]
-            for part in parts:  # inferred types may differ from part to part
-                if part.table.column_names == [c for c, _t in VIEW_COLUMNS[table]]:
-                    insert_table(self.con, table, part, target=f"temp.r_{table}")
-                else:
-                    self._insert_columns(table, part.table)
+
+    def add_facts(self, tables: Mapping[str, RowsTable]) -> None:
+        """View rows built as Arrow tables where a batch was checked (some of a view's
+        columns, or all of them)."""
+        for table, part in sorted(tables.items()):
+            if not part.num_rows:
+                continue
+            if part.table.column_names == [c for c, _t in VIEW_COLUMNS[table]]:
+                insert_table(self.con, table, part, target=f"temp.r_{table}")
+            else:
+                self._insert_columns(table, part.table)
+
+    def end_facts(self, stored: pa.Table) -> None:
+        """The compact facts kept as `store.audit` keeps them, and the stored blob rows
+        as `blobs`: what the verdict queries read."""
+        from store import audit
+
         audit.keep_facts(self.con)
         self.con.register("_stored_blobs", stored)
         self.con.execute(

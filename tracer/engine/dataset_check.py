@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import pickle
 from bisect import bisect_right
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
 
 from store import dataset as ds
-from store.entries import LogEntry
+from store.gcpause import no_cycle_collection
 from store.merkle import leaf_hash, node_hash
 from store.roster import Roster
 from store.rowtables import RowsTable, rows_table
@@ -40,7 +40,6 @@ __all__ = [
     "check_batch",
     "check_table",
     "dump_results",
-    "entry_signer",
     "fact_tables",
     "is_statement",
     "load_results",
@@ -121,9 +120,9 @@ class BatchResult:
 
 
 #: how an engine checks the manifest rows: (reader, context, their file positions) to a
-#: function that waits for the batches' results (in any order), so the verifying process
-#: can do other work while the engine checks
-ManifestRows = Callable[[ds.DatasetReader, CheckContext, list[int]], Callable[[], list[BatchResult]]]
+#: function that gives the batches' results (in any order) as they come, so the
+#: verifying process can do other work while the engine checks
+ManifestRows = Callable[[ds.DatasetReader, CheckContext, list[int]], Callable[[], Iterable[BatchResult]]]
 
 
 def _runs(positions: list[int], ctx: CheckContext) -> Iterator[tuple[Roster, list[int]]]:
@@ -163,11 +162,8 @@ def fact_tables(rows: dict[str, list[tuple[Any, ...]]]) -> dict[str, RowsTable]:
             out[table] = rows_table(table, items)
             continue
         names = [name for name, _type in VIEW_COLUMNS[table]]
-        picked = [names.index(c) for c in columns]
-        values = list(zip(*items, strict=True))
-        out[table] = RowsTable(
-            pa.table({c: list(values[i]) for c, i in zip(columns, picked, strict=True)}), False
-        )
+        picked = {c: names.index(c) for c in columns}
+        out[table] = RowsTable(pa.table({c: [row[i] for row in items] for c, i in picked.items()}), False)
     return out
 
 
@@ -196,14 +192,6 @@ def check_rows(
     return BatchResult(list(zip(positions, results, strict=True)), tables, tasks, deferred)
 
 
-def entry_signer(data: bytes) -> str | None:
-    """The key id the entry's envelope names (None when its bytes are no JSON object)."""
-    try:
-        return LogEntry.from_bytes(data).signer
-    except ValueError:
-        return None
-
-
 def signer_finding(seq: int, column: str | None, said: str | None) -> Finding | None:
     """The dataset's `signer` column must say the key id the entry's envelope names."""
     if said == column:
@@ -217,38 +205,41 @@ def signer_finding(seq: int, column: str | None, said: str | None) -> Finding | 
 
 def check_table(batch: pa.Table, ctx: CheckContext) -> BatchResult:
     """Every row of `batch` (file_row_number, seq, kind, entry, leaf_hash, signer) checked as a manifest."""
-    seqs = batch.column("seq").to_pylist()
-    kinds = batch.column("kind").to_pylist()
-    entries = batch.column("entry").to_pylist()
-    stored = batch.column("leaf_hash").to_pylist()
-    rows = [
-        LogRow(
-            -1 if s is None else int(s),
-            str(k or ""),
-            bytes(e or b""),
-            bytes(st or b""),
-            leaf_hash(bytes(e or b"")),
-        )
-        for s, k, e, st in zip(seqs, kinds, entries, stored, strict=True)
-    ]
-    positions = [int(p) for p in batch.column("file_row_number").to_pylist()]
-    return check_rows(rows, positions, ctx, batch.column("signer").to_pylist())
+    return _check_rows_of(batch, ctx, None)
 
 
 def check_batch(batch: pa.Table, ctx: CheckContext) -> BatchResult:
     """`check_table` over the manifest rows of a batch of (file_row_number, seq, kind,
     entry, leaf_hash, signer) as an engine reads it: statement rows are left out (the
     verifying process checked them in order already)."""
-    kinds = batch.column("kind").to_pylist()
-    entries = batch.column("entry").to_pylist()
-    keep = [
-        i
-        for i, (k, e) in enumerate(zip(kinds, entries, strict=True))
-        if not is_statement(str(k or ""), bytes(e or b""))
-    ]
+    return _check_rows_of(batch, ctx, is_statement)
+
+
+def _check_rows_of(
+    batch: pa.Table, ctx: CheckContext, skip: Callable[[str, bytes], bool] | None
+) -> BatchResult:
+    """The rows of `batch` that `skip` leaves (all, without it), each column read once."""
+    kinds = [str(k or "") for k in batch.column("kind").to_pylist()]
+    entries = [bytes(e or b"") for e in batch.column("entry").to_pylist()]
+    keep = [i for i in range(len(kinds)) if skip is None or not skip(kinds[i], entries[i])]
     if not keep:
         return BatchResult([], [])
-    return check_table(batch.take(pa.array(keep, pa.int64())), ctx)
+    seqs = batch.column("seq").to_pylist()
+    stored = batch.column("leaf_hash").to_pylist()
+    signers = batch.column("signer").to_pylist()
+    positions = batch.column("file_row_number").to_pylist()
+    rows = [
+        LogRow(
+            -1 if seqs[i] is None else int(seqs[i]),
+            kinds[i],
+            entries[i],
+            bytes(stored[i] or b""),
+            leaf_hash(entries[i]),
+        )
+        for i in keep
+    ]
+    with no_cycle_collection():  # a batch's rows and results are many small acyclic objects
+        return check_rows(rows, [int(positions[i]) for i in keep], ctx, [signers[i] for i in keep])
 
 
 def dump_results(results: BatchResult) -> bytes:

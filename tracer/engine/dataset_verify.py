@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Unpack
@@ -35,12 +36,12 @@ from store.crypto import b64d, key_id_of
 from store.dsse import Envelope, verify_envelope
 from store.entries import ROSTER_KINDS, LogEntry
 from store.errors import InputError, SignatureError
+from store.gcpause import no_cycle_collection
 from store.guarded import guarded_kind
 from store.keyring import in_scope
 from store.merkle import RootAccumulator, leaf_hash
 from store.roster import Roster
 from store.rows import EntryRow
-from store.rowtables import RowsTable
 from store.tiles import TILE_WIDTH, TileError, bundle, entry_tile_path, hash_tiles
 from tracer.engine.dataset_check import (
     BatchResult,
@@ -179,19 +180,17 @@ class _Statements:
 
 @dataclass
 class _Derived:
-    """What the manifest rows' checks handed back, put together in log order."""
+    """What the checks handed back, put together in log order: the findings, and the
+    passages derived from an answer or note (traced last)."""
 
     findings: list[Finding] = field(default_factory=list)
-    rows: dict[str, list[tuple[Any, ...]]] = field(default_factory=dict)
-    tables: list[dict[str, RowsTable]] = field(default_factory=list)
-    tasks: list[Task] = field(default_factory=list)
     deferred: list[Task] = field(default_factory=list)
 
 
 def verify_dataset(
     root: Path, engine: str = "duckdb", manifests: ManifestRows | None = None
 ) -> DatasetReport:
-    with ds.DatasetReader(root) as reader:
+    with no_cycle_collection(), ds.DatasetReader(root) as reader:
         if manifests is not None:
             return _Verifier(root, reader, engine, manifests).run()
         with PoolChecks(reader.entries) as checks:
@@ -223,22 +222,21 @@ class _Verifier:
             self.reader, plan.context(stmts.keyrings), [r.pos for r in log.rows if not r.statement]
         )
         texts, bad = self._meanwhile(manifest, env, plan, log, roots, stmts, files_at)
-        derived = self._collect(log.rows, stmts, waiting(), plan)
+        facts = _statement_rows(stmts)
+        self.reader.begin_facts({t: facts.get(t, []) for t in _tables()})
+        transforms = self._transform_pass(plan, texts, stmts, facts)
+        derived = self._collect(log.rows, stmts, self._batches(waiting(), transforms), plan)
         findings = derived.findings
         covered = max((c.size for cps, _root in stmts.cp_after.values() for c in cps), default=0)
         covered = max([covered, *stmts.beyond])
         findings.extend(beyond_log_findings(stmts.beyond, len(log.rows)))
         findings.extend(uncheckpointed_findings(covered, len(log.rows)))
-        self.reader.load_facts(
-            {t: derived.rows.get(t, []) for t in _tables()},
-            derived.tables,
-            texts.select(["digest", "collection", "dk_id"]),
-        )
+        self.reader.end_facts(texts.select(["digest", "collection", "dk_id"]))
         findings.extend(self._log_wide(log, stmts, plan))
         findings.extend(digest_findings(self._digest_verdicts(bad, plan)))
         findings.extend(self._data_keys(texts, plan.texts, plan.exporter, plan.scopes))
         findings.extend(unreferenced_findings(self.reader.unreferenced()))
-        findings.extend(self._transforms(plan, texts, derived))
+        findings.extend(self._transform_findings(transforms, derived))
         self._references()
         self._tombstones()
         findings.extend(self.extra)
@@ -335,14 +333,13 @@ class _Verifier:
 
     def _read_log(self) -> _Log:
         """One read of the log: leaves recomputed here, statement rows picked by their bytes."""
-        table = self.reader.table(
-            ds.LOG_FILE, "file_row_number, seq, kind, leaf_hash, signer, entry", "file_row_number"
-        )
-        entries = table.column(5)
+        table = self.reader.log_table()
+        entries = table.column("entry")
         rows: list[_Row] = []
         statements: dict[int, bytes] = {}
+        meta = ("file_row_number", "seq", "kind", "leaf_hash", "signer")
         for (pos, seq, kind, stored, signer), data in zip(
-            zip(*(table.column(i).to_pylist() for i in range(5)), strict=True),
+            zip(*(table.column(c).to_pylist() for c in meta), strict=True),
             (bytes(e or b"") for e in entries.to_pylist()),
             strict=True,
         ):
@@ -450,17 +447,27 @@ class _Verifier:
         texts = self.reader.texts(plan.text_files)
         return texts, _text_problems(texts, {str(k) for k in plan.exporter.get("data_keys", [])})
 
+    def _batches(
+        self, batches: Iterable[BatchResult], transforms: TransformPass | None
+    ) -> Iterator[BatchResult]:
+        """Each batch as it comes: its view rows into the reader's tables and its passages
+        traced, while the engine checks the next ones."""
+        for batch in batches:
+            for tables in batch.tables:
+                self.reader.add_facts(tables)
+            if transforms is not None:
+                transforms.add(batch.tasks)
+            yield BatchResult(batch.rows, [], [], batch.deferred)
+
     def _collect(
-        self, rows: list[_Row], stmts: _Statements, batches: list[BatchResult], plan: _Plan
+        self, rows: list[_Row], stmts: _Statements, batches: Iterable[BatchResult], plan: _Plan
     ) -> _Derived:
         """Every row's findings in log order, each checkpoint's after the entry that
-        completes it; the rows derived from the log."""
+        completes it; the passages left to trace."""
         per_row = dict(stmts.per_row)
-        out = _Derived(tasks=list(stmts.tasks), deferred=list(stmts.deferred))
+        out = _Derived(deferred=list(stmts.deferred))
         for batch in batches:
             per_row.update(batch.rows)
-            out.tables.extend(batch.tables)
-            out.tasks.extend(batch.tasks)
             out.deferred.extend(batch.deferred)
         state = CheckpointState()
         manifests = 0
@@ -469,8 +476,6 @@ class _Verifier:
             if res is not None:
                 out.findings.extend(res.findings)
                 manifests += bool(res.manifest)
-                for table, items in res.rows.items():
-                    out.rows.setdefault(table, []).extend(items)
             if r.pos in stmts.cp_after:
                 cps, root = stmts.cp_after[r.pos]
                 ring = _ring_at(stmts.keyrings, r.pos + 1)
@@ -495,26 +500,36 @@ class _Verifier:
                 findings.append(finding(FindingKind.CASE_STATEMENT_REFUSED, p.seq, p.detail, kind=p.kind))
         return findings
 
-    def _transforms(self, plan: _Plan, texts: pa.Table, derived: _Derived) -> list[Finding]:
-        """`tracer verify`'s transform pass over the export's texts, as the exporter:
-        only a plaintext export carries texts to trace."""
+    def _transform_pass(
+        self, plan: _Plan, texts: pa.Table, stmts: _Statements, rows: dict[str, list[tuple[Any, ...]]]
+    ) -> TransformPass | None:
+        """`tracer verify`'s transform pass over the export's texts, as the exporter (only
+        a plaintext export carries texts to trace), with the revisions, deletions and
+        tombstones the statement rows derive; every batch's passages are checked as it
+        comes (a page each)."""
         if plan.texts != "plaintext" or plan.scopes is None:
-            return []
+            return None
         source = DatasetSource(
             plan.scopes,
             [str(k) for k in plan.exporter.get("data_keys", [])],
             texts,
-            derived.rows,
+            rows,
             self.reader.answer_text_ref,
         )
-        tally = Tally()
-        transforms = TransformPass(None, source, tally, Sizes())
-        transforms.add(derived.tasks)
+        transforms = TransformPass(None, source, Tally(), Sizes(transform_page=1))
+        transforms.add(stmts.tasks)
+        return transforms
+
+    def _transform_findings(self, transforms: TransformPass | None, derived: _Derived) -> list[Finding]:
+        """The passages derived from an answer or note (their sources are all known now),
+        then every transform finding in log order."""
+        if transforms is None:
+            return []
         transforms.defer(derived.deferred)
         transforms.finish(0, set())
-        for key, n in tally.counts.items():
+        for key, n in transforms.tally.counts.items():
             self.counts[key] = self.counts.get(key, 0) + n
-        return tally.findings
+        return transforms.tally.findings
 
     def _tombstones(self) -> None:
         for seq, digest, side in self.reader.tombstone_diff():
@@ -694,6 +709,15 @@ def _text_problem(digest: str, state: str, text: bytes | None) -> tuple[str, str
     if state == "unreadable":
         return text_problem(digest, None)
     return None
+
+
+def _statement_rows(stmts: _Statements) -> dict[str, list[tuple[Any, ...]]]:
+    """The view rows the statement rows derive, in log order."""
+    out: dict[str, list[tuple[Any, ...]]] = {}
+    for _pos, res in sorted(stmts.per_row.items()):
+        for table, items in res.rows.items():
+            out.setdefault(table, []).extend(items)
+    return out
 
 
 def _ring_at(rings: list[tuple[int, Roster]], seq: int) -> Roster:
