@@ -221,25 +221,27 @@ def _check_rows_of(
     """The rows of `batch` that `skip` leaves (all, without it), each column read once."""
     kinds = [str(k or "") for k in batch.column("kind").to_pylist()]
     entries = [bytes(e or b"") for e in batch.column("entry").to_pylist()]
-    keep = [i for i in range(len(kinds)) if skip is None or not skip(kinds[i], entries[i])]
+    keep = _kept(kinds, entries, skip)
     if not keep:
         return BatchResult([], [])
-    seqs = batch.column("seq").to_pylist()
-    stored = batch.column("leaf_hash").to_pylist()
     signers = batch.column("signer").to_pylist()
     positions = batch.column("file_row_number").to_pylist()
-    rows = [
-        LogRow(
-            -1 if seqs[i] is None else int(seqs[i]),
-            kinds[i],
-            entries[i],
-            bytes(stored[i] or b""),
-            leaf_hash(entries[i]),
-        )
-        for i in keep
-    ]
+    rows = _log_rows(batch, kinds, entries, keep)
     with no_cycle_collection():  # a batch's rows and results are many small acyclic objects
         return check_rows(rows, [int(positions[i]) for i in keep], ctx, [signers[i] for i in keep])
+
+
+def _kept(kinds: list[str], entries: list[bytes], skip: Callable[[str, bytes], bool] | None) -> list[int]:
+    if skip is None:
+        return list(range(len(kinds)))
+    return [i for i, (k, e) in enumerate(zip(kinds, entries, strict=True)) if not skip(k, e)]
+
+
+def _log_rows(batch: pa.Table, kinds: list[str], entries: list[bytes], keep: list[int]) -> list[LogRow]:
+    """Rows `keep` of `batch` with their leaves recomputed from the entry bytes."""
+    seqs = [-1 if s is None else int(s) for s in batch.column("seq").to_pylist()]
+    stored = [bytes(st or b"") for st in batch.column("leaf_hash").to_pylist()]
+    return [LogRow(seqs[i], kinds[i], entries[i], stored[i], leaf_hash(entries[i])) for i in keep]
 
 
 def dump_results(results: BatchResult) -> bytes:

@@ -13,7 +13,7 @@ Texts, revision lists and deletions come from a `TextSource`: the session's vaul
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Unpack
 
 from store import audit
@@ -125,8 +125,18 @@ class TransformPass:
             # one checker (and engine) for the whole pass: popular revisions stay
             # normalized across pages, and each distinct key is checked once
             checker = self._checker = TransformChecker(CurrencyEngine(self.source), memo=32768)
-        # Verdicts already known (popular chunks are retrieved by many answers) are
-        # recorded before any text is read: only the rest need their texts.
+        pending = self._pending(checker, tasks)
+        if not pending:
+            return
+        checker.engine.prefetch_revisions(
+            {t.key.document_id for t in pending if type(t.key.document_id) is str}
+        )
+        for chunk in self._chunks(pending):
+            self._check_chunk(checker, chunk)
+
+    def _pending(self, checker: TransformChecker, tasks: list[Task]) -> list[Task]:
+        """Verdicts already known (popular chunks are retrieved by many answers) are
+        recorded before any text is read: the tasks returned need their texts."""
         pending: list[Task] = []
         for task in tasks:
             known = checker.known(task.key, task.memo)
@@ -134,27 +144,26 @@ class TransformPass:
                 pending.append(task)
             else:
                 self._verdict(task, known)
-        if not pending:
-            return
-        checker.engine.prefetch_revisions(
-            {t.key.document_id for t in pending if type(t.key.document_id) is str}
-        )
+        return pending
+
+    def _chunks(self, pending: list[Task]) -> Iterator[list[Task]]:
+        """The tasks by cited revision, a chunk of `text_chunk` revisions at a time, so a
+        page can hold many passages (each revision normalized once per page) while few
+        texts are held at once."""
         ranked = sorted(((_revision_key(t), i) for i, t in enumerate(pending)))
-        # Texts are read a chunk of revisions at a time, so a page can hold many passages
-        # (each revision normalized once per page) while few texts are held at once.
         chunk: list[Task] = []
         revisions = 0
         last: tuple[str, str] | None = None
         for rk, i in ranked:
             if rk != last:
                 if revisions >= self.sizes.text_chunk:
-                    self._check_chunk(checker, chunk)
+                    yield chunk
                     chunk, revisions = [], 0
                 revisions += 1
                 last = rk
             chunk.append(pending[i])
         if chunk:
-            self._check_chunk(checker, chunk)
+            yield chunk
 
     def _check_chunk(self, checker: TransformChecker, chunk: list[Task]) -> None:
         engine = checker.engine
@@ -222,23 +231,34 @@ class TransformPass:
         items: list[tuple[str, str]] = []
         revisions: list[tuple[str, str]] = []
         for task in tasks:
-            key = task.key
             try:
-                coll = str(key.collection)
-                if not can_read(coll):
-                    continue
-                items.append((str(key.retrieved_sha256), coll))
-                if task.derived_from:
-                    src = self._source_ref(str(task.derived_from))
-                    if src is not None:
-                        items.append(src)
-                    continue
-                cited = engine.cited_revision(key.document_id, key.revision)
-                if cited is not None:
-                    revisions.append((cited.content_sha256, cited.collection))
+                self._task_texts(engine, task, items, revisions)
             except (KeyError, TypeError, ValueError, AttributeError):
                 continue  # reported when the passage itself is checked
         return [(d, c) for d, c in items if can_read(c)], [(d, c) for d, c in revisions if can_read(c)]
+
+    def _task_texts(
+        self,
+        engine: CurrencyEngine,
+        task: Task,
+        items: list[tuple[str, str]],
+        revisions: list[tuple[str, str]],
+    ) -> None:
+        """The texts one passage asks for: its own and its source's, or its cited revision's."""
+        assert self.source is not None  # noqa: S101 - checked by the caller
+        key = task.key
+        coll = str(key.collection)
+        if not self.source.can_read(coll):
+            return
+        items.append((str(key.retrieved_sha256), coll))
+        if task.derived_from:
+            src = self._source_ref(str(task.derived_from))
+            if src is not None:
+                items.append(src)
+            return
+        cited = engine.cited_revision(key.document_id, key.revision)
+        if cited is not None:
+            revisions.append((cited.content_sha256, cited.collection))
 
     def _transform(self, checker: TransformChecker, task: Task) -> Transform | None:
         assert self.source is not None  # noqa: S101 - checked by the caller
