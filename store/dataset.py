@@ -240,7 +240,13 @@ class DatasetReader:
         """The log as (file_row_number, seq, kind, entry, leaf_hash, signer), in file
         order, read once per reader (the verifier and the pool's slices share it)."""
         if self._log is None:
-            self._log = self.table(LOG_FILE, "file_row_number, " + ", ".join(LOG_COLUMNS), "file_row_number")
+            # a plain scan keeps file order (DuckDB preserves insertion order); sorted
+            # only if it did not, rather than sorting every entry's bytes each time
+            log = self.table(LOG_FILE, "file_row_number, " + ", ".join(LOG_COLUMNS))
+            rows = log.column("file_row_number").to_pylist()
+            if rows != sorted(rows):
+                log = log.sort_by("file_row_number")
+            self._log = log
         return self._log
 
     def begin_facts(self, rows: Rows) -> None:

@@ -118,6 +118,24 @@ class BatchResult:
     tasks: list[Task] = field(default_factory=list)
     deferred: list[Task] = field(default_factory=list)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # the passages travel as plain tuples: a slotted dataclass pickles field by field
+        # in Python, and a batch holds one task per passage (ten per manifest)
+        return (_batch_result, (self.rows, self.tables, _packed(self.tasks), _packed(self.deferred)))
+
+
+def _packed(tasks: list[Task]) -> list[tuple[Any, ...]]:
+    return [(t.seq, t.pos, t.kind, t.answer_id, t.passage_id, t.key, t.derived_from, t.memo) for t in tasks]
+
+
+def _batch_result(
+    rows: list[tuple[int, RowResult]],
+    tables: list[dict[str, RowsTable]],
+    tasks: list[tuple[Any, ...]],
+    deferred: list[tuple[Any, ...]],
+) -> BatchResult:
+    return BatchResult(rows, tables, [Task(*t) for t in tasks], [Task(*t) for t in deferred])
+
 
 #: how an engine checks the manifest rows: (reader, context, their file positions) to a
 #: function that gives the batches' results (in any order) as they come, so the

@@ -11,10 +11,8 @@ verifier derived from the log's own entries, never a table of the export.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
-
-import pyarrow as pa
 
 from store.errors import UnwrapError
 from store.keyring import in_scope
@@ -37,7 +35,7 @@ class DatasetSource:
         self,
         scopes: Sequence[str] | None,
         held: Iterable[str],
-        texts: pa.Table,
+        texts: Mapping[str, list[Any]],
         derived: dict[str, list[tuple[Any, ...]]],
         answer_ref: Callable[[str], tuple[str, str] | None],
     ) -> None:
@@ -97,10 +95,10 @@ def _revision(r: tuple[Any, ...]) -> RevisionRow:
     )
 
 
-def _copies(texts: pa.Table, held: set[str]) -> tuple[dict[str, _Copy], set[str]]:
+def _copies(cols: Mapping[str, list[Any]], held: set[str]) -> tuple[dict[str, _Copy], set[str]]:
     """Per digest, its first stored copy (collections in name order) under a data key the
-    exporter held, as `DataKeys.decrypt` picks it; and every digest stored at all."""
-    cols = texts.select(["digest", "collection", "dk_id", "state", "text"]).to_pydict()
+    exporter held, as `DataKeys.decrypt` picks it; and every digest stored at all
+    (`cols`: the text files' digest, collection, dk_id, state and text columns)."""
     order = sorted(range(len(cols["digest"])), key=lambda i: (str(cols["collection"][i]), i))
     copies: dict[str, _Copy] = {}
     present: set[str] = set()

@@ -221,10 +221,10 @@ class _Verifier:
         waiting = self.manifests(
             self.reader, plan.context(stmts.keyrings), [r.pos for r in log.rows if not r.statement]
         )
-        texts, bad = self._meanwhile(manifest, env, plan, log, roots, stmts, files_at)
+        texts, text_cols, bad = self._meanwhile(manifest, env, plan, log, roots, stmts, files_at)
         facts = _statement_rows(stmts)
         self.reader.begin_facts({t: facts.get(t, []) for t in _tables()})
-        transforms = self._transform_pass(plan, texts, stmts, facts)
+        transforms = self._transform_pass(plan, text_cols, stmts, facts)
         derived = self._collect(log.rows, stmts, self._batches(waiting(), transforms), plan)
         findings = derived.findings
         covered = max((c.size for cps, _root in stmts.cp_after.values() for c in cps), default=0)
@@ -430,10 +430,10 @@ class _Verifier:
         roots: list[bytes],
         stmts: _Statements,
         files_at: int,
-    ) -> tuple[pa.Table, dict[str, tuple[str, str]]]:
+    ) -> tuple[pa.Table, dict[str, list[Any]], dict[str, tuple[str, str]]]:
         """While the engine checks the manifests: what needs none of their results, each
-        finding put in its place in the report; the texts, and those not matching their
-        digests."""
+        finding put in its place in the report; the texts (as read, and as columns), and
+        those not matching their digests."""
         later, self.extra = self.extra, []
         self._files(manifest)
         later[files_at:files_at] = self.extra
@@ -445,7 +445,8 @@ class _Verifier:
         self._signature(env, stmts.keyring, plan.exporter)
         self._tiles(log)
         texts = self.reader.texts(plan.text_files)
-        return texts, _text_problems(texts, {str(k) for k in plan.exporter.get("data_keys", [])})
+        cols = texts.to_pydict()
+        return texts, cols, _text_problems(cols, {str(k) for k in plan.exporter.get("data_keys", [])})
 
     def _batches(
         self, batches: Iterable[BatchResult], transforms: TransformPass | None
@@ -501,7 +502,11 @@ class _Verifier:
         return findings
 
     def _transform_pass(
-        self, plan: _Plan, texts: pa.Table, stmts: _Statements, rows: dict[str, list[tuple[Any, ...]]]
+        self,
+        plan: _Plan,
+        texts: dict[str, list[Any]],
+        stmts: _Statements,
+        rows: dict[str, list[tuple[Any, ...]]],
     ) -> TransformPass | None:
         """`tracer verify`'s transform pass over the export's texts, as the exporter (only
         a plaintext export carries texts to trace), with the revisions, deletions and
@@ -681,10 +686,9 @@ class _Cp:
     note: str
 
 
-def _text_problems(texts: pa.Table, held: set[str]) -> dict[str, tuple[str, str]]:
+def _text_problems(cols: dict[str, list[Any]], held: set[str]) -> dict[str, tuple[str, str]]:
     """Digest -> problem of every text the exporter held whose bytes do not match their
     digest (a digest stored under several collections is judged by its first)."""
-    cols = texts.to_pydict()
     first: dict[str, str] = {}
     seen: dict[str, int] = {}
     for d, c, k in zip(cols["digest"], cols["collection"], cols["dk_id"], strict=True):
