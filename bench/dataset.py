@@ -157,13 +157,8 @@ def main() -> None:
     }
     head.update(common.code_version())
     head["loadavg_1m_before_after"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
-    head["per_run"] = [
-        {
-            k: r[k]
-            for k in ("order", "load_1m_start_end", "ratio", "cpu_ratio", "verify_full_s", "verify_dataset_s")
-        }
-        for r in results
-    ]
+    keys = ("order", "load_1m_start_end", "ratio", "cpu_ratio", *_TIMES)
+    head["per_run"] = [{k: r[k] for k in keys} for r in results]
     head.update(common.summarize(results))
     common.emit(head)
 
