@@ -2,7 +2,8 @@
 
 Decides `unavailable` and `unchecked` (what relocate.py leaves to callers) from the
 log: deletions, tombstones, scope, and which revisions were imported.  Revision texts
-are read through the session, so they too are released only when their digest verifies.
+are read through a `TextSource` (the session's vault, or an exported dataset), so they
+too are released only when their digest verifies.
 
 One `CurrencyEngine` serves one run (a trace, a revalidation, a verification): revision
 lists, revision texts, their normalized forms and relocation verdicts are computed once
@@ -18,15 +19,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Generic, TypeVar
 
-from store import queries
-from store.queries import RevisionRow, TombstoneRow
+from store.queries import RevisionRow
 from store.records import Chain, Locator, Passage
 from tracer.engine.answertime import AnswerTime, AnswerTimeReason, AnswerTimeState, answer_time_unknown
-from tracer.engine.evidence import TextResult, read_text, read_texts
+from tracer.engine.evidence import TextResult
 from tracer.engine.normalizers import NORM1, RECORDED, Normalizer, by_version, carry_to_v2
 from tracer.engine.relocate import Relocation, check_same_revision, relocate, still_says
 from tracer.engine.session import Session
 from tracer.engine.textnorm import CHUNKER_VERSION
+from tracer.engine.textsource import TextSource, VaultSource
 from tracer.engine.times import aware
 from tracer.engine.vocabulary import Currency, CurrencyReason, Integrity
 
@@ -133,8 +134,8 @@ class CurrencyEngine:
     a version every passage recorded under ``tracer-norm/1`` is carried over to.
     """
 
-    def __init__(self, session: Session, normalizer: str = RECORDED):
-        self.session = session
+    def __init__(self, source: Session | TextSource, normalizer: str = RECORDED):
+        self.source: TextSource = VaultSource(source) if isinstance(source, Session) else source
         self.requested: Normalizer | None = None if normalizer == RECORDED else by_version(normalizer)
         if normalizer != RECORDED and self.requested is None:
             raise ValueError(f"unknown normalizer {normalizer!r}")
@@ -153,17 +154,11 @@ class CurrencyEngine:
         #: answer-time facts of passages answered from a superseded revision, by passage
         #: and revision in force (`generated_at` is filled in per answer)
         self._superseded: Memo[tuple[Any, ...], AnswerTime] = Memo(65536)
-        self._tombstones: dict[str, TombstoneRow] | None = None
 
     # -- cached reads ------------------------------------------------------------------
 
-    def _tombstone_map(self) -> dict[str, TombstoneRow]:
-        if self._tombstones is None:
-            self._tombstones = queries.tombstone_map(self.session.vault)
-        return self._tombstones
-
     def _read(self, digest: str, collection: str) -> TextResult:
-        return read_text(self.session, digest, collection, self._tombstone_map())
+        return self.source.text(digest, collection)
 
     def drop_texts(self) -> None:
         """Forget the passage texts read so far (a long pass moving on to its next page)."""
@@ -179,7 +174,7 @@ class CurrencyEngine:
         missing = {key for key in items if self._texts.get(key) is None}
         if not missing:
             return
-        s = self.session
+        s = self.source
         wanted: dict[str, str] = {}
         for digest, collection in sorted(missing):
             if s.can_read(collection):
@@ -187,22 +182,22 @@ class CurrencyEngine:
         pairs = list(wanted.items())
         got: dict[str, TextResult] = {}
         for i in range(0, len(pairs), batch):
-            got.update(read_texts(s, pairs[i : i + batch], self._tombstone_map()))
+            got.update(s.texts(pairs[i : i + batch]))
         for digest, collection in missing:
             found = got.get(digest) if s.can_read(collection) else None
             if found is None:
-                found = read_text(s, digest, collection, self._tombstone_map())
+                found = s.text(digest, collection)
             self._texts.put((digest, collection), found)
 
     def prefetch_revisions(self, document_ids: Collection[str]) -> None:
         """Revision lists and deletions of many documents, one query each."""
         todo = sorted({d for d in document_ids if d not in self._revs})
         if todo:
-            for doc, revs in queries.revisions_of_many(self.session.vault, todo).items():
+            for doc, revs in self.source.revisions_of(todo).items():
                 self._revs[doc] = _ordered(revs)
         todo = sorted({d for d in document_ids if d not in self._deleted})
         if todo:
-            self._deleted.update(queries.deletions_of_many(self.session.vault, todo))
+            self._deleted.update(self.source.deletions_of(todo))
 
     def text(self, digest: str, collection: str) -> TextResult:
         """`read_text` memoized for this run (the vault does not change under a run)."""
@@ -213,12 +208,12 @@ class CurrencyEngine:
     def revisions(self, document_id: str) -> list[RevisionRow]:
         """A document's imported revisions, oldest first by commit instant (any UTC offset)."""
         if document_id not in self._revs:
-            self._revs[document_id] = _ordered(queries.revisions_of(self.session.vault, document_id))
+            self._revs[document_id] = _ordered(self.source.revisions_of([document_id])[document_id])
         return self._revs[document_id]
 
     def deletion(self, document_id: str) -> tuple[int, str, str] | None:
         if document_id not in self._deleted:
-            self._deleted[document_id] = queries.deletion_of(self.session.vault, document_id)
+            self._deleted[document_id] = self.source.deletions_of([document_id])[document_id]
         return self._deleted[document_id]
 
     def revision_text(self, rev: RevisionRow) -> TextResult:
@@ -274,7 +269,7 @@ class CurrencyEngine:
         return recorded, recorded
 
     def _currency(self, ps: Passage, retrieved: TextResult) -> CurrencyResult:
-        s = self.session
+        s = self.source
         if not s.can_read(ps.collection):
             return CurrencyResult(Currency.UNAVAILABLE, CurrencyReason.OUT_OF_SCOPE)
         if ps.derived_from:
@@ -519,7 +514,7 @@ class CurrencyEngine:
     ) -> AnswerTime:
         """The answer-time fact when revision `k`, later than the cited `ci`, was in force
         (`generated_at` left empty: the caller fills it in)."""
-        s = self.session
+        s = self.source
         norms = self._norms(chain)
         assert norms is not None  # noqa: S101 - the caller returned earlier otherwise
         recorded, norm = norms
