@@ -646,10 +646,30 @@ class Tracer:
             nodes.append(node)
         return nodes
 
+    def _lineage_manifests(self, m: _Manifest) -> list[_Manifest]:
+        """The manifests `m`'s lineage and derived passages name, their entries read in one
+        query. Only a cache fill: each is checked by `_manifest` as if read alone, an id
+        not read cleanly is left to it, and scope is still decided where each is shown."""
+        named = {*m.sources, *(str(ps.derived_from) for ps in m.record.passages if ps.derived_from)}
+        ids = sorted(x for x in named if x not in self._unknown and self._manifests.get(x) is None)
+        if not ids:
+            return []
+        self._primed.update(queries.answer_entries_many(self.session.vault, ids))
+        out: list[_Manifest] = []
+        for aid in ids:
+            if aid in self._primed:
+                try:
+                    out.append(self._manifest(aid))
+                except (UnknownAnswerError, DamagedEntryError):
+                    continue  # reported by the answer itself, read again alone
+        return out
+
     def _build(self, answer_id: str, stack: tuple[str, ...], full: bool) -> AnswerTrace:
         m = self._manifest(answer_id)
         if answer_id not in self._fetched:  # its page was not primed (a single trace, a source)
-            self._prefetch([m])
+            sources = self._lineage_manifests(m)
+            self._prefetch([m, *sources])
+            self._fetched.update(s.record.answer_id for s in sources)
         try:
             return self._assemble(m, answer_id, stack, full)
         except (MalformedRecordError, TypeError, AttributeError, IndexError) as exc:
