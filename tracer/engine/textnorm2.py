@@ -106,40 +106,48 @@ def _flanking(text: str, start: int, end: int) -> tuple[bool, bool]:
     return left, right
 
 
+def _delimiter(text: str, run: re.Match[str]) -> _Delim | None:
+    """The delimiter a ``*``/``_`` run is, or None when it can neither open nor close."""
+    left, right = _flanking(text, run.start(), run.end())
+    char = run.group()[0]
+    if char == "_":
+        # an underscore run inside a word opens or closes only beside punctuation
+        before = text[run.start() - 1] if run.start() > 0 else ""
+        after = text[run.end()] if run.end() < len(text) else ""
+        opens = left and (not right or _is_punct(before))
+        closes = right and (not left or _is_punct(after))
+    else:
+        opens, closes = left, right
+    if not (opens or closes):
+        return None
+    return _Delim(char, run.start(), len(run.group()), opens, closes)
+
+
+def _close(d: _Delim, stack: list[_Delim], drop: list[bool]) -> None:
+    """Match the closer `d` against the openers on `stack`, marking the pairs' characters dropped."""
+    while d.can_close and d.length:
+        at = next((k for k in range(len(stack) - 1, -1, -1) if stack[k].char == d.char), -1)
+        if at < 0:
+            return
+        opener = stack[at]
+        n = min(opener.length, d.length, 2)
+        drop[opener.start + opener.length - n : opener.start + opener.length] = [True] * n
+        drop[d.start : d.start + n] = [True] * n
+        opener.length -= n
+        d.start += n
+        d.length -= n
+        del stack[at + 1 :]  # openers between the pair stay literal
+        if opener.length == 0:
+            stack.pop()
+
+
 def _emphasis_pass(text: str) -> str:
     """Drop every matched pair of ``*``/``_`` delimiter runs (CommonMark's flanking rules)."""
-    delims: list[_Delim] = []
-    for m in _RUN.finditer(text):
-        left, right = _flanking(text, m.start(), m.end())
-        char = m.group()[0]
-        if char == "_":
-            before = text[m.start() - 1] if m.start() > 0 else ""
-            after = text[m.end()] if m.end() < len(text) else ""
-            opens = left and (not right or _is_punct(before))
-            closes = right and (not left or _is_punct(after))
-        else:
-            opens, closes = left, right
-        if opens or closes:
-            delims.append(_Delim(char, m.start(), len(m.group()), opens, closes))
+    delims = [d for m in _RUN.finditer(text) if (d := _delimiter(text, m)) is not None]
     drop = [False] * len(text)
     stack: list[_Delim] = []
     for d in delims:
-        while d.can_close and d.length:
-            at = next((k for k in range(len(stack) - 1, -1, -1) if stack[k].char == d.char), -1)
-            if at < 0:
-                break
-            opener = stack[at]
-            n = min(opener.length, d.length, 2)
-            for k in range(opener.start + opener.length - n, opener.start + opener.length):
-                drop[k] = True
-            for k in range(d.start, d.start + n):
-                drop[k] = True
-            opener.length -= n
-            d.start += n
-            d.length -= n
-            del stack[at + 1 :]  # openers between the pair stay literal
-            if opener.length == 0:
-                stack.pop()
+        _close(d, stack, drop)
         if d.can_open and d.length:
             stack.append(d)
     return "".join(ch for ch, gone in zip(text, drop, strict=True) if not gone)
