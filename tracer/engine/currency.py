@@ -288,7 +288,6 @@ class CurrencyEngine:
                 f"normalizer {chain.normalizer_version!r} is not known here",
             )
         recorded, norm = norms
-        version = norm.version
         doc = chain.document_id
         revs = self.revisions(doc)
         if not revs:
@@ -296,9 +295,19 @@ class CurrencyEngine:
                 Currency.UNCHECKED,
                 "no_revisions_imported",
                 f"no revision of {doc} was imported",
-                normalizer=version,
+                normalizer=norm.version,
             )
-        latest = revs[-1]
+        return self._against_latest(chain, retrieved, revs[-1], recorded, norm)
+
+    def _against_latest(
+        self, chain: Chain, retrieved: TextResult, latest: RevisionRow, recorded: Normalizer, norm: Normalizer
+    ) -> CurrencyResult:
+        """The currency of a located passage against its document's latest revision: out of
+        scope, deleted, cited revision not imported, latest text purged or unreadable, no
+        historical quote, or the relocation verdict."""
+        s = self.session
+        version = norm.version
+        doc = chain.document_id
         if not s.can_read(latest.collection):
             return CurrencyResult(Currency.UNAVAILABLE, "out_of_scope")
         deleted = self._deleted_now(doc, latest)
@@ -481,14 +490,28 @@ class CurrencyEngine:
             return AnswerTime("current", "latest_at_answer", generated_at, cited=cited, in_force=cited)
         # the rest depends on the answer's time only through the revision in force (k):
         # answers given from the same superseded revision share it
+        return self._in_force_memo(key, chain, retrieved, cited, revs, instants, ci, k).at(generated_at)
+
+    def _in_force_memo(
+        self,
+        key: tuple[Any, ...] | None,
+        chain: Chain,
+        retrieved: TextResult,
+        cited: RevisionRow,
+        revs: list[RevisionRow],
+        instants: list[datetime],
+        ci: int,
+        k: int,
+    ) -> AnswerTime:
+        """`_in_force`, memoized per passage and revision in force (`key` None: not memoized)."""
         if key is None:
-            return self._in_force(chain, retrieved, cited, revs, instants, ci, k).at(generated_at)
+            return self._in_force(chain, retrieved, cited, revs, instants, ci, k)
         memo = self._superseded.get((*key, k))
         if memo is None:
             memo = self._superseded.put(
                 (*key, k), self._in_force(chain, retrieved, cited, revs, instants, ci, k)
             )
-        return memo.at(generated_at)
+        return memo
 
     def _cited_index(self, document_id: str, revision: str) -> int | None:
         """Where the cited revision stands in the document's ordered revisions (the first
@@ -533,18 +556,35 @@ class CurrencyEngine:
         if self._holds_quote(chain, quote, cited, cited_text, in_force, text.text, recorded, norm):
             return base.but("unchanged_before_answer")
         rel = self._verdict(chain, quote, cited, cited_text, in_force, text, recorded, norm)
-        # The earliest revision since which, up to the answer, the quote had not stood.
+        first = self._first_changed(chain, quote, cited, cited_text, revs, ci, k, (recorded, norm))
+        return base.but(
+            "changed_before_answer", relocation=rel, changed_in=revs[first], changed_at=instants[first]
+        )
+
+    def _first_changed(
+        self,
+        chain: Chain,
+        quote: str,
+        cited: RevisionRow,
+        cited_text: TextResult | None,
+        revs: list[RevisionRow],
+        ci: int,
+        k: int,
+        norms: tuple[Normalizer, Normalizer],
+    ) -> int:
+        """The earliest revision since which, up to the answer (`k`), the quote had not
+        stood: walking back towards the cited `ci`, until a revision cannot be read or
+        still holds the quote."""
+        recorded, norm = norms
         first = k
         for j in range(k - 1, ci, -1):
             t = self.revision_text(revs[j])
-            if not t.verified or t.text is None or not s.can_read(revs[j].collection):
+            if not t.verified or t.text is None or not self.session.can_read(revs[j].collection):
                 break
             if self._holds_quote(chain, quote, cited, cited_text, revs[j], t.text, recorded, norm):
                 break
             first = j
-        return base.but(
-            "changed_before_answer", relocation=rel, changed_in=revs[first], changed_at=instants[first]
-        )
+        return first
 
 
 def carry(
