@@ -154,7 +154,7 @@ def _imported_envelope(seq: int, data: bytes | None) -> Envelope | str:
     return env
 
 
-def _placed_statement(body: object, seq: int, origin: str, answer_id: str) -> dict[str, Any] | str:
+def _placed_statement(body: object, seq: int, origin: str, answer_id: str) -> dict[str, object] | str:
     """The statement of a signed payload bound to entry `seq` of `origin` and holding
     `answer_id`, or why it is not (signed for another place, or another answer)."""
     place = body.get("log") if isinstance(body, dict) else None

@@ -16,7 +16,7 @@ from bisect import bisect_right
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from store import queries
 from store.queries import RevisionRow, TombstoneRow
@@ -297,15 +297,20 @@ class CurrencyEngine:
                 f"no revision of {doc} was imported",
                 normalizer=norm.version,
             )
-        return self._against_latest(chain, retrieved, revs[-1], recorded, norm)
+        return self._against_latest(s, chain, retrieved, revs[-1], (recorded, norm))
 
     def _against_latest(
-        self, chain: Chain, retrieved: TextResult, latest: RevisionRow, recorded: Normalizer, norm: Normalizer
+        self,
+        s: _Scope,
+        chain: Chain,
+        retrieved: TextResult,
+        latest: RevisionRow,
+        norms: tuple[Normalizer, Normalizer],
     ) -> CurrencyResult:
         """The currency of a located passage against its document's latest revision: out of
         scope, deleted, cited revision not imported, latest text purged or unreadable, no
         historical quote, or the relocation verdict."""
-        s = self.session
+        recorded, norm = norms
         version = norm.version
         doc = chain.document_id
         if not s.can_read(latest.collection):
@@ -556,35 +561,42 @@ class CurrencyEngine:
         if self._holds_quote(chain, quote, cited, cited_text, in_force, text.text, recorded, norm):
             return base.but("unchanged_before_answer")
         rel = self._verdict(chain, quote, cited, cited_text, in_force, text, recorded, norm)
-        first = self._first_changed(chain, quote, cited, cited_text, revs, ci, k, (recorded, norm))
+        first = self._first_changed(s, chain, quote, cited, cited_text, revs, (ci, k), (recorded, norm))
         return base.but(
             "changed_before_answer", relocation=rel, changed_in=revs[first], changed_at=instants[first]
         )
 
     def _first_changed(
         self,
+        s: _Scope,
         chain: Chain,
         quote: str,
         cited: RevisionRow,
         cited_text: TextResult | None,
         revs: list[RevisionRow],
-        ci: int,
-        k: int,
+        span: tuple[int, int],
         norms: tuple[Normalizer, Normalizer],
     ) -> int:
         """The earliest revision since which, up to the answer (`k`), the quote had not
         stood: walking back towards the cited `ci`, until a revision cannot be read or
         still holds the quote."""
         recorded, norm = norms
+        ci, k = span
         first = k
         for j in range(k - 1, ci, -1):
             t = self.revision_text(revs[j])
-            if not t.verified or t.text is None or not self.session.can_read(revs[j].collection):
+            if not t.verified or t.text is None or not s.can_read(revs[j].collection):
                 break
             if self._holds_quote(chain, quote, cited, cited_text, revs[j], t.text, recorded, norm):
                 break
             first = j
         return first
+
+
+class _Scope(Protocol):
+    """Whom the texts are read for: what they may read."""
+
+    def can_read(self, collection: str) -> bool: ...
 
 
 def carry(
