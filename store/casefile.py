@@ -18,9 +18,9 @@ Holds are signed by the custodian or by an investigator granted the `hold` right
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from store import merkle
 from store.crypto import Identity
@@ -29,6 +29,14 @@ from store.errors import AccessDeniedError, InputError, VaultError
 from store.records import MalformedRecordError, Revision
 from store.roster import Roster, check_entry
 from store.rows import EntryRow
+from store.statements import (
+    CaseOpenStatement,
+    CaseStatementJSON,
+    HoldStatement,
+    NoteStatement,
+    ReleaseStatement,
+    TagStatement,
+)
 from store.textrules import id_problem
 from store.vault import Vault
 from store.words import FindingKind
@@ -239,7 +247,7 @@ class CaseFile:
 
     # -- the one rule ------------------------------------------------------------------
 
-    def refusal(self, kind: str, stmt: dict[str, Any]) -> str | None:
+    def refusal(self, kind: str, stmt: Mapping[str, object]) -> str | None:
         """Why a statement of `kind` may not be appended now (None: it may)."""
         case_id = stmt.get("case_id")
         if kind == "case_open":
@@ -251,7 +259,7 @@ class CaseFile:
             return "at is not a time"
         return self._kind_refusal(kind, stmt)
 
-    def _kind_refusal(self, kind: str, stmt: dict[str, Any]) -> str | None:
+    def _kind_refusal(self, kind: str, stmt: Mapping[str, object]) -> str | None:
         """The rule of each statement kind, once its case and time are checked."""
         if kind == "tag":
             return self._tag_refusal(stmt)
@@ -265,7 +273,7 @@ class CaseFile:
             return None
         return f"{kind!r} is not a case-file statement"
 
-    def _open_refusal(self, case_id: object, stmt: dict[str, Any]) -> str | None:
+    def _open_refusal(self, case_id: object, stmt: Mapping[str, object]) -> str | None:
         problem = case_id_problem(case_id)
         if problem:
             return problem
@@ -275,7 +283,7 @@ class CaseFile:
             "purpose", stmt.get("purpose"), _MAX_TEXT
         )
 
-    def _release_refusal(self, stmt: dict[str, Any]) -> str | None:
+    def _release_refusal(self, stmt: Mapping[str, object]) -> str | None:
         hold_seq = stmt.get("hold_seq")
         held = self.holds.get(hold_seq) if type(hold_seq) is int else None
         if held is None:
@@ -284,12 +292,13 @@ class CaseFile:
             return f"the hold at log entry {hold_seq} was already released at entry {held.release.seq}"
         return _text_problem("reason", stmt.get("reason"), _MAX_TEXT)
 
-    def _tag_refusal(self, stmt: dict[str, Any]) -> str | None:
+    def _tag_refusal(self, stmt: Mapping[str, object]) -> str | None:
         shape = _tag_shape_problem(stmt)
         if shape is not None:
             return shape
         tag, op, answer_id = stmt["tag"], stmt["op"], stmt["answer_id"]
-        on = (stmt.get("case_id"), answer_id, stmt["target"])
+        # _tag_shape_problem checked the answer id and the target, refusal the case_id
+        on = (cast("str | None", stmt.get("case_id")), cast(str, answer_id), cast(str, stmt["target"]))
         present = tag in self.tags_on(*on)
         if op == "add" and present:
             return f"{tag!r} is already on {stmt['target']} of {answer_id}"
@@ -299,7 +308,7 @@ class CaseFile:
 
     # -- folding -----------------------------------------------------------------------
 
-    def fold(self, seq: int, kind: str, signer: str, stmt: dict[str, Any]) -> CaseProblem | None:
+    def fold(self, seq: int, kind: str, signer: str, stmt: Mapping[str, object]) -> CaseProblem | None:
         """Apply one checked statement; a statement the rules refuse is a problem, not applied."""
         refused = self.refusal(kind, stmt)
         if refused is not None:
@@ -309,49 +318,49 @@ class CaseFile:
             apply(self, seq, kind, signer, stmt)
         return None
 
-    def _fold_open(self, seq: int, _kind: str, signer: str, stmt: dict[str, Any]) -> None:
-        opened = str(stmt.get("case_id"))
-        self.cases[opened] = CaseRecord(opened, stmt["title"], stmt["purpose"], signer, str(stmt["at"]), seq)
+    # refusal checked every member the kind's statement type names before these run
 
-    def _fold_tag(self, seq: int, _kind: str, signer: str, stmt: dict[str, Any]) -> None:
-        self.tags.append(
-            Tag(
-                seq,
-                signer,
-                stmt.get("case_id"),
-                stmt["op"],
-                stmt["tag"],
-                stmt["answer_id"],
-                stmt["target"],
-                str(stmt["at"]),
-            )
+    def _fold_open(self, seq: int, _kind: str, signer: str, stmt: Mapping[str, object]) -> None:
+        opened, opening = str(stmt.get("case_id")), cast("CaseOpenStatement", stmt)
+        self.cases[opened] = CaseRecord(
+            opened, opening["title"], opening["purpose"], signer, str(stmt["at"]), seq
         )
 
-    def _fold_note(self, seq: int, kind: str, signer: str, stmt: dict[str, Any]) -> None:
-        case_id, at = str(stmt.get("case_id")), str(stmt["at"])
-        self.notes.append(Note(seq, kind, signer, case_id, stmt.get("answer_id"), stmt["text"], at))
+    def _fold_tag(self, seq: int, _kind: str, signer: str, stmt: Mapping[str, object]) -> None:
+        t = cast("TagStatement", stmt)
+        case_id = cast("str | None", stmt.get("case_id"))
+        self.tags.append(
+            Tag(seq, signer, case_id, t["op"], t["tag"], t["answer_id"], t["target"], str(stmt["at"]))
+        )
 
-    def _fold_hold(self, seq: int, _kind: str, signer: str, stmt: dict[str, Any]) -> None:
-        subject = stmt["subject"]
-        listed = stmt.get("entries")
+    def _fold_note(self, seq: int, kind: str, signer: str, stmt: Mapping[str, object]) -> None:
+        n = cast("NoteStatement", stmt)
+        case_id, at = str(stmt.get("case_id")), str(stmt["at"])
+        self.notes.append(Note(seq, kind, signer, case_id, n.get("answer_id"), n["text"], at))
+
+    def _fold_hold(self, seq: int, _kind: str, signer: str, stmt: Mapping[str, object]) -> None:
+        hold = cast("HoldStatement", stmt)
+        subject = hold["subject"]
+        listed = hold.get("entries")
         entries = tuple(listed) if isinstance(listed, list) else None
         self.holds[seq] = Hold(
             seq,
             signer,
-            stmt.get("case_id"),
+            cast("str | None", stmt.get("case_id")),
             subject["kind"],
             subject["id"],
-            stmt["reason"],
+            hold["reason"],
             str(stmt["at"]),
             entries=entries,
         )
 
-    def _fold_release(self, seq: int, _kind: str, signer: str, stmt: dict[str, Any]) -> None:
-        held = self.holds[stmt["hold_seq"]]
-        self.holds[held.seq] = _released(held, Release(seq, signer, stmt["reason"], str(stmt["at"])))
+    def _fold_release(self, seq: int, _kind: str, signer: str, stmt: Mapping[str, object]) -> None:
+        release = cast("ReleaseStatement", stmt)
+        held = self.holds[release["hold_seq"]]
+        self.holds[held.seq] = _released(held, Release(seq, signer, release["reason"], str(stmt["at"])))
 
-    def _fold_finding(self, seq: int, _kind: str, signer: str, stmt: dict[str, Any]) -> None:
-        case_id = stmt.get("case_id")
+    def _fold_finding(self, seq: int, _kind: str, signer: str, stmt: Mapping[str, object]) -> None:
+        case_id = cast("str | None", stmt.get("case_id"))
         if case_id is None:  # a finding made outside a case is no case's
             return
         self.findings.append(
@@ -366,8 +375,8 @@ class CaseFile:
             )
         )
 
-    def _fold_access(self, seq: int, _kind: str, signer: str, stmt: dict[str, Any]) -> None:
-        case_id = stmt.get("case_id")
+    def _fold_access(self, seq: int, _kind: str, signer: str, stmt: Mapping[str, object]) -> None:
+        case_id = cast("str | None", stmt.get("case_id"))
         if case_id is None:  # access outside a case is no case's activity
             return
         action, target = str(stmt.get("action", "")), str(stmt.get("target", ""))
@@ -417,7 +426,7 @@ class CaseFile:
 
 
 #: how each statement kind the rules accepted is applied to the case file
-_FOLDS: dict[str, Callable[[CaseFile, int, str, str, dict[str, Any]], None]] = {
+_FOLDS: dict[str, Callable[[CaseFile, int, str, str, Mapping[str, object]], None]] = {
     "case_open": CaseFile._fold_open,
     "tag": CaseFile._fold_tag,
     "note": CaseFile._fold_note,
@@ -640,7 +649,7 @@ def fold_casefile(rows: Iterable[EntryRow], leaves: Sequence[bytes], origin: str
     return case
 
 
-def append_case_statement(vault: Vault, signer: Identity, kind: str, stmt: dict[str, Any]) -> int:
+def append_case_statement(vault: Vault, signer: Identity, kind: str, stmt: CaseStatementJSON) -> int:
     """Check `stmt` against the case file and the roster, then sign and append it.
 
     Holds and releases need the custodian or an investigator with the hold right; the
@@ -718,7 +727,7 @@ def document_collections(vault: Vault, document_id: str) -> set[str]:
     return {str(r[0]) for r in [*revs, *quoted]}
 
 
-def _tag_shape_problem(stmt: dict[str, Any]) -> str | None:
+def _tag_shape_problem(stmt: Mapping[str, object]) -> str | None:
     """What is wrong with a tag statement's own fields (tag, op, answer id, target), if anything."""
     tag, op, answer_id = stmt.get("tag"), stmt.get("op"), stmt.get("answer_id")
     if not isinstance(tag, str) or not TAG_RULE.fullmatch(tag):
@@ -730,14 +739,14 @@ def _tag_shape_problem(stmt: dict[str, Any]) -> str | None:
     return target_problem(stmt.get("target")) or None
 
 
-def _note_refusal(stmt: dict[str, Any]) -> str | None:
+def _note_refusal(stmt: Mapping[str, object]) -> str | None:
     answer_id = stmt.get("answer_id")
     if answer_id is not None and (not isinstance(answer_id, str) or id_problem(answer_id)):
         return "answer_id is not an id"
     return _text_problem("text", stmt.get("text"), _MAX_TEXT)
 
 
-def _hold_refusal(stmt: dict[str, Any]) -> str | None:
+def _hold_refusal(stmt: Mapping[str, object]) -> str | None:
     subject = stmt.get("subject")
     if not isinstance(subject, dict) or subject.get("kind") not in HOLD_SUBJECTS:
         return f"a hold's subject is one of {', '.join(HOLD_SUBJECTS)}"

@@ -16,6 +16,7 @@ from store.crypto import sha256_hex
 from store.errors import InputError
 from store.imported import IMPORTED_SCHEMA, ImportedItem
 from store.queries import RevisionRow
+from store.statements import FieldFactJSON, ImportCitationJSON, ImportedTraceStatement
 from store.textrules import id_problem
 from tracer.importers.mapping import Document, ImportedAnswer, TextField, check_id
 from tracer.producer.locate import CHUNKER_VERSION, NORMALIZER_VERSION, occurrences
@@ -193,7 +194,7 @@ def _located_chain(
 class _Kept:
     """A statement's per-field facts and the whole texts it keeps, as they are gathered."""
 
-    fields: dict[str, dict[str, Any]] = field(default_factory=dict)
+    fields: dict[str, FieldFactJSON] = field(default_factory=dict)
     texts: list[bytes] = field(default_factory=list)
 
     def keep(self, t: TextField, path: str) -> str | None:
@@ -278,7 +279,7 @@ def build_item(
     question_digest = kept.keep(answer.question, "$.question_sha256")
     fields = kept.fields
     sent = [p["passage_id"] for p in passages if p["model_input_sha256"] is not None]
-    citations: list[dict[str, Any]] = []
+    citations: list[ImportCitationJSON] = []
     if answer.answer.value is not None and sent:
         citations.append({"answer_start": 0, "answer_end": len(answer.answer.value), "passage_ids": sent})
         fields["$.citations[0]"] = FieldFact(
@@ -294,7 +295,7 @@ def build_item(
         fields[f"$.{key}"] = v.fact.to_json()
     # texts kept twice (a retrieved text that is also its model input) are stored once
     unique = list(dict.fromkeys(kept.texts))
-    statement: dict[str, Any] = {
+    statement: ImportedTraceStatement = {
         "schema": IMPORTED_SCHEMA,
         "answer_id": answer.answer_id,
         "run_id": answer.trace_id,
