@@ -403,26 +403,22 @@ class ViewGuard:
             if trusted is None or not wanted:
                 return []
             cursor = self._vault.con.cursor()
-        seen: Digests = {}
         try:
-            for table in wanted:
-                groups: dict[int, str] = {}
-                last = max(trusted[table], default=-1)
-                for g in range(last + 1):
-                    if not between():
-                        return []
-                    groups.update(table_digests(cursor, table, g * GROUP, (g + 1) * GROUP))
-                # rows past the last trusted group make the table differ
-                if not table_digests(cursor, table, (last + 1) * GROUP):
-                    seen[table] = groups
+            seen = _hash_aside(cursor, wanted, trusted, between)
         finally:
             cursor.close()
+        if seen is None:
+            return []
         with hold():
-            now = None if self.verifying else self.trusted()
-            if now is None:
-                return []
-            done = [t for t, groups in seen.items() if groups == now[t]]
-            self._checked.update(done)
+            return self._mark_unchanged(seen)
+
+    def _mark_unchanged(self, seen: Digests) -> list[str]:
+        """Mark checked the tables whose digests seen are still the trusted ones (under the lock)."""
+        now = None if self.verifying else self.trusted()
+        if now is None:
+            return []
+        done = [t for t, groups in seen.items() if groups == now[t]]
+        self._checked.update(done)
         return done
 
     def _mend(
@@ -620,6 +616,26 @@ class ViewGuard:
     def committed(self, digests: Digests, size: int, root: bytes) -> None:
         """After the batch committed: what it signed is what is trusted now."""
         self._at, self._trusted = (size, root), digests
+
+
+def _hash_aside(
+    cursor: duckdb.DuckDBPyConnection, wanted: list[str], trusted: Digests, between: Callable[[], bool]
+) -> Digests | None:
+    """The group digests of each of `wanted` up to its last trusted group, one group per
+    query with `between()` asked before each (None: it said stop); a table with rows past
+    that group is left out, since it differs from the trusted digests already."""
+    seen: Digests = {}
+    for table in wanted:
+        groups: dict[int, str] = {}
+        last = max(trusted[table], default=-1)
+        for g in range(last + 1):
+            if not between():
+                return None
+            groups.update(table_digests(cursor, table, g * GROUP, (g + 1) * GROUP))
+        # rows past the last trusted group make the table differ
+        if not table_digests(cursor, table, (last + 1) * GROUP):
+            seen[table] = groups
+    return seen
 
 
 def _differing(a: dict[int, str], b: dict[int, str]) -> set[int]:
