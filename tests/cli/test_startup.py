@@ -51,11 +51,9 @@ def _every_command() -> list[tuple[str, ...]]:
     return [path for path, _ in _parsers(build_parser(), ())]
 
 
-def test_no_help_loads_a_heavy_library() -> None:
-    """Each `--help` in turn, in one fresh interpreter: the modules they loaded between
-    them, checked after each; one that loaded DuckDB, Arrow, NumPy or Textual is named."""
-    argvs = [[*path, "--help"] for path in _every_command()]
-    assert len(argvs) > 30
+def _heavy_loaded_by(argvs: list[list[str]]) -> dict[str, list[str]]:
+    """Run each argv through `main` in turn, in one fresh interpreter; for each, the heavy
+    modules loaded by then."""
     out = subprocess.run(
         [sys.executable, "-c", _PROBE, json.dumps(argvs), json.dumps(HEAVY)],
         capture_output=True,
@@ -63,7 +61,15 @@ def test_no_help_loads_a_heavy_library() -> None:
         check=True,
     )
     loaded: dict[str, list[str]] = json.loads(out.stdout.splitlines()[-1])
-    assert loaded == {" ".join(a): [] for a in argvs}
+    return loaded
+
+
+def test_no_help_loads_a_heavy_library() -> None:
+    """Each `--help` in turn, in one fresh interpreter: the modules they loaded between
+    them, checked after each; one that loaded DuckDB, Arrow, NumPy or Textual is named."""
+    argvs = [[*path, "--help"] for path in _every_command()]
+    assert len(argvs) > 30
+    assert _heavy_loaded_by(argvs) == {" ".join(a): [] for a in argvs}
 
 
 def test_a_command_builds_only_its_own_options() -> None:
@@ -141,14 +147,7 @@ def test_commands_without_a_vault_never_load_duckdb(tmp_path: Path) -> None:
         ["chunk", str(tmp_path / "doc.md")],
         ["verify-pack", str(tmp_path / "not-a-pack")],
     ]
-    out = subprocess.run(
-        [sys.executable, "-c", _PROBE, json.dumps(argvs), json.dumps(HEAVY)],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    loaded: dict[str, list[str]] = json.loads(out.stdout.splitlines()[-1])
-    assert loaded == {" ".join(a): [] for a in argvs}
+    assert _heavy_loaded_by(argvs) == {" ".join(a): [] for a in argvs}
     assert (tmp_path / "keys" / "probe.key").is_file()  # the commands did run
 
 
