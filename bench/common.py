@@ -128,14 +128,14 @@ def _median(values: list[Any]) -> Any:
 
 
 def summarize(results: list[dict[str, Any]], rss_keys: tuple[str, ...] = ()) -> dict[str, Any]:
-    """Medians of every numeric field (recursively), max for peak-RSS fields."""
+    """Medians of every numeric field (recursively), max for peak-RSS and `*_max_ms` fields."""
     first = results[0]
     out: dict[str, Any] = {}
     for key, value in first.items():
         values = [r.get(key) for r in results]
         if isinstance(value, dict):
             out[key] = summarize([v if isinstance(v, dict) else {} for v in values], rss_keys)
-        elif key in rss_keys or key.startswith("peak_rss"):
+        elif key in rss_keys or key.startswith("peak_rss") or key.endswith("_max_ms"):
             out[key] = max(v for v in values if isinstance(v, int | float))
         else:
             out[key] = _median(values)

@@ -211,6 +211,41 @@ def _read_lines(stream: Any, lines: list[str]) -> None:
         lines.append(line.rstrip("\n"))
 
 
+@dataclass(frozen=True)
+class Killed:
+    """What a child said before it was killed (or finished), and how it ended."""
+
+    lines: list[str]
+    stderr: str
+    returncode: int
+    delay: float
+
+
+def kill_at_random(script: Path, args: list[str], rng: random.Random, max_delay: float) -> Killed:
+    """Run `script --child ARGS`, wait until it prints READY, then SIGKILL it after a random
+    delay in [0, max_delay): the one way both crash loops pick the moment of the crash."""
+    proc = subprocess.Popen(
+        [sys.executable, str(script), "--child", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    lines: list[str] = []
+    reader = threading.Thread(target=_read_lines, args=(proc.stdout, lines), daemon=True)
+    reader.start()
+    deadline = time.monotonic() + 60
+    while "READY" not in lines and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.002)
+    delay = rng.uniform(0, max_delay)
+    time.sleep(delay)
+    if proc.poll() is None:
+        os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    reader.join(timeout=10)
+    stderr = proc.stderr.read() if proc.stderr else ""
+    return Killed(lines, stderr, proc.returncode, delay)
+
+
 def check(
     vault_path: Path, files: list[list[Path]], manifests: int, acks: list[tuple[int, int]]
 ) -> tuple[list[str], bool | None]:
@@ -280,33 +315,16 @@ def iteration(
     vault_path, inputs = base / "vault", base / "inputs"
     new_vault(vault_path)
     files = write_inputs(inputs, batches, manifests)
-    proc = subprocess.Popen(
-        [sys.executable, str(Path(__file__).resolve()), "--child", str(vault_path), str(inputs)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    lines: list[str] = []
-    reader = threading.Thread(target=_read_lines, args=(proc.stdout, lines), daemon=True)
-    reader.start()
-    deadline = time.monotonic() + 60
-    while "READY" not in lines and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.002)
-    delay = rng.uniform(0, max_delay)
-    time.sleep(delay)
-    if proc.poll() is None:
-        os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    reader.join(timeout=10)
-    stderr = proc.stderr.read() if proc.stderr else ""
+    run = kill_at_random(Path(__file__).resolve(), [str(vault_path), str(inputs)], rng, max_delay)
+    lines, stderr, delay = run.lines, run.stderr, run.delay
     acks = [(int(p[1]), int(p[2])) for p in (line.split() for line in lines) if p and p[0] == "ACK"]
     outcome = Outcome(i, round(delay, 4), len(acks), None, "DONE" in lines)
     if "READY" not in lines:
         outcome.failures.append(f"child never became ready: {stderr[-2000:]}")
     if any(line.startswith("FAIL") for line in lines):
         outcome.failures.append(f"child ingest failed: {lines[-1][:2000]}")
-    if proc.returncode not in (0, -signal.SIGKILL):
-        outcome.failures.append(f"child exited {proc.returncode}: {stderr[-2000:]}")
+    if run.returncode not in (0, -signal.SIGKILL):
+        outcome.failures.append(f"child exited {run.returncode}: {stderr[-2000:]}")
     if [b for b, _s in acks] != list(range(len(acks))):
         outcome.failures.append(f"acks out of order: {acks}")
     failures, flight = check(vault_path, files, manifests, acks)

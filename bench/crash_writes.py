@@ -40,10 +40,8 @@ import os
 import random
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,7 +51,16 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from bench.crash_loop import ORIGIN, T0, answer_id, custodian, investigator, producer, write_inputs  # noqa: E402
+from bench.crash_loop import (  # noqa: E402
+    ORIGIN,
+    T0,
+    answer_id,
+    custodian,
+    investigator,
+    kill_at_random,
+    producer,
+    write_inputs,
+)
 from store import admin  # noqa: E402
 
 NOW = "2026-06-01T00:00:00Z"
@@ -182,11 +189,6 @@ class Outcome:
     failures: list[str] = field(default_factory=list)
 
 
-def _read_lines(stream: Any, lines: list[str]) -> None:
-    for line in stream:
-        lines.append(line.rstrip("\n"))
-
-
 def _finish_recovery(vault: Any) -> None:
     """What the custodian does after a crash: an uncovered tail is recovered, a quarantine
     restored; the tail is the crash's own honest one, so a guarded tail is re-covered."""
@@ -308,30 +310,13 @@ def iteration(
     vault_path, inputs, home = base / "vault", base / "inputs", base / "home"
     new_vault(vault_path)
     write_inputs(inputs, 2 * rounds, manifests)  # the second half goes through the outbox
-    proc = subprocess.Popen(
-        [sys.executable, str(Path(__file__).resolve()), "--child", str(vault_path), str(inputs), str(home)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    lines: list[str] = []
-    reader = threading.Thread(target=_read_lines, args=(proc.stdout, lines), daemon=True)
-    reader.start()
-    deadline = time.monotonic() + 60
-    while "READY" not in lines and proc.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.002)
-    delay = rng.uniform(0, max_delay)
-    time.sleep(delay)
-    if proc.poll() is None:
-        os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    reader.join(timeout=10)
-    stderr = proc.stderr.read() if proc.stderr else ""
+    run = kill_at_random(Path(__file__).resolve(), [str(vault_path), str(inputs), str(home)], rng, max_delay)
+    lines = run.lines
     acks = [line.split() for line in lines if line.startswith("ACK ")]
-    outcome = Outcome(i, round(delay, 4), [a[1] for a in acks], "DONE" in lines)
-    if any(line.startswith("FAIL") for line in lines) or proc.returncode not in (0, -signal.SIGKILL):
+    outcome = Outcome(i, round(run.delay, 4), [a[1] for a in acks], "DONE" in lines)
+    if any(line.startswith("FAIL") for line in lines) or run.returncode not in (0, -signal.SIGKILL):
         outcome.failures.append(
-            f"child failed ({proc.returncode}): {(lines[-1:] or [''])[0][:500]} {stderr[-1500:]}"
+            f"child failed ({run.returncode}): {(lines[-1:] or [''])[0][:500]} {run.stderr[-1500:]}"
         )
     outcome.failures.extend(check(vault_path, manifests, acks, rounds))
     shutil.rmtree(base, ignore_errors=True)

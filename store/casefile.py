@@ -18,9 +18,9 @@ Holds are signed by the custodian or by an investigator granted the `hold` right
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from store import merkle
 from store.crypto import Identity
@@ -29,6 +29,14 @@ from store.errors import AccessDeniedError, InputError, VaultError
 from store.records import MalformedRecordError, Revision
 from store.roster import Roster, check_entry
 from store.rows import EntryRow
+from store.statements import (
+    CaseOpenStatement,
+    CaseStatementJSON,
+    HoldStatement,
+    NoteStatement,
+    ReleaseStatement,
+    TagStatement,
+)
 from store.textrules import id_problem
 from store.vault import Vault
 from store.words import FindingKind
@@ -239,7 +247,7 @@ class CaseFile:
 
     # -- the one rule ------------------------------------------------------------------
 
-    def refusal(self, kind: str, stmt: dict[str, Any]) -> str | None:
+    def refusal(self, kind: str, stmt: Mapping[str, object]) -> str | None:
         """Why a statement of `kind` may not be appended now (None: it may)."""
         case_id = stmt.get("case_id")
         if kind == "case_open":
@@ -261,7 +269,7 @@ class CaseFile:
             return None
         return f"{kind!r} is not a case-file statement"
 
-    def _open_refusal(self, case_id: object, stmt: dict[str, Any]) -> str | None:
+    def _open_refusal(self, case_id: object, stmt: Mapping[str, object]) -> str | None:
         problem = case_id_problem(case_id)
         if problem:
             return problem
@@ -271,7 +279,7 @@ class CaseFile:
             "purpose", stmt.get("purpose"), _MAX_TEXT
         )
 
-    def _release_refusal(self, stmt: dict[str, Any]) -> str | None:
+    def _release_refusal(self, stmt: Mapping[str, object]) -> str | None:
         hold_seq = stmt.get("hold_seq")
         held = self.holds.get(hold_seq) if type(hold_seq) is int else None
         if held is None:
@@ -280,7 +288,7 @@ class CaseFile:
             return f"the hold at log entry {hold_seq} was already released at entry {held.release.seq}"
         return _text_problem("reason", stmt.get("reason"), _MAX_TEXT)
 
-    def _tag_refusal(self, stmt: dict[str, Any]) -> str | None:
+    def _tag_refusal(self, stmt: Mapping[str, object]) -> str | None:
         tag, op, answer_id = stmt.get("tag"), stmt.get("op"), stmt.get("answer_id")
         if not isinstance(tag, str) or not TAG_RULE.fullmatch(tag):
             return f"tag {tag!r} is not 1-64 characters of a-z 0-9 . _ - starting with a letter or digit"
@@ -290,7 +298,8 @@ class CaseFile:
             return "answer_id is not an id"
         if target_problem(stmt.get("target")):
             return target_problem(stmt.get("target"))
-        on = (stmt.get("case_id"), answer_id, stmt["target"])
+        # refusal checked case_id, target_problem the target
+        on = (cast("str | None", stmt.get("case_id")), answer_id, cast(str, stmt["target"]))
         present = tag in self.tags_on(*on)
         if op == "add" and present:
             return f"{tag!r} is already on {stmt['target']} of {answer_id}"
@@ -300,32 +309,35 @@ class CaseFile:
 
     # -- folding -----------------------------------------------------------------------
 
-    def fold(self, seq: int, kind: str, signer: str, stmt: dict[str, Any]) -> CaseProblem | None:
+    def fold(self, seq: int, kind: str, signer: str, stmt: Mapping[str, object]) -> CaseProblem | None:
         """Apply one checked statement; a statement the rules refuse is a problem, not applied."""
         refused = self.refusal(kind, stmt)
         if refused is not None:
             return CaseProblem(seq, kind, FindingKind.CASE_STATEMENT_REFUSED, refused)
+        # refusal checked every member the kind's statement type names
         at = str(stmt["at"])
-        case_id: str | None = stmt.get("case_id")
+        case_id = cast("str | None", stmt.get("case_id"))
         if kind == "case_open":
-            opened = str(case_id)
-            self.cases[opened] = CaseRecord(opened, stmt["title"], stmt["purpose"], signer, at, seq)
+            opened, opening = str(case_id), cast("CaseOpenStatement", stmt)
+            self.cases[opened] = CaseRecord(opened, opening["title"], opening["purpose"], signer, at, seq)
         elif kind == "tag":
-            self.tags.append(
-                Tag(seq, signer, case_id, stmt["op"], stmt["tag"], stmt["answer_id"], stmt["target"], at)
-            )
+            t = cast("TagStatement", stmt)
+            self.tags.append(Tag(seq, signer, case_id, t["op"], t["tag"], t["answer_id"], t["target"], at))
         elif kind in ("note", "case_conclusion"):
-            self.notes.append(Note(seq, kind, signer, str(case_id), stmt.get("answer_id"), stmt["text"], at))
+            n = cast("NoteStatement", stmt)
+            self.notes.append(Note(seq, kind, signer, str(case_id), n.get("answer_id"), n["text"], at))
         elif kind == "hold":
-            subject = stmt["subject"]
-            listed = stmt.get("entries")
+            hold = cast("HoldStatement", stmt)
+            subject = hold["subject"]
+            listed = hold.get("entries")
             entries = tuple(listed) if isinstance(listed, list) else None
             self.holds[seq] = Hold(
-                seq, signer, case_id, subject["kind"], subject["id"], stmt["reason"], at, entries=entries
+                seq, signer, case_id, subject["kind"], subject["id"], hold["reason"], at, entries=entries
             )
         elif kind == "hold_release":
-            held = self.holds[stmt["hold_seq"]]
-            self.holds[held.seq] = _released(held, Release(seq, signer, stmt["reason"], at))
+            release = cast("ReleaseStatement", stmt)
+            held = self.holds[release["hold_seq"]]
+            self.holds[held.seq] = _released(held, Release(seq, signer, release["reason"], at))
         elif kind == "finding" and case_id is not None:
             self.findings.append(
                 CaseFinding(
@@ -594,7 +606,7 @@ def fold_casefile(rows: Iterable[EntryRow], leaves: Sequence[bytes], origin: str
     return case
 
 
-def append_case_statement(vault: Vault, signer: Identity, kind: str, stmt: dict[str, Any]) -> int:
+def append_case_statement(vault: Vault, signer: Identity, kind: str, stmt: CaseStatementJSON) -> int:
     """Check `stmt` against the case file and the roster, then sign and append it.
 
     Holds and releases need the custodian or an investigator with the hold right; the
@@ -660,14 +672,14 @@ def document_collections(vault: Vault, document_id: str) -> set[str]:
     return {str(r[0]) for r in [*revs, *quoted]}
 
 
-def _note_refusal(stmt: dict[str, Any]) -> str | None:
+def _note_refusal(stmt: Mapping[str, object]) -> str | None:
     answer_id = stmt.get("answer_id")
     if answer_id is not None and (not isinstance(answer_id, str) or id_problem(answer_id)):
         return "answer_id is not an id"
     return _text_problem("text", stmt.get("text"), _MAX_TEXT)
 
 
-def _hold_refusal(stmt: dict[str, Any]) -> str | None:
+def _hold_refusal(stmt: Mapping[str, object]) -> str | None:
     subject = stmt.get("subject")
     if not isinstance(subject, dict) or subject.get("kind") not in HOLD_SUBJECTS:
         return f"a hold's subject is one of {', '.join(HOLD_SUBJECTS)}"

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
 
 from store.crypto import Identity, PublicIdentity, sha256_hex
 from store.dsse import verify_envelope
 from store.entries import LogEntry, Statement
 from store.errors import InputError, SignatureError
 from store.keyring import DataKeys
+from store.statements import ImportedTraceStatement
 from store.vault import Vault
 
 __all__ = [
@@ -44,7 +44,7 @@ class ImportedItem:
     """One imported answer: its statement, the whole texts it keeps, and the export file."""
 
     file: str
-    statement: dict[str, Any]
+    statement: ImportedTraceStatement
     texts: tuple[bytes, ...]
     export: bytes
 

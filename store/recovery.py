@@ -30,9 +30,9 @@ import base64
 import json
 import os
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from store.crypto import Identity
 from store.dsse import verify_envelope
@@ -158,7 +158,7 @@ def _manifest_doc(entry: LogEntry, texts: dict[str, str]) -> dict[str, object]:
     return {"envelope": entry.body["envelope"], "contents": {d: texts[d] for d in digests if d in texts}}
 
 
-def _revision_doc(rev: dict[str, Any], texts: dict[str, str]) -> dict[str, object] | None:
+def _revision_doc(rev: Mapping[str, object], texts: dict[str, str]) -> dict[str, object] | None:
     """A quarantined custodian revision as a source-revision file, or None without its text."""
     content = texts.get(str(rev.get("content_sha256")))
     if content is None:
@@ -180,7 +180,7 @@ def _ingest_docs(
         return ingest(vault, files, custodian, now, skip_invalid=True)
 
 
-def _custodian_revision(vault: Vault, entry: LogEntry) -> dict[str, Any] | None:
+def _custodian_revision(vault: Vault, entry: LogEntry) -> Mapping[str, object] | None:
     """The statement of a revision entry whose envelope the custodian's key signed."""
     try:
         env = entry.envelope

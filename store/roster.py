@@ -16,9 +16,9 @@ added or granted again; a returning person gets a new key.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, cast
 
 from store import merkle
 from store.crypto import PublicIdentity, b64d, key_id_of
@@ -38,6 +38,13 @@ from store.timeutil import instant
 from store.words import FindingKind
 
 if TYPE_CHECKING:
+    from store.statements import (
+        InvestigatorGrantStatement,
+        InvestigatorRevokeStatement,
+        KeyAddStatement,
+        KeyRevokeStatement,
+        VaultInitStatement,
+    )
     from store.vault import Vault
 
 __all__ = [
@@ -163,7 +170,7 @@ class Roster:
 
     # -- folding -----------------------------------------------------------------------
 
-    def refusal(self, kind: str, stmt: dict[str, Any]) -> str | None:
+    def refusal(self, kind: str, stmt: Mapping[str, object]) -> str | None:
         """Why the statement may not change the roster now (None: it may).
 
         The same rules refuse a command before it is signed (`store.admin`) and a
@@ -195,7 +202,7 @@ class Roster:
     def _new_key_refusal(
         self,
         key_id: str,
-        stmt: dict[str, Any],
+        stmt: Mapping[str, object],
         old: ProducerKey | Investigator | None,
         who: str,
         present: str,
@@ -224,7 +231,7 @@ class Roster:
                 return f"name {name!r} is already taken by investigator {inv.key_id[:16]}"
         return None
 
-    def _key_add_refusal(self, key_id: str, stmt: dict[str, Any]) -> str | None:
+    def _key_add_refusal(self, key_id: str, stmt: Mapping[str, object]) -> str | None:
         old = self.producers.get(key_id)
         who = f"producer key {key_id[:16]}"
         problem = self._new_key_refusal(key_id, stmt, old, who, "is already in the keyring")
@@ -240,13 +247,14 @@ class Roster:
                 return _time_problem(stmt, name)
         return _time_problem(stmt, "at")
 
-    def _grant_refusal(self, key_id: str, stmt: dict[str, Any]) -> str | None:
+    def _grant_refusal(self, key_id: str, stmt: Mapping[str, object]) -> str | None:
         old = self.investigators.get(key_id)
         who = f"{old.name} ({key_id[:16]})" if old is not None else ""
         problem = self._new_key_refusal(key_id, stmt, old, who, "is already granted")
         if problem:
             return problem
-        if not isinstance(stmt.get("x25519"), str) or _b64_len(stmt["x25519"]) != 32:
+        x25519 = stmt.get("x25519")
+        if not isinstance(x25519, str) or _b64_len(x25519) != 32:
             return "x25519 is not a base64 32-byte key"
         name = stmt["name"]
         taken = self._name_taken_by_a_person(name)
@@ -269,42 +277,47 @@ class Roster:
                 return f"unknown right {right!r} (known: {', '.join(sorted(RIGHTS))})"
         return _time_problem(stmt, "at")
 
-    def fold(self, seq: int, kind: str, stmt: dict[str, Any]) -> RosterProblem | None:
+    def fold(self, seq: int, kind: str, stmt: Mapping[str, object]) -> RosterProblem | None:
         """Apply one custodian statement of `ROSTER_KINDS` (already signature-checked)."""
         refused = self.refusal(kind, stmt)
         if refused is not None:
             return RosterProblem(seq, kind, FindingKind.ROSTER_CHANGE_REFUSED, refused)
+        # refusal checked every member the kind's statement type names
         if kind == "vault_init":
-            c = stmt["custodian"]
+            c = cast("VaultInitStatement", stmt)["custodian"]
             self.custodian = PublicIdentity(str(c["name"]), b64d(c["ed25519"]), b64d(c["x25519"]))
         elif kind == "key_add":
-            self.producers[stmt["key_id"]] = ProducerKey(
-                stmt["key_id"],
-                stmt["name"],
-                b64d(stmt["ed25519"]),
-                stmt.get("valid_from"),
-                stmt.get("valid_until"),
+            add = cast("KeyAddStatement", stmt)
+            self.producers[add["key_id"]] = ProducerKey(
+                add["key_id"],
+                add["name"],
+                b64d(add["ed25519"]),
+                add.get("valid_from"),
+                add.get("valid_until"),
                 None,
                 seq,
             )
         elif kind == "key_revoke":
-            k = self.producers[stmt["key_id"]]
-            self.producers[k.key_id] = replace(k, revoked_at=stmt["at"], revoked_seq=seq)
+            revoke = cast("KeyRevokeStatement", stmt)
+            k = self.producers[revoke["key_id"]]
+            self.producers[k.key_id] = replace(k, revoked_at=revoke["at"], revoked_seq=seq)
         elif kind == "investigator_grant":
-            self.investigators[stmt["key_id"]] = Investigator(
-                stmt["key_id"],
-                stmt["name"],
-                tuple(stmt["scopes"]),
-                b64d(stmt["ed25519"]),
-                b64d(stmt["x25519"]),
-                stmt["at"],
+            grant = cast("InvestigatorGrantStatement", stmt)
+            self.investigators[grant["key_id"]] = Investigator(
+                grant["key_id"],
+                grant["name"],
+                tuple(grant["scopes"]),
+                b64d(grant["ed25519"]),
+                b64d(grant["x25519"]),
+                grant["at"],
                 None,
                 seq,
-                rights=tuple(stmt.get("rights", [])),
+                rights=tuple(grant.get("rights", [])),
             )
         elif kind == "investigator_revoke":
-            i = self.investigators[stmt["key_id"]]
-            self.investigators[i.key_id] = replace(i, revoked_at=stmt["at"], revoked_seq=seq)
+            gone = cast("InvestigatorRevokeStatement", stmt)
+            i = self.investigators[gone["key_id"]]
+            self.investigators[i.key_id] = replace(i, revoked_at=gone["at"], revoked_seq=seq)
         self.version += 1
         return None
 
@@ -360,7 +373,7 @@ def _b64_len(text: str) -> int:
         return -1
 
 
-def _key_problem(key_id: str, stmt: dict[str, Any]) -> str | None:
+def _key_problem(key_id: str, stmt: Mapping[str, object]) -> str | None:
     ed = stmt.get("ed25519")
     if not isinstance(ed, str) or _b64_len(ed) != 32:
         return "ed25519 is not a base64 32-byte key"
@@ -369,7 +382,7 @@ def _key_problem(key_id: str, stmt: dict[str, Any]) -> str | None:
     return None
 
 
-def _time_problem(stmt: dict[str, Any], name: str) -> str | None:
+def _time_problem(stmt: Mapping[str, object], name: str) -> str | None:
     value = stmt.get(name)
     try:
         instant(value if isinstance(value, str) else "")
@@ -508,7 +521,7 @@ def investigators(vault: Vault) -> dict[str, Investigator]:
     return vault.rosters.folded()[0].investigators
 
 
-def _revoke_refusal(revoked_at: str | None, who: str, stmt: dict[str, Any]) -> str | None:
+def _revoke_refusal(revoked_at: str | None, who: str, stmt: Mapping[str, object]) -> str | None:
     """A revocation is final: a second one is refused, whoever signs it."""
     if revoked_at is not None:
         return f"{who} was already revoked at {revoked_at}"

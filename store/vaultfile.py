@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import pyarrow as pa
 
 from store.entries import LogEntry
 from store.errors import VaultDamagedError, VaultInUseError
@@ -163,6 +162,8 @@ _WANT = itertools.count()
 def join_wanted(con: duckdb.DuckDBPyConnection, wanted: list[str], sql: str) -> list[tuple[Any, ...]]:
     """Run `sql` with `{want}` bound to a registered one-column (`digest`) Arrow table of
     `wanted`: DuckDB joins it instead of parsing a list of thousands of literals."""
+    import pyarrow as pa  # only here: a command that looks up a few rows never loads Arrow
+
     name = f"_want_{next(_WANT)}"
     con.register(name, pa.table({"digest": pa.array(wanted, pa.string())}))
     try:

@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +54,7 @@ __all__ = [
     "EAGER_VIEWS",
     "EXTENSION",
     "GROUP",
+    "ON_FIRST_USE",
     "SOURCES",
     "Digests",
     "Mend",
@@ -106,6 +107,8 @@ SOURCES: dict[str, frozenset[str]] = {
 
 #: tables with a row per statement, not per answer: small, checked at every unlock
 EAGER_VIEWS = tuple(t for t in SOURCES if not SOURCES[t] & {"manifest", "imported_trace"})
+#: the per-answer tables, checked on first use (or ahead of it, `ViewGuard.check_aside`)
+ON_FIRST_USE = tuple(t for t in SOURCES if t not in EAGER_VIEWS)
 
 #: table -> group -> digest of that table's rows of the group's entries
 Digests = dict[str, dict[int, str]]
@@ -376,6 +379,49 @@ class ViewGuard:
                     continue
             self._mend(table, bad, None if trusted is None else trusted[table], current)
             self._checked.add(table)
+
+    def check_aside(
+        self,
+        tables: Iterable[str],
+        hold: Callable[[], AbstractContextManager[object]],
+        between: Callable[[], bool] = lambda: True,
+    ) -> list[str]:
+        """`require` for an interactive reader, with the hashing done outside `hold` (the
+        lock that serialises use of the vault's connection), on a cursor of its own, one
+        group per query, calling `between()` before each (False: stop, nothing checked).
+
+        Under `hold` again, a table is marked checked only if the digests seen equal the
+        trusted ones at that moment: only this process writes the file, and each of its
+        batches re-derives the trusted digests of the groups it writes, so rows changed
+        after they were hashed make the digests differ, and the table is left for
+        `require` to check the usual way.  Returns the tables marked checked."""
+        with hold():
+            trusted = None if self.verifying else self.trusted()
+            wanted = [t for t in tables if t not in self._checked]
+            if trusted is None or not wanted:
+                return []
+            cursor = self._vault.con.cursor()
+        seen: Digests = {}
+        try:
+            for table in wanted:
+                groups: dict[int, str] = {}
+                last = max(trusted[table], default=-1)
+                for g in range(last + 1):
+                    if not between():
+                        return []
+                    groups.update(table_digests(cursor, table, g * GROUP, (g + 1) * GROUP))
+                # rows past the last trusted group make the table differ
+                if not table_digests(cursor, table, (last + 1) * GROUP):
+                    seen[table] = groups
+        finally:
+            cursor.close()
+        with hold():
+            now = None if self.verifying else self.trusted()
+            if now is None:
+                return []
+            done = [t for t, groups in seen.items() if groups == now[t]]
+            self._checked.update(done)
+        return done
 
     def _mend(
         self, table: str, bad: set[int] | None, expected: dict[int, str] | None, current: dict[int, str]

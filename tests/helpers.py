@@ -192,7 +192,8 @@ def manifest(
 
 
 def signed(case: Case, draft: dict[str, Any], producer: Identity | None = None) -> dict[str, Any]:
-    return draft_to_input(draft, producer or case.producer)
+    """A signed input file as plain JSON: tests edit it the way an attacker would."""
+    return dict(draft_to_input(draft, producer or case.producer))
 
 
 def append_by_hand(

@@ -13,8 +13,6 @@ ROOT = Path(__file__).resolve().parent.parent
 
 # Worse than C when the rule was set (issue 28 item 4), each with its reason to wait:
 ALLOWED = {
-    # the dataset verifier's one pass (issue 24's module, being reworked there)
-    "tracer/engine/dataset_verify.py _Verifier.run",
     # RFC 9162 section 2.1.4.2 step by step: kept in the RFC's own shape to be checked against it
     "store/merkle.py verify_consistency",
     # the versioned tracer-norm/2 emphasis rule, pinned by docs/normalizer.md's test vectors

@@ -22,8 +22,7 @@ from tracer.importers.run import ExportFormat, import_files
 
 def _statement(case: Case, doc: dict[str, Any], name: str = "x.jsonl", **opts: Any) -> dict[str, Any]:
     plan = run_import(case, write(case, name, dump([doc])), dry_run=True, **opts)
-    st: dict[str, Any] = plan.items[0].statement
-    return st
+    return dict(plan.items[0].statement)
 
 
 def test_an_empty_retrieved_text_is_absent_never_found_in_a_prompt(sourced: Case) -> None:
@@ -133,7 +132,7 @@ def test_the_mapping_option_names_other_metadata_keys(sourced: Case) -> None:
             sourced.vault, sourced.custodian, [path], ExportFormat.OTLP_JSON, "support", NOW,
             mapping, ReadOptions(), dry_run=True,
         )  # fmt: skip
-        return plan.items[0].statement
+        return dict(plan.items[0].statement)
 
     default = first(DocumentMapping())
     assert default["passages"][0]["chain"] is None

@@ -1,4 +1,4 @@
-"""Fixture 3 of DESIGN.md: a memory note built from one public and one restricted draft.
+"""Fixture 3 of docs/fixtures.md: a memory note built from one public and one restricted draft.
 
 An answer that cites the note (a passage with `derived_from` and the manifest's
 `lineage`) takes the strictest state found anywhere below it.  A viewer who may not see

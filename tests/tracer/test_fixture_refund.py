@@ -1,4 +1,4 @@
-"""Fixture 1 of DESIGN.md: the refund policy, four revisions, then deleted.
+"""Fixture 1 of docs/fixtures.md: the refund policy, four revisions, then deleted.
 
 Every vault is built through `store.ingest` with producer-signed manifests, and every
 verdict is read from `Tracer.trace` (the engine the CLI and TUI call), so the states,

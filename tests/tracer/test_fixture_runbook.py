@@ -1,4 +1,4 @@
-"""Fixture 2 of DESIGN.md: the restart runbook whose production exception was dropped.
+"""Fixture 2 of docs/fixtures.md: the restart runbook whose production exception was dropped.
 
 The passage says "restart, except in production"; the answer says "restart".  The
 record must show exactly what was retrieved (with the exception), what went into the

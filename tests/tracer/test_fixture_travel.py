@@ -1,4 +1,4 @@
-"""Fixture 4 of DESIGN.md: the travel allowance, whose source revision retention purged.
+"""Fixture 4 of docs/fixtures.md: the travel allowance, whose source revision retention purged.
 
 The retrieved passage is retained and still verifies against its own digest; the cited
 revision's content is gone, and a tombstone (digest, policy, reason, who, when) stands

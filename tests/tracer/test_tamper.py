@@ -1,4 +1,4 @@
-"""Fixture 5 of DESIGN.md: tampering, each kind caught by `verify` and pinned to its record.
+"""Fixture 5 of docs/fixtures.md: tampering, each kind caught by `verify` and pinned to its record.
 
 The tests play the attacker: they edit the DuckDB file directly through `vault.con`
 (the application has no such path), then open the vault the way an investigator does

@@ -57,3 +57,16 @@ def test_a_busy_ui_thread_holds_a_step_back_at_most_max_hold() -> None:
 
     assert gate.wait_turn(may_run, lambda: False)
     assert 1 < len(looks) <= 8
+
+
+def test_work_off_the_gil_waits_for_a_late_heartbeat_but_not_for_keys() -> None:
+    clock = Clock()
+    gate = Background(clock)
+    gate.input()
+    assert gate.wait_for_ui(lambda: False)  # a key came: DuckDB work goes on anyway
+    clock.now += 4 * BEAT  # the UI thread is behind: held back, at most MAX_HOLD
+    clock.step = 0.05
+    start = clock.now
+    assert gate.wait_for_ui(lambda: False)
+    assert clock.now - start >= MAX_HOLD
+    assert not gate.wait_for_ui(lambda: True)

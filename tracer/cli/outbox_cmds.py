@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from store import merkle
 from store.canonical import parse_strict
 from store.crypto import Identity, sha256_hex
-from store.dsse import Envelope
+from store.dsse import Envelope, EnvelopeJSON
 from store.entries import LogEntry
 from store.errors import InputError, StoreError, VaultDamagedError, VaultInUseError
 from store.merkle import leaf_hash
@@ -126,7 +126,7 @@ class _Claim:
 
     path: Path
     answer_id: str | None = None
-    envelope: dict[str, Any] | None = None
+    envelope: EnvelopeJSON | None = None
     revision: tuple[str, str] | None = None
     content_sha256: str | None = None
 

@@ -7,6 +7,7 @@ Words: what `verify` raises are *findings*; what an investigator signs and appen
 from __future__ import annotations
 
 import textwrap
+from typing import TYPE_CHECKING
 
 from store.attest import IMPORTED_MARK
 from store.queries import TombstoneRow
@@ -20,9 +21,12 @@ from tracer.engine.relocate import Locator
 from tracer.engine.session import Session
 from tracer.engine.times import utc
 from tracer.engine.trace import AnswerTrace, LineageNode, PassageTrace
-from tracer.engine.verify import VerifyReport
 from tracer.engine.vocabulary import Currency, Integrity
 from tracer.inert import inert
+
+if TYPE_CHECKING:
+    # verify's machinery (Arrow, the log pass) is for `tracer verify`, not every command
+    from tracer.engine.verify import VerifyReport
 
 __all__ = ["print_revalidation", "print_trace", "print_verify"]
 

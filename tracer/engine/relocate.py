@@ -41,7 +41,7 @@ from rapidfuzz.distance import LCSseq
 from store.records import Locator
 from tracer.engine.normalizers import NORM1, Normalizer
 from tracer.engine.textnorm import Block, Structure
-from tracer.engine.vocabulary import Currency
+from tracer.engine.vocabulary import Currency, CurrencyReason
 
 __all__ = [
     "AMBIGUOUS",
@@ -68,19 +68,19 @@ STATES: Final = frozenset({VERIFIED, MOVED, STALE, AMBIGUOUS})
 
 REASONS: Final = frozenset(
     {
-        "at_locator",
-        "not_at_locator",
-        "normalized_identical",
-        "unchanged_at_locator",
-        "relocated_same_section",
-        "relocated_compatible_section",
-        "relocated_heading_agrees",
-        "relocated_renumbered_section",
-        "multiple_matches",
-        "unique_match_incompatible_section",
-        "quote_changed",
-        "quote_removed",
-        "empty_quote",
+        CurrencyReason.AT_LOCATOR,
+        CurrencyReason.NOT_AT_LOCATOR,
+        CurrencyReason.NORMALIZED_IDENTICAL,
+        CurrencyReason.UNCHANGED_AT_LOCATOR,
+        CurrencyReason.RELOCATED_SAME_SECTION,
+        CurrencyReason.RELOCATED_COMPATIBLE_SECTION,
+        CurrencyReason.RELOCATED_HEADING_AGREES,
+        CurrencyReason.RELOCATED_RENUMBERED_SECTION,
+        CurrencyReason.MULTIPLE_MATCHES,
+        CurrencyReason.UNIQUE_MATCH_INCOMPATIBLE_SECTION,
+        CurrencyReason.QUOTE_CHANGED,
+        CurrencyReason.QUOTE_REMOVED,
+        CurrencyReason.EMPTY_QUOTE,
     }
 )
 
@@ -92,7 +92,7 @@ _TOKEN: Final = re.compile(r"\w+|[^\w\s]")
 @dataclass(frozen=True)
 class Relocation:
     state: Currency
-    reason: str
+    reason: CurrencyReason
     locator: Locator | None
     candidates: tuple[Locator, ...]
     current_excerpt: str | None
@@ -252,7 +252,7 @@ def _block_locator(block: Block) -> Locator:
 
 def _result(
     state: Currency,
-    reason: str,
+    reason: CurrencyReason,
     quote: str,
     *,
     locator: Locator | None = None,
@@ -391,7 +391,7 @@ def _not_found(quote: str, normalized_quote: str, locator: Locator, structure: S
         best = chosen[0]
         return _result(
             STALE,
-            "quote_changed",
+            CurrencyReason.QUOTE_CHANGED,
             quote,
             locator=best,
             candidates=tuple(chosen),
@@ -400,11 +400,11 @@ def _not_found(quote: str, normalized_quote: str, locator: Locator, structure: S
     rec = _unlabelled(locator.heading_path)
     section = [b for b in structure.paragraphs() if _unlabelled(b.heading_path) == rec]
     if not section:
-        return _result(STALE, "quote_removed", quote)
+        return _result(STALE, CurrencyReason.QUOTE_REMOVED, quote)
     nearest = min(section, key=lambda b: (abs(b.index - locator.paragraph), b.index))
     return _result(
         STALE,
-        "quote_removed",
+        CurrencyReason.QUOTE_REMOVED,
         quote,
         locator=_block_locator(nearest),
         current_excerpt=nearest.text,
@@ -413,7 +413,7 @@ def _not_found(quote: str, normalized_quote: str, locator: Locator, structure: S
 
 def _same_revision(quote: str, normalized_quote: str, locator: Locator, structure: Structure) -> Relocation:
     if not normalized_quote:
-        return _result(STALE, "empty_quote", quote)
+        return _result(STALE, CurrencyReason.EMPTY_QUOTE, quote)
     anchor = _anchor_from(normalized_quote, locator, structure)
     occurrences = _occurrences(normalized_quote, structure, anchor)
     candidates = tuple(_locate(structure, s, e) for s, e in occurrences)
@@ -421,14 +421,14 @@ def _same_revision(quote: str, normalized_quote: str, locator: Locator, structur
         here = _locate(structure, locator.char_start, locator.char_end)
         return _result(
             VERIFIED,
-            "at_locator",
+            CurrencyReason.AT_LOCATOR,
             quote,
             locator=here,
             candidates=candidates,
             current_excerpt=normalized_quote,
         )
     if occurrences:
-        return _result(STALE, "not_at_locator", quote, candidates=candidates)
+        return _result(STALE, CurrencyReason.NOT_AT_LOCATOR, quote, candidates=candidates)
     return _not_found(quote, normalized_quote, locator, structure)
 
 
@@ -481,7 +481,7 @@ def relocate(
         if same.state == VERIFIED:
             return _result(
                 VERIFIED,
-                "normalized_identical",
+                CurrencyReason.NORMALIZED_IDENTICAL,
                 quote,
                 locator=same.locator,
                 candidates=same.candidates,
@@ -489,7 +489,7 @@ def relocate(
             )
         return same
     if not q:
-        return _result(STALE, "empty_quote", quote)
+        return _result(STALE, CurrencyReason.EMPTY_QUOTE, quote)
 
     occurrences = _occurrences(q, later, _anchor_from(q, locator, cited))
     if not occurrences:
@@ -501,7 +501,7 @@ def relocate(
     agreeing = [loc for loc in found if headings_compatible(locator.heading_path, loc.heading_path)]
     relabelled = [loc for loc in found if renumbered(locator.heading_path, loc.heading_path)]
 
-    def placed(state: Currency, reason: str, loc: Locator) -> Relocation:
+    def placed(state: Currency, reason: CurrencyReason, loc: Locator) -> Relocation:
         return _result(
             state,
             reason,
@@ -518,16 +518,18 @@ def relocate(
             locator.char_start,
             locator.char_end,
         ):
-            return placed(VERIFIED, "unchanged_at_locator", loc)
-        return placed(MOVED, "relocated_same_section", loc)
+            return placed(VERIFIED, CurrencyReason.UNCHANGED_AT_LOCATOR, loc)
+        return placed(MOVED, CurrencyReason.RELOCATED_SAME_SECTION, loc)
     if len(found) == 1:
         if agreeing:
-            return placed(MOVED, "relocated_compatible_section", found[0])
+            return placed(MOVED, CurrencyReason.RELOCATED_COMPATIBLE_SECTION, found[0])
         if relabelled:
-            return placed(MOVED, "relocated_renumbered_section", found[0])
-        return _result(AMBIGUOUS, "unique_match_incompatible_section", quote, candidates=candidates)
+            return placed(MOVED, CurrencyReason.RELOCATED_RENUMBERED_SECTION, found[0])
+        return _result(
+            AMBIGUOUS, CurrencyReason.UNIQUE_MATCH_INCOMPATIBLE_SECTION, quote, candidates=candidates
+        )
     if len(agreeing) == 1:
-        return placed(MOVED, "relocated_heading_agrees", agreeing[0])
+        return placed(MOVED, CurrencyReason.RELOCATED_HEADING_AGREES, agreeing[0])
     if not agreeing and len(relabelled) == 1:
-        return placed(MOVED, "relocated_renumbered_section", relabelled[0])
-    return _result(AMBIGUOUS, "multiple_matches", quote, candidates=candidates)
+        return placed(MOVED, CurrencyReason.RELOCATED_RENUMBERED_SECTION, relabelled[0])
+    return _result(AMBIGUOUS, CurrencyReason.MULTIPLE_MATCHES, quote, candidates=candidates)

@@ -21,6 +21,7 @@ from store.guarded import commitment, signed_commitment
 from store.keyring import ALL_SCOPES, DataKeys, in_scope
 from store.note import Checkpoint, open_note
 from store.roster import Roster, RosterProblem, load_roster
+from store.statements import AccessStatement, JournalPlaceJSON
 from store.vault import Vault
 from store.viewcommit import EAGER_VIEWS
 from tracer.clock import now_iso
@@ -223,13 +224,13 @@ class Session:
         """Every look at evidence goes on the record, in the log or the local journal."""
         now = now_iso()
         if self.status.journal is not None:
-            place = {
+            place: JournalPlaceJSON = {
                 "origin": self.vault.origin,
                 "journal": True,
                 "size": self.status.checkpoint_size,
                 "root": self.status.checkpoint_root,
             }
-            stmt: dict[str, object] = {"action": action, "target": target, "at": now, "journal": True}
+            stmt: AccessStatement = {"action": action, "target": target, "at": now, "journal": True}
             if self.case_id is not None:
                 stmt["case_id"] = self.case_id
             entry = make_statement("access", stmt, self.identity, place)

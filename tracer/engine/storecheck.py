@@ -57,7 +57,7 @@ def check_views(vault: Vault, tally: Tally, diffs: list[audit.ViewDiff], gaps: l
     this process mended before verify looked, duplicate answers, and missing entries
     pinned by what the stored views still say they were."""
     tally.progress("views", 0, 1)
-    hints: dict[int, dict[str, Any]] = {}
+    hints: dict[int, FindingRecord] = {}
     for d in diffs:
         rec = _view_record(d.table, d.values)
         if d.problem == "view_row_altered_or_extra" and d.table in _ENTRY_TABLES:

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal
 
 from store import queries
+from tracer.engine.answertime import AnswerTimeState
 from tracer.engine.normalizers import RECORDED
 from tracer.engine.session import Session
 from tracer.engine.times import utc
 from tracer.engine.trace import Tracer, UnknownAnswerError
+from tracer.engine.vocabulary import Currency
 
 __all__ = ["Timeline", "TimelineEvent", "document_timeline"]
 
@@ -32,9 +35,10 @@ class TimelineEvent:
     revision: str
     answer_id: str = ""
     passage_id: str = ""
-    answer_time: str = ""
+    #: "" for a revision
+    answer_time: AnswerTimeState | Literal[""] = ""
     reason: str = ""
-    currency: str = ""
+    currency: Currency | Literal[""] = ""
     is_latest: bool = False
 
 
@@ -47,7 +51,9 @@ class Timeline:
 
     @property
     def superseded(self) -> int:
-        return sum(1 for e in self.events if e.kind == "answer" and e.answer_time == "superseded")
+        return sum(
+            1 for e in self.events if e.kind == "answer" and e.answer_time == AnswerTimeState.SUPERSEDED
+        )
 
 
 def _key(e: TimelineEvent) -> tuple[datetime | str, int]:
@@ -87,7 +93,7 @@ def document_timeline(
                     str(p.record.document.revision),
                     answer_id=aid,
                     passage_id=p.passage_id,
-                    answer_time=at.state if at is not None else "unknown",
+                    answer_time=at.state if at is not None else AnswerTimeState.UNKNOWN,
                     reason=at.reason if at is not None else "",
                     currency=p.currency.state,
                 )

@@ -16,6 +16,7 @@ from store.crypto import sha256_hex
 from store.errors import InputError
 from store.imported import IMPORTED_SCHEMA, ImportedItem
 from store.queries import RevisionRow
+from store.statements import FieldFactJSON, ImportCitationJSON, ImportedTraceStatement
 from store.textrules import id_problem
 from tracer.importers.mapping import Document, ImportedAnswer, TextField, check_id
 from tracer.producer.locate import CHUNKER_VERSION, NORMALIZER_VERSION, occurrences
@@ -190,7 +191,7 @@ def build_item(
         raise InputError(
             answer.file, "$", f"the export's file name is shown in every output; it {id_problem(name)}"
         )
-    fields: dict[str, dict[str, Any]] = {}
+    fields: dict[str, FieldFactJSON] = {}
     texts: list[bytes] = []
 
     def keep(t: TextField, path: str) -> str | None:
@@ -244,7 +245,7 @@ def build_item(
     answer_digest = keep(answer.answer, "$.answer_sha256")
     question_digest = keep(answer.question, "$.question_sha256")
     sent = [p["passage_id"] for p in passages if p["model_input_sha256"] is not None]
-    citations: list[dict[str, Any]] = []
+    citations: list[ImportCitationJSON] = []
     if answer.answer.value is not None and sent:
         citations.append({"answer_start": 0, "answer_end": len(answer.answer.value), "passage_ids": sent})
         fields["$.citations[0]"] = FieldFact(
@@ -260,7 +261,7 @@ def build_item(
         fields[f"$.{name}"] = v.fact.to_json()
     # texts kept twice (a retrieved text that is also its model input) are stored once
     unique = list(dict.fromkeys(texts))
-    statement: dict[str, Any] = {
+    statement: ImportedTraceStatement = {
         "schema": IMPORTED_SCHEMA,
         "answer_id": answer.answer_id,
         "run_id": answer.trace_id,

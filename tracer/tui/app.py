@@ -23,6 +23,7 @@ from textual.binding import Binding, BindingType
 from textual.command import CommandPalette, Provider
 from textual.notifications import Notify
 from textual.screen import Screen
+from textual.worker import get_current_worker
 
 from tracer import tuning
 from tracer.inert import inert
@@ -136,13 +137,22 @@ class TracerApp(App[None]):
         #: the unlock already running (see `build_app`); started on mount when not given
         self._opening = opening
         self._engine: Engine | None = None
-        #: the GIL switch interval before the app set its own (restored on unmount)
-        self._switch_interval: float | None = None
+        #: the GIL switch interval and collector thresholds before the app set its own
+        #: (restored on unmount)
+        self._tuned: tuning.Tuned | None = None
+        #: the collector's full passes, made only while no key comes (`tracer/tuning.py`)
+        self.collector: tuning.Collector | None = None
         #: the case tags and notes belong to (screens/cases.py); None: no case selected
         self.case_id: str | None = None
         #: the gate the answers list's state workers pass before each step: they step
         #: aside after a key and while this thread is behind, so the response comes first
         self.background = Background()
+
+    def _beat(self) -> None:
+        """The UI thread's heartbeat; between keys, the collector's full pass."""
+        self.background.beat()
+        if self.collector is not None and self.background.clear():
+            self.collector.idle(away=self.background.away())
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, _INPUT_EVENTS):
@@ -170,8 +180,8 @@ class TracerApp(App[None]):
         return self._engine is not None
 
     def on_mount(self) -> None:
-        self._switch_interval = tuning.interactive()
-        self.set_interval(BEAT, self.background.beat, name="ui-heartbeat")
+        self._tuned = tuning.interactive()
+        self.set_interval(BEAT, self._beat, name="ui-heartbeat")
         self.register_theme(HIGH_CONTRAST)
         self._ansi_default = self.ansi_theme_dark
         self._set_contrast(self.options.theme == "high-contrast")
@@ -208,6 +218,7 @@ class TracerApp(App[None]):
         """Called once the engine accepted us (unlock screen or the early opening)."""
         self._engine = engine
         tuning.long_lived()
+        self.collector = tuning.Collector()
         if isinstance(self.screen, AnswersScreen):
             self.screen.engine_ready()
         else:
@@ -215,6 +226,7 @@ class TracerApp(App[None]):
         self.refresh_bindings()
         self._offer_cases()
         self.run_worker(_prewarm, thread=True, group="prewarm", exclusive=True)
+        self.run_worker(self._check_views, thread=True, group="views-aside", exclusive=True)
         st = engine.session.status
         moved = origin_changed(st)
         if st.pin == "first use":
@@ -245,13 +257,25 @@ class TracerApp(App[None]):
                 inert(st.forensic_reason), title="FORENSIC", severity="error", markup=False, timeout=15
             )
 
+    def _check_views(self) -> None:
+        """The per-answer tables' check against the signed commitment, paid here in the
+        background rather than by the investigator's first timeline or impact
+        (`Engine.check_views_aside`)."""
+        worker = get_current_worker()
+        engine = self.engine
+        try:
+            # DuckDB hashes without the GIL: only a UI thread behind holds it back
+            engine.check_views_aside(lambda: self.background.wait_for_ui(lambda: worker.is_cancelled))
+        except Exception:  # what is left unchecked is checked when first read
+            return
+
     def on_unmount(self) -> None:
         self.workers.cancel_all()
         if self._opening is not None:
             self._opening.discard()
         if self._engine is not None:
             self._engine.close()
-        tuning.release(self._switch_interval)
+        tuning.release(self._tuned)
 
     @property
     def subject_screen(self) -> Screen[Any]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-__all__ = ["BEAT", "QUIET", "Background"]
+__all__ = ["AWAY", "BEAT", "QUIET", "Background"]
 
 #: seconds after an input action during which background work waits
 QUIET = 0.25
@@ -29,6 +29,9 @@ QUIET = 0.25
 BEAT = 0.02
 #: a busy UI thread holds background work back at most this long per step
 MAX_HOLD = 1.0
+#: seconds without input after which the investigator is away from the keyboard (the
+#: collector's long pass over everything, `tracer/tuning.py`)
+AWAY = 30.0
 
 
 class Background:
@@ -47,6 +50,10 @@ class Background:
         """The UI thread's heartbeat (a timer on the UI thread)."""
         self.beat_at = self._clock()
 
+    def away(self) -> bool:
+        """No key or mouse action for `AWAY` seconds."""
+        return self._clock() - self.input_at >= AWAY
+
     def clear(self, now: float | None = None) -> bool:
         """True when no input is recent and the UI thread is keeping up."""
         t = self._clock() if now is None else now
@@ -64,6 +71,18 @@ class Background:
         while not stop() and may_run():
             now = self._clock()
             if self.clear(now) or (now - held_since >= MAX_HOLD and now - self.input_at >= QUIET):
+                return True
+            time.sleep(0.01)
+        return False
+
+    def wait_for_ui(self, stop: Callable[[], bool]) -> bool:
+        """For work that leaves the GIL free while it runs (a DuckDB query): wait only
+        while the UI thread is behind its heartbeat (a frame or a screen being built), at
+        most `MAX_HOLD`; keys do not hold it back.  False: `stop()` holds."""
+        held_since = self._clock()
+        while not stop():
+            now = self._clock()
+            if now - self.beat_at <= 3 * BEAT or now - held_since >= MAX_HOLD:
                 return True
             time.sleep(0.01)
         return False

@@ -15,7 +15,7 @@ cases), none of which a trace's states depend on; notes are read afresh by every
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +49,9 @@ class Engine:
         self._tracer_under = ""
         #: how many times `fresh` was called: a worker's listing knows its own tracer
         self.generation = 0
+        #: held while `check_views_aside` hashes on a cursor of its own (outside `_lock`)
+        self._aside = threading.Lock()
+        self._closing = False
 
     def tracer(self, session: Session) -> Tracer:
         """The session's Tracer under the normalizer in use; call with `use()` held."""
@@ -71,6 +74,23 @@ class Engine:
         with self._lock:
             yield self.session
 
+    def check_views_aside(self, between: Callable[[], bool]) -> list[str]:
+        """Check the per-answer derived tables against the signed commitment now, in the
+        calling (background) thread, hashing outside the lock and calling `between()`
+        before each group, so the first timeline or impact does not pay for it
+        (`ViewGuard.check_aside`); what this leaves unchecked `require` checks when read."""
+        from store.viewcommit import ON_FIRST_USE
+
+        with self._aside:
+            if self._closing:
+                return []
+            return self.session.vault.views.check_aside(
+                ON_FIRST_USE, self.use, lambda: not self._closing and between()
+            )
+
     def close(self) -> None:
+        self._closing = True
+        with self._aside:  # its cursor's query ends before the connection closes
+            pass
         with self._lock:
             self.session.close()

@@ -1,7 +1,7 @@
 """Investigators by name, with the fingerprint beside it: a name alone proves nothing.
 
-Signers are identified by key id (DESIGN: identity by key); the name from the roster is
-for people, so both are shown, the key id never dropped.
+Signers are identified by key id (docs/security.md, "Signers are identified by key");
+the name from the roster is for people, so both are shown, the key id never dropped.
 """
 
 from __future__ import annotations

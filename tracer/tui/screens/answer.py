@@ -77,6 +77,18 @@ class ClaimsTable(PickTable):
     PICKS = EVIDENCE
 
 
+def _claims_table() -> ClaimsTable:
+    """The claims, then the passages retrieved but not cited (hidden until traced)."""
+    table = ClaimsTable(id="citations", cursor_type="row")
+    table.add_column("claim", key="claim")
+    table.add_column("integrity", key="integrity", width=STATE_WIDTH["integrity"])
+    table.add_column("currency", key="currency", width=STATE_WIDTH["currency"])
+    for col in ("notes", "tags", "passages", "cited span"):
+        table.add_column(col, key=col)
+    table.display = False
+    return table
+
+
 class AnswerScreen(TracerScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         BACK,
@@ -151,6 +163,12 @@ class AnswerScreen(TracerScreen):
     def compose(self) -> ComposeResult:
         yield from self.frame_top()
         yield Static(plain("tracing…"), id="answer-head")
+        # the claims come right under the header, outside the scrolling body, and take
+        # what height they need up to a share of the screen: at 80×24 every claim is on
+        # the first screen, and the texts they cite scroll below them (Tab goes there)
+        label = plain("Claims: Enter opens the evidence · Tab: the texts below", "bold")
+        yield Static(label, id="claims-label")
+        yield _claims_table()
         yield VerticalScroll(id="answer-body")
         yield from self.frame_bottom()
 
@@ -217,6 +235,8 @@ class AnswerScreen(TracerScreen):
         await body.remove_children()
         await body.mount_all(self._widgets(t))
         self.refresh_bindings()
+        for claims in (self.query_one("#claims-label"), self.query_one("#citations")):
+            claims.display = t.visible
         if t.visible:
             self._fill_citations(t)
             self.query_one("#citations", DataTable).focus()
@@ -255,14 +275,6 @@ class AnswerScreen(TracerScreen):
             out.append(Static(answer_with_citations(t.answer.text, t.citations), id="answer-text"))
         else:
             out.append(HistoricalText(plain("Answer (as recorded)"), t.answer, id="answer-text"))
-        table = ClaimsTable(id="citations", cursor_type="row")
-        table.add_column("claim", key="claim")
-        table.add_column("integrity", key="integrity", width=STATE_WIDTH["integrity"])
-        table.add_column("currency", key="currency", width=STATE_WIDTH["currency"])
-        for col in ("notes", "tags", "passages", "cited span"):
-            table.add_column(col, key=col)
-        out.append(Static(plain("Claims: Enter opens the evidence", "bold")))
-        out.append(table)
         out.append(Static(id="claim-notes"))
         for f in t.faults:
             out.append(
