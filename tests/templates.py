@@ -30,13 +30,13 @@ def _templates() -> Path:
 
 def copy_of(name: str, build: Callable[[Path], object], dest: Path) -> None:
     """Copy the template `name` into `dest` (created if missing), building it with
-    `build(directory)` the first time this process asks for it.  `build` must not depend
-    on the directory it is given: every copy stands in for a build at `dest`."""
+    `build(directory)` (a directory that does not exist yet) the first time this process
+    asks for it.  `build` must not depend on the directory it is given: every copy stands
+    in for a build at `dest`."""
     src = _built.get(name)
     if src is None:
-        src = _templates() / name
+        src = _templates() / f"t{len(_built)}"
         shutil.rmtree(src, ignore_errors=True)
-        src.mkdir()
         build(src)
         _built[name] = src
     shutil.copytree(src, dest, dirs_exist_ok=True)
