@@ -13,9 +13,11 @@ moment.  Goal (issue 24): ratio <= 0.6 on 2 cores.  `--spark` also times
 from __future__ import annotations
 
 import argparse
+import os
 import resource
 import shutil
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -40,11 +42,21 @@ def _export(path: Path, out: Path, row_group: int) -> None:
         session.close()
 
 
+def _export_dir(args: argparse.Namespace) -> Path:
+    """Where the export is cached: beside, never inside, the cached vaults (which other
+    benches share read-only)."""
+    base = args.export_dir or Path(tempfile.gettempdir()) / "tracer-dataset-bench"
+    return Path(base) / f"{args.passages}-{args.row_group}"
+
+
 def _cpu() -> float:
     """CPU seconds of this process and its waited-for children (the worker pools): on a
     machine shared with other work, a figure the load changes far less than wall time."""
     own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+_TIMES = ("verify_full_s", "verify_dataset_s", "verify_full_cpu_s", "verify_dataset_cpu_s")
 
 
 def child(args: argparse.Namespace) -> dict[str, Any]:
@@ -54,29 +66,44 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
     from tracer.engine.verify import verify
 
     path = common.ensure_vault(args.passages, args.out)
-    out = path.parent / f"dataset-{args.row_group}"
+    out = _export_dir(args)
     _export(path, out, args.row_group)
-    session = unlock(path, common.custodian(), read_only=True, trust=TrustStore(common.tmp_home()))
-    c0, t0 = _cpu(), time.perf_counter()
-    report = verify(session.vault, session, full=True)
-    c1, t1 = _cpu(), time.perf_counter()
-    session.close()
-    c1b, t1b = _cpu(), time.perf_counter()
-    ds = verify_dataset(out)
-    c2, t2 = _cpu(), time.perf_counter()
+    load0 = os.getloadavg()[0]
+
+    def run_verify() -> tuple[Any, float, float]:
+        session = unlock(path, common.custodian(), read_only=True, trust=TrustStore(common.tmp_home()))
+        c, t = _cpu(), time.perf_counter()
+        report = verify(session.vault, session, full=True)
+        c, t = _cpu() - c, time.perf_counter() - t
+        session.close()
+        return report, t, c
+
+    def run_dataset() -> tuple[Any, float, float]:
+        c, t = _cpu(), time.perf_counter()
+        ds = verify_dataset(out)
+        return ds, time.perf_counter() - t, _cpu() - c
+
+    if args.dataset_first:
+        ds, dt, dc = run_dataset()
+        report, vt, vc = run_verify()
+    else:
+        report, vt, vc = run_verify()
+        ds, dt, dc = run_dataset()
     entries = int(ds.counts.get("entries", 0))
     result: dict[str, Any] = {
-        "ratio": round((t2 - t1b) / (t1 - t0), 3),
+        "ratio": round(dt / vt, 3),
         "goal": "verify-dataset (duckdb) / verify --full <= 0.6 (issue 24)",
-        "verify_full_s": round(t1 - t0, 3),
-        "verify_dataset_s": round(t2 - t1b, 3),
-        "cpu_ratio": round((c2 - c1b) / (c1 - c0), 3),
-        "verify_full_cpu_s": round(c1 - c0, 3),
-        "verify_dataset_cpu_s": round(c2 - c1b, 3),
+        "order": "dataset first" if args.dataset_first else "verify first",
+        "load_1m_start_end": [round(load0, 2), round(os.getloadavg()[0], 2)],
+        "verify_full_s": round(vt, 3),
+        "verify_dataset_s": round(dt, 3),
+        "cpu_ratio": round(dc / vc, 3),
+        "verify_full_cpu_s": round(vc, 3),
+        "verify_dataset_cpu_s": round(dc, 3),
         "entries": entries,
         "row_group": args.row_group,
         "row_groups": -(-entries // args.row_group),
-        "duckdb_s_per_10k_entries": round((t2 - t1b) * 10_000 / max(entries, 1), 3),
+        "duckdb_s_per_10k_entries": round(dt * 10_000 / max(entries, 1), 3),
         "same_findings": [f.to_json() for f in ds.findings] == [f.to_json() for f in report.findings],
         "peak_rss_mib": common.peak_rss_mib(),
     }
@@ -104,13 +131,36 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--spark", action="store_true")
     ap.add_argument("--out", type=Path, default=None, help="vault cache directory")
+    ap.add_argument("--export-dir", type=Path, default=None, help="export cache directory")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--dataset-first", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     argv = ["--passages", str(args.passages), "--row-group", str(args.row_group)]
     argv += (["--out", str(args.out)] if args.out else []) + (["--spark"] if args.spark else [])
-    if not args.child:
-        common.ensure_vault(args.passages, args.out)
-    common.main_runner(__file__, child, args, argv)
+    argv += ["--export-dir", str(args.export_dir)] if args.export_dir else []
+    if args.child:
+        common.emit(child(args))
+        return
+    common.ensure_vault(args.passages, args.out)
+    # runs alternate which of the two goes first, so a load that rises or falls during
+    # a run does not favour one of them
+    load_before = os.getloadavg()[0]
+    results = []
+    for i in range(args.runs):
+        extra = ["--dataset-first"] if i % 2 else []
+        results += common.run_children(__file__, argv + extra, 1)
+    head: dict[str, Any] = {
+        "bench": "dataset",
+        "passages": args.passages,
+        "runs": args.runs,
+        "stat": "median",
+    }
+    head.update(common.code_version())
+    head["loadavg_1m_before_after"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
+    keys = ("order", "load_1m_start_end", "ratio", "cpu_ratio", *_TIMES)
+    head["per_run"] = [{k: r[k] for k in keys} for r in results]
+    head.update(common.summarize(results))
+    common.emit(head)
 
 
 if __name__ == "__main__":

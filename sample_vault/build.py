@@ -1157,7 +1157,7 @@ class BuildInfo:
     ingests: list[dict[str, Any]] = field(default_factory=list)
 
 
-def _write(path: Path, value: dict[str, Any]) -> Path:
+def _write(path: Path, value: object) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(value, ensure_ascii=False, indent=1), encoding="utf-8")
     return path

@@ -8,6 +8,7 @@ applies to the log, so nothing the custodian signs can later read as a forgery.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from store.casefile import digests_by_entry, load_casefile
@@ -17,6 +18,15 @@ from store.errors import InputError, VaultDamagedError, VaultError
 from store.guarded import guarded_kind
 from store.keyring import ALL_SCOPES, DataKeys
 from store.roster import Investigator, ProducerKey, Roster
+from store.statements import (
+    AccessStatement,
+    FindingStatement,
+    InvestigatorGrantStatement,
+    InvestigatorRevokeStatement,
+    KeyAddStatement,
+    KeyRevokeStatement,
+    TombstoneStatement,
+)
 from store.textrules import id_problem
 from store.vault import Vault
 
@@ -35,7 +45,7 @@ def _require_custodian(vault: Vault, custodian: Identity) -> None:
     vault.require_custodian(custodian)
 
 
-def _refuse(vault: Vault, roster: Roster, kind: str, stmt: dict[str, Any]) -> None:
+def _refuse(vault: Vault, roster: Roster, kind: str, stmt: Mapping[str, object]) -> None:
     problem = roster.refusal(kind, stmt)
     if problem is not None:
         raise VaultError(f"{vault.path}: {kind} refused: {problem}")
@@ -57,7 +67,7 @@ def add_producer_key(
     valid_until: str | None = None,
 ) -> int:
     _require_custodian(vault, custodian)
-    stmt: dict[str, Any] = {
+    stmt: KeyAddStatement = {
         "key_id": key.key_id,
         "name": key.name,
         "role": "producer",
@@ -77,7 +87,7 @@ def revoke_producer_key(vault: Vault, custodian: Identity, key_id: str, now: str
     _require_custodian(vault, custodian)
     roster = vault.roster()
     k: ProducerKey = roster.producers[_one_match(vault, "producer key", key_id, list(roster.producers))]
-    stmt = {"key_id": k.key_id, "at": now, "reason": reason}
+    stmt: KeyRevokeStatement = {"key_id": k.key_id, "at": now, "reason": reason}
     _refuse(vault, roster, "key_revoke", stmt)
     with vault.batch(custodian) as b:
         return b.append(Statement("key_revoke", stmt, custodian))
@@ -103,7 +113,7 @@ def grant_investigator(
     """
     _require_custodian(vault, custodian)
     wanted = sorted(set(scopes))
-    stmt: dict[str, Any] = {
+    stmt: InvestigatorGrantStatement = {
         "key_id": who.key_id,
         "name": who.name,
         "scopes": wanted,
@@ -133,7 +143,7 @@ def revoke_investigator(vault: Vault, custodian: Identity, key_id: str, now: str
     inv: Investigator = roster.investigators[
         _one_match(vault, "investigator", key_id, list(roster.investigators))
     ]
-    stmt = {"key_id": inv.key_id, "name": inv.name, "at": now, "reason": reason}
+    stmt: InvestigatorRevokeStatement = {"key_id": inv.key_id, "name": inv.name, "at": now, "reason": reason}
     _refuse(vault, roster, "investigator_revoke", stmt)
     keys = DataKeys(vault, custodian)
     with vault.batch(custodian) as b:
@@ -177,7 +187,7 @@ def purge(
         raise VaultError(f"{vault.path}: digest {digest} is not referenced by any log entry")
     if digest in vault.index.tombstone_index():
         raise VaultError(f"{vault.path}: digest {digest} is already purged (a tombstone exists)")
-    stmt = {
+    stmt: TombstoneStatement = {
         "digest": digest,
         "policy": policy,
         "reason": reason,
@@ -232,7 +242,7 @@ def record_access(
 ) -> int:
     """An access entry signed by the investigator, checkpointed under their key; with
     `case_id`, made while that case was selected (`store.casefile`)."""
-    stmt: dict[str, Any] = {"action": action, "target": target, "at": now}
+    stmt: AccessStatement = {"action": action, "target": target, "at": now}
     if forensic:
         stmt["forensic"] = True
     if case_id is not None:
@@ -250,7 +260,7 @@ def record_finding(
     now: str,
     case_id: str | None = None,
 ) -> int:
-    stmt = {"answer_id": answer_id, "target": target, "note": note, "at": now}
+    stmt: FindingStatement = {"answer_id": answer_id, "target": target, "note": note, "at": now}
     if case_id is not None:
         stmt["case_id"] = case_id
     with vault.batch(investigator) as b:

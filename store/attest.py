@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from store.statements import FieldFactJSON
+
 __all__ = [
     "IMPORTED_MARK",
     "REDACTION_MARKERS",
@@ -67,7 +69,7 @@ class FieldFact:
     source: str = ""
     detail: str = ""
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> FieldFactJSON:
         return {"state": str(self.state), "source": self.source or None, "detail": self.detail or None}
 
     @classmethod

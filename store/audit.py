@@ -11,7 +11,7 @@ import json
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 import duckdb
 import pyarrow as pa
@@ -353,6 +353,13 @@ def _view_digests(con: duckdb.DuckDBPyConnection, below: int, start: int) -> dic
     return {table: table_digests(con, table, int(start), int(below)) for table in VIEW_COLUMNS}
 
 
+class _Box(TypedDict, total=False):
+    """What the thread hands the waiting caller: its result, or what it raised."""
+
+    value: dict[str, dict[int, str]]
+    error: BaseException
+
+
 def view_digests_meanwhile(
     vault: Vault, below: int, start: int = 0
 ) -> Callable[[], dict[str, dict[int, str]]]:
@@ -362,7 +369,7 @@ def view_digests_meanwhile(
     The rows read are those committed when it starts: nothing else writes meanwhile.
     """
     cursor = vault.con.cursor()
-    box: dict[str, Any] = {}
+    box: _Box = {}
 
     def run() -> None:
         try:

@@ -13,8 +13,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-import pyarrow as pa
-
 from store import merkle
 from store.canonical import canonical
 from store.crypto import Identity
@@ -27,9 +25,16 @@ from store.viewcommit import extension_line as views_line
 from store.views import Rows, derive
 
 if TYPE_CHECKING:
+    import duckdb
+
     from store.vault import Vault
 
 __all__ = ["Batch", "append_batch"]
+
+#: up to this many rows in every table (and no text), a batch is inserted with plain
+#: parameters: building Arrow tables for one access entry costs more than its rows, and
+#: makes pyarrow import pandas wherever pandas is installed
+SMALL_BATCH = 16
 
 
 class Batch:
@@ -76,8 +81,31 @@ class Batch:
         """Only reachable from store.purge, after its tombstone entry is in this batch."""
         self.vault.con.execute("DELETE FROM blobs WHERE digest = ?", [digest])
 
+    def is_small(self) -> bool:
+        """Few enough rows for `_flush_small` (an unlock's or a look's access entry)."""
+        return (
+            not self.blobs
+            and len(self.entries) <= SMALL_BATCH
+            and all(len(rows) <= SMALL_BATCH for rows in self.rows.values())
+        )
+
     def flush(self) -> None:
         con = self.vault.con
+        if self.is_small():
+            self._flush_small(con)
+            return
+        self._flush_log(con)
+        for table, rows in self.rows.items():
+            if rows:
+                insert_rows(con, table, rows)
+        if self.blobs:
+            self._flush_blobs(con)
+        if self.wraps:
+            con.executemany("INSERT OR IGNORE INTO data_keys VALUES (?, ?, ?, ?, ?)", self.wraps)
+
+    def _flush_log(self, con: duckdb.DuckDBPyConnection) -> None:
+        import pyarrow as pa
+
         log = pa.table(
             {
                 "seq": pa.array([self.start + i for i in range(len(self.entries))], pa.int64()),
@@ -89,26 +117,39 @@ class Batch:
         con.register("_new_log", log)
         con.execute("INSERT INTO log SELECT * FROM _new_log")
         con.unregister("_new_log")
+
+    def _flush_blobs(self, con: duckdb.DuckDBPyConnection) -> None:
+        import pyarrow as pa
+
+        blobs = pa.table(
+            {
+                "digest": [b[0] for b in self.blobs],
+                "collection": [b[1] for b in self.blobs],
+                "dk_id": [b[2] for b in self.blobs],
+                "nonce": pa.array([b[3] for b in self.blobs], pa.binary()),
+                "ct": pa.array([b[4] for b in self.blobs], pa.binary()),
+            }
+        )
+        con.register("_new_blobs", blobs)
+        con.execute(
+            "INSERT INTO blobs SELECT DISTINCT ON (digest, collection) * FROM _new_blobs n "
+            "WHERE NOT EXISTS (SELECT 1 FROM blobs b "
+            "WHERE b.digest = n.digest AND b.collection = n.collection)"
+        )
+        con.unregister("_new_blobs")
+
+    def _flush_small(self, con: duckdb.DuckDBPyConnection) -> None:
+        """`flush` without Arrow: the same rows, the same casts as `rowtables.insert_rows`."""
+        con.executemany(
+            "INSERT INTO log (seq, kind, entry, leaf_hash) VALUES (?, ?, ?, ?)",
+            [(self.start + i, e.kind, e.data, e.leaf) for i, e in enumerate(self.entries)],
+        )
         for table, rows in self.rows.items():
             if rows:
-                insert_rows(con, table, rows)
-        if self.blobs:
-            blobs = pa.table(
-                {
-                    "digest": [b[0] for b in self.blobs],
-                    "collection": [b[1] for b in self.blobs],
-                    "dk_id": [b[2] for b in self.blobs],
-                    "nonce": pa.array([b[3] for b in self.blobs], pa.binary()),
-                    "ct": pa.array([b[4] for b in self.blobs], pa.binary()),
-                }
-            )
-            con.register("_new_blobs", blobs)
-            con.execute(
-                "INSERT INTO blobs SELECT DISTINCT ON (digest, collection) * FROM _new_blobs n "
-                "WHERE NOT EXISTS (SELECT 1 FROM blobs b "
-                "WHERE b.digest = n.digest AND b.collection = n.collection)"
-            )
-            con.unregister("_new_blobs")
+                cols = VIEW_COLUMNS[table]
+                names = ", ".join(c for c, _t in cols)
+                casts = ", ".join(f"CAST(? AS {t})" for _c, t in cols)
+                con.executemany(f"INSERT INTO {table} ({names}) VALUES ({casts})", rows)  # noqa: S608
         if self.wraps:
             con.executemany("INSERT OR IGNORE INTO data_keys VALUES (?, ?, ?, ?, ?)", self.wraps)
 

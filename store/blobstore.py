@@ -14,7 +14,6 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 import duckdb
-import pyarrow as pa
 
 from store.rows import BlobRow, DataKeyRow, StoredBlob
 from store.vaultfile import join_wanted
@@ -24,6 +23,11 @@ __all__ = ["BlobStore"]
 _WANT = itertools.count()
 #: up to this many digests are looked up through the digest index, more by one join
 _POINT_LOOKUPS = 1024
+#: DuckDB plans an IN list longer than its `dynamic_or_filter_threshold` (50) as a join that
+#: reads the whole digest column; a list this long is still looked up in the index
+_INDEX_CHUNK = 48
+#: up to this many digests are looked up a chunk at a time; a longer list is one query
+_CHUNKED = 480
 
 
 class BlobStore:
@@ -46,7 +50,7 @@ class BlobStore:
         return [BlobRow(str(c), str(k), bytes(n), bytes(t)) for c, k, n, t in rows]
 
     def rows_many(self, digests: Sequence[str]) -> dict[str, list[BlobRow]]:
-        """`rows` for many digests in one query; digests with no row are absent."""
+        """`rows` for many digests in a few queries; digests with no row are absent."""
         out: dict[str, list[BlobRow]] = {}
         wanted = sorted(set(digests))
         if not wanted:
@@ -56,14 +60,7 @@ class BlobStore:
         if self._index is not None:
             rowids = self._index.rowids(wanted)
         elif len(wanted) <= _POINT_LOOKUPS:
-            # a trace asks for a few texts: one query through the digest index (RAW_INDEXES)
-            for d, c, k, n, t in self._con.execute(
-                "SELECT digest, collection, dk_id, nonce, ct FROM blobs WHERE digest = ANY(?) "
-                "ORDER BY digest, collection",
-                [wanted],
-            ).fetchall():
-                out.setdefault(str(d), []).append(BlobRow(str(c), str(k), bytes(n), bytes(t)))
-            return out
+            return self._looked_up(wanted)
         else:
             rowids = sorted(
                 int(r[0])
@@ -82,6 +79,21 @@ class BlobStore:
         for d, c, k, n, t in rows:
             if d in want:  # an index prefix may be shared by another digest
                 out.setdefault(str(d), []).append(BlobRow(str(c), str(k), bytes(n), bytes(t)))
+        return out
+
+    def _looked_up(self, wanted: list[str]) -> dict[str, list[BlobRow]]:
+        """`rows_many` for a few digests (a trace's texts), through the digest index (RAW_INDEXES)."""
+        step = _INDEX_CHUNK if len(wanted) <= _CHUNKED else len(wanted)
+        found: list[tuple[str, str, str, bytes, bytes]] = []
+        for i in range(0, len(wanted), step):
+            found += self._con.execute(
+                "SELECT digest, collection, dk_id, nonce, ct FROM blobs WHERE digest = ANY(?)",
+                [wanted[i : i + step]],
+            ).fetchall()
+        out: dict[str, list[BlobRow]] = {}
+        # sorted here, not in SQL: an ORDER BY costs this index lookup more than the rows it sorts
+        for d, c, k, n, t in sorted(found, key=lambda r: (str(r[0]), str(r[1]))):
+            out.setdefault(str(d), []).append(BlobRow(str(c), str(k), bytes(n), bytes(t)))
         return out
 
     @contextmanager
@@ -109,6 +121,8 @@ class BlobStore:
         streamed in batches (unordered), so the whole blob store is never in memory."""
         if not dk_ids:
             return
+        import pyarrow as pa  # a bulk read only: a trace never loads Arrow
+
         name = f"_want_{next(_WANT)}"
         self._con.register(name, pa.table({"dk_id": pa.array(sorted(set(dk_ids)), pa.string())}))
         try:

@@ -15,21 +15,20 @@ Layout of an export directory (docs/formats.md, "Exported datasets"):
 
 Everything is written in a fixed order with fixed Parquet options, so two exports of
 the same vault by the same key differ only in `manifest.dsse.json`'s signature.  The
-reader side runs in DuckDB (Python functions over the Arrow batches it reads recompute
-the leaves and pick out the statements, with the one parser of signed bytes) and, for
-worker processes, `read_log_slice` reads a slice of one row group with pyarrow; nothing
-here decides what a row means.
+reader side runs in DuckDB (it reads the files as Arrow; the verifier recomputes the
+leaves and picks out the statements in Python, with the one parser of signed bytes)
+and hands slices of the log it read to the worker processes; nothing here decides
+what a row means.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import duckdb
-import duckdb.func
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -53,8 +52,6 @@ __all__ = [
     "DatasetError",
     "DatasetReader",
     "log_schema",
-    "log_slices",
-    "read_log_slice",
     "reference_rows",
     "sha256_file",
     "text_rows",
@@ -152,39 +149,13 @@ def data_key_table(vault: Vault) -> pa.Table:
     ).to_arrow_table()
 
 
-def log_slices(root: Path, rows: int) -> list[tuple[int, int, int]]:
-    """(row group, first row within it, row count) covering the log in pieces of at most
-    `rows` rows, none crossing a row group: the tasks of a pool that reads for itself."""
-    meta = pq.ParquetFile(root / LOG_FILE).metadata
-    out: list[tuple[int, int, int]] = []
-    for g in range(meta.num_row_groups):
-        n = meta.row_group(g).num_rows
-        out.extend((g, start, min(rows, n - start)) for start in range(0, n, rows))
-    return out
-
-
-def read_log_slice(
-    root: Path, group: int, start: int, rows: int, columns: Sequence[str] = LOG_COLUMNS
-) -> pa.Table:
-    """Rows `start`.. of row group `group` of the log, as (file_row_number, *columns):
-    what a worker process reads for itself, as Spark's executors do."""
-    path = root / LOG_FILE
-    try:
-        file = pq.ParquetFile(path)
-        first = sum(file.metadata.row_group(g).num_rows for g in range(group))
-        part = file.read_row_group(group, columns=list(columns)).slice(start, rows)
-    except (OSError, pa.ArrowException) as exc:
-        raise DatasetError(f"{path}: row group {group} cannot be read ({exc})") from exc
-    numbers = pa.array(range(first + start, first + start + part.num_rows), pa.int64())
-    return part.add_column(0, "file_row_number", numbers)
-
-
 class DatasetReader:
     """An export read through one in-memory DuckDB connection.
 
-    `scan_log` streams the log's rows to a Python function over Arrow batches (DuckDB
-    reads the row groups on its threads); the verdict queries of `store.audit` then run
-    on this connection over the rows the caller derived from the log.
+    `table` reads a file of the export as Arrow (the verifier reads the log once, and
+    its bytes are parsed by Python, never by DuckDB's JSON functions); the verdict
+    queries of `store.audit` then run on this connection over the rows the caller
+    derived from the log.
     """
 
     def __init__(self, root: Path, threads: int | None = None) -> None:
@@ -192,6 +163,7 @@ class DatasetReader:
         log = root / "log.parquet"
         if not log.is_file():
             raise DatasetError(f"{root}: not a dataset ({LOG_FILE} is missing)")
+        self._log: pa.Table | None = None
         self.con = duckdb.connect(":memory:")
         self.con.execute("SET enable_progress_bar = false")
         if threads:
@@ -223,81 +195,6 @@ class DatasetReader:
         if not path.is_file():
             raise DatasetError(f"{self.root}: {name} is missing")
         return "read_parquet('" + str(path).replace("'", "''") + "', file_row_number = true)"
-
-    def scan_log(
-        self,
-        name: str,
-        fn: Callable[[pa.Table], pa.Array],
-        columns: Sequence[str] = ("seq", "kind", "entry", "leaf_hash"),
-        where: str = "",
-    ) -> pa.Table:
-        """Call `fn` on Arrow batches of (file_row_number, *columns) through a DuckDB
-        vectorized Python function; returns (file_row_number, fn's value) for every row
-        `where` selects, in file order.  `fn` returns one BLOB per row."""
-        cols = ["file_row_number", *columns]
-        arrow_types = {
-            "file_row_number": duckdb.sqltype("BIGINT"),
-            "seq": duckdb.sqltype("BIGINT"),
-            "kind": duckdb.sqltype("VARCHAR"),
-            "signer": duckdb.sqltype("VARCHAR"),
-            "entry": duckdb.sqltype("BLOB"),
-            "leaf_hash": duckdb.sqltype("BLOB"),
-        }
-
-        def table(arrays: Sequence[pa.Array]) -> pa.Array:
-            return fn(pa.Table.from_arrays(list(arrays), names=cols))
-
-        # DuckDB reads the function's arity from its signature
-        udfs: dict[int, Callable[..., pa.Array]] = {
-            3: lambda a, b, c: table([a, b, c]),
-            4: lambda a, b, c, d: table([a, b, c, d]),
-            5: lambda a, b, c, d, e: table([a, b, c, d, e]),
-            6: lambda a, b, c, d, e, f: table([a, b, c, d, e, f]),
-        }
-        if len(cols) not in udfs:
-            raise ValueError(f"scan_log takes 2 to 5 columns, got {len(columns)}")
-        udf = udfs[len(cols)]
-
-        try:
-            self.con.remove_function(name)
-        except duckdb.Error:
-            pass
-        self.con.create_function(
-            name,
-            udf,
-            [arrow_types[c] for c in cols],
-            duckdb.sqltype("BLOB"),
-            type=duckdb.func.ARROW,
-            side_effects=True,
-        )
-        listed = ", ".join(cols)
-        sql = (
-            f"SELECT file_row_number, {name}({listed}) AS out FROM {self._parquet(LOG_FILE)} "  # noqa: S608
-            f"{('WHERE ' + where) if where else ''} ORDER BY file_row_number"
-        )
-        try:
-            return self.con.sql(sql).to_arrow_table()
-        except duckdb.Error as exc:
-            raise DatasetError(f"{self.root / LOG_FILE}: cannot be read ({exc})") from exc
-
-    def register_predicate(self, name: str, fn: Callable[[pa.Table], pa.Array]) -> None:
-        """`name(kind, entry)` as a BOOLEAN Python function over Arrow batches, for the
-        WHERE clause of a later `scan_log`."""
-
-        def udf(kinds: pa.Array, entries: pa.Array) -> pa.Array:
-            return fn(pa.Table.from_arrays([kinds, entries], names=["kind", "entry"]))
-
-        try:
-            self.con.remove_function(name)
-        except duckdb.Error:
-            pass
-        self.con.create_function(
-            name,
-            udf,
-            [duckdb.sqltype("VARCHAR"), duckdb.sqltype("BLOB")],
-            duckdb.sqltype("BOOLEAN"),
-            type=duckdb.func.ARROW,
-        )
 
     def duplicate_answers(self) -> list[tuple[str, list[int]]]:
         from store import audit
@@ -339,10 +236,22 @@ class DatasetReader:
             )
         return pa.concat_tables(parts)
 
-    def load_facts(self, rows: Rows, tables: Sequence[Mapping[str, RowsTable]], stored: pa.Table) -> None:
-        """Once per reader: the view rows derived from the log (as tuples, and as Arrow
-        tables built where the checks ran) into temp tables, their compact facts kept as
-        `store.audit` keeps them, and the stored blob rows as `blobs`."""
+    def log_table(self) -> pa.Table:
+        """The log as (file_row_number, seq, kind, entry, leaf_hash, signer), in file
+        order, read once per reader (the verifier and the pool's slices share it)."""
+        if self._log is None:
+            # a plain scan keeps file order (DuckDB preserves insertion order); sorted
+            # only if it did not, rather than sorting every entry's bytes each time
+            log = self.table(LOG_FILE, "file_row_number, " + ", ".join(LOG_COLUMNS))
+            rows = log.column("file_row_number").to_pylist()
+            if rows != sorted(rows):
+                log = log.sort_by("file_row_number")
+            self._log = log
+        return self._log
+
+    def begin_facts(self, rows: Rows) -> None:
+        """Once per reader: temp tables for the view rows derived from the log, with the
+        rows given as tuples (the statement rows) already in."""
         from store import audit
 
         for table in VIEW_COLUMNS:  # a fresh in-memory connection: none exist yet
@@ -351,22 +260,52 @@ class DatasetReader:
         for table, items in rows.items():
             if items:
                 insert_rows(self.con, table, items, target=f"temp.r_{table}")
-        grouped: dict[tuple[str, bool], list[RowsTable]] = {}
-        for made in tables:
-            for table, built in made.items():
-                if built.num_rows:
-                    grouped.setdefault((table, built.typed), []).append(built)
-        for (table, typed), parts in sorted(grouped.items()):
-            if typed and len(parts) > 1:  # the view's own types: one INSERT, as `audit.ViewRebuild`
-                parts = [RowsTable(pa.concat_tables([p.table for p in parts]), True)]
-            for part in parts:  # inferred types may differ from part to part
+
+    def add_facts(self, tables: Mapping[str, RowsTable]) -> None:
+        """View rows built as Arrow tables where a batch was checked (some of a view's
+        columns, or all of them)."""
+        for table, part in sorted(tables.items()):
+            if not part.num_rows:
+                continue
+            if part.table.column_names == [c for c, _t in VIEW_COLUMNS[table]]:
                 insert_table(self.con, table, part, target=f"temp.r_{table}")
+            else:
+                self._insert_columns(table, part.table)
+
+    def end_facts(self, stored: pa.Table) -> None:
+        """The compact facts kept as `store.audit` keeps them, and the stored blob rows
+        as `blobs`: what the verdict queries read."""
+        from store import audit
+
         audit.keep_facts(self.con)
         self.con.register("_stored_blobs", stored)
         self.con.execute(
             "CREATE OR REPLACE TEMP TABLE blobs AS SELECT digest, collection, dk_id FROM _stored_blobs"
         )
         self.con.unregister("_stored_blobs")
+
+    def _insert_columns(self, table: str, rows: pa.Table) -> None:
+        """Rows of some of a view's columns (the others NULL), cast to the view's types."""
+        types = dict(VIEW_COLUMNS[table])
+        names = rows.column_names
+        casts = ", ".join(f"CAST({c} AS {types[c]})" for c in names)
+        self.con.register("_new_rows", rows)
+        try:
+            self.con.execute(
+                f"INSERT INTO temp.r_{table} ({', '.join(names)}) SELECT {casts} FROM _new_rows"  # noqa: S608
+            )
+        finally:
+            self.con.unregister("_new_rows")
+
+    def answer_text_ref(self, answer_id: str) -> tuple[str, str] | None:
+        """(answer digest, collection) of an answer's first manifest, from the facts kept
+        by `load_facts` (as `store.audit.answer_text_ref` reads a vault's)."""
+        rows = self.con.execute(
+            "SELECT answer_sha256, collection FROM temp.r_answer_refs "
+            "WHERE answer_id = ? ORDER BY seq LIMIT 1",
+            [answer_id],
+        ).fetchall()
+        return (str(rows[0][0]), str(rows[0][1])) if rows else None
 
     def tombstone_diff(self) -> list[tuple[Any, ...]]:
         """(seq, digest, side) of tombstones.parquet rows that differ from the first
@@ -387,11 +326,14 @@ class DatasetReader:
         )
         source = self._parquet(REFERENCES_FILE)
         stored = f"SELECT seq, answer_id, passage_id, role, digest, collection FROM {source}"  # noqa: S608
+        # each side evaluated once (the join, the file's read), then compared both ways
+        self.con.execute(f"CREATE OR REPLACE TEMP TABLE _refs_stored AS {stored}")
+        self.con.execute(f"CREATE OR REPLACE TEMP TABLE _refs_derived AS {derived}")
         out = []
-        for a, b in ((stored, derived), (derived, stored)):
+        for a, b in (("_refs_stored", "_refs_derived"), ("_refs_derived", "_refs_stored")):
             out.append(
                 self.con.execute(
-                    f"SELECT * FROM ({a} EXCEPT ALL {b}) "  # noqa: S608
+                    f"SELECT * FROM (SELECT * FROM temp.{a} EXCEPT ALL SELECT * FROM temp.{b}) "  # noqa: S608
                     f"ORDER BY seq, digest, role, answer_id, passage_id, collection LIMIT {int(limit)}"
                 ).fetchall()
             )

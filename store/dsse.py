@@ -14,14 +14,16 @@ import binascii
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from store.crypto import Identity, b64e, ed25519_verify
 from store.errors import InputError, SignatureError
 
 __all__ = [
     "Envelope",
+    "EnvelopeJSON",
     "Signature",
+    "SignatureJSON",
     "pae",
     "sign_envelope",
     "verify_envelope",
@@ -31,6 +33,19 @@ _STD_B64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
 _URL_B64 = re.compile(r"[A-Za-z0-9_-]*={0,2}")
 _ENVELOPE_FIELDS = frozenset({"payload", "payloadType", "signatures"})
 _SIGNATURE_FIELDS = frozenset({"keyid", "sig"})
+
+
+class SignatureJSON(TypedDict):
+    keyid: NotRequired[str]
+    sig: str
+
+
+class EnvelopeJSON(TypedDict):
+    """The DSSE envelope.md JSON form."""
+
+    payload: str
+    payloadType: str
+    signatures: list[SignatureJSON]
 
 
 def pae(payload_type: str, payload: bytes) -> bytes:
@@ -117,11 +132,11 @@ class Envelope:
             object.__setattr__(self, "decoded", raw)
         return raw
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> EnvelopeJSON:
         """The envelope.md JSON form; an empty keyid is omitted, as envelope.md allows."""
-        sigs: list[dict[str, str]] = []
+        sigs: list[SignatureJSON] = []
         for s in self.signatures:
-            entry = {"keyid": s.keyid, "sig": b64e(s.sig)} if s.keyid else {"sig": b64e(s.sig)}
+            entry: SignatureJSON = {"keyid": s.keyid, "sig": b64e(s.sig)} if s.keyid else {"sig": b64e(s.sig)}
             sigs.append(entry)
         return {"payload": self.payload_b64, "payloadType": self.payload_type, "signatures": sigs}
 
@@ -158,13 +173,13 @@ class Envelope:
         return cls(payload_type=payload_type, payload_b64=payload_b64, signatures=signatures, decoded=decoded)
 
 
-def _refuse_unknown(obj: dict[str, Any], allowed: frozenset[str], file: str, path: str) -> None:
+def _refuse_unknown(obj: Mapping[str, object], allowed: frozenset[str], file: str, path: str) -> None:
     for key in obj:
         if key not in allowed:
             raise InputError(file, f"{path}.{key}", "unknown field (not covered by a signature)")
 
 
-def _required_str(obj: dict[str, Any], key: str, file: str, path: str) -> str:
+def _required_str(obj: Mapping[str, object], key: str, file: str, path: str) -> str:
     if key not in obj:
         raise InputError(file, f"{path}.{key}", "missing required field")
     value = obj[key]

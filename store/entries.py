@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from store.canonical import MAX_SAFE_INT, canonical
 from store.crypto import Identity
@@ -19,6 +19,7 @@ from store.dsse import Envelope, sign_envelope
 from store.errors import InputError
 from store.merkle import leaf_hash
 from store.records import MalformedRecordError, Manifest, imported_manifest
+from store.statements import JournalPlaceJSON, LogPlaceJSON, StatementJSON
 
 __all__ = [
     "CASE_KINDS",
@@ -28,12 +29,23 @@ __all__ = [
     "MANIFEST_TYPE",
     "ROSTER_KINDS",
     "STATEMENT_TYPE",
+    "FaultJSON",
     "LogEntry",
     "Statement",
     "make_entry",
     "make_statement",
     "place_of",
 ]
+
+
+class FaultJSON(TypedDict):
+    """A producer fault as ingest annotates a manifest entry with it (`faults`), and as
+    `trace --json` repeats it: the JSON path in the signed payload, a code, a sentence."""
+
+    path: str
+    code: str
+    message: str
+
 
 MANIFEST_TYPE = "application/vnd.tracer.manifest.v1+json"
 STATEMENT_TYPE = "application/vnd.tracer.statement.v1+json"
@@ -197,7 +209,7 @@ def make_entry(kind: str, envelope: Envelope, **annotations: Any) -> LogEntry:
     return LogEntry(data, json.loads(data), None, True)
 
 
-def place_of(origin: str, seq: int, root_before: bytes) -> dict[str, Any]:
+def place_of(origin: str, seq: int, root_before: bytes) -> LogPlaceJSON:
     """Where a statement belongs: the vault, its seq, and the Merkle root of the log
     before it (RFC 6962 over entries 0..seq-1).  Signed with the statement, so a copy of
     it anywhere else, in this vault or another, or after a rewritten history, is caught."""
@@ -210,11 +222,13 @@ class Statement:
     seq it lands at and the root before it, then signs."""
 
     kind: str
-    body: dict[str, Any]
+    body: StatementJSON
     signer: Identity
 
 
-def make_statement(kind: str, statement: dict[str, Any], signer: Identity, place: dict[str, Any]) -> LogEntry:
+def make_statement(
+    kind: str, statement: StatementJSON, signer: Identity, place: LogPlaceJSON | JournalPlaceJSON
+) -> LogEntry:
     """A custodian or investigator statement bound to `place`, as a DSSE envelope over JCS.
 
     The payload is `{"type": kind, "statement": ..., "log": place}`; journal lines (not in

@@ -9,16 +9,17 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from store.batch import Batch
 from store.canonical import member_path, parse_strict
 from store.crypto import Identity, sha256_hex
 from store.dsse import Envelope, verify_envelope
-from store.entries import MANIFEST_TYPE, LogEntry, Statement, make_entry
+from store.entries import MANIFEST_TYPE, FaultJSON, LogEntry, Statement, make_entry
 from store.errors import InputError, SignatureError, StoreError
 from store.gcpause import no_cycle_collection
 from store.keyring import DataKeys
@@ -27,6 +28,10 @@ from store.schemacheck import load_schema, validate
 from store.textrules import id_problem
 from store.timeutil import instant
 from store.vault import Vault
+
+if TYPE_CHECKING:
+    from store.payloads import ManifestPayloadJSON
+    from store.statements import DocumentDeletionStatement, RevisionStatement
 
 __all__ = [
     "MAX_INPUT_BYTES",
@@ -61,7 +66,7 @@ class Fault:
     code: str
     message: str
 
-    def to_json(self) -> dict[str, str]:
+    def to_json(self) -> FaultJSON:
         return {"path": self.path, "code": self.code, "message": self.message}
 
 
@@ -173,7 +178,9 @@ _PASSAGE_ID_FIELDS: tuple[tuple[str, ...], ...] = (
 )
 
 
-def _check_ids(file: str, prefix: str, doc: dict[str, Any], fields: tuple[tuple[str, ...], ...]) -> None:
+def _check_ids(
+    file: str, prefix: str, doc: Mapping[str, object], fields: tuple[tuple[str, ...], ...]
+) -> None:
     for path in fields:
         value: Any = doc
         for part in path:
@@ -184,7 +191,7 @@ def _check_ids(file: str, prefix: str, doc: dict[str, Any], fields: tuple[tuple[
                 raise InputError(file, prefix + "." + ".".join(path), f"identifier {problem}")
 
 
-def _check_model_inputs(file: str, payload: dict[str, Any]) -> None:
+def _check_model_inputs(file: str, payload: ManifestPayloadJSON) -> None:
     """A v2 manifest's rules beyond its schema: a `not_sent` passage has no model-input
     digest (the model was given nothing of it) and every other one has one; no citation
     rests on a `not_sent` passage. Each refuses the whole file, naming the path."""
@@ -213,7 +220,7 @@ def _check_model_inputs(file: str, payload: dict[str, Any]) -> None:
                 )
 
 
-def _check_manifest_ids(file: str, p: dict[str, Any]) -> None:
+def _check_manifest_ids(file: str, p: ManifestPayloadJSON) -> None:
     # One C-speed test over every id of a (schema-valid) manifest; only a manifest that
     # fails it is walked field by field to name the field.
     ids = [p["run_id"], p["answer_id"], p["collection"], p["producer"]["system"], p["producer"]["version"]]
@@ -474,7 +481,8 @@ class _Ingest:
                 f"this text ({stmt['content_sha256']}) was purged under a retention policy (tombstone at "
                 f"log entry {tomb}); a purge is final and the text is not stored again",
             )
-        entry = Statement("revision", stmt, self.custodian)
+        # the schema fixed every member; the statement is the document less its text
+        entry = Statement("revision", cast("RevisionStatement", stmt), self.custodian)
         return _Prepared(file, "revision", f"{key[0]}@{key[1]}", entry, [(doc["collection"], data)], [])
 
     def _reused_revision(self, key: tuple[str, str], digest: str) -> str:
@@ -507,7 +515,7 @@ class _Ingest:
             file,
             "document_deletion",
             did,
-            Statement("document_deletion", stmt, self.custodian),
+            Statement("document_deletion", cast("DocumentDeletionStatement", stmt), self.custodian),
             [],
             [],
         )

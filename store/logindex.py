@@ -107,11 +107,14 @@ class LogIndex:
 
     def guarded_pairs(self) -> list[tuple[int, bytes]]:
         """(seq, stored leaf) of every entry whose bytes say a guarded kind: what each
-        checkpoint's `tracer-guarded` line commits to."""
+        checkpoint's `tracer-guarded` line commits to.
+
+        The tombstones are taken from the same read (an unlock makes it), so the first
+        trace of a session finds them ready instead of reading those entries again."""
         if self._guarded is None:
-            self._guarded = [
-                (seq, leaf) for seq, _k, data, leaf in self.guarded_rows() if guarded_kind(data) is not None
-            ]
+            rows = self.guarded_rows()
+            self._guarded = [(seq, leaf) for seq, _k, data, leaf in rows if guarded_kind(data) is not None]
+            self._tombstones = _first_tombstones(rows)
         return self._guarded
 
     def tombstone_index(self) -> dict[str, TombstoneRow]:
@@ -123,23 +126,28 @@ class LogIndex:
         whose bytes no longer hash to its leaf is left to `verify`.
         """
         if self._tombstones is None:
-            found: dict[str, TombstoneRow] = {}
-            for seq, _kind, data, leaf in self.guarded_rows():
-                if guarded_kind(data) != "tombstone" or merkle.leaf_hash(data) != leaf:
-                    continue
-                try:
-                    stmt = LogEntry.from_bytes(data).payload_json()
-                except (ValueError, InputError, AttributeError, TypeError):
-                    continue
-                if isinstance(stmt, dict) and isinstance(stmt.get("digest"), str):
-                    found.setdefault(stmt["digest"], _tombstone(seq, stmt))
-            self._tombstones = found
+            self._tombstones = _first_tombstones(self.guarded_rows())
         return self._tombstones
 
     def tombstone_rows_many(self, digests: Sequence[str]) -> dict[str, TombstoneRow]:
         """`tombstone_index` rows of the digests that have one."""
         index = self.tombstone_index()
         return {d: index[d] for d in set(digests) if d in index}
+
+
+def _first_tombstones(rows: Sequence[EntryRow]) -> dict[str, TombstoneRow]:
+    """digest -> the first of `rows` whose bytes say tombstone and hash to its leaf."""
+    found: dict[str, TombstoneRow] = {}
+    for seq, _kind, data, leaf in rows:
+        if guarded_kind(data) != "tombstone" or merkle.leaf_hash(data) != leaf:
+            continue
+        try:
+            stmt = LogEntry.from_bytes(data).payload_json()
+        except (ValueError, InputError, AttributeError, TypeError):
+            continue
+        if isinstance(stmt, dict) and isinstance(stmt.get("digest"), str):
+            found.setdefault(stmt["digest"], _tombstone(seq, stmt))
+    return found
 
 
 def _tombstone(seq: int, stmt: dict[str, object]) -> TombstoneRow:

@@ -8,15 +8,17 @@ sample-vault generator and by tests, so all three exercise the real format.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, TypedDict
 
 from store.canonical import canonical
 from store.crypto import Identity, sha256_hex
-from store.dsse import sign_envelope
+from store.dsse import EnvelopeJSON, sign_envelope
 from store.entries import MANIFEST_TYPE
 from store.records import MANIFEST_V1, MANIFEST_V2
+from store.words import ModelInput
 
-__all__ = ["draft_to_input", "sign_payload"]
+__all__ = ["SignedInputJSON", "draft_to_input", "sign_payload"]
 
 _TEXT_FIELDS = {
     "question": "question_sha256",
@@ -29,12 +31,19 @@ _PASSAGE_TEXT_FIELDS = {
 }
 
 
-def sign_payload(payload: dict[str, Any], producer: Identity) -> dict[str, Any]:
+class SignedInputJSON(TypedDict):
+    """An input file for `tracer ingest`: the signed manifest and its texts by digest."""
+
+    envelope: EnvelopeJSON
+    contents: dict[str, str]
+
+
+def sign_payload(payload: Mapping[str, object], producer: Identity) -> EnvelopeJSON:
     """DSSE envelope (as JSON) over the RFC 8785 bytes of `payload`."""
     return sign_envelope(canonical(payload), MANIFEST_TYPE, producer).to_json()
 
 
-def draft_to_input(draft: dict[str, Any], producer: Identity, *, copy_draft: bool = True) -> dict[str, Any]:
+def draft_to_input(draft: dict[str, Any], producer: Identity, *, copy_draft: bool = True) -> SignedInputJSON:
     """{"envelope", "contents"} from a draft whose texts are inline.
 
     Draft fields `question`, `answer` and per-passage `retrieved_text`,
@@ -57,12 +66,17 @@ def draft_to_input(draft: dict[str, Any], producer: Identity, *, copy_draft: boo
             payload[digest_field] = sha256_hex(text.encode("utf-8"))
             contents[payload[digest_field]] = text
     for ps in payload.get("passages", []):
-        if ps.get("model_input") != "not_sent":
-            ps.setdefault("model_input_text", ps.get("retrieved_text"))
-        for text_field, digest_field in _PASSAGE_TEXT_FIELDS.items():
-            if text_field in ps:
-                text = ps.pop(text_field)
-                ps[digest_field] = sha256_hex(text.encode("utf-8"))
-                if text_field != "query":
-                    contents[ps[digest_field]] = text
+        _passage_digests(ps, contents)
     return {"envelope": sign_payload(payload, producer), "contents": contents}
+
+
+def _passage_digests(ps: dict[str, Any], contents: dict[str, str]) -> None:
+    """A draft passage's texts become digests; all but the query's are kept in `contents`."""
+    if ps.get("model_input") != ModelInput.NOT_SENT:
+        ps.setdefault("model_input_text", ps.get("retrieved_text"))
+    for text_field, digest_field in _PASSAGE_TEXT_FIELDS.items():
+        if text_field in ps:
+            text = ps.pop(text_field)
+            ps[digest_field] = sha256_hex(text.encode("utf-8"))
+            if text_field != "query":
+                contents[ps[digest_field]] = text

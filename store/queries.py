@@ -186,27 +186,60 @@ def answer_entry(vault: Vault, answer_id: str) -> tuple[int, LogEntry] | None:
 
 def _answer_entry(vault: Vault, answer_id: str) -> tuple[int, LogEntry | None] | None:
     """(seq, the entry when it logs `answer_id`; None in its place when it logs another)."""
+    # the first row is chosen here: ORDER BY ... LIMIT 1 makes DuckDB scan v_answers
+    # instead of looking the id up in its index
     rows = vault.query(
-        "SELECT a.seq, l.entry FROM v_answers a LEFT JOIN log l ON l.seq = a.seq "
-        "WHERE a.answer_id = ? ORDER BY a.seq LIMIT 1",
+        "SELECT a.seq, l.entry FROM v_answers a LEFT JOIN log l ON l.seq = a.seq WHERE a.answer_id = ?",
         [answer_id],
     )
     if not rows:
         return None
-    seq, data = int(rows[0][0]), rows[0][1]
+    first = min(rows, key=lambda r: int(r[0]))
+    seq = int(first[0])
+    return seq, _entry_of(answer_id, first[1])
+
+
+def _entry_of(answer_id: str, data: bytes | None) -> LogEntry | None:
+    """The entry `v_answers` points `answer_id` to, or None when that row logs another."""
     if data is None:
-        return seq, None
+        return None
     entry = LogEntry.from_bytes(bytes(data))
     if entry.kind not in ("manifest", "imported_trace"):
-        return seq, None
+        return None
     # bytes that no longer hash to their leaf still name their answer: the trace shows
     # the broken signature or record as its finding; only another answer's entry is refused
     try:
         if entry.answer_record().answer_id != answer_id:
-            return seq, None
+            return None
     except MalformedRecordError:
-        return seq, entry  # a damaged record is the trace's finding to show
-    return seq, entry
+        return entry  # a damaged record is the trace's finding to show
+    return entry
+
+
+def answer_entries_many(vault: Vault, answer_ids: list[str]) -> dict[str, tuple[int, LogEntry]]:
+    """`answer_entry` of many answers in one query, for each id whose first row logs it and
+    reads as an entry. Every other id is left out, for `answer_entry` to prove the index
+    (and mend it) or refuse on its own, exactly as if it had been asked alone."""
+    if not answer_ids:
+        return {}
+    rows = vault.query(
+        "SELECT a.answer_id, a.seq, l.entry FROM v_answers a LEFT JOIN log l ON l.seq = a.seq "
+        "WHERE a.answer_id = ANY(?)",
+        [sorted(set(answer_ids))],
+    )
+    first: dict[str, tuple[int, bytes | None]] = {}
+    for aid, seq, data in rows:
+        if aid not in first or int(seq) < first[aid][0]:
+            first[str(aid)] = (int(seq), data)
+    out: dict[str, tuple[int, LogEntry]] = {}
+    for aid, (seq, data) in first.items():
+        try:
+            entry = _entry_of(aid, data)
+        except ValueError:
+            continue
+        if entry is not None:
+            out[aid] = (seq, entry)
+    return out
 
 
 def revisions_of(vault: Vault, document_id: str) -> list[RevisionRow]:
@@ -226,15 +259,12 @@ def revisions_of_many(vault: Vault, document_ids: list[str]) -> dict[str, list[R
     if not document_ids:
         return {}
     rows = vault.query(
-        "SELECT document_id, revision, source_system, source_revision, path, title, uri, "  # noqa: S608
-        "backend, collection, committed_at, content_sha256, seq FROM v_revisions "
-        f"WHERE document_id IN ({', '.join('?' for _ in document_ids)}) "
-        "ORDER BY document_id, committed_at, seq",
-        list(document_ids),
+        "SELECT document_id, revision, source_system, source_revision, path, title, uri, "
+        "backend, collection, committed_at, content_sha256, seq FROM v_revisions WHERE document_id = ANY(?)",
+        [list(document_ids)],
     )
     out: dict[str, list[RevisionRow]] = {d: [] for d in document_ids}
-    for r in rows:
-        row = RevisionRow(*r)
+    for row in sorted((RevisionRow(*r) for r in rows), key=lambda r: (r.document_id, r.committed_at, r.seq)):
         out[row.document_id].append(row)
     return out
 
@@ -257,12 +287,11 @@ def deletions_of_many(vault: Vault, document_ids: list[str]) -> dict[str, tuple[
     if not document_ids:
         return out
     rows = vault.query(
-        "SELECT document_id, seq, deleted_at, reason FROM v_deletions "  # noqa: S608
-        f"WHERE document_id IN ({', '.join('?' for _ in document_ids)}) "
-        "QUALIFY row_number() OVER (PARTITION BY document_id ORDER BY deleted_at DESC, seq DESC) = 1",
-        list(document_ids),
+        "SELECT document_id, seq, deleted_at, reason FROM v_deletions WHERE document_id = ANY(?)",
+        [list(document_ids)],
     )
-    for doc, seq, at, reason in rows:
+    # the latest per document (as `deletion_of`), chosen here rather than by a window in SQL
+    for doc, seq, at, reason in sorted(rows, key=lambda r: (str(r[2]), int(r[1]))):
         out[str(doc)] = (int(seq), str(at), str(reason))
     return out
 
@@ -404,10 +433,13 @@ def finding_rows(vault: Vault, answer_id: str | None = None) -> list[FindingRow]
             "SELECT seq, investigator, answer_id, target, note, at_time FROM v_findings ORDER BY seq"
         )
     else:
-        rows = vault.query(
-            "SELECT seq, investigator, answer_id, target, note, at_time FROM v_findings "
-            "WHERE answer_id = ? ORDER BY seq",
-            [answer_id],
+        rows = sorted(
+            vault.query(
+                "SELECT seq, investigator, answer_id, target, note, at_time FROM v_findings "
+                "WHERE answer_id = ?",
+                [answer_id],
+            ),
+            key=lambda r: int(r[0]),
         )
     return [FindingRow(int(a), str(b), str(c), str(d), str(e), str(f)) for a, b, c, d, e, f in rows]
 

@@ -11,24 +11,31 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any
-
-import pyarrow as pa
 
 from store.schema import VIEW_COLUMNS
 
 if TYPE_CHECKING:
     import duckdb
+    import pyarrow as pa
 
 __all__ = ["RowsTable", "insert_rows", "insert_table", "rows_table"]
 
-_ARROW_TYPES: dict[str, pa.DataType] = {
-    "VARCHAR": pa.string(),
-    "BIGINT": pa.int64(),
-    "INTEGER": pa.int32(),
-    "DOUBLE": pa.float64(),
-    "BOOLEAN": pa.bool_(),
-}
+
+@cache
+def _arrow_types() -> dict[str, pa.DataType]:
+    """The view types Arrow holds exactly (imported on first use: a command that appends
+    one small batch never loads Arrow, `store.batch.SMALL_BATCH`)."""
+    import pyarrow as pa
+
+    return {
+        "VARCHAR": pa.string(),
+        "BIGINT": pa.int64(),
+        "INTEGER": pa.int32(),
+        "DOUBLE": pa.float64(),
+        "BOOLEAN": pa.bool_(),
+    }
 
 
 @dataclass(frozen=True)
@@ -47,7 +54,9 @@ class RowsTable:
 def _typed_column(values: Sequence[Any], sql_type: str) -> pa.Array | None:
     """`values` as an Arrow array of exactly `sql_type`, or None when that is not the
     value DuckDB's CAST of Arrow's inferred array would give (then the CAST path runs)."""
-    want = _ARROW_TYPES.get(sql_type)
+    import pyarrow as pa
+
+    want = _arrow_types().get(sql_type)
     if want is None:
         return None
     try:
@@ -71,6 +80,8 @@ def rows_table(table: str, rows: list[tuple[Any, ...]]) -> RowsTable:
     int, float, bool or None as the schema says), so DuckDB reads them as they are;
     otherwise Arrow infers the types and DuckDB CASTs on insert.
     """
+    import pyarrow as pa
+
     cols = VIEW_COLUMNS[table]
     columns = list(zip(*rows, strict=True)) if rows else [() for _c in cols]
     arrays = [_typed_column(values, t) for values, (_n, t) in zip(columns, cols, strict=True)]

@@ -13,19 +13,47 @@ import re
 from collections.abc import Callable, Iterator
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, TypedDict, cast
 
 import jsonschema
 
 from store.errors import InputError
 
-__all__ = ["ecma_pattern", "load_schema", "validate", "validators"]
+__all__ = ["SchemaJSON", "ecma_pattern", "load_schema", "validate", "validators"]
+
+#: a Draft 2020-12 schema as `store/schemas/` writes them: the keywords the compiler
+#: knows (`_KNOWN`) and the annotations; a subschema may also be `true` or `false`
+SchemaJSON = TypedDict(
+    "SchemaJSON",
+    {
+        "$schema": str,
+        "$id": str,
+        "title": str,
+        "description": str,
+        "type": str,
+        # any JSON value: the compiler handles strings and leaves the rest to jsonschema
+        "const": object,
+        "enum": object,
+        "pattern": str,
+        "minLength": int,
+        "maxLength": int,
+        "minItems": int,
+        "maxItems": int,
+        "minimum": float,
+        "items": "SchemaJSON | bool",
+        "properties": "dict[str, SchemaJSON | bool]",
+        "required": list[str],
+        "additionalProperties": "SchemaJSON | bool",
+        "propertyNames": "SchemaJSON | bool",
+    },
+    total=False,
+)
 
 
 @cache
-def load_schema(name: str) -> dict[str, Any]:
+def load_schema(name: str) -> SchemaJSON:
     text = resources.files("store").joinpath("schemas", f"{name}.schema.json").read_text("utf-8")
-    schema: dict[str, Any] = json.loads(text)
+    schema: SchemaJSON = json.loads(text)
     return schema
 
 
@@ -54,7 +82,7 @@ class _UnsupportedError(Exception):
     """A schema the fast checker does not handle: jsonschema checks it instead."""
 
 
-def _checked_type(schema: Any) -> str | None:
+def _checked_type(schema: object) -> str | None:
     """The schema's `type`, once every keyword in it is one the generator compiles."""
     if not isinstance(schema, dict):
         raise _UnsupportedError(repr(schema))
@@ -77,10 +105,11 @@ class _Gen:
 
     def __init__(self) -> None:
         self.lines: list[str] = []
-        self.consts: dict[str, Any] = {}
+        #: the values the generated source names (frozensets, compiled patterns)
+        self.consts: dict[str, object] = {}
         self.n = 0
 
-    def name(self, prefix: str, value: Any = None) -> str:
+    def name(self, prefix: str, value: object = None) -> str:
         self.n += 1
         name = f"{prefix}{self.n}"
         if value is not None:
@@ -90,7 +119,7 @@ class _Gen:
     def emit(self, ind: int, line: str) -> None:
         self.lines.append("    " * ind + line)
 
-    def node(self, schema: Any, v: str, ind: int) -> None:
+    def node(self, schema: SchemaJSON | bool, v: str, ind: int) -> None:
         if schema is True:
             return
         if schema is False:
@@ -116,7 +145,7 @@ class _Gen:
         self.array(schema, v, ind, t)
         self.object(schema, v, ind, t)
 
-    def value_conds(self, schema: dict[str, Any], v: str) -> list[str]:
+    def value_conds(self, schema: SchemaJSON, v: str) -> list[str]:
         """`const` and `enum` (strings only) as membership tests."""
         conds = []
         for key in ("const", "enum"):
@@ -128,7 +157,7 @@ class _Gen:
                 conds.append(f"(type({v}) is str and {v} in {allowed})")
         return conds
 
-    def string_conds(self, schema: dict[str, Any], v: str, t: str | None) -> list[str]:
+    def string_conds(self, schema: SchemaJSON, v: str, t: str | None) -> list[str]:
         """`minLength`, `maxLength` and `pattern`, guarded by a type test unless the
         schema's type is already string."""
         conds = []
@@ -148,7 +177,7 @@ class _Gen:
             conds.append(f"({g}{match})")
         return conds
 
-    def array(self, schema: dict[str, Any], v: str, ind: int, t: Any) -> None:
+    def array(self, schema: SchemaJSON, v: str, ind: int, t: str | None) -> None:
         keys = [k for k in ("minItems", "maxItems", "items") if k in schema]
         if not keys:
             return
@@ -166,7 +195,7 @@ class _Gen:
             self.emit(ind + 1, "pass")
             self.node(schema["items"], x, ind + 1)
 
-    def object(self, schema: dict[str, Any], v: str, ind: int, t: Any) -> None:
+    def object(self, schema: SchemaJSON, v: str, ind: int, t: str | None) -> None:
         keys = [k for k in ("properties", "required", "additionalProperties", "propertyNames") if k in schema]
         if not keys:
             return
@@ -174,11 +203,24 @@ class _Gen:
             self.emit(ind, f"if type({v}) is dict:")
             ind += 1
             self.emit(ind, "pass")
-        props: dict[str, Any] = schema.get("properties", {})
+        props = schema.get("properties", {})
         if "required" in schema:
             req = self.name("R", frozenset(schema["required"]))
             self.emit(ind, f"if not {req} <= {v}.keys(): return False")
-        extra = schema.get("additionalProperties", True)
+        self.additional(schema.get("additionalProperties", True), props, v, ind)
+        if "propertyNames" in schema:
+            k = self.name("k")
+            self.emit(ind, f"for {k} in {v}:")
+            self.emit(ind + 1, "pass")
+            self.node(schema["propertyNames"], k, ind + 1)
+        required = frozenset(schema.get("required", ()))
+        for prop, sub in props.items():
+            self.member(prop, sub, prop in required, v, ind)
+
+    def additional(
+        self, extra: SchemaJSON | bool, props: dict[str, SchemaJSON | bool], v: str, ind: int
+    ) -> None:
+        """`additionalProperties`: false refuses unknown members, a schema checks each one."""
         known = self.name("K", frozenset(props))
         if extra is False:
             self.emit(ind, f"if not {v}.keys() <= {known}: return False")
@@ -188,32 +230,27 @@ class _Gen:
             self.emit(ind + 1, f"if {k} not in {known}:")
             self.emit(ind + 2, "pass")
             self.node(extra, x, ind + 2)
-        if "propertyNames" in schema:
-            k = self.name("k")
-            self.emit(ind, f"for {k} in {v}:")
-            self.emit(ind + 1, "pass")
-            self.node(schema["propertyNames"], k, ind + 1)
-        required = frozenset(schema.get("required", ()))
-        for prop, sub in props.items():
-            x = self.name("x")
-            if prop in required:  # present: checked above
-                self.emit(ind, f"{x} = {v}[{prop!r}]")
-                self.node(sub, x, ind)
-                continue
-            self.emit(ind, f"{x} = {v}.get({prop!r}, MISSING)")
-            self.emit(ind, f"if {x} is not MISSING:")
-            self.emit(ind + 1, "pass")
-            self.node(sub, x, ind + 1)
+
+    def member(self, prop: str, sub: SchemaJSON | bool, required: bool, v: str, ind: int) -> None:
+        """One member's check: a required one is present (checked above), another only if there."""
+        x = self.name("x")
+        if required:
+            self.emit(ind, f"{x} = {v}[{prop!r}]")
+            self.node(sub, x, ind)
+            return
+        self.emit(ind, f"{x} = {v}.get({prop!r}, MISSING)")
+        self.emit(ind, f"if {x} is not MISSING:")
+        self.emit(ind + 1, "pass")
+        self.node(sub, x, ind + 1)
 
 
-def _compile(schema: Any) -> _Check:
+def _compile(schema: SchemaJSON) -> _Check:
     gen = _Gen()
     gen.node(schema, "v", 1)
     source = "\n".join(["def check(v):", *gen.lines, "    return True", ""])
-    namespace: dict[str, Any] = {**gen.consts, "MISSING": object(), "HEX": "0123456789abcdef"}
+    namespace: dict[str, object] = {**gen.consts, "MISSING": object(), "HEX": "0123456789abcdef"}
     exec(compile(source, "<schema check>", "exec"), namespace)  # noqa: S102 - our own schema files
-    check: _Check = namespace["check"]
-    return check
+    return cast("_Check", namespace["check"])
 
 
 def ecma_pattern(pattern: str) -> re.Pattern[str]:
@@ -243,7 +280,7 @@ def ecma_pattern(pattern: str) -> re.Pattern[str]:
 
 
 def _ecma_pattern_keyword(
-    validator: Any, pattern: str, instance: Any, schema: dict[str, Any]
+    validator: Any, pattern: str, instance: Any, schema: SchemaJSON
 ) -> Iterator[jsonschema.ValidationError]:
     if isinstance(instance, str) and not ecma_pattern(pattern).search(instance):
         yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")

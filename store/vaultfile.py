@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
-import pyarrow as pa
 
 from store.entries import LogEntry
 from store.errors import VaultDamagedError, VaultInUseError
@@ -136,15 +135,7 @@ def add_views(con: duckdb.DuckDBPyConnection, tables: list[str]) -> None:
     try:
         for table in tables:
             con.execute(view_ddl(table))
-        rows: Rows = {t: [] for t in VIEW_COLUMNS}
-        for seq, data in con.execute("SELECT seq, entry FROM log ORDER BY seq").fetchall():
-            try:
-                derive(int(seq), LogEntry.from_bytes(bytes(data)), rows)
-            except (KeyError, TypeError, ValueError, AttributeError):
-                continue  # a damaged entry: `verify` names it
-            for t in VIEW_COLUMNS:
-                if t not in tables:
-                    rows[t].clear()
+        rows = _derived_rows(con, tables)
         for table in tables:
             if rows[table]:
                 insert_rows(con, table, rows[table])
@@ -157,12 +148,29 @@ def add_views(con: duckdb.DuckDBPyConnection, tables: list[str]) -> None:
         raise
 
 
+def _derived_rows(con: duckdb.DuckDBPyConnection, tables: list[str]) -> Rows:
+    """The rows of `tables` derived from every log entry (other tables' rows dropped as
+    they come, so memory holds only what is kept)."""
+    rows: Rows = {t: [] for t in VIEW_COLUMNS}
+    for seq, data in con.execute("SELECT seq, entry FROM log ORDER BY seq").fetchall():
+        try:
+            derive(int(seq), LogEntry.from_bytes(bytes(data)), rows)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            continue  # a damaged entry: `verify` names it
+        for t in VIEW_COLUMNS:
+            if t not in tables:
+                rows[t].clear()
+    return rows
+
+
 _WANT = itertools.count()
 
 
 def join_wanted(con: duckdb.DuckDBPyConnection, wanted: list[str], sql: str) -> list[tuple[Any, ...]]:
     """Run `sql` with `{want}` bound to a registered one-column (`digest`) Arrow table of
     `wanted`: DuckDB joins it instead of parsing a list of thousands of literals."""
+    import pyarrow as pa  # only here: a command that looks up a few rows never loads Arrow
+
     name = f"_want_{next(_WANT)}"
     con.register(name, pa.table({"digest": pa.array(wanted, pa.string())}))
     try:

@@ -26,12 +26,13 @@ _encode = json.JSONEncoder(ensure_ascii=False, sort_keys=True, separators=(",", 
 
 def _j(value: Any) -> str:
     """`_encode(value)`; a list of str (most calls) is joined from its escaped items, which
-    is what the encoder writes for it, without setting up the encoder for each call."""
+    is what the encoder writes for it, without setting up the encoder for each call (an
+    item that is no str makes `encode_basestring` refuse, and the encoder writes it)."""
     if type(value) is list:
-        for item in value:
-            if type(item) is not str:
-                return _encode(value)
-        return "[" + ",".join(map(encode_basestring, value)) + "]"
+        try:
+            return "[" + ",".join(map(encode_basestring, value)) + "]"
+        except TypeError:
+            return _encode(value)
     return _encode(value)
 
 

@@ -1,4 +1,5 @@
-"""The words tracer reports, as types: integrity and currency states and finding kinds.
+"""The words tracer reports, as types: integrity, currency, model-input, transform and
+signature states, currency reasons, and finding kinds.
 
 Only the names live here, below every layer that emits them (the store's roster
 reader emits finding kinds too); their meanings, severities and order of strictness
@@ -11,7 +12,15 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["Currency", "FindingKind", "Integrity", "ModelInput"]
+__all__ = [
+    "Currency",
+    "CurrencyReason",
+    "FindingKind",
+    "Integrity",
+    "ModelInput",
+    "SignatureState",
+    "TransformState",
+]
 
 
 class Integrity(StrEnum):
@@ -26,6 +35,35 @@ class Integrity(StrEnum):
     CHECKSUM_MISMATCH = "checksum_mismatch"
     SIGNATURE_INVALID = "signature_invalid"
     MISSING = "missing"
+
+
+class CurrencyReason(StrEnum):
+    """Why a passage's currency is what it is (docs/states.md, "Currency reason codes"):
+    decided from the log (`tracer.engine.currency`) or by the relocation rules."""
+
+    OUT_OF_SCOPE = "out_of_scope"
+    SOURCE_DELETED = "source_deleted"
+    LATEST_REVISION_PURGED = "latest_revision_purged"
+    NO_REVISIONS_IMPORTED = "no_revisions_imported"
+    CITED_REVISION_NOT_IMPORTED = "cited_revision_not_imported"
+    LATEST_REVISION_UNREADABLE = "latest_revision_unreadable"
+    IMPORTED_NOT_LOCATED = "imported_not_located"
+    HISTORICAL_TEXT_UNAVAILABLE = "historical_text_unavailable"
+    DERIVED_TEXT = "derived_text"
+    UNKNOWN_NORMALIZER = "unknown_normalizer"
+    AT_LOCATOR = "at_locator"
+    NORMALIZED_IDENTICAL = "normalized_identical"
+    UNCHANGED_AT_LOCATOR = "unchanged_at_locator"
+    RELOCATED_SAME_SECTION = "relocated_same_section"
+    RELOCATED_COMPATIBLE_SECTION = "relocated_compatible_section"
+    RELOCATED_HEADING_AGREES = "relocated_heading_agrees"
+    RELOCATED_RENUMBERED_SECTION = "relocated_renumbered_section"
+    MULTIPLE_MATCHES = "multiple_matches"
+    UNIQUE_MATCH_INCOMPATIBLE_SECTION = "unique_match_incompatible_section"
+    NOT_AT_LOCATOR = "not_at_locator"
+    QUOTE_CHANGED = "quote_changed"
+    QUOTE_REMOVED = "quote_removed"
+    EMPTY_QUOTE = "empty_quote"
 
 
 class ModelInput(StrEnum):
@@ -46,6 +84,36 @@ class Currency(StrEnum):
     AMBIGUOUS = "ambiguous"
     STALE = "stale"
     UNAVAILABLE = "unavailable"
+
+
+class TransformState(StrEnum):
+    """Was a retained passage's text at its locator in the revision it names (docs/states.md,
+    "The transformation trace")?  The failures are those `verify` reports as the finding
+    `transform_<state>`; the others passed, or could not be checked."""
+
+    FOUND_AT_LOCATOR = "found_at_locator"
+    FOUND_ELSEWHERE = "found_elsewhere"
+    NOT_FOUND = "not_found"
+    UNKNOWN_NORMALIZER = "unknown_normalizer"
+    REVISION_NOT_IMPORTED = "revision_not_imported"
+    REVISION_UNREADABLE = "revision_unreadable"
+    PASSAGE_UNREADABLE = "passage_unreadable"
+    MATCHES_SOURCE = "matches_source"
+    FOUND_IN_SOURCE = "found_in_source"
+    NOT_IN_SOURCE = "not_in_source"
+    SOURCE_MISSING = "source_missing"
+    SOURCE_UNREADABLE = "source_unreadable"
+    UNAVAILABLE = "unavailable"
+    IMPORTED_NOT_LOCATED = "imported_not_located"
+
+
+class SignatureState(StrEnum):
+    """Does the signature over a manifest, an imported statement or a journal line verify?"""
+
+    VALID = "valid"
+    SIGNATURE_INVALID = "signature_invalid"
+    #: a journal line that cannot be read, so there is no signature to check
+    UNREADABLE = "unreadable"
 
 
 class FindingKind(StrEnum):

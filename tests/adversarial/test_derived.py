@@ -29,6 +29,7 @@ from tracer.engine.session import head_checkpoint
 from tracer.engine.trace import Tracer
 from tracer.engine.trust import RollbackError, TrustError
 from tracer.engine.verify import verify
+from tracer.engine.vocabulary import Currency
 
 NOW = "2026-07-01T12:00:00Z"
 THIRTY = "# Returns\n\n## Window\n\nRefunds within thirty days of delivery.\n"
@@ -185,6 +186,49 @@ def test_an_answer_row_pointed_at_another_entry_never_lends_it_that_record(case:
         assert t.answer_id == "ans-1" and t.passages and t.passages[0].currency.state == "stale"
     finally:
         s.close()
+
+
+def _note_on_ans_1(case: Case) -> None:
+    """A note citing ans-1 (stale) by lineage and by a passage derived from its answer."""
+    pseudo = revision("mem-ans-1", "ans-1", "Within thirty days.", "2026-02-02T00:00:00Z")
+    derived = passage(pseudo, "thirty", "p-derived", derived_from="ans-1")
+    note = manifest("note-1", "Refunds: thirty days.", [derived], kind="note", lineage=["ans-1"])
+    assert case.ingest(pseudo, signed(case, note)).ok
+
+
+@pytest.mark.parametrize(
+    "attack",
+    [
+        "DELETE FROM v_answers WHERE answer_id = 'ans-1'",
+        "UPDATE v_answers SET seq = (SELECT seq FROM v_answers WHERE answer_id = 'note-1') "
+        "WHERE answer_id = 'ans-1'",
+    ],
+    ids=["deleted", "pointed-at-the-note"],
+)
+def test_a_lineage_source_read_in_one_batch_is_still_proven_from_the_log(case: Case, attack: str) -> None:
+    """A trace reads its lineage sources' entries in one query; a source whose answer row
+    was deleted or pointed elsewhere is not trusted from that read but proven alone, so the
+    note still inherits the source's own states."""
+    _stale_case(case)
+    _note_on_ans_1(case)
+    s = case.session("ines")
+    try:
+        before = Tracer(s).trace("note-1", record=False)
+    finally:
+        s.close()
+    _edit(case, attack)
+    s = case.session("ines")
+    try:
+        after = Tracer(s).trace("note-1", record=False)
+    finally:
+        s.close()
+    assert before.currency == Currency.STALE
+    assert [(n.answer_id, n.kind, n.integrity, n.currency) for n in after.lineage] == [
+        (n.answer_id, n.kind, n.integrity, n.currency) for n in before.lineage
+    ]
+    assert (after.integrity, after.currency) == (before.integrity, before.currency)
+    assert after.reasons == before.reasons
+    assert after.passages[0].effective_currency == before.passages[0].effective_currency
 
 
 # -- holds ------------------------------------------------------------------------------

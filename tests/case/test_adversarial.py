@@ -5,8 +5,6 @@ must never lift a hold, and must be pinned by verify."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from store import admin
@@ -14,6 +12,7 @@ from store.casefile import load_casefile
 from store.crypto import Identity
 from store.entries import LogEntry, Statement
 from store.errors import VaultError
+from store.statements import CaseOpenStatement, HoldStatement, ReleaseStatement, TagStatement
 from tests.case.world import World
 from tests.helpers import append_by_hand
 from tracer.engine.case import CaseDesk
@@ -58,7 +57,7 @@ def test_a_tag_forged_without_a_key_is_refused_and_never_counts(world: World) ->
     s.close()
     world.case.reopen()
     mallory = Identity.from_seed("mallory", b"mallory")
-    body: dict[str, Any] = {
+    body: TagStatement = {
         "case_id": "INC-7",
         "op": "add",
         "tag": "exonerated",
@@ -80,7 +79,7 @@ def test_a_tag_forged_without_a_key_is_refused_and_never_counts(world: World) ->
 def test_a_hold_release_by_an_investigator_without_the_right_never_lifts_the_hold(world: World) -> None:
     hold = _hold(world)
     pat = world.case.investigators["pat"]  # an insider: a real key, a real checkpoint, no hold right
-    body = {"hold_seq": hold, "reason": "done", "at": NOW}
+    body: ReleaseStatement = {"hold_seq": hold, "reason": "done", "at": NOW}
     seq = append_by_hand(world.case, Statement("hold_release", body, pat), checkpoint_signer=pat)
     cf = load_casefile(world.case.vault)
     assert cf.holds[hold].in_force
@@ -110,7 +109,7 @@ def test_a_replayed_hold_release_is_out_of_place_and_releases_nothing(world: Wor
 def test_a_hold_smuggled_under_another_kind_is_caught(world: World) -> None:
     """A hold statement signed by pat (who may sign findings) stored as a finding row."""
     pat = world.case.investigators["pat"]
-    body = {"subject": {"kind": "document", "id": "runbook"}, "reason": "x", "at": NOW}
+    body: HoldStatement = {"subject": {"kind": "document", "id": "runbook"}, "reason": "x", "at": NOW}
     entry = Statement("hold", body, pat)
     seq = append_by_hand(world.case, entry, checkpoint_signer=pat)
     world.case.vault.con.execute("UPDATE log SET kind = 'finding' WHERE seq = ?", [seq])
@@ -150,7 +149,7 @@ def test_a_case_opened_twice_by_hand_is_pinned_by_verify(world: World) -> None:
     s.close()
     world.case.reopen()
     ines = world.case.investigators["ines"]
-    body = {"case_id": "INC-1", "title": "Impostor", "purpose": "overwrite", "at": NOW}
+    body: CaseOpenStatement = {"case_id": "INC-1", "title": "Impostor", "purpose": "overwrite", "at": NOW}
     seq = append_by_hand(world.case, Statement("case_open", body, ines), checkpoint_signer=ines)
     cf = load_casefile(world.case.vault)
     assert cf.cases["INC-1"].title == "First"

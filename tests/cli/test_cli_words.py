@@ -8,7 +8,7 @@ import json
 
 from tests.cli.conftest import World
 from tracer.cli.render import _answer_time
-from tracer.engine.answertime import AnswerTime
+from tracer.engine.answertime import AnswerTime, AnswerTimeReason, AnswerTimeState
 
 
 def test_first_use_is_said_on_stderr_with_the_fingerprint(vault_world: World) -> None:
@@ -32,7 +32,12 @@ def test_a_hold_is_confirmed_before_the_release_command(vault_world: World) -> N
 
 
 def test_the_answer_time_note_points_at_printed_text_not_a_pane() -> None:
-    at = AnswerTime("superseded", "changed_before_answer", "2026-08-21T12:40:09Z", in_force_is_current=True)
+    at = AnswerTime(
+        AnswerTimeState.SUPERSEDED,
+        AnswerTimeReason.CHANGED_BEFORE_ANSWER,
+        "2026-08-21T12:40:09Z",
+        in_force_is_current=True,
+    )
     shown = "\n".join(_answer_time(at, current_shown=True))
     assert "pane" not in shown and "printed above, under '--- current revision … ---'" in shown
     hidden = "\n".join(_answer_time(at, current_shown=False))

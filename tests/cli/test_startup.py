@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+from tests.helpers import manifest, new_case, passage, revision, signed
 from tracer.cli.main import ALIASES, COMMAND_GROUPS, COMMANDS, _Commands, build_parser
 from tracer.engine.normalizers import RECORDED
 
@@ -49,11 +51,9 @@ def _every_command() -> list[tuple[str, ...]]:
     return [path for path, _ in _parsers(build_parser(), ())]
 
 
-def test_no_help_loads_a_heavy_library() -> None:
-    """Each `--help` in turn, in one fresh interpreter: the modules they loaded between
-    them, checked after each; one that loaded DuckDB, Arrow, NumPy or Textual is named."""
-    argvs = [[*path, "--help"] for path in _every_command()]
-    assert len(argvs) > 30
+def _heavy_loaded_by(argvs: list[list[str]]) -> dict[str, list[str]]:
+    """Run each argv through `main` in turn, in one fresh interpreter; for each, the heavy
+    modules loaded by then."""
     out = subprocess.run(
         [sys.executable, "-c", _PROBE, json.dumps(argvs), json.dumps(HEAVY)],
         capture_output=True,
@@ -61,7 +61,15 @@ def test_no_help_loads_a_heavy_library() -> None:
         check=True,
     )
     loaded: dict[str, list[str]] = json.loads(out.stdout.splitlines()[-1])
-    assert loaded == {" ".join(a): [] for a in argvs}
+    return loaded
+
+
+def test_no_help_loads_a_heavy_library() -> None:
+    """Each `--help` in turn, in one fresh interpreter: the modules they loaded between
+    them, checked after each; one that loaded DuckDB, Arrow, NumPy or Textual is named."""
+    argvs = [[*path, "--help"] for path in _every_command()]
+    assert len(argvs) > 30
+    assert _heavy_loaded_by(argvs) == {" ".join(a): [] for a in argvs}
 
 
 def test_a_command_builds_only_its_own_options() -> None:
@@ -139,12 +147,27 @@ def test_commands_without_a_vault_never_load_duckdb(tmp_path: Path) -> None:
         ["chunk", str(tmp_path / "doc.md")],
         ["verify-pack", str(tmp_path / "not-a-pack")],
     ]
+    assert _heavy_loaded_by(argvs) == {" ".join(a): [] for a in argvs}
+    assert (tmp_path / "keys" / "probe.key").is_file()  # the commands did run
+
+
+def test_a_trace_loads_neither_arrow_nor_pandas(tmp_path: Path) -> None:
+    """`tracer trace` reads a few rows and appends two access entries: it needs DuckDB,
+    not Arrow (whose first table makes it import pandas wherever pandas is installed)."""
+    case = new_case(tmp_path / "vault")
+    rev = revision("travel", "A", "Employees may claim up to 40 EUR per day.\n", "2026-01-05T00:00:00Z")
+    assert case.ingest(rev, signed(case, manifest("ans-1", "Forty euros.", [passage(rev, "40 EUR")]))).ok
+    key, _pub = case.investigators["ines"].save(tmp_path / "keys", b"probe-passphrase")
+    case.close()
+    argvs = [["trace", str(tmp_path / "vault"), "ans-1", "--key", str(key)]]
+    env = {**os.environ, "TRACER_HOME": str(tmp_path / "home"), "TRACER_PASSPHRASE": "probe-passphrase"}
     out = subprocess.run(
-        [sys.executable, "-c", _PROBE, json.dumps(argvs), json.dumps(HEAVY)],
+        [sys.executable, "-c", _PROBE, json.dumps(argvs), json.dumps([*HEAVY, "pandas"])],
         capture_output=True,
         text=True,
         check=True,
+        env=env,
     )
     loaded: dict[str, list[str]] = json.loads(out.stdout.splitlines()[-1])
-    assert loaded == {" ".join(a): [] for a in argvs}
-    assert (tmp_path / "keys" / "probe.key").is_file()  # the commands did run
+    assert "Forty euros." in out.stdout  # the trace did run
+    assert {m.split(".")[0] for m in loaded[" ".join(argvs[0])]} == {"duckdb"}

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from store.errors import InputError
+from store.statements import ImportedTraceStatement
 from tests.cli.conftest import World
 from tests.helpers import Case
 from tests.imports.conftest import FIXTURES, run_import, write
@@ -21,7 +22,7 @@ PARQUET = FIXTURES / "langchain-openinference-0.1.80.phoenix-20.26.1.parquet"
 PHOENIX = ExportFormat.PHOENIX_PARQUET
 
 
-def _passages(st: dict[str, Any]) -> list[tuple[Any, ...]]:
+def _passages(st: ImportedTraceStatement) -> list[tuple[Any, ...]]:
     return [
         (p["rank"], p["retrieved_sha256"], p["model_input_sha256"], p["document_id"], p["revision"],
          p["metadata"], p["chain"]["locator"] if p["chain"] else None, p["span_id"])
@@ -38,7 +39,7 @@ def test_a_phoenix_parquet_export_imports_as_its_otlp_source_does(sourced: Case)
         for key in ("question_sha256", "answer_sha256", "span_ids", "citations"):
             assert a[key] == b[key], key
         # Phoenix keeps microseconds, rounded from the nanoseconds: the file's time, read as is
-        gap = datetime.fromisoformat(a["generated_at"]) - datetime.fromisoformat(b["generated_at"])
+        gap = datetime.fromisoformat(str(a["generated_at"])) - datetime.fromisoformat(str(b["generated_at"]))
         assert abs(gap) <= timedelta(microseconds=1)
         assert _passages(a) == _passages(b) and all(p["chain"] for p in a["passages"])
         for k, fact in b["fields"].items():

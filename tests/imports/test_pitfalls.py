@@ -125,7 +125,7 @@ def test_content_capture_off_keeps_no_text_and_marks_every_text_absent(sourced: 
     st = plan.items[0].statement
     for key in ("$.question_sha256", "$.answer_sha256"):
         assert st["fields"][key]["state"] in ("absent", "redacted"), st["fields"][key]
-        assert st[key[2:]] is None
+    assert st["question_sha256"] is None and st["answer_sha256"] is None
     for p in st["passages"]:
         assert p["model_input_sha256"] is None  # no prompt was recorded: never guessed
     t = trace(sourced, st["answer_id"])
@@ -172,7 +172,7 @@ def test_dropped_attributes_mark_what_is_missing_as_truncated(sourced: Case) -> 
     retriever["droppedAttributesCount"] = 3  # its content was among the dropped
     st = run_import(sourced, write(sourced, "d.jsonl", dump([doc]))).items[0].statement
     fact = st["fields"]["$.passages[0].retrieved_sha256"]
-    assert fact["state"] == "truncated" and "dropped 3" in fact["detail"]
+    assert fact["state"] == "truncated" and "dropped 3" in (fact["detail"] or "")
 
 
 def test_values_at_the_length_limit_are_truncated_never_hashed_whole(sourced: Case) -> None:
@@ -231,7 +231,7 @@ def test_int64_as_strings_or_numbers(sourced: Case) -> None:
     with pytest.raises(InputError, match=r"9007199254740991|2\^53|integer"):
         run_import(sourced, write(sourced, "n.jsonl", dump([too_big])), dry_run=True)
     b = run_import(sourced, write(sourced, "m.jsonl", dump([as_numbers])), dry_run=True)
-    assert b.items[0].statement["generated_at"].startswith("1970-01-21")
+    assert str(b.items[0].statement["generated_at"]).startswith("1970-01-21")
 
 
 def test_content_stored_externally_is_absent(sourced: Case) -> None:
@@ -311,7 +311,7 @@ def test_a_passage_not_in_any_prompt_is_marked_never_guessed(sourced: Case) -> N
     st = run_import(sourced, path).items[0].statement
     p = st["passages"][0]
     assert p["retrieved_sha256"] is not None and p["model_input_sha256"] is None
-    assert "not an exact substring" in st["fields"]["$.passages[0].model_input_sha256"]["detail"]
+    assert "not an exact substring" in (st["fields"]["$.passages[0].model_input_sha256"]["detail"] or "")
     assert st["citations"] == []
 
 

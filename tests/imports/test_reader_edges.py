@@ -22,8 +22,7 @@ from tracer.importers.run import ExportFormat, import_files
 
 def _statement(case: Case, doc: dict[str, Any], name: str = "x.jsonl", **opts: Any) -> dict[str, Any]:
     plan = run_import(case, write(case, name, dump([doc])), dry_run=True, **opts)
-    st: dict[str, Any] = plan.items[0].statement
-    return st
+    return dict(plan.items[0].statement)
 
 
 def test_an_empty_retrieved_text_is_absent_never_found_in_a_prompt(sourced: Case) -> None:
@@ -133,7 +132,7 @@ def test_the_mapping_option_names_other_metadata_keys(sourced: Case) -> None:
             sourced.vault, sourced.custodian, [path], ExportFormat.OTLP_JSON, "support", NOW,
             mapping, ReadOptions(), dry_run=True,
         )  # fmt: skip
-        return plan.items[0].statement
+        return dict(plan.items[0].statement)
 
     default = first(DocumentMapping())
     assert default["passages"][0]["chain"] is None
@@ -234,3 +233,9 @@ def test_the_mapping_and_marker_options_through_the_cli(world: World) -> None:
     unattested = r.json()["answers"][0]["unattested"]
     assert unattested["$.passages[0].retrieved_sha256"]["state"] == "redacted"
     assert unattested["$.passages[0].document_id"]["detail"] == "metadata['doc']"
+
+
+def test_the_statement_names_the_export_file_it_was_read_from(sourced: Case) -> None:
+    # the file name was once overwritten by a field name reusing its variable
+    st = _statement(sourced, _rag(), name="support-traces.jsonl")
+    assert st["export"]["file"] == "support-traces.jsonl"

@@ -64,7 +64,7 @@ def test_llamaindex_export_imports_with_two_model_calls_per_trace(sourced: Case,
     # MockLLM's model name is the placeholder "unknown": not captured, never a name
     model = st["fields"]["$.runtime.model"]
     assert st["runtime"]["model"] is None and model["state"] == "absent"
-    assert "placeholder 'unknown'" in model["detail"]
+    assert "placeholder 'unknown'" in (model["detail"] or "")
     t = trace(sourced, st["answer_id"])
     assert t.answer.verified and t.question.text in ("Refund window?", "Restart payments?")
     for p in t.passages:

@@ -41,6 +41,10 @@ def test_index_agrees_with_sql_including_shared_prefixes_and_strangers(
     # a few digests go through the digest index, many through a join: the same rows
     monkeypatch.setattr(vault_module, "_POINT_LOOKUPS", 0)
     assert _lookups(vault, asked) == plain
+    # looked up a chunk at a time (a long IN list is planned as a scan): still the same rows
+    monkeypatch.setattr(vault_module, "_POINT_LOOKUPS", 1024)
+    monkeypatch.setattr(vault_module, "_INDEX_CHUNK", 2)
+    assert _lookups(vault, asked) == plain
 
 
 def test_a_vault_made_before_the_digest_index_gets_it_when_opened_for_writing(case: Case) -> None:

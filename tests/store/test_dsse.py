@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import copy
 import hashlib
+import json
 from typing import Any
 
 import pytest
@@ -196,7 +197,9 @@ def test_protocol_md_example_envelope_parses() -> None:
 
 
 def valid_json() -> dict[str, Any]:
-    return signed().to_json()
+    """The envelope as plain JSON, as a forger holds it: any member may be edited."""
+    out: dict[str, Any] = json.loads(json.dumps(signed().to_json()))
+    return out
 
 
 def _set(obj: dict[str, Any], path: list[str | int], value: Any) -> None:
@@ -287,7 +290,7 @@ def sslib_key(identity: Identity) -> SSlibKey:
 
 
 def test_securesystemslib_verifies_our_envelope() -> None:
-    ours = signed().to_json()
+    ours = valid_json()
     # from_dict rewrites the signature dicts in place, so hand it a copy.
     theirs = SslibEnvelope.from_dict(copy.deepcopy(ours))
     assert theirs.payload == PAYLOAD
@@ -297,7 +300,7 @@ def test_securesystemslib_verifies_our_envelope() -> None:
 
 
 def test_securesystemslib_rejects_our_tampered_envelope() -> None:
-    ours = signed().to_json()
+    ours = valid_json()
     ours["payloadType"] = "application/vnd.tracer.other+json"
     with pytest.raises(VerificationError):
         SslibEnvelope.from_dict(ours).verify([sslib_key(ALICE)], 1)

@@ -3,6 +3,12 @@ end with, and scans each entry's tail once per process however often it is asked
 
 from __future__ import annotations
 
+import pytest
+
+from store import admin
+from store.crypto import sha256_hex
+from store.logindex import LogIndex
+from store.rows import EntryRow
 from tests.helpers import Case, revision
 
 
@@ -41,3 +47,29 @@ def test_text_that_spells_an_escaped_quote_does_not_fake_a_kind(case: Case) -> N
     case.vault.con.execute("UPDATE log SET entry = ? WHERE seq = ?", [forged, grants[0]])
     case.reopen()
     assert grants[0] not in _seqs(case, "hold")
+
+
+def test_the_tombstones_come_from_the_guarded_read_and_follow_a_new_purge(
+    case: Case, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An unlock reads the guarded entries once; the first trace's tombstone look-up uses
+    those bytes instead of reading them again, and a later purge is still seen."""
+    texts = ["Refunds within thirty days.\n", "Refunds within fourteen days.\n"]
+    revs = [revision(f"d{i}", "A", t, "2026-01-05T00:00:00Z") for i, t in enumerate(texts)]
+    assert case.ingest(*revs).ok
+    digests = [sha256_hex(t.encode()) for t in texts]
+    admin.purge(case.vault, case.custodian, digests[0], "RET-6M", "superseded", "HR", "2026-05-01T00:00:00Z")
+    case.reopen()
+    index = case.vault.index
+    index.guarded_pairs()  # what an unlock reads
+    fresh = LogIndex(case.vault.con).tombstone_index()
+    real = index.guarded_rows
+
+    def no_second_read() -> list[EntryRow]:
+        raise AssertionError("the guarded entries were read again")
+
+    monkeypatch.setattr(index, "guarded_rows", no_second_read)
+    assert index.tombstone_index() == fresh and set(fresh) == {digests[0]}
+    monkeypatch.setattr(index, "guarded_rows", real)
+    admin.purge(case.vault, case.custodian, digests[1], "RET-6M", "superseded", "HR", "2026-05-01T00:00:00Z")
+    assert set(index.tombstone_index()) == set(digests)

@@ -8,7 +8,6 @@ signed (`runtime`, `authorization_at_run_time`) must be the manifest schema's.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 from pathlib import Path
@@ -16,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from store.ingest import Fault
+from store.entries import FaultJSON
 from store.records import ChainJSON, ChunkJSON, DocumentJSON, LocatorJSON, ProducerJSON, SourceJSON
 from tracer.engine import jsonshapes as js
 from tracer.engine.vocabulary import Currency, Integrity
@@ -114,11 +113,10 @@ CASES: list[tuple[str, str, tuple[Any, ...], str, set[str]]] = [
             js.NoteJSON,
             js.CheckpointRefJSON,
             js.TransformFailureJSON,
+            FaultJSON,
         ),
         _TRACE,
-        _manifest_object("runtime")
-        | _manifest_object("authorization")
-        | {f.name for f in dataclasses.fields(Fault)} - {"file", "answer_id"},
+        _manifest_object("runtime") | _manifest_object("authorization"),
     ),
     ("passage", _blocks(_TRACE)[1], _PASSAGE + _CURRENCY + _ANSWER_TIME, _TRACE, set()),
     ("lineage node", _blocks(_TRACE)[3], (js.LineageJSON,), _TRACE, set()),

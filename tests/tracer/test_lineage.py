@@ -191,6 +191,43 @@ def test_revalidate_reads_each_manifest_once(case: Case, monkeypatch: pytest.Mon
     assert sorted(reads) == sorted({a.row.seq for a in result.answers})  # every manifest read once
 
 
+def test_a_trace_reads_its_lineage_sources_in_one_query(case: Case, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One trace of an answer built on three notes: its own entry alone, the three notes'
+    entries in one batch, and the same states as with every source read on its own."""
+    ra = rev()
+    notes = [note(f"n{i}", f"N{i} " + SENTENCE, [passage(ra, "thirty", f"p{i}")], []) for i in range(3)]
+    top = manifest(
+        "top",
+        "Thirty.",
+        [derived(f"n{i}", f"N{i} " + SENTENCE, f"d{i}") for i in range(3)],
+        lineage=[f"n{i}" for i in range(3)],
+    )
+    assert case.ingest(ra, *(signed(case, d) for d in (*notes, top))).ok
+    s = case.session()
+    real_one, real_many = queries.answer_entry, queries.answer_entries_many
+    monkeypatch.setattr(queries, "answer_entries_many", lambda _v, _ids: {})  # every source alone
+    alone = Tracer(s).trace("top", record=False)
+    singles: list[str] = []
+    batches: list[list[str]] = []
+
+    def one(vault: Any, answer_id: str) -> Any:
+        singles.append(answer_id)
+        return real_one(vault, answer_id)
+
+    def many(vault: Any, answer_ids: list[str]) -> Any:
+        batches.append(sorted(answer_ids))
+        return real_many(vault, answer_ids)
+
+    monkeypatch.setattr(queries, "answer_entry", one)
+    monkeypatch.setattr(queries, "answer_entries_many", many)
+    t = Tracer(s).trace("top", record=False)
+    s.close()
+    assert singles == ["top"] and batches == [["n0", "n1", "n2"]]
+    assert [n.answer_id for n in t.lineage] == ["n0", "n1", "n2"]
+    assert (t.integrity, t.currency) == (alone.integrity, alone.currency) == ("intact", "verified")
+    assert [p.effective_currency for p in t.passages] == [p.effective_currency for p in alone.passages]
+
+
 def test_derived_passage_that_is_not_in_its_source_is_a_finding(case: Case) -> None:
     ra = rev()
     n = note("note", "N " + SENTENCE, [passage(ra, "thirty")], [])

@@ -10,7 +10,7 @@ from store.records import Digest
 from tracer.engine.currency import COMPARED, CurrencyResult
 from tracer.engine.relocate import Relocation
 from tracer.engine.serialize import currency_json
-from tracer.engine.vocabulary import Currency
+from tracer.engine.vocabulary import Currency, CurrencyReason
 from tracer.report.html_answer import _currency_blocks
 
 TODAY = "Customers may return items within fourteen days."
@@ -21,8 +21,15 @@ STATES = list(Currency)
 
 
 def _currency(state: Currency, excerpt: str | None, current: RevisionRow | None = _REV) -> CurrencyResult:
-    rel = Relocation(state, "r", None, (), excerpt, "Customers may return items within thirty days.")
-    return CurrencyResult(state, "r", "", None, current, rel)
+    rel = Relocation(
+        state,
+        CurrencyReason.QUOTE_CHANGED,
+        None,
+        (),
+        excerpt,
+        "Customers may return items within thirty days.",
+    )
+    return CurrencyResult(state, CurrencyReason.QUOTE_CHANGED, "", None, current, rel)
 
 
 @pytest.mark.parametrize("state", STATES)

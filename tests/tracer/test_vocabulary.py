@@ -18,10 +18,12 @@ from store.audit import ViewDiff
 from store.casefile import CaseProblem
 from store.records import MODEL_INPUT_STATES
 from store.roster import RosterProblem
+from tracer.engine.answertime import ANSWER_TIME_REASONS, AnswerTime, AnswerTimeReason, AnswerTimeState
 from tracer.engine.currency import CurrencyResult
 from tracer.engine.evidence import TextResult
+from tracer.engine.journal import JournalEntry
 from tracer.engine.logcheck import Finding
-from tracer.engine.relocate import Relocation
+from tracer.engine.relocate import REASONS, Relocation
 from tracer.engine.trace import (
     AnswerTrace,
     CitationTrace,
@@ -31,16 +33,20 @@ from tracer.engine.trace import (
     PassageVerdict,
     Summary,
 )
+from tracer.engine.transform import TRANSFORM_FAILURES, Transform
 from tracer.engine.vocabulary import (
     CURRENCY_MEANING,
     FINDINGS,
     INTEGRITY_MEANING,
     MODEL_INPUT_MEANING,
     Currency,
+    CurrencyReason,
     FindingKind,
     Integrity,
     ModelInput,
     Severity,
+    SignatureState,
+    TransformState,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,6 +89,42 @@ def test_model_input_words_are_the_documented_ones_and_the_stores() -> None:
     assert Integrity.NOT_SENT.value == ModelInput.NOT_SENT.value
 
 
+def _words(text: str) -> set[str]:
+    """Every backquoted word of a table's first column, several to a cell."""
+    cells = re.findall(r"^\| (`[^|]+`) \|", text, flags=re.MULTILINE)
+    return {w for cell in cells for w in re.findall(r"`([a-z_]+)`", cell)}
+
+
+def test_currency_reasons_are_the_documented_ones_both_ways() -> None:
+    documented = _first_column(_section("states.md", "### Currency reason codes", "\n## "))
+    assert documented == {r.value for r in CurrencyReason}
+    assert REASONS <= set(CurrencyReason)
+
+
+def test_transform_states_are_the_documented_ones_both_ways() -> None:
+    documented = _words(_section("states.md", "## The transformation trace", "\n## "))
+    assert documented == {s.value for s in TransformState}
+    failures = {k.value.removeprefix("transform_") for k in FindingKind if k.value.startswith("transform_")}
+    assert {s.value for s in TRANSFORM_FAILURES} == failures
+
+
+def test_answer_time_states_are_the_documented_ones_both_ways() -> None:
+    section = _section("states.md", "## Answer time", "\n## ")
+    assert _first_column(section) == {s.value for s in AnswerTimeState}
+    rows = re.findall(r"^\| `[a-z_]+` \| ([^|]+) \|", section, flags=re.MULTILINE)
+    reasons = {w for cell in rows for w in re.findall(r"`([a-z_]+)`", cell)}
+    assert reasons == {r.value for r in AnswerTimeReason} == set(ANSWER_TIME_REASONS)
+    assert all(ANSWER_TIME_REASONS.values())
+
+
+def test_signature_states_are_the_documented_ones() -> None:
+    """`trace --json`'s signature state is valid or signature_invalid (docs/json.md); a
+    journal line `tracer access --json` cannot read is `unreadable`."""
+    block = _section("json.md", "## `tracer trace", "\n## ")
+    assert '"signature": {"state": "valid"' in block and '// or "signature_invalid"' in block
+    assert {s.value for s in SignatureState} == {"valid", "signature_invalid", "unreadable"}
+
+
 def _annotations(cls: type) -> dict[str, object]:
     return {f.name: f.type for f in dataclasses.fields(cls)}
 
@@ -92,6 +134,9 @@ _TYPED: list[tuple[type, str, str]] = [
     (TextResult, "state", "Integrity"),
     (CurrencyResult, "state", "Currency"),
     (Relocation, "state", "Currency"),
+    (Relocation, "reason", "CurrencyReason"),
+    (CurrencyResult, "reason", "CurrencyReason"),
+    (PassageVerdict, "reason", "CurrencyReason"),
     (PassageVerdict, "state", "Currency"),
     (PassageVerdict, "effective_currency", "Currency"),
     (PassageTrace, "integrity", "Integrity"),
@@ -102,6 +147,16 @@ _TYPED: list[tuple[type, str, str]] = [
     (CaseProblem, "code", "FindingKind"),
     (ViewDiff, "problem", "FindingKind"),
     (Finding, "kind", "FindingKind"),
+    (Transform, "state", "TransformState"),
+    (AnswerTime, "state", "AnswerTimeState"),
+    (AnswerTime, "reason", "AnswerTimeReason"),
+    (PassageVerdict, "answer_time_reason", "AnswerTimeReason"),
+    (PassageVerdict, "answer_time", "AnswerTimeState"),
+    (CitationVerdict, "answer_time", "AnswerTimeState"),
+    (Summary, "answer_time", "AnswerTimeState"),
+    (AnswerTrace, "answer_time", "AnswerTimeState"),
+    (AnswerTrace, "signature", "SignatureState"),
+    (JournalEntry, "signature", "SignatureState"),
 ] + [
     (cls, axis, axis.capitalize())
     for cls in (CitationVerdict, Summary, CitationTrace, LineageNode, AnswerTrace)

@@ -76,7 +76,7 @@ def test_a_timeline_opens_only_for_a_passage_that_names_a_document() -> None:
     from tracer.engine.evidence import TextResult
     from tracer.engine.trace import PassageTrace
     from tracer.engine.transform import Transform
-    from tracer.engine.vocabulary import Currency, Integrity
+    from tracer.engine.vocabulary import Currency, CurrencyReason, Integrity, TransformState
     from tracer.tui.screens.timeline import timeline_document
 
     def passage(document_id: str | None, visible: bool) -> PassageTrace:
@@ -84,9 +84,10 @@ def test_a_timeline_opens_only_for_a_passage_that_names_a_document() -> None:
             "p", "support", DocumentRef(document_id, None), None, None, None, None, None, None, None
         )
         text = TextResult("", Integrity.MISSING)
-        unchecked = CurrencyResult(Currency.UNCHECKED, "x")
+        unchecked = CurrencyResult(Currency.UNCHECKED, CurrencyReason.NO_REVISIONS_IMPORTED)
+        transform = Transform(TransformState.REVISION_NOT_IMPORTED)
         return PassageTrace(
-            0, "p", "support", visible, text, text, Integrity.MISSING, unchecked, Transform("x"),
+            0, "p", "support", visible, text, text, Integrity.MISSING, unchecked, transform,
             Integrity.MISSING, Currency.UNCHECKED, record if visible else None,
         )  # fmt: skip
 

@@ -8,7 +8,7 @@ already said fourteen days"). States and reasons are explained in ``docs/states.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from enum import StrEnum
@@ -22,6 +22,7 @@ __all__ = [
     "ANSWER_TIME",
     "ANSWER_TIME_REASONS",
     "AnswerTime",
+    "AnswerTimeReason",
     "AnswerTimeState",
     "answer_time_sentence",
     "answer_time_unknown",
@@ -39,19 +40,42 @@ class AnswerTimeState(StrEnum):
 
 
 ANSWER_TIME: Final = tuple(s.value for s in AnswerTimeState)
+_ORDER = tuple(AnswerTimeState)
+_RANK = {s: i for i, s in enumerate(_ORDER)}
 
-ANSWER_TIME_REASONS: Final = {
-    "latest_at_answer": "current: the cited revision was the latest revision when the answer was generated",
-    "changed_before_answer": "superseded: a revision committed before the answer no longer said the quote",
-    "unchanged_before_answer": "superseded: revisions committed before the answer still said it",
-    "in_force_unreadable": "superseded: a later revision was in force; its text or the quote is unreadable",
-    "cited_after_answer": "unknown: the cited revision is dated after the answer (a clock or record fault)",
-    "undated": "unknown: the answer's or a revision's time has no UTC offset or cannot be read",
-    "cited_revision_not_imported": "unknown: the cited revision was never imported",
-    "no_revisions_imported": "unknown: no revision of the document was imported",
-    "derived_text": "unknown: derived text; its sources carry their own answer-time facts",
-    "unknown_normalizer": "unknown: the passage names a normalizer this build does not know",
-    "out_of_scope": "unknown: outside your scope",
+
+class AnswerTimeReason(StrEnum):
+    """Why a passage's answer-time state is what it is (docs/states.md, "Answer time")."""
+
+    LATEST_AT_ANSWER = "latest_at_answer"
+    CHANGED_BEFORE_ANSWER = "changed_before_answer"
+    UNCHANGED_BEFORE_ANSWER = "unchanged_before_answer"
+    IN_FORCE_UNREADABLE = "in_force_unreadable"
+    CITED_AFTER_ANSWER = "cited_after_answer"
+    UNDATED = "undated"
+    CITED_REVISION_NOT_IMPORTED = "cited_revision_not_imported"
+    NO_REVISIONS_IMPORTED = "no_revisions_imported"
+    DERIVED_TEXT = "derived_text"
+    UNKNOWN_NORMALIZER = "unknown_normalizer"
+    OUT_OF_SCOPE = "out_of_scope"
+    NOT_COMPUTED = "not_computed"
+
+
+_R = AnswerTimeReason
+#: keyed by the words, so a reason read back from JSON (a pack) finds its meaning too
+ANSWER_TIME_REASONS: Final[Mapping[str, str]] = {
+    _R.LATEST_AT_ANSWER: "current: the cited revision was the latest revision when the answer was generated",
+    _R.CHANGED_BEFORE_ANSWER: "superseded: a revision committed before the answer no longer said the quote",
+    _R.UNCHANGED_BEFORE_ANSWER: "superseded: revisions committed before the answer still said it",
+    _R.IN_FORCE_UNREADABLE: "superseded: a later revision was in force; its text or the quote is unreadable",
+    _R.CITED_AFTER_ANSWER: "unknown: the cited revision is dated after the answer (a clock or record fault)",
+    _R.UNDATED: "unknown: the answer's or a revision's time has no UTC offset or cannot be read",
+    _R.CITED_REVISION_NOT_IMPORTED: "unknown: the cited revision was never imported",
+    _R.NO_REVISIONS_IMPORTED: "unknown: no revision of the document was imported",
+    _R.DERIVED_TEXT: "unknown: derived text; its sources carry their own answer-time facts",
+    _R.UNKNOWN_NORMALIZER: "unknown: the passage names a normalizer this build does not know",
+    _R.OUT_OF_SCOPE: "unknown: outside your scope",
+    _R.NOT_COMPUTED: "unknown: not computed for this passage",
 }
 
 
@@ -66,8 +90,8 @@ class AnswerTime:
     the answer, the quote had not stood.
     """
 
-    state: str
-    reason: str
+    state: AnswerTimeState
+    reason: AnswerTimeReason
     generated_at: str
     detail: str = ""
     cited: RevisionRow | None = None
@@ -79,7 +103,7 @@ class AnswerTime:
 
     def but(
         self,
-        reason: str,
+        reason: AnswerTimeReason,
         detail: str = "",
         *,
         relocation: Relocation | None = None,
@@ -128,17 +152,18 @@ class AnswerTime:
         return self.relocation.current_excerpt
 
 
-def answer_time_unknown(reason: str, generated_at: str, *, cited: RevisionRow | None = None) -> AnswerTime:
-    return AnswerTime(AnswerTimeState.UNKNOWN.value, reason, generated_at, cited=cited)
+def answer_time_unknown(
+    reason: AnswerTimeReason, generated_at: str, *, cited: RevisionRow | None = None
+) -> AnswerTime:
+    return AnswerTime(AnswerTimeState.UNKNOWN, reason, generated_at, cited=cited)
 
 
-def strictest_answer_time(states: Iterable[str]) -> str:
+def strictest_answer_time(states: Iterable[AnswerTimeState]) -> AnswerTimeState:
     """superseded > unknown > current; "unknown" when there is nothing to combine."""
-    rank = {s: i for i, s in enumerate(ANSWER_TIME)}
     best = -1
     for s in states:
-        best = max(best, rank[s])
-    return ANSWER_TIME[best] if best >= 0 else AnswerTimeState.UNKNOWN.value
+        best = max(best, _RANK[s])
+    return _ORDER[best] if best >= 0 else AnswerTimeState.UNKNOWN
 
 
 def lag_words(seconds: int) -> str:
@@ -190,7 +215,7 @@ def answer_time_sentence(at: AnswerTime) -> str:
     cited = at.cited.revision if at.cited is not None else "?"
     if f is None:
         return f"superseded when answered ({at.reason})"
-    if at.reason == "changed_before_answer":
+    if at.reason == AnswerTimeReason.CHANGED_BEFORE_ANSWER:
         changed = at.changed_in or f
         out = (
             f"superseded when answered: the answer cites revision {cited}, but revision "
@@ -199,7 +224,7 @@ def answer_time_sentence(at: AnswerTime) -> str:
         if changed.revision != f.revision:
             out += f"; revision {f.revision} was in force ({_published(f, at.generated_at)})"
         return out
-    if at.reason == "unchanged_before_answer":
+    if at.reason == AnswerTimeReason.UNCHANGED_BEFORE_ANSWER:
         return (
             f"superseded when answered: revision {f.revision} ({_published(f, at.generated_at)}) "
             f"was in force instead of {cited}, and still said this"

@@ -22,7 +22,6 @@ Investigators are named by the roster's name beside their key fingerprint.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
 
 from store import admin, queries
 from store.casefile import (
@@ -43,12 +42,22 @@ from store.casefile import (
     load_casefile,
     target_problem,
 )
+from store.entries import LogEntry
 from store.errors import AccessDeniedError, StoreError
 from store.keyring import ALL_SCOPES
-from store.records import MalformedRecordError
+from store.records import MalformedRecordError, Manifest
 from store.roster import Roster
+from store.statements import (
+    CaseOpenStatement,
+    CaseStatementJSON,
+    FindingStatement,
+    HoldStatement,
+    NoteStatement,
+    ReleaseStatement,
+    TagStatement,
+)
 from tracer.clock import now_iso
-from tracer.engine.jsonshapes import HoldJSON, PersonJSON
+from tracer.engine.jsonshapes import CaseJSON, HoldJSON, PersonJSON
 from tracer.engine.lookup import UnknownIdError, resolve_answer, resolve_document
 from tracer.engine.session import Session
 from tracer.engine.trace import Tracer
@@ -168,7 +177,7 @@ class CaseView:
             keys.append(self.conclusion.investigator)
         return [self.person(k) for k in dict.fromkeys(keys)]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> CaseJSON:
         """The case as `tracer case show --json` and a case pack give it."""
         r = self.record
 
@@ -484,19 +493,27 @@ class CaseDesk:
         ]
         out: list[Activity] = []
         for seq, entry in sorted(queries.entries_at(self.s.vault, seqs).items()):
-            stmt = entry.payload_json()
-            signer = entry.signer or ""
-            if entry.kind != "access" or not isinstance(stmt, dict) or not self.covers(signer):
-                continue
-            action, target = str(stmt.get("action", "")), str(stmt.get("target", ""))
-            named = {t.split("/", 1)[0] for t in target.split(",")} & wanted
-            if named or (action == "verify" and signer in people):
-                out.append(Activity(seq, signer, "", action, target, str(stmt.get("at", ""))))
+            found = self._concerning(seq, entry, wanted, people)
+            if found is not None:
+                out.append(found)
         return out
+
+    def _concerning(self, seq: int, entry: LogEntry, wanted: set[str], people: set[str]) -> Activity | None:
+        """The access entry at `seq` as activity of the case, when the viewer covers its
+        signer and it names one of `wanted` or is a case investigator's verify."""
+        stmt = entry.payload_json()
+        signer = entry.signer or ""
+        if entry.kind != "access" or not isinstance(stmt, dict) or not self.covers(signer):
+            return None
+        action, target = str(stmt.get("action", "")), str(stmt.get("target", ""))
+        named = {t.split("/", 1)[0] for t in target.split(",")} & wanted
+        if named or (action == "verify" and signer in people):
+            return Activity(seq, signer, "", action, target, str(stmt.get("at", "")))
+        return None
 
     # -- writing ----------------------------------------------------------------------
 
-    def _append(self, kind: str, stmt: dict[str, Any]) -> int:
+    def _append(self, kind: str, stmt: CaseStatementJSON) -> int:
         s = self.s
         if s.status.journal is not None or s.vault.read_only:
             why = "opened forensically" if s.status.forensic else "read-only"
@@ -514,7 +531,7 @@ class CaseDesk:
         problem = case_id_problem(case_id)
         if problem:
             raise CaseError(f"{self.s.vault.path}: {problem}")
-        stmt = {"case_id": case_id, "title": title, "purpose": purpose, "at": now_iso()}
+        stmt: CaseOpenStatement = {"case_id": case_id, "title": title, "purpose": purpose, "at": now_iso()}
         return self._append("case_open", stmt)
 
     def _visible_answer(self, wanted: str) -> str:
@@ -528,7 +545,7 @@ class CaseDesk:
             self._require_case(case_id)
         answer_id = self._visible_answer(wanted)
         target = self.target_of(answer_id, target)
-        stmt: dict[str, Any] = {
+        stmt: TagStatement = {
             "op": "remove" if remove else "add",
             "tag": tag,
             "answer_id": answer_id,
@@ -557,23 +574,12 @@ class CaseDesk:
             m = found[1].answer_record()
         except MalformedRecordError:
             return canon  # a damaged entry: verify pins it
-        kind, _sep, ident = canon.partition(":")
-        if kind == "claim" and not 1 <= int(ident) <= len(m.citations):
-            raise CaseError(
-                f"{where}: --target {target!r}: answer {answer_id} has no claim {ident} "
-                f"(its claims are numbered 1 to {len(m.citations)})"
-            )
-        if kind == "passage" and ident not in {p.passage_id for p in m.passages}:
-            known = ", ".join(sorted(p.passage_id for p in m.passages)) or "none"
-            raise CaseError(
-                f"{where}: --target {target!r}: answer {answer_id} has no passage {ident!r} "
-                f"(its passages: {known})"
-            )
+        _check_target_in(m, canon, f"{where}: --target {target!r}: answer {answer_id}")
         return canon
 
     def note(self, case_id: str, text: str, answer: str | None = None) -> int:
         self._require_case(case_id)
-        stmt: dict[str, Any] = {"case_id": case_id, "text": text, "at": now_iso()}
+        stmt: NoteStatement = {"case_id": case_id, "text": text, "at": now_iso()}
         if answer:
             stmt["answer_id"] = self._visible_answer(answer)
         return self._append("note", stmt)
@@ -593,15 +599,21 @@ class CaseDesk:
             seq = self.s.add_finding(answer_id, target, note)
             self.refresh()
             return seq
-        stmt = {"answer_id": answer_id, "target": target, "note": note}
-        return self._append("finding", {**stmt, "at": now_iso(), "case_id": case_id})
+        stmt: FindingStatement = {
+            "answer_id": answer_id,
+            "target": target,
+            "note": note,
+            "at": now_iso(),
+            "case_id": case_id,
+        }
+        return self._append("finding", stmt)
 
     def hold(self, kind: str, wanted: str, reason: str, case_id: str | None = None) -> int:
         return self.sign_hold(self.hold_statement(kind, wanted, reason, case_id))
 
     def hold_statement(
         self, kind: str, wanted: str, reason: str, case_id: str | None = None
-    ) -> dict[str, Any]:
+    ) -> HoldStatement:
         """The `hold` statement `hold` signs, checked but not appended: the TUI shows it
         whole before it is signed (`sign_hold`)."""
         if case_id is not None:
@@ -614,7 +626,7 @@ class CaseDesk:
             if not self._collections_visible(digest_collections(self.s.vault, wanted)):
                 raise UnknownIdError("digest", wanted, [], "you can see in this vault")
             subject = wanted
-        stmt: dict[str, Any] = {"subject": {"kind": kind, "id": subject}, "reason": reason, "at": now_iso()}
+        stmt: HoldStatement = {"subject": {"kind": kind, "id": subject}, "reason": reason, "at": now_iso()}
         if kind == "answer":
             # signed with the hold, so a purge reads the held evidence from these entries
             stmt["entries"] = answer_entries(self.s.vault, subject)
@@ -622,14 +634,14 @@ class CaseDesk:
             stmt["case_id"] = case_id
         return stmt
 
-    def sign_hold(self, stmt: dict[str, Any]) -> int:
+    def sign_hold(self, stmt: HoldStatement) -> int:
         """Sign and append a statement from `hold_statement` (the store checks the right)."""
         return self._append("hold", stmt)
 
     def release(self, hold_seq: int, reason: str, case_id: str | None = None) -> int:
         return self.sign_release(self.release_statement(hold_seq, reason, case_id))
 
-    def release_statement(self, hold_seq: int, reason: str, case_id: str | None = None) -> dict[str, Any]:
+    def release_statement(self, hold_seq: int, reason: str, case_id: str | None = None) -> ReleaseStatement:
         """The `hold_release` statement `release` signs, checked but not appended."""
         held = self.file.holds.get(hold_seq)
         if held is None or not self.hold_visible(held):
@@ -640,13 +652,13 @@ class CaseDesk:
                 f"{self.person(held.signer).label()}, who may read collections you cannot; its reason "
                 "is withheld from you, so you may not release it: ask them or the custodian"
             )
-        stmt: dict[str, Any] = {"hold_seq": hold_seq, "reason": reason, "at": now_iso()}
+        stmt: ReleaseStatement = {"hold_seq": hold_seq, "reason": reason, "at": now_iso()}
         if case_id is not None:
             self._require_case(case_id)
             stmt["case_id"] = case_id
         return stmt
 
-    def sign_release(self, stmt: dict[str, Any]) -> int:
+    def sign_release(self, stmt: ReleaseStatement) -> int:
         """Sign and append a statement from `release_statement`."""
         return self._append("hold_release", stmt)
 
@@ -680,3 +692,14 @@ def _signers(view: CaseView, conclusions: list[Note]) -> list[str]:
     ]
     keys += [c.investigator for c in conclusions]
     return keys
+
+
+def _check_target_in(m: Manifest, canon: str, refused: str) -> None:
+    """Refuse a `claim:N` the signed answer has no citation N for, or a `passage:ID` it
+    did not retrieve; `refused` begins the message."""
+    kind, _sep, ident = canon.partition(":")
+    if kind == "claim" and not 1 <= int(ident) <= len(m.citations):
+        raise CaseError(f"{refused} has no claim {ident} (its claims are numbered 1 to {len(m.citations)})")
+    if kind == "passage" and ident not in {p.passage_id for p in m.passages}:
+        known = ", ".join(sorted(p.passage_id for p in m.passages)) or "none"
+        raise CaseError(f"{refused} has no passage {ident!r} (its passages: {known})")

@@ -16,6 +16,7 @@ from store.gcpause import no_cycle_collection
 from store.queries import AnswerFilter, AnswerRow
 from store.records import LocatorJSON
 from tracer.clock import now_iso
+from tracer.engine.answertime import AnswerTimeState
 from tracer.engine.jsonshapes import (
     AnswerStateJSON,
     CheckpointRefJSON,
@@ -53,7 +54,7 @@ class AnswerState:
                 "citations": None,
                 "integrity": Integrity.UNAVAILABLE,
                 "currency": Currency.UNAVAILABLE,
-                "answer_time": "unknown",
+                "answer_time": AnswerTimeState.UNKNOWN,
                 "citation_verdicts": None,
             }
         out: AnswerStateJSON = {
@@ -171,7 +172,7 @@ def revalidate(
     with no_cycle_collection(), session.vault.blobs.index():
         out = _revalidate(session, progress, f, normalizer)
     if superseded_only:
-        out.answers = [a for a in out.answers if a.summary.answer_time == "superseded"]
+        out.answers = [a for a in out.answers if a.summary.answer_time == AnswerTimeState.SUPERSEDED]
         out.superseded_only = True
     return out
 

@@ -2,7 +2,8 @@
 
 Decides `unavailable` and `unchecked` (what relocate.py leaves to callers) from the
 log: deletions, tombstones, scope, and which revisions were imported.  Revision texts
-are read through the session, so they too are released only when their digest verifies.
+are read through a `TextSource` (the session's vault, or an exported dataset), so they
+too are released only when their digest verifies.
 
 One `CurrencyEngine` serves one run (a trace, a revalidation, a verification): revision
 lists, revision texts, their normalized forms and relocation verdicts are computed once
@@ -16,19 +17,19 @@ from bisect import bisect_right
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
-from store import queries
-from store.queries import RevisionRow, TombstoneRow
+from store.queries import RevisionRow
 from store.records import Chain, Locator, Passage
-from tracer.engine.answertime import AnswerTime, answer_time_unknown
-from tracer.engine.evidence import TextResult, read_text, read_texts
+from tracer.engine.answertime import AnswerTime, AnswerTimeReason, AnswerTimeState, answer_time_unknown
+from tracer.engine.evidence import TextResult
 from tracer.engine.normalizers import NORM1, RECORDED, Normalizer, by_version, carry_to_v2
 from tracer.engine.relocate import Relocation, check_same_revision, relocate, still_says
 from tracer.engine.session import Session
 from tracer.engine.textnorm import CHUNKER_VERSION
+from tracer.engine.textsource import TextSource, VaultSource
 from tracer.engine.times import aware
-from tracer.engine.vocabulary import Currency, Integrity
+from tracer.engine.vocabulary import Currency, CurrencyReason, Integrity
 
 __all__ = ["COMPARED", "CurrencyEngine", "CurrencyResult", "Memo", "carry"]
 
@@ -85,7 +86,7 @@ class CurrencyResult:
     """
 
     state: Currency
-    reason: str
+    reason: CurrencyReason
     detail: str = ""
     cited: RevisionRow | None = None
     current: RevisionRow | None = None
@@ -133,8 +134,8 @@ class CurrencyEngine:
     a version every passage recorded under ``tracer-norm/1`` is carried over to.
     """
 
-    def __init__(self, session: Session, normalizer: str = RECORDED):
-        self.session = session
+    def __init__(self, source: Session | TextSource, normalizer: str = RECORDED):
+        self.source: TextSource = VaultSource(source) if isinstance(source, Session) else source
         self.requested: Normalizer | None = None if normalizer == RECORDED else by_version(normalizer)
         if normalizer != RECORDED and self.requested is None:
             raise ValueError(f"unknown normalizer {normalizer!r}")
@@ -153,17 +154,11 @@ class CurrencyEngine:
         #: answer-time facts of passages answered from a superseded revision, by passage
         #: and revision in force (`generated_at` is filled in per answer)
         self._superseded: Memo[tuple[Any, ...], AnswerTime] = Memo(65536)
-        self._tombstones: dict[str, TombstoneRow] | None = None
 
     # -- cached reads ------------------------------------------------------------------
 
-    def _tombstone_map(self) -> dict[str, TombstoneRow]:
-        if self._tombstones is None:
-            self._tombstones = queries.tombstone_map(self.session.vault)
-        return self._tombstones
-
     def _read(self, digest: str, collection: str) -> TextResult:
-        return read_text(self.session, digest, collection, self._tombstone_map())
+        return self.source.text(digest, collection)
 
     def drop_texts(self) -> None:
         """Forget the passage texts read so far (a long pass moving on to its next page)."""
@@ -179,7 +174,7 @@ class CurrencyEngine:
         missing = {key for key in items if self._texts.get(key) is None}
         if not missing:
             return
-        s = self.session
+        s = self.source
         wanted: dict[str, str] = {}
         for digest, collection in sorted(missing):
             if s.can_read(collection):
@@ -187,22 +182,22 @@ class CurrencyEngine:
         pairs = list(wanted.items())
         got: dict[str, TextResult] = {}
         for i in range(0, len(pairs), batch):
-            got.update(read_texts(s, pairs[i : i + batch], self._tombstone_map()))
+            got.update(s.texts(pairs[i : i + batch]))
         for digest, collection in missing:
             found = got.get(digest) if s.can_read(collection) else None
             if found is None:
-                found = read_text(s, digest, collection, self._tombstone_map())
+                found = s.text(digest, collection)
             self._texts.put((digest, collection), found)
 
     def prefetch_revisions(self, document_ids: Collection[str]) -> None:
         """Revision lists and deletions of many documents, one query each."""
         todo = sorted({d for d in document_ids if d not in self._revs})
         if todo:
-            for doc, revs in queries.revisions_of_many(self.session.vault, todo).items():
+            for doc, revs in self.source.revisions_of(todo).items():
                 self._revs[doc] = _ordered(revs)
         todo = sorted({d for d in document_ids if d not in self._deleted})
         if todo:
-            self._deleted.update(queries.deletions_of_many(self.session.vault, todo))
+            self._deleted.update(self.source.deletions_of(todo))
 
     def text(self, digest: str, collection: str) -> TextResult:
         """`read_text` memoized for this run (the vault does not change under a run)."""
@@ -213,12 +208,12 @@ class CurrencyEngine:
     def revisions(self, document_id: str) -> list[RevisionRow]:
         """A document's imported revisions, oldest first by commit instant (any UTC offset)."""
         if document_id not in self._revs:
-            self._revs[document_id] = _ordered(queries.revisions_of(self.session.vault, document_id))
+            self._revs[document_id] = _ordered(self.source.revisions_of([document_id])[document_id])
         return self._revs[document_id]
 
     def deletion(self, document_id: str) -> tuple[int, str, str] | None:
         if document_id not in self._deleted:
-            self._deleted[document_id] = queries.deletion_of(self.session.vault, document_id)
+            self._deleted[document_id] = self.source.deletions_of([document_id])[document_id]
         return self._deleted[document_id]
 
     def revision_text(self, rev: RevisionRow) -> TextResult:
@@ -274,40 +269,56 @@ class CurrencyEngine:
         return recorded, recorded
 
     def _currency(self, ps: Passage, retrieved: TextResult) -> CurrencyResult:
-        s = self.session
+        s = self.source
         if not s.can_read(ps.collection):
-            return CurrencyResult(Currency.UNAVAILABLE, "out_of_scope")
+            return CurrencyResult(Currency.UNAVAILABLE, CurrencyReason.OUT_OF_SCOPE)
         if ps.derived_from:
-            return CurrencyResult(Currency.UNCHECKED, "derived_text", "state comes from its lineage")
+            return CurrencyResult(
+                Currency.UNCHECKED, CurrencyReason.DERIVED_TEXT, "state comes from its lineage"
+            )
         chain = ps.located()
         norms = self._norms(chain)
         if norms is None:
             return CurrencyResult(
                 Currency.UNCHECKED,
-                "unknown_normalizer",
+                CurrencyReason.UNKNOWN_NORMALIZER,
                 f"normalizer {chain.normalizer_version!r} is not known here",
             )
         recorded, norm = norms
-        version = norm.version
         doc = chain.document_id
         revs = self.revisions(doc)
         if not revs:
             return CurrencyResult(
                 Currency.UNCHECKED,
-                "no_revisions_imported",
+                CurrencyReason.NO_REVISIONS_IMPORTED,
                 f"no revision of {doc} was imported",
-                normalizer=version,
+                normalizer=norm.version,
             )
-        latest = revs[-1]
+        return self._against_latest(s, chain, retrieved, revs[-1], (recorded, norm))
+
+    def _against_latest(
+        self,
+        s: _Scope,
+        chain: Chain,
+        retrieved: TextResult,
+        latest: RevisionRow,
+        norms: tuple[Normalizer, Normalizer],
+    ) -> CurrencyResult:
+        """The currency of a located passage against its document's latest revision: out of
+        scope, deleted, cited revision not imported, latest text purged or unreadable, no
+        historical quote, or the relocation verdict."""
+        recorded, norm = norms
+        version = norm.version
+        doc = chain.document_id
         if not s.can_read(latest.collection):
-            return CurrencyResult(Currency.UNAVAILABLE, "out_of_scope")
+            return CurrencyResult(Currency.UNAVAILABLE, CurrencyReason.OUT_OF_SCOPE)
         deleted = self._deleted_now(doc, latest)
         cited = self.cited_revision(doc, chain.revision)
         cited_text = self.revision_text(cited) if cited is not None else None
         if deleted is not None:
             return CurrencyResult(
                 Currency.UNAVAILABLE,
-                "source_deleted",
+                CurrencyReason.SOURCE_DELETED,
                 f"deleted at {deleted[1]} (log entry {deleted[0]}): {deleted[2]}",
                 cited,
                 None,
@@ -317,7 +328,7 @@ class CurrencyEngine:
         if cited is None:
             return CurrencyResult(
                 Currency.UNCHECKED,
-                "cited_revision_not_imported",
+                CurrencyReason.CITED_REVISION_NOT_IMPORTED,
                 f"revision {chain.revision!r} of {doc} was never imported",
                 current=latest,
                 normalizer=version,
@@ -326,7 +337,7 @@ class CurrencyEngine:
         if latest_text.state == Integrity.PURGED:
             return CurrencyResult(
                 Currency.UNAVAILABLE,
-                "latest_revision_purged",
+                CurrencyReason.LATEST_REVISION_PURGED,
                 "purged by retention",
                 cited,
                 latest,
@@ -337,7 +348,7 @@ class CurrencyEngine:
         if not latest_text.verified or latest_text.text is None:
             return CurrencyResult(
                 Currency.UNCHECKED,
-                "latest_revision_unreadable",
+                CurrencyReason.LATEST_REVISION_UNREADABLE,
                 f"the latest revision's text is {latest_text.state}",
                 cited,
                 latest,
@@ -349,7 +360,7 @@ class CurrencyEngine:
         if quote is None:
             return CurrencyResult(
                 Currency.UNCHECKED,
-                "historical_text_unavailable",
+                CurrencyReason.HISTORICAL_TEXT_UNAVAILABLE,
                 f"retrieved text is {retrieved.state}, cited revision text is {cited_text.state}"
                 if cited_text
                 else retrieved.state,
@@ -455,40 +466,60 @@ class CurrencyEngine:
         `key` is the passage's `_currency_key` (None: not memoized).
         """
         unknown = answer_time_unknown
-        if cur.reason == "out_of_scope":
-            return unknown("out_of_scope", generated_at)
+        if cur.reason == CurrencyReason.OUT_OF_SCOPE:
+            return unknown(AnswerTimeReason.OUT_OF_SCOPE, generated_at)
         if ps.derived_from:
-            return unknown("derived_text", generated_at)
+            return unknown(AnswerTimeReason.DERIVED_TEXT, generated_at)
         chain = ps.located()
         if self._norms(chain) is None:
-            return unknown("unknown_normalizer", generated_at)
+            return unknown(AnswerTimeReason.UNKNOWN_NORMALIZER, generated_at)
         doc = chain.document_id
         revs = self.revisions(doc)
         if not revs:
-            return unknown("no_revisions_imported", generated_at)
+            return unknown(AnswerTimeReason.NO_REVISIONS_IMPORTED, generated_at)
         ci = self._cited_index(doc, chain.revision)
         if ci is None:
-            return unknown("cited_revision_not_imported", generated_at)
+            return unknown(AnswerTimeReason.CITED_REVISION_NOT_IMPORTED, generated_at)
         cited = revs[ci]
         instants = self._instants_of(doc)
         when = aware(generated_at)
         if instants is None or when is None:
-            return unknown("undated", generated_at, cited=cited)
+            return unknown(AnswerTimeReason.UNDATED, generated_at, cited=cited)
         if instants[ci] > when:
-            return unknown("cited_after_answer", generated_at, cited=cited)
+            return unknown(AnswerTimeReason.CITED_AFTER_ANSWER, generated_at, cited=cited)
         k = bisect_right(instants, when) - 1
         if k <= ci:
-            return AnswerTime("current", "latest_at_answer", generated_at, cited=cited, in_force=cited)
+            return AnswerTime(
+                AnswerTimeState.CURRENT,
+                AnswerTimeReason.LATEST_AT_ANSWER,
+                generated_at,
+                cited=cited,
+                in_force=cited,
+            )
         # the rest depends on the answer's time only through the revision in force (k):
         # answers given from the same superseded revision share it
+        return self._in_force_memo(key, chain, retrieved, cited, revs, instants, ci, k).at(generated_at)
+
+    def _in_force_memo(
+        self,
+        key: tuple[Any, ...] | None,
+        chain: Chain,
+        retrieved: TextResult,
+        cited: RevisionRow,
+        revs: list[RevisionRow],
+        instants: list[datetime],
+        ci: int,
+        k: int,
+    ) -> AnswerTime:
+        """`_in_force`, memoized per passage and revision in force (`key` None: not memoized)."""
         if key is None:
-            return self._in_force(chain, retrieved, cited, revs, instants, ci, k).at(generated_at)
+            return self._in_force(chain, retrieved, cited, revs, instants, ci, k)
         memo = self._superseded.get((*key, k))
         if memo is None:
             memo = self._superseded.put(
                 (*key, k), self._in_force(chain, retrieved, cited, revs, instants, ci, k)
             )
-        return memo.at(generated_at)
+        return memo
 
     def _cited_index(self, document_id: str, revision: str) -> int | None:
         """Where the cited revision stands in the document's ordered revisions (the first
@@ -511,7 +542,7 @@ class CurrencyEngine:
     ) -> AnswerTime:
         """The answer-time fact when revision `k`, later than the cited `ci`, was in force
         (`generated_at` left empty: the caller fills it in)."""
-        s = self.session
+        s = self.source
         norms = self._norms(chain)
         assert norms is not None  # noqa: S101 - the caller returned earlier otherwise
         recorded, norm = norms
@@ -519,21 +550,52 @@ class CurrencyEngine:
         in_force = revs[k]
         is_current = k == len(revs) - 1
         if not s.can_read(in_force.collection):
-            return answer_time_unknown("out_of_scope", generated_at, cited=cited)
+            return answer_time_unknown(AnswerTimeReason.OUT_OF_SCOPE, generated_at, cited=cited)
         cited_text = self.revision_text(cited)
         quote = self._quote(chain, retrieved, cited, cited_text, recorded)
+        # every return below names its own reason
         base = AnswerTime(
-            "superseded", "", generated_at, cited=cited, in_force=in_force, in_force_is_current=is_current
+            AnswerTimeState.SUPERSEDED,
+            AnswerTimeReason.IN_FORCE_UNREADABLE,
+            generated_at,
+            cited=cited,
+            in_force=in_force,
+            in_force_is_current=is_current,
         )
         if quote is None:
-            return base.but("in_force_unreadable", "the historical quote cannot be read")
+            return base.but(AnswerTimeReason.IN_FORCE_UNREADABLE, "the historical quote cannot be read")
         text = self.revision_text(in_force)
         if not text.verified or text.text is None:
-            return base.but("in_force_unreadable", f"the revision in force at answer time is {text.state}")
+            return base.but(
+                AnswerTimeReason.IN_FORCE_UNREADABLE, f"the revision in force at answer time is {text.state}"
+            )
         if self._holds_quote(chain, quote, cited, cited_text, in_force, text.text, recorded, norm):
-            return base.but("unchanged_before_answer")
+            return base.but(AnswerTimeReason.UNCHANGED_BEFORE_ANSWER)
         rel = self._verdict(chain, quote, cited, cited_text, in_force, text, recorded, norm)
-        # The earliest revision since which, up to the answer, the quote had not stood.
+        first = self._first_changed(s, chain, quote, cited, cited_text, revs, (ci, k), (recorded, norm))
+        return base.but(
+            AnswerTimeReason.CHANGED_BEFORE_ANSWER,
+            relocation=rel,
+            changed_in=revs[first],
+            changed_at=instants[first],
+        )
+
+    def _first_changed(
+        self,
+        s: _Scope,
+        chain: Chain,
+        quote: str,
+        cited: RevisionRow,
+        cited_text: TextResult | None,
+        revs: list[RevisionRow],
+        span: tuple[int, int],
+        norms: tuple[Normalizer, Normalizer],
+    ) -> int:
+        """The earliest revision since which, up to the answer (`k`), the quote had not
+        stood: walking back towards the cited `ci`, until a revision cannot be read or
+        still holds the quote."""
+        recorded, norm = norms
+        ci, k = span
         first = k
         for j in range(k - 1, ci, -1):
             t = self.revision_text(revs[j])
@@ -542,9 +604,13 @@ class CurrencyEngine:
             if self._holds_quote(chain, quote, cited, cited_text, revs[j], t.text, recorded, norm):
                 break
             first = j
-        return base.but(
-            "changed_before_answer", relocation=rel, changed_in=revs[first], changed_at=instants[first]
-        )
+        return first
+
+
+class _Scope(Protocol):
+    """Whom the texts are read for: what they may read."""
+
+    def can_read(self, collection: str) -> bool: ...
 
 
 def carry(

@@ -1,7 +1,7 @@
 """The per-batch work of `verify-dataset`, as pure functions of Arrow batches.
 
 Both engines call these and nothing else on the manifest rows: the DuckDB engine's
-worker processes (`tracer.engine.dataset_pool`) on slices of the log's row groups,
+worker processes (`tracer.engine.dataset_pool`) on slices of the log the verifying process read,
 Spark through `mapInArrow` on its executors.  The per-entry checks are
 `tracer.engine.logcheck.check_run`, the one implementation `tracer verify` runs, so a
 finding reads the same whichever engine found it.
@@ -15,21 +15,23 @@ from __future__ import annotations
 
 import pickle
 from bisect import bisect_right
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow as pa
 
 from store import dataset as ds
-from store.entries import LogEntry
+from store.gcpause import no_cycle_collection
 from store.merkle import leaf_hash, node_hash
 from store.roster import Roster
-from store.rowtables import RowsTable
+from store.rowtables import RowsTable, rows_table
+from store.schema import VIEW_COLUMNS
 from tracer.engine.logcheck import Finding, LogRow, RunInput, Task, check_run, finding
 from tracer.engine.vocabulary import FindingKind
 
 __all__ = [
+    "FACT_COLUMNS",
     "STATEMENT_MARK",
     "BatchResult",
     "CheckContext",
@@ -38,8 +40,8 @@ __all__ = [
     "check_batch",
     "check_table",
     "dump_results",
+    "fact_tables",
     "is_statement",
-    "leaf_batch",
     "load_results",
     "perfect_root",
     "subtree_root",
@@ -52,17 +54,6 @@ STATEMENT_MARK = b"application/vnd.tracer.statement.v1+json"
 
 def is_statement(kind: str, data: bytes) -> bool:
     return kind != "manifest" or STATEMENT_MARK in data
-
-
-def leaf_batch(batch: pa.Table) -> pa.Array:
-    """Per row: the recomputed RFC 6962 leaf hash, then one byte, 1 for a statement row."""
-    kinds = batch.column("kind").to_pylist()
-    entries = batch.column("entry").to_pylist()
-    out = [
-        leaf_hash(e) + (b"\x01" if is_statement(k, e) else b"\x00")
-        for k, e in zip(kinds, entries, strict=True)
-    ]
-    return pa.array(out, pa.binary())
 
 
 def subtree_root(leaves: Sequence[bytes]) -> bytes:
@@ -127,11 +118,29 @@ class BatchResult:
     tasks: list[Task] = field(default_factory=list)
     deferred: list[Task] = field(default_factory=list)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # the passages travel as plain tuples: a slotted dataclass pickles field by field
+        # in Python, and a batch holds one task per passage (ten per manifest)
+        return (_batch_result, (self.rows, self.tables, _packed(self.tasks), _packed(self.deferred)))
+
+
+def _packed(tasks: list[Task]) -> list[tuple[Any, ...]]:
+    return [(t.seq, t.pos, t.kind, t.answer_id, t.passage_id, t.key, t.derived_from, t.memo) for t in tasks]
+
+
+def _batch_result(
+    rows: list[tuple[int, RowResult]],
+    tables: list[dict[str, RowsTable]],
+    tasks: list[tuple[Any, ...]],
+    deferred: list[tuple[Any, ...]],
+) -> BatchResult:
+    return BatchResult(rows, tables, [Task(*t) for t in tasks], [Task(*t) for t in deferred])
+
 
 #: how an engine checks the manifest rows: (reader, context, their file positions) to a
-#: function that waits for the batches' results (in any order), so the verifying process
-#: can do other work while the engine checks
-ManifestRows = Callable[[ds.DatasetReader, CheckContext, list[int]], Callable[[], list[BatchResult]]]
+#: function that gives the batches' results (in any order) as they come, so the
+#: verifying process can do other work while the engine checks
+ManifestRows = Callable[[ds.DatasetReader, CheckContext, list[int]], Callable[[], Iterable[BatchResult]]]
 
 
 def _runs(positions: list[int], ctx: CheckContext) -> Iterator[tuple[Roster, list[int]]]:
@@ -150,8 +159,37 @@ def _runs(positions: list[int], ctx: CheckContext) -> Iterator[tuple[Roster, lis
         yield ring, idx
 
 
-def check_rows(rows: list[LogRow], positions: list[int], ctx: CheckContext) -> BatchResult:
-    """`check_run` over manifest rows at file `positions`."""
+#: the view tables the log-wide checks read (`store.audit.keep_facts`) that manifests
+#: derive: what a batch hands back, `v_passages` cut to the columns read (a large log's
+#: widest table, built in the worker and shipped back for four columns of it)
+FACT_COLUMNS: dict[str, tuple[str, ...] | None] = {
+    "v_answers": None,
+    "v_digests": None,
+    "v_passages": ("seq", "passage_id", "retrieved_sha256", "model_input_sha256"),
+}
+
+
+def fact_tables(rows: dict[str, list[tuple[Any, ...]]]) -> dict[str, RowsTable]:
+    """The derived rows the log-wide checks read, as Arrow tables (`FACT_COLUMNS`)."""
+    out: dict[str, RowsTable] = {}
+    for table, columns in FACT_COLUMNS.items():
+        items = rows.get(table)
+        if not items:
+            continue
+        if columns is None:
+            out[table] = rows_table(table, items)
+            continue
+        names = [name for name, _type in VIEW_COLUMNS[table]]
+        picked = {c: names.index(c) for c in columns}
+        out[table] = RowsTable(pa.table({c: [row[i] for row in items] for c, i in picked.items()}), False)
+    return out
+
+
+def check_rows(
+    rows: list[LogRow], positions: list[int], ctx: CheckContext, signers: list[str | None]
+) -> BatchResult:
+    """`check_run` over manifest rows at file `positions`; `signers` is the dataset's
+    signer column, which must name the key id each entry's envelope names."""
     out: list[RowResult | None] = [None] * len(rows)
     tables: list[dict[str, RowsTable]] = []
     tasks: list[Task] = []
@@ -160,23 +198,20 @@ def check_rows(rows: list[LogRow], positions: list[int], ctx: CheckContext) -> B
     for ring, idx in _runs(positions, ctx):
         run = [rows[i] for i in idx]
         result = check_run(
-            RunInput(run, ring, ctx.custodian_ed25519, ctx.custodian_key_id, scopes, True, ctx.origin, {})
+            RunInput(run, ring, ctx.custodian_ed25519, ctx.custodian_key_id, scopes, False, ctx.origin, {})
         )
-        tables.append(result.tables)
+        tables.append(fact_tables(result.rows))
         tasks.extend(result.tasks)
         deferred.extend(result.deferred)
-        for i, (_seq, found, manifest) in zip(idx, result.entries, strict=True):
-            out[i] = RowResult(found, manifest)
+        for i, (seq, found, manifest), said in zip(idx, result.entries, result.signers, strict=True):
+            extra = signer_finding(seq, signers[i], said)
+            out[i] = RowResult([*found, extra] if extra is not None else found, manifest)
     results = [r for r in out if r is not None]
     return BatchResult(list(zip(positions, results, strict=True)), tables, tasks, deferred)
 
 
-def signer_finding(seq: int, column: str | None, data: bytes) -> Finding | None:
+def signer_finding(seq: int, column: str | None, said: str | None) -> Finding | None:
     """The dataset's `signer` column must say the key id the entry's envelope names."""
-    try:
-        said = LogEntry.from_bytes(data).signer
-    except ValueError:
-        said = None
     if said == column:
         return None
     return finding(
@@ -188,44 +223,43 @@ def signer_finding(seq: int, column: str | None, data: bytes) -> Finding | None:
 
 def check_table(batch: pa.Table, ctx: CheckContext) -> BatchResult:
     """Every row of `batch` (file_row_number, seq, kind, entry, leaf_hash, signer) checked as a manifest."""
-    seqs = batch.column("seq").to_pylist()
-    kinds = batch.column("kind").to_pylist()
-    entries = batch.column("entry").to_pylist()
-    stored = batch.column("leaf_hash").to_pylist()
-    signers = batch.column("signer").to_pylist()
-    rows = [
-        LogRow(
-            -1 if s is None else int(s),
-            str(k or ""),
-            bytes(e or b""),
-            bytes(st or b""),
-            leaf_hash(bytes(e or b"")),
-        )
-        for s, k, e, st in zip(seqs, kinds, entries, stored, strict=True)
-    ]
-    positions = [int(p) for p in batch.column("file_row_number").to_pylist()]
-    checked = check_rows(rows, positions, ctx)
-    for row, signer, (_pos, result) in zip(rows, signers, checked.rows, strict=True):
-        extra = signer_finding(row.seq, signer, row.entry)
-        if extra is not None:
-            result.findings.append(extra)
-    return checked
+    return _check_rows_of(batch, ctx, None)
 
 
 def check_batch(batch: pa.Table, ctx: CheckContext) -> BatchResult:
     """`check_table` over the manifest rows of a batch of (file_row_number, seq, kind,
     entry, leaf_hash, signer) as an engine reads it: statement rows are left out (the
     verifying process checked them in order already)."""
-    kinds = batch.column("kind").to_pylist()
-    entries = batch.column("entry").to_pylist()
-    keep = [
-        i
-        for i, (k, e) in enumerate(zip(kinds, entries, strict=True))
-        if not is_statement(str(k or ""), bytes(e or b""))
-    ]
+    return _check_rows_of(batch, ctx, is_statement)
+
+
+def _check_rows_of(
+    batch: pa.Table, ctx: CheckContext, skip: Callable[[str, bytes], bool] | None
+) -> BatchResult:
+    """The rows of `batch` that `skip` leaves (all, without it), each column read once."""
+    kinds = [str(k or "") for k in batch.column("kind").to_pylist()]
+    entries = [bytes(e or b"") for e in batch.column("entry").to_pylist()]
+    keep = _kept(kinds, entries, skip)
     if not keep:
         return BatchResult([], [])
-    return check_table(batch.take(pa.array(keep, pa.int64())), ctx)
+    signers = batch.column("signer").to_pylist()
+    positions = batch.column("file_row_number").to_pylist()
+    rows = _log_rows(batch, kinds, entries, keep)
+    with no_cycle_collection():  # a batch's rows and results are many small acyclic objects
+        return check_rows(rows, [int(positions[i]) for i in keep], ctx, [signers[i] for i in keep])
+
+
+def _kept(kinds: list[str], entries: list[bytes], skip: Callable[[str, bytes], bool] | None) -> list[int]:
+    if skip is None:
+        return list(range(len(kinds)))
+    return [i for i, (k, e) in enumerate(zip(kinds, entries, strict=True)) if not skip(k, e)]
+
+
+def _log_rows(batch: pa.Table, kinds: list[str], entries: list[bytes], keep: list[int]) -> list[LogRow]:
+    """Rows `keep` of `batch` with their leaves recomputed from the entry bytes."""
+    seqs = [-1 if s is None else int(s) for s in batch.column("seq").to_pylist()]
+    stored = [bytes(st or b"") for st in batch.column("leaf_hash").to_pylist()]
+    return [LogRow(seqs[i], kinds[i], entries[i], stored[i], leaf_hash(entries[i])) for i in keep]
 
 
 def dump_results(results: BatchResult) -> bytes:

@@ -28,6 +28,7 @@ from store.entries import LogEntry
 from store.errors import StoreError, UnwrapError
 from store.rows import StoredBlob
 from store.tiles import TILE_WIDTH, bundle, entry_tile_path, hash_tiles
+from store.vault import Vault
 from tracer.engine.jsonshapes import FindingJSON
 from tracer.engine.session import Session
 from tracer.engine.verify import verify
@@ -59,12 +60,7 @@ def _dump(value: Any) -> bytes:
 def export_dataset(
     session: Session, out: Path, texts: str = "plaintext", row_group: int = DEFAULT_ROW_GROUP
 ) -> ExportResult:
-    if texts not in TEXT_MODES:
-        raise ExportError(f"--texts: {texts!r} is not one of {', '.join(TEXT_MODES)}")
-    if row_group < 1 or row_group & (row_group - 1):
-        raise ExportError(f"--row-group: {row_group} is not a power of two")
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise ExportError(f"{out}: already exists and is not an empty directory")
+    _check_options(out, texts, row_group)
     vault = session.vault
     report = verify(vault, session, full=True)
     parent = out.resolve().parent
@@ -82,33 +78,18 @@ def export_dataset(
     return ExportResult(out, count, files, len(report.findings))
 
 
+def _check_options(out: Path, texts: str, row_group: int) -> None:
+    if texts not in TEXT_MODES:
+        raise ExportError(f"--texts: {texts!r} is not one of {', '.join(TEXT_MODES)}")
+    if row_group < 1 or row_group & (row_group - 1):
+        raise ExportError(f"--row-group: {row_group} is not a power of two")
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise ExportError(f"{out}: already exists and is not an empty directory")
+
+
 def _write(session: Session, root: Path, texts: str, row_group: int, findings: list[FindingJSON]) -> int:
     vault = session.vault
-    seqs: list[int] = []
-    entries: list[bytes] = []
-    leaves: list[bytes] = []
-    kinds: list[str] = []
-    signers: list[str | None] = []
-    for seq, kind, data, leaf in vault.raw_entries():
-        seqs.append(seq)
-        entries.append(data)
-        leaves.append(leaf)
-        kinds.append(kind)
-        try:
-            signers.append(LogEntry.from_bytes(data).signer)
-        except ValueError:
-            signers.append(None)
-    log = pa.Table.from_arrays(
-        [
-            pa.array(seqs, pa.int64()),
-            pa.array(entries, pa.binary()),
-            pa.array(leaves, pa.binary()),
-            pa.array(kinds, pa.string()),
-            pa.array(signers, pa.string()),
-        ],
-        schema=ds.log_schema(),
-    )
-    ds.write_table(root / ds.LOG_FILE, log, row_group)
+    entries, leaves = _write_log(vault, root, row_group)
     cps = vault.checkpoints()
     ds.write_table(
         root / ds.CHECKPOINTS_FILE,
@@ -123,28 +104,10 @@ def _write(session: Session, root: Path, texts: str, row_group: int, findings: l
     )
     head = vault.latest_checkpoint()
     (root / "checkpoint").write_text(head.note, encoding="utf-8")
-    size = min(head.size, len(leaves))
-    for path, data in hash_tiles(leaves[:size]):
-        _put(root / path, data)
-    for n in range(0, size, TILE_WIDTH):
-        chunk = entries[n : min(n + TILE_WIDTH, size)]
-        _put(root / entry_tile_path(n // TILE_WIDTH, len(chunk)), bundle(chunk, n))
+    _write_tiles(root, entries, leaves, min(head.size, len(leaves)))
     ds.write_table(root / ds.REFERENCES_FILE, ds.reference_rows(vault))
     text_files = _texts(session, root, texts)
-    tombs = sorted(vault.index.tombstone_index().values(), key=lambda r: (r.seq, r.digest))
-    ds.write_table(
-        root / "tombstones.parquet",
-        pa.table(
-            {
-                "seq": pa.array([r.seq for r in tombs], pa.int64()),
-                "digest": pa.array([r.digest for r in tombs], pa.string()),
-                "policy": pa.array([r.policy for r in tombs], pa.string()),
-                "reason": pa.array([r.reason for r in tombs], pa.string()),
-                "authorizer": pa.array([r.authorizer for r in tombs], pa.string()),
-                "effective_at": pa.array([r.effective_at for r in tombs], pa.string()),
-            }
-        ),
-    )
+    _write_tombstones(vault, root)
     if texts == "ciphertext":
         ds.write_table(root / ds.DATA_KEYS_FILE, ds.data_key_table(vault))
     cust = vault.custodian
@@ -176,7 +139,63 @@ def _write(session: Session, root: Path, texts: str, row_group: int, findings: l
     (root / ds.MANIFEST_FILE).write_bytes(payload)
     envelope = sign_envelope(payload, ds.PAYLOAD_TYPE, session.identity)
     (root / ds.DSSE_FILE).write_bytes(_dump(envelope.to_json()))
-    return len(seqs)
+    return len(entries)
+
+
+def _write_log(vault: Vault, root: Path, row_group: int) -> tuple[list[bytes], list[bytes]]:
+    """log.parquet in row groups of `row_group`; (entries, stored leaves) in log order."""
+    seqs: list[int] = []
+    entries: list[bytes] = []
+    leaves: list[bytes] = []
+    kinds: list[str] = []
+    signers: list[str | None] = []
+    for seq, kind, data, leaf in vault.raw_entries():
+        seqs.append(seq)
+        entries.append(data)
+        leaves.append(leaf)
+        kinds.append(kind)
+        try:
+            signers.append(LogEntry.from_bytes(data).signer)
+        except ValueError:
+            signers.append(None)
+    log = pa.Table.from_arrays(
+        [
+            pa.array(seqs, pa.int64()),
+            pa.array(entries, pa.binary()),
+            pa.array(leaves, pa.binary()),
+            pa.array(kinds, pa.string()),
+            pa.array(signers, pa.string()),
+        ],
+        schema=ds.log_schema(),
+    )
+    ds.write_table(root / ds.LOG_FILE, log, row_group)
+    return entries, leaves
+
+
+def _write_tiles(root: Path, entries: list[bytes], leaves: list[bytes], size: int) -> None:
+    """The hash tiles of the first `size` leaves, and their entry bundles."""
+    for path, data in hash_tiles(leaves[:size]):
+        _put(root / path, data)
+    for n in range(0, size, TILE_WIDTH):
+        chunk = entries[n : min(n + TILE_WIDTH, size)]
+        _put(root / entry_tile_path(n // TILE_WIDTH, len(chunk)), bundle(chunk, n))
+
+
+def _write_tombstones(vault: Vault, root: Path) -> None:
+    tombs = sorted(vault.index.tombstone_index().values(), key=lambda r: (r.seq, r.digest))
+    ds.write_table(
+        root / "tombstones.parquet",
+        pa.table(
+            {
+                "seq": pa.array([r.seq for r in tombs], pa.int64()),
+                "digest": pa.array([r.digest for r in tombs], pa.string()),
+                "policy": pa.array([r.policy for r in tombs], pa.string()),
+                "reason": pa.array([r.reason for r in tombs], pa.string()),
+                "authorizer": pa.array([r.authorizer for r in tombs], pa.string()),
+                "effective_at": pa.array([r.effective_at for r in tombs], pa.string()),
+            }
+        ),
+    )
 
 
 def _put(path: Path, data: bytes) -> None:

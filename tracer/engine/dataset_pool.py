@@ -1,29 +1,30 @@
 """`verify-dataset`'s manifest rows checked by worker processes (the DuckDB engine).
 
 A Python function DuckDB calls runs on DuckDB's threads under one GIL, so the JSON
-decoding, view derivation and DSSE wrapper of the per-entry checks ran one at a time
-however many threads read the file.  Here a standard `ProcessPoolExecutor` runs
-`check_batch` (the function Spark's executors run) on slices of the log's row groups,
-each worker reading its slice from `log.parquet` itself as Spark's executors do, so
-only (row group, offset, count) travels to a worker and its results come back keyed by
-file position: the order they arrive in does not matter.  DuckDB still reads the log
-for the leaf and statement passes, and runs the verdict queries.
+decoding, view derivation and DSSE wrapper of the per-entry checks would run one at a
+time however many threads read the file.  Here a standard `ProcessPoolExecutor` runs
+`check_batch` (the function Spark's executors run) on slices of the log the verifying
+process has already read (`DatasetReader.log_table`), each sent as Arrow IPC bytes of
+just that slice: a worker that read its own slice from `log.parquet` would decompress
+the whole row group it lies in, once per slice.  Results come back keyed by file
+position, and are handed on as each slice's arrive, so the verifying process loads
+their view rows and traces their passages while the workers check the next slices.
 
-The pool is started before the leaf and statement passes, so the workers' start-up
-overlaps them, and the checks run while the verifying process checks the tiles and
-the dataset's own files.  Workers are spawned (never forked from a process holding
+The pool is started before the log is read, so the workers' start-up overlaps the leaf
+and statement passes.  Workers are spawned (never forked from a process holding
 DuckDB) and receive public keyrings and log rows only: no data key and no text.  Where
 no process can be started (a sandbox without semaphores) the same checks run here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
-from pathlib import Path
 from types import TracebackType
+
+import pyarrow as pa
 
 from store import dataset as ds
 from tracer.engine import runqueue
@@ -42,19 +43,24 @@ def worker_count(entries: int, workers: int | None = None) -> int:
     return runqueue.worker_count(entries, workers, POOL_MIN_ENTRIES)
 
 
-def check_slice(root: Path, group: int, start: int, rows: int, ctx: CheckContext) -> BatchResult:
-    """One task: read a slice of a row group and check its manifest rows."""
-    return check_batch(ds.read_log_slice(root, group, start, rows), ctx)
+def check_slice(data: bytes, ctx: CheckContext) -> BatchResult:
+    """One task: a slice of the log as Arrow IPC bytes, its manifest rows checked."""
+    return check_batch(pa.ipc.open_stream(data).read_all(), ctx)
 
 
-def _slice_rows(sizes: list[int], workers: int, least: int) -> int:
-    """Rows per task: a whole row group when there are several per worker (each task
-    then decompresses its group once), else pieces enough for four tasks per worker
-    (a slice decompresses its whole group, so no smaller than needed)."""
-    want = 4 * max(workers, 1)
-    if len(sizes) >= want:
-        return max(sizes, default=1)
-    return max(least, -(-sum(sizes) // want))
+def _ipc(table: pa.Table) -> bytes:
+    """`table` as Arrow IPC stream bytes: only a slice's own rows (pickling a slice of a
+    table would send the buffers it is a view of)."""
+    sink = pa.BufferOutputStream()
+    with pa.ipc.new_stream(sink, table.schema) as writer:
+        writer.write_table(table)
+    return bytes(sink.getvalue())
+
+
+def _slice_rows(entries: int, workers: int, least: int) -> int:
+    """Rows per task: four tasks per worker, so the last ones even out, and no fewer
+    than `least` rows, so a task's overhead stays small beside its checks."""
+    return max(least, -(-entries // (4 * max(workers, 1))))
 
 
 def _ready() -> None:
@@ -93,33 +99,30 @@ class PoolChecks:
 
     def __call__(
         self, reader: ds.DatasetReader, ctx: CheckContext, positions: list[int]
-    ) -> Callable[[], list[BatchResult]]:
-        """Start checking every slice of the log; the function returned waits for the results."""
-        slices = ds.log_slices(
-            reader.root, _slice_rows(reader.row_group_sizes, self.workers, self.batch_rows)
-        )
+    ) -> Callable[[], Iterator[BatchResult]]:
+        """Start checking every slice of the log; the function returned yields each
+        slice's results as they come, in log order."""
+        log = reader.log_table()
+        step = _slice_rows(log.num_rows, self.workers, self.batch_rows)
+        slices = [log.slice(start, step) for start in range(0, log.num_rows, step)]
         futures: list[Future[BatchResult] | None] = []
-        for group, start, rows in slices:
+        for part in slices:
             future = None
             if self._pool is not None:
                 try:
-                    future = self._pool.submit(check_slice, reader.root, group, start, rows, ctx)
+                    future = self._pool.submit(check_slice, _ipc(part), ctx)
                 except BrokenProcessPool:
                     self._pool = None
             futures.append(future)
 
-        def results() -> list[BatchResult]:
-            out: list[BatchResult] = []
-            for (group, start, rows), future in zip(slices, futures, strict=True):
+        def results() -> Iterator[BatchResult]:
+            for part, future in zip(slices, futures, strict=True):
                 result = None
                 if future is not None:
                     try:
                         result = future.result()
                     except BrokenProcessPool:
                         result = None
-                out.append(
-                    result if result is not None else check_slice(reader.root, group, start, rows, ctx)
-                )
-            return out
+                yield result if result is not None else check_batch(part, ctx)
 
         return results

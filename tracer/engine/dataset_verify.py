@@ -2,27 +2,30 @@
 
 The passes follow `tracer verify` so the findings are its records in its order:
 
-1. every row's leaf hash is recomputed by a Python function over the Arrow batches
-   DuckDB reads (and per row group the subtree root, folded into the tree root);
+1. the log is read once (DuckDB, as Arrow), every row's leaf hash recomputed from its
+   bytes (and per row group the subtree root, folded into the tree root);
 2. the statement rows (few) are checked in log order against the root before each,
    folding the keyring as `tracer verify` does;
 3. the manifest rows are checked by the same `check_run`, batch by batch, each against
    the keyring that held at its place: this is the bulk, and the engine distributes it;
+   each batch's view rows are loaded and its passages traced as it arrives;
 4. findings are put in log order with each checkpoint's after the entry that completes
    it; then the log-wide rules (`tracer.engine.verdicts`) over the view rows derived
-   from the log: replayed answers, gaps, the case file, every referenced text's verdict.
+   from the log: replayed answers, gaps, the case file, every referenced text's verdict;
+5. with a plaintext export, `verify`'s transform pass over the export's texts
+   (`tracer.engine.dataset_texts.DatasetSource`), as the exporter.
 
 Then what only a dataset has: the DSSE-signed manifest (by a key the log's roster
 names), each file's SHA-256, the row-group layout, the tiles against the recomputed
 leaves, the references file against the derived references, and each plaintext
-against its digest.  Known limit: the transformation trace (passage at its locator in
-the cited revision) is not re-run here; `docs/scale.md` says so.
+against its digest.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Unpack
@@ -35,26 +38,28 @@ from store.crypto import b64d, key_id_of
 from store.dsse import Envelope, verify_envelope
 from store.entries import ROSTER_KINDS, LogEntry
 from store.errors import InputError, SignatureError
+from store.gcpause import no_cycle_collection
 from store.guarded import guarded_kind
 from store.keyring import in_scope
-from store.merkle import RootAccumulator
+from store.merkle import RootAccumulator, leaf_hash
 from store.roster import Roster
 from store.rows import EntryRow
-from store.rowtables import RowsTable
 from store.tiles import TILE_WIDTH, TileError, bundle, entry_tile_path, hash_tiles
 from tracer.engine.dataset_check import (
+    BatchResult,
     CheckContext,
     ManifestRows,
     RowResult,
     is_statement,
-    leaf_batch,
     perfect_root,
     signer_finding,
     subtree_root,
 )
 from tracer.engine.dataset_pool import PoolChecks
-from tracer.engine.jsonshapes import FindingRecord
-from tracer.engine.logcheck import Finding, LogRow, RunInput, check_run, finding
+from tracer.engine.dataset_texts import DatasetSource
+from tracer.engine.jsonshapes import DatasetCheckpointJSON, DatasetReportJSON, FindingRecord
+from tracer.engine.logcheck import Finding, LogRow, RunInput, Task, check_run, finding
+from tracer.engine.transformpass import TransformPass
 from tracer.engine.verdicts import (
     CheckpointState,
     beyond_log_findings,
@@ -67,6 +72,7 @@ from tracer.engine.verdicts import (
     uncheckpointed_findings,
     unreferenced_findings,
 )
+from tracer.engine.verifyrun import Sizes, Tally
 from tracer.engine.vocabulary import INFO_KINDS, FindingKind
 
 __all__ = ["DatasetReport", "ManifestRows", "verify_dataset"]
@@ -75,7 +81,7 @@ __all__ = ["DatasetReport", "ManifestRows", "verify_dataset"]
 @dataclass
 class DatasetReport:
     engine: str
-    checkpoint: dict[str, Any]
+    checkpoint: DatasetCheckpointJSON
     counts: dict[str, int] = field(default_factory=dict)
     findings: list[Finding] = field(default_factory=list)
     exporter: dict[str, Any] = field(default_factory=dict)
@@ -84,7 +90,7 @@ class DatasetReport:
     def ok(self) -> bool:
         return not any(f.kind not in INFO_KINDS for f in self.findings)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> DatasetReportJSON:
         return {
             "ok": self.ok,
             "engine": self.engine,
@@ -106,10 +112,87 @@ class _Row:
     signer: str | None = None
 
 
+@dataclass
+class _Log:
+    """The log as one read gives it: each row's place and leaf, the statement rows'
+    bytes (the verifying process checks them), and the entries for the entry bundles."""
+
+    rows: list[_Row]
+    statements: dict[int, bytes]
+    entries: pa.ChunkedArray
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """What the signed manifest says the export is (checked as it is used)."""
+
+    group: int
+    origin: str
+    custodian_ed25519: bytes
+    exporter: dict[str, Any]
+    scopes: list[str] | None
+    texts: str
+    text_files: list[str]
+
+    @classmethod
+    def of(cls, manifest: dict[str, Any]) -> _Plan:
+        cust = manifest.get("custodian") or {}
+        exporter = manifest.get("exporter") or {}
+        scopes = exporter.get("scopes")
+        return cls(
+            int(manifest.get("row_group") or 1),
+            str(manifest.get("origin", "")),
+            b64d(str(cust.get("ed25519", ""))),
+            exporter,
+            [str(s) for s in scopes] if isinstance(scopes, list) else None,
+            str(manifest.get("texts", "")),
+            [str(n) for n in manifest.get("text_files", [])],
+        )
+
+    @property
+    def custodian_key_id(self) -> str:
+        return key_id_of(self.custodian_ed25519) if len(self.custodian_ed25519) == 32 else ""
+
+    def context(self, keyrings: list[tuple[int, Roster]]) -> CheckContext:
+        scopes = tuple(self.scopes) if self.scopes is not None else None
+        return CheckContext(
+            tuple(keyrings), self.custodian_ed25519, self.custodian_key_id, scopes, self.origin
+        )
+
+
+@dataclass
+class _Statements:
+    """The statement pass: each statement row's result, the keyrings as they changed,
+    and where each checkpoint falls with the root and guarded digest at it."""
+
+    per_row: dict[int, RowResult] = field(default_factory=dict)
+    keyrings: list[tuple[int, Roster]] = field(default_factory=lambda: [(0, Roster())])
+    cp_after: dict[int, tuple[list[_Cp], bytes]] = field(default_factory=dict)
+    guard_at: dict[int, str] = field(default_factory=dict)
+    case_rows: list[EntryRow] = field(default_factory=list)
+    beyond: dict[int, list[_Cp]] = field(default_factory=dict)
+    root: bytes = b""
+    tasks: list[Task] = field(default_factory=list)
+    deferred: list[Task] = field(default_factory=list)
+
+    @property
+    def keyring(self) -> Roster:
+        return self.keyrings[-1][1]
+
+
+@dataclass
+class _Derived:
+    """What the checks handed back, put together in log order: the findings, and the
+    passages derived from an answer or note (traced last)."""
+
+    findings: list[Finding] = field(default_factory=list)
+    deferred: list[Task] = field(default_factory=list)
+
+
 def verify_dataset(
     root: Path, engine: str = "duckdb", manifests: ManifestRows | None = None
 ) -> DatasetReport:
-    with ds.DatasetReader(root) as reader:
+    with no_cycle_collection(), ds.DatasetReader(root) as reader:
         if manifests is not None:
             return _Verifier(root, reader, engine, manifests).run()
         with PoolChecks(reader.entries) as checks:
@@ -123,11 +206,49 @@ class _Verifier:
         self.engine = engine
         self.manifests = manifests
         self.extra: list[Finding] = []
+        self.counts: dict[str, int] = {}
 
     def find(
         self, kind: FindingKind, seq: int | None, detail: str, /, **record: Unpack[FindingRecord]
     ) -> None:
         self.extra.append(finding(kind, seq, detail, **record))
+
+    def run(self) -> DatasetReport:
+        manifest, env = self._manifest()
+        files_at = len(self.extra)
+        plan = _Plan.of(manifest)
+        log = self._read_log()
+        roots = self._layout(log.rows, plan.group)
+        stmts = self._statements(log, plan, self._checkpoints())
+        waiting = self.manifests(
+            self.reader, plan.context(stmts.keyrings), [r.pos for r in log.rows if not r.statement]
+        )
+        texts, text_cols, bad = self._meanwhile(manifest, env, plan, log, roots, stmts, files_at)
+        facts = _statement_rows(stmts)
+        self.reader.begin_facts({t: facts.get(t, []) for t in _tables()})
+        transforms = self._transform_pass(plan, text_cols, stmts, facts)
+        derived = self._collect(log.rows, stmts, self._batches(waiting(), transforms), plan)
+        findings = derived.findings
+        covered = max((c.size for cps, _root in stmts.cp_after.values() for c in cps), default=0)
+        covered = max([covered, *stmts.beyond])
+        findings.extend(beyond_log_findings(stmts.beyond, len(log.rows)))
+        findings.extend(uncheckpointed_findings(covered, len(log.rows)))
+        self.reader.end_facts(texts.select(["digest", "collection", "dk_id"]))
+        findings.extend(self._log_wide(log, stmts, plan))
+        findings.extend(digest_findings(self._digest_verdicts(bad, plan)))
+        findings.extend(self._data_keys(texts, plan.texts, plan.exporter, plan.scopes))
+        findings.extend(unreferenced_findings(self.reader.unreferenced()))
+        findings.extend(self._transform_findings(transforms, derived))
+        self._references()
+        self._tombstones()
+        findings.extend(self.extra)
+        return DatasetReport(
+            engine=self.engine,
+            checkpoint={"size": covered, "recomputed_root": stmts.root.hex(), "log_size": len(log.rows)},
+            counts=self.counts,
+            findings=findings,
+            exporter={k: plan.exporter.get(k) for k in ("name", "key_id", "role", "scopes")},
+        )
 
     # -- the manifest ------------------------------------------------------------------
 
@@ -182,37 +303,6 @@ class _Verifier:
                     file=path,
                 )
 
-    # -- the log -----------------------------------------------------------------------
-
-    def _leaves(self) -> list[_Row]:
-        self.reader.register_predicate("tracer_is_statement", _statement_flags)
-        table = self.reader.scan_log("tracer_leaf", leaf_batch)
-        meta = self.reader.table(
-            ds.LOG_FILE, "file_row_number, seq, kind, leaf_hash, signer", "file_row_number"
-        )
-        rows = []
-        for pos, seq, kind, stored, value, signer in zip(
-            meta.column(0).to_pylist(),
-            meta.column(1).to_pylist(),
-            meta.column(2).to_pylist(),
-            meta.column(3).to_pylist(),
-            table.column(1).to_pylist(),
-            meta.column(4).to_pylist(),
-            strict=True,
-        ):
-            rows.append(
-                _Row(
-                    int(pos),
-                    -1 if seq is None else int(seq),
-                    str(kind or ""),
-                    bytes(stored or b""),
-                    value[:32],
-                    value[32:] == b"\x01",
-                    signer,
-                )
-            )
-        return rows
-
     def _layout(self, rows: list[_Row], group: int) -> list[bytes]:
         """Row group g holds entries g*G.. in order; the subtree root of each group."""
         sizes = self.reader.row_group_sizes
@@ -241,145 +331,214 @@ class _Verifier:
             start += n
         return roots
 
-    def run(self) -> DatasetReport:
-        manifest, env = self._manifest()
-        files_at = len(self.extra)
-        group = int(manifest.get("row_group") or 1)
-        origin = str(manifest.get("origin", ""))
-        cust = manifest.get("custodian") or {}
-        cust_ed = b64d(str(cust.get("ed25519", "")))
-        exporter = manifest.get("exporter") or {}
-        scopes = exporter.get("scopes")
-        scope_list = [str(s) for s in scopes] if isinstance(scopes, list) else None
-        rows = self._leaves()
-        roots = self._layout(rows, group)
-        counts: dict[str, int] = {"entries": len(rows)}
+    # -- the steps, in order -----------------------------------------------------------
+
+    def _read_log(self) -> _Log:
+        """One read of the log: leaves recomputed here, statement rows picked by their bytes."""
+        table = self.reader.log_table()
+        entries = table.column("entry")
+        rows: list[_Row] = []
+        statements: dict[int, bytes] = {}
+        meta = ("file_row_number", "seq", "kind", "leaf_hash", "signer")
+        for (pos, seq, kind, stored, signer), data in zip(
+            zip(*(table.column(c).to_pylist() for c in meta), strict=True),
+            (bytes(e or b"") for e in entries.to_pylist()),
+            strict=True,
+        ):
+            kind = str(kind or "")
+            statement = is_statement(kind, data)
+            if statement:
+                statements[int(pos)] = data
+            row = _Row(
+                int(pos),
+                -1 if seq is None else int(seq),
+                kind,
+                bytes(stored or b""),
+                leaf_hash(data),
+                statement,
+                signer,
+            )
+            rows.append(row)
+        self.counts["entries"] = len(rows)
+        return _Log(rows, statements, entries)
+
+    def _checkpoints(self) -> dict[int, list[_Cp]]:
         cps_table = self.reader.table(ds.CHECKPOINTS_FILE, "id, size, signer, note", "id")
         checkpoints = [
             _Cp(int(i), int(s), str(g), str(n))
             for i, s, g, n in zip(*(cps_table.column(k).to_pylist() for k in range(4)), strict=True)
         ]
-        counts["checkpoints"] = len(checkpoints)
+        self.counts["checkpoints"] = len(checkpoints)
         by_size: dict[int, list[_Cp]] = {}
         for cp in checkpoints:
             by_size.setdefault(cp.size, []).append(cp)
-        # pass 2: statements in order, with the root before each and the keyring as it goes
-        stmt_pos = [r.pos for r in rows if r.statement]
-        stmt_bytes = self._statement_bytes(stmt_pos)
-        keyring = Roster()
-        keyrings: list[tuple[int, Roster]] = [(0, keyring)]
-        per_row: dict[int, RowResult] = {}
+        return by_size
+
+    def _statements(self, log: _Log, plan: _Plan, by_size: dict[int, list[_Cp]]) -> _Statements:
+        """Pass 2: the statement rows in log order, each against the root before it and
+        the keyring as folded so far; where each checkpoint falls."""
+        out = _Statements()
         acc = RootAccumulator()
-        guard = hashlib.sha256()
-        cp_after: dict[int, tuple[list[_Cp], bytes]] = {}
         roots_before: dict[int, bytes] = {}
-        for r in rows:
+        for r in log.rows:
             if r.statement:
                 roots_before[r.pos] = acc.root()
             acc.append(r.leaf)
             if acc.size in by_size:
-                cp_after[r.pos] = (by_size.pop(acc.size), acc.root())
-        guard_at: dict[int, str] = {}
-        case_rows: list[EntryRow] = []
-        for r in rows:
-            data = stmt_bytes.get(r.pos)
+                out.cp_after[r.pos] = (by_size.pop(acc.size), acc.root())
+        out.root, out.beyond = acc.root(), by_size
+        guard = hashlib.sha256()
+        for r in log.rows:
+            data = log.statements.get(r.pos)
             if data is not None:
                 if guarded_kind(data) is not None:
                     guard.update(b"%d:%s\n" % (r.seq, r.stored.hex().encode("ascii")))
-                result = check_run(
-                    RunInput(
-                        [LogRow(r.seq, r.kind, data, r.stored, r.leaf)],
-                        keyring,
-                        cust_ed,
-                        key_id_of(cust_ed) if len(cust_ed) == 32 else "",
-                        scope_list,
-                        False,
-                        origin,
-                        {r.seq: roots_before[r.pos]},
-                    )
-                )
-                _seq, found, manifest_row = result.entries[0]
-                extra = signer_finding(r.seq, r.signer, data)
-                per_row[r.pos] = RowResult(found + ([extra] if extra else []), manifest_row, result.rows)
-                if result.keyring.version != keyring.version:
-                    keyring = result.keyring
-                    keyrings.append((r.pos + 1, keyring))
-                if (
-                    r.kind in ROSTER_KINDS
-                    or _entry_kind(data) in ROSTER_KINDS
-                    or case_row(r.kind, _entry_kind(data))
-                ):
-                    case_rows.append(EntryRow(r.seq, r.kind, data, r.stored))
-            if r.pos in cp_after:
-                guard_at[r.pos] = guard.hexdigest()
-        ctx = CheckContext(
-            tuple(keyrings),
-            cust_ed,
-            key_id_of(cust_ed) if len(cust_ed) == 32 else "",
-            tuple(scope_list) if scope_list is not None else None,
-            origin,
+                self._statement(out, r, data, plan, roots_before[r.pos])
+            if r.pos in out.cp_after:
+                out.guard_at[r.pos] = guard.hexdigest()
+        return out
+
+    def _statement(self, out: _Statements, r: _Row, data: bytes, plan: _Plan, root: bytes) -> None:
+        keyring = out.keyring
+        result = check_run(
+            RunInput(
+                [LogRow(r.seq, r.kind, data, r.stored, r.leaf)],
+                keyring,
+                plan.custodian_ed25519,
+                plan.custodian_key_id,
+                plan.scopes,
+                False,
+                plan.origin,
+                {r.seq: root},
+            )
         )
-        # pass 3: the manifests, distributed by the engine
-        waiting = self.manifests(self.reader, ctx, [r.pos for r in rows if not r.statement])
-        # meanwhile, what needs no manifest's result (each in its place in the report)
+        _seq, found, manifest_row = result.entries[0]
+        extra = signer_finding(r.seq, r.signer, result.signers[0])
+        out.per_row[r.pos] = RowResult(found + ([extra] if extra else []), manifest_row, result.rows)
+        out.tasks.extend(result.tasks)
+        out.deferred.extend(result.deferred)
+        if result.keyring.version != keyring.version:
+            out.keyrings.append((r.pos + 1, result.keyring))
+        kind = _entry_kind(data)
+        if r.kind in ROSTER_KINDS or kind in ROSTER_KINDS or case_row(r.kind, kind):
+            out.case_rows.append(EntryRow(r.seq, r.kind, data, r.stored))
+
+    def _meanwhile(
+        self,
+        manifest: dict[str, Any],
+        env: Envelope | None,
+        plan: _Plan,
+        log: _Log,
+        roots: list[bytes],
+        stmts: _Statements,
+        files_at: int,
+    ) -> tuple[pa.Table, dict[str, list[Any]], dict[str, tuple[str, str]]]:
+        """While the engine checks the manifests: what needs none of their results, each
+        finding put in its place in the report; the texts (as read, and as columns), and
+        those not matching their digests."""
         later, self.extra = self.extra, []
         self._files(manifest)
         later[files_at:files_at] = self.extra
         self.extra = later
-        # the tree root from the row-group roots, folded (the same as the accumulator's)
-        if rows and perfect_root([x for x in roots if x]) != acc.root():
+        if log.rows and perfect_root([x for x in roots if x]) != stmts.root:
             self.find(
                 FindingKind.DATASET_ROOT_FOLD_MISMATCH, None, "row-group roots do not fold into the tree root"
             )
-        self._signature(env, keyring, exporter)
-        self._tiles(rows)
-        batches = waiting()
-        tables: list[dict[str, RowsTable]] = []
+        self._signature(env, stmts.keyring, plan.exporter)
+        self._tiles(log)
+        texts = self.reader.texts(plan.text_files)
+        cols = texts.to_pydict()
+        return texts, cols, _text_problems(cols, {str(k) for k in plan.exporter.get("data_keys", [])})
+
+    def _batches(
+        self, batches: Iterable[BatchResult], transforms: TransformPass | None
+    ) -> Iterator[BatchResult]:
+        """Each batch as it comes: its view rows into the reader's tables and its passages
+        traced, while the engine checks the next ones."""
+        for batch in batches:
+            for tables in batch.tables:
+                self.reader.add_facts(tables)
+            if transforms is not None:
+                transforms.add(batch.tasks)
+            yield BatchResult(batch.rows, [], [], batch.deferred)
+
+    def _collect(
+        self, rows: list[_Row], stmts: _Statements, batches: Iterable[BatchResult], plan: _Plan
+    ) -> _Derived:
+        """Every row's findings in log order, each checkpoint's after the entry that
+        completes it; the passages left to trace."""
+        per_row = dict(stmts.per_row)
+        out = _Derived(deferred=list(stmts.deferred))
         for batch in batches:
             per_row.update(batch.rows)
-            tables.extend(batch.tables)
-        findings: list[Finding] = []
+            out.deferred.extend(batch.deferred)
         state = CheckpointState()
-        derived: dict[str, list[tuple[Any, ...]]] = {}
+        manifests = 0
         for r in rows:
             res = per_row.get(r.pos)
             if res is not None:
-                findings.extend(res.findings)
-                if res.manifest:
-                    counts["manifests"] = counts.get("manifests", 0) + 1
-                for table, items in res.rows.items():
-                    derived.setdefault(table, []).extend(items)
-            if r.pos in cp_after:
-                cps, root = cp_after[r.pos]
-                ring = _ring_at(keyrings, r.pos + 1)
-                findings.extend(
+                out.findings.extend(res.findings)
+                manifests += bool(res.manifest)
+            if r.pos in stmts.cp_after:
+                cps, root = stmts.cp_after[r.pos]
+                ring = _ring_at(stmts.keyrings, r.pos + 1)
+                out.findings.extend(
                     checkpoint_findings(
-                        cps, root, r.seq + 1, guard_at[r.pos], ring.note_verifiers(), origin, state
+                        cps, root, r.seq + 1, stmts.guard_at[r.pos], ring.note_verifiers(), plan.origin, state
                     )
                 )
-        findings.extend(beyond_log_findings(by_size, len(rows)))
-        covered = max((cp.size for cp in checkpoints), default=0)
-        findings.extend(uncheckpointed_findings(covered, len(rows)))
-        # log-wide rules over the rows derived from the log
-        texts = self.reader.texts([str(n) for n in manifest.get("text_files", [])])
-        self.reader.load_facts(
-            {t: derived.get(t, []) for t in _tables()},
-            tables,
-            texts.select(["digest", "collection", "dk_id"]),
-        )
-        findings.extend(duplicate_findings(self.reader.duplicate_answers()))
-        present = sorted({r.seq for r in rows if r.seq >= 0})
+        if manifests:
+            self.counts["manifests"] = manifests
+        return out
+
+    def _log_wide(self, log: _Log, stmts: _Statements, plan: _Plan) -> list[Finding]:
+        """Replayed answers, gaps in the seqs, and the case file's refused statements."""
+        findings = list(duplicate_findings(self.reader.duplicate_answers()))
+        present = sorted({r.seq for r in log.rows if r.seq >= 0})
         top = present[-1] + 1 if present else 0
         gaps = sorted(set(range(top)) - set(present))[:1000]
         findings.extend(gap_findings(gaps, {}))
-        for p in fold_casefile(case_rows, [r.stored for r in rows], origin).problems:
+        for p in fold_casefile(stmts.case_rows, [r.stored for r in log.rows], plan.origin).problems:
             if p.code == "case_statement_refused":
                 findings.append(finding(FindingKind.CASE_STATEMENT_REFUSED, p.seq, p.detail, kind=p.kind))
-        findings.extend(self._digests(texts, exporter, scope_list, counts))
-        findings.extend(self._data_keys(texts, str(manifest.get("texts", "")), exporter, scope_list))
-        findings.extend(unreferenced_findings(self.reader.unreferenced()))
-        # what only a dataset has
-        self._references()
+        return findings
+
+    def _transform_pass(
+        self,
+        plan: _Plan,
+        texts: dict[str, list[Any]],
+        stmts: _Statements,
+        rows: dict[str, list[tuple[Any, ...]]],
+    ) -> TransformPass | None:
+        """`tracer verify`'s transform pass over the export's texts, as the exporter (only
+        a plaintext export carries texts to trace), with the revisions, deletions and
+        tombstones the statement rows derive; every batch's passages are checked as it
+        comes (a page each)."""
+        if plan.texts != "plaintext" or plan.scopes is None:
+            return None
+        source = DatasetSource(
+            plan.scopes,
+            [str(k) for k in plan.exporter.get("data_keys", [])],
+            texts,
+            rows,
+            self.reader.answer_text_ref,
+        )
+        transforms = TransformPass(None, source, Tally(), Sizes(transform_page=1))
+        transforms.add(stmts.tasks)
+        return transforms
+
+    def _transform_findings(self, transforms: TransformPass | None, derived: _Derived) -> list[Finding]:
+        """The passages derived from an answer or note (their sources are all known now),
+        then every transform finding in log order."""
+        if transforms is None:
+            return []
+        transforms.defer(derived.deferred)
+        transforms.finish(0, set())
+        for key, n in transforms.tally.counts.items():
+            self.counts[key] = self.counts.get(key, 0) + n
+        return transforms.tally.findings
+
+    def _tombstones(self) -> None:
         for seq, digest, side in self.reader.tombstone_diff():
             self.find(
                 FindingKind.DATASET_TOMBSTONE_MISMATCH,
@@ -389,32 +548,6 @@ class _Verifier:
                 else "a tombstone the log holds is not in tombstones.parquet",
                 digest=digest,
             )
-        findings.extend(self.extra)
-        return DatasetReport(
-            engine=self.engine,
-            checkpoint={
-                "size": covered,
-                "recomputed_root": acc.root().hex(),
-                "log_size": len(rows),
-            },
-            counts=counts,
-            findings=findings,
-            exporter={k: exporter.get(k) for k in ("name", "key_id", "role", "scopes")},
-        )
-
-    def _statement_bytes(self, positions: list[int]) -> dict[int, bytes]:
-        if not positions:
-            return {}
-        table = self.reader.scan_log(
-            "tracer_entry_bytes",
-            lambda b: b.column("entry").combine_chunks() if b.num_rows else pa.array([], pa.binary()),
-            ("entry", "kind"),
-            where="tracer_is_statement(kind, entry)",
-        )
-        return {
-            int(p): bytes(v)
-            for p, v in zip(table.column(0).to_pylist(), table.column(1).to_pylist(), strict=True)
-        }
 
     def _data_keys(
         self, texts: pa.Table, mode: str, exporter: dict[str, Any], scopes: list[str] | None
@@ -447,39 +580,16 @@ class _Verifier:
             [],
         )
 
-    def _digests(
-        self, texts: pa.Table, exporter: dict[str, Any], scopes: list[str] | None, counts: dict[str, int]
-    ) -> list[Finding]:
-        held = sorted(str(k) for k in exporter.get("data_keys", []))
-        held_set = set(held)
-        bad: dict[str, tuple[str, str]] = {}
-        cols = texts.to_pydict()
-        first: dict[str, str] = {}
-        seen: dict[str, int] = {}
-        for d, c, k in zip(cols["digest"], cols["collection"], cols["dk_id"], strict=True):
-            if k in held_set:
-                seen[d] = seen.get(d, 0) + 1
-                first[d] = min(first.get(d, c), c)
-        for d, c, k, s, t in zip(
-            cols["digest"], cols["collection"], cols["dk_id"], cols["state"], cols["text"], strict=True
-        ):
-            if k not in held_set or (seen.get(d, 0) > 1 and first[d] != c):
-                continue
-            if s == "plaintext" and t is not None:
-                problem = text_problem(d, bytes(t))
-            elif s == "unreadable":
-                problem = text_problem(d, None)
-            else:
-                continue
-            if problem is not None:
-                bad[d] = problem
-        verdicts, found = self.reader.digest_verdicts(bad, held, scopes)
+    def _digest_verdicts(self, bad: dict[str, tuple[str, str]], plan: _Plan) -> list[Any]:
+        """Every referenced text's verdict for the exporter (counted), and its findings."""
+        held = sorted(str(k) for k in plan.exporter.get("data_keys", []))
+        verdicts, found = self.reader.digest_verdicts(bad, held, plan.scopes)
         for verdict in ("purged", "missing", "out_of_scope", "intact"):
             if verdicts.get(verdict):
-                counts[verdict] = verdicts.pop(verdict)
+                self.counts[verdict] = verdicts.pop(verdict)
         for verdict, n in sorted(verdicts.items()):
-            counts[verdict] = n
-        return digest_findings(found)
+            self.counts[verdict] = n
+        return found
 
     def _signature(self, env: Envelope | None, keyring: Roster, exporter: dict[str, Any]) -> None:
         if env is None:
@@ -503,7 +613,7 @@ class _Verifier:
                 file=ds.DSSE_FILE,
             )
 
-    def _tiles(self, rows: list[_Row]) -> None:
+    def _tiles(self, log: _Log) -> None:
         try:
             from store.note import Checkpoint
 
@@ -515,22 +625,18 @@ class _Verifier:
                 FindingKind.DATASET_TILE_MISMATCH, None, f"checkpoint: unreadable ({exc})", file="checkpoint"
             )
             return
-        leaves = [r.leaf for r in rows[:size]]
+        leaves = [r.leaf for r in log.rows[:size]]
         for path, data in hash_tiles(leaves):
             self._tile(path, data, _tile_span(path))
-        entries = self._bundle_source(size)
+        size = min(size, len(log.entries))
         for n in range(0, size, TILE_WIDTH):
-            chunk = entries[n : min(n + TILE_WIDTH, size)]
+            chunk = [bytes(e or b"") for e in log.entries[n : min(n + TILE_WIDTH, size)].to_pylist()]
             path = entry_tile_path(n // TILE_WIDTH, len(chunk))
             try:
                 data = bundle(chunk, n)
             except TileError:
                 continue
             self._tile(path, data, (n, n + len(chunk) - 1))
-
-    def _bundle_source(self, size: int) -> list[bytes]:
-        table = self.reader.table(ds.LOG_FILE, "entry", "file_row_number")
-        return [bytes(v) for v in table.column(0).to_pylist()[:size]]
 
     def _tile(self, path: str, want: bytes, span: tuple[int, int]) -> None:
         file = self.root / path
@@ -582,12 +688,42 @@ class _Cp:
     note: str
 
 
-def _statement_flags(batch: pa.Table) -> pa.Array:
-    kinds = batch.column("kind").to_pylist()
-    entries = batch.column("entry").to_pylist()
-    return pa.array(
-        [is_statement(str(k or ""), bytes(e or b"")) for k, e in zip(kinds, entries, strict=True)], pa.bool_()
-    )
+def _text_problems(cols: dict[str, list[Any]], held: set[str]) -> dict[str, tuple[str, str]]:
+    """Digest -> problem of every text the exporter held whose bytes do not match their
+    digest (a digest stored under several collections is judged by its first)."""
+    first: dict[str, str] = {}
+    seen: dict[str, int] = {}
+    for d, c, k in zip(cols["digest"], cols["collection"], cols["dk_id"], strict=True):
+        if k in held:
+            seen[d] = seen.get(d, 0) + 1
+            first[d] = min(first.get(d, c), c)
+    bad: dict[str, tuple[str, str]] = {}
+    for d, c, k, s, t in zip(
+        cols["digest"], cols["collection"], cols["dk_id"], cols["state"], cols["text"], strict=True
+    ):
+        if k not in held or (seen.get(d, 0) > 1 and first[d] != c):
+            continue
+        problem = _text_problem(d, s, t)
+        if problem is not None:
+            bad[d] = problem
+    return bad
+
+
+def _text_problem(digest: str, state: str, text: bytes | None) -> tuple[str, str] | None:
+    if state == "plaintext" and text is not None:
+        return text_problem(digest, bytes(text))
+    if state == "unreadable":
+        return text_problem(digest, None)
+    return None
+
+
+def _statement_rows(stmts: _Statements) -> dict[str, list[tuple[Any, ...]]]:
+    """The view rows the statement rows derive, in log order."""
+    out: dict[str, list[tuple[Any, ...]]] = {}
+    for _pos, res in sorted(stmts.per_row.items()):
+        for table, items in res.rows.items():
+            out.setdefault(table, []).extend(items)
+    return out
 
 
 def _ring_at(rings: list[tuple[int, Roster]], seq: int) -> Roster:

@@ -22,7 +22,7 @@ from tracer.engine.currency import CurrencyResult
 from tracer.engine.evidence import TextResult
 from tracer.engine.jsonshapes import ImportedJSON
 from tracer.engine.transform import Transform
-from tracer.engine.vocabulary import Currency, Integrity
+from tracer.engine.vocabulary import Currency, CurrencyReason, Integrity, SignatureState, TransformState
 
 __all__ = [
     "NOT_CAPTURED",
@@ -36,7 +36,7 @@ __all__ = [
 
 #: the integrity word for a text the export did not hold whole (absent, redacted, truncated)
 NOT_CAPTURED = Integrity.NOT_CAPTURED
-NOT_LOCATED = "imported_not_located"
+NOT_LOCATED = CurrencyReason.IMPORTED_NOT_LOCATED
 
 
 @dataclass(frozen=True)
@@ -63,27 +63,20 @@ class ImportedFacts:
 
 def read_imported(
     env: Envelope, seq: int, origin: str, custodian_id: str, custodian_ed25519: bytes
-) -> tuple[Manifest, str, ImportedFacts]:
+) -> tuple[Manifest, SignatureState, ImportedFacts]:
     """(manifest record, signature state, facts) of an imported_trace entry.
 
     The signature is checked against the custodian's key and the statement must name
     this vault and this seq (`verify` also checks the root before it).
     """
-    signature = "valid"
+    signature = SignatureState.VALID
     try:
         verify_envelope(env, {custodian_id: custodian_ed25519})
     except SignatureError:
-        signature = "signature_invalid"
+        signature = SignatureState.SIGNATURE_INVALID
     body = json.loads(env.payload)
-    place = body.get("log") if isinstance(body, dict) else None
-    if (
-        not isinstance(body, dict)
-        or body.get("type") != IMPORTED_KIND
-        or not isinstance(place, dict)
-        or place.get("seq") != seq
-        or place.get("origin") != origin
-    ):
-        signature = "signature_invalid"
+    if not _signed_for(body, seq, origin):
+        signature = SignatureState.SIGNATURE_INVALID
     st = body.get("statement") if isinstance(body, dict) else None
     if not isinstance(st, dict) or st.get("schema") != IMPORTED_SCHEMA:
         raise ValueError(f"log entry {seq} is not a {IMPORTED_SCHEMA} statement")
@@ -96,6 +89,18 @@ def read_imported(
         fields={str(k): FieldFact.from_json(v) for k, v in st["fields"].items()},
     )
     return imported_manifest(st), signature, facts
+
+
+def _signed_for(body: object, seq: int, origin: str) -> bool:
+    """Whether the signed payload is an imported trace bound to entry `seq` of `origin`."""
+    place = body.get("log") if isinstance(body, dict) else None
+    return (
+        isinstance(body, dict)
+        and body.get("type") == IMPORTED_KIND
+        and isinstance(place, dict)
+        and place.get("seq") == seq
+        and place.get("origin") == origin
+    )
 
 
 def not_captured(fact: FieldFact | None) -> TextResult:
@@ -114,7 +119,9 @@ def passage_attestation(facts: ImportedFacts, index: int) -> dict[str, FieldFact
 def not_located(attestation: dict[str, FieldFact]) -> tuple[CurrencyResult, Transform]:
     fact = attestation.get("chain")
     detail = fact.detail if fact is not None else "the importer did not locate it"
-    return CurrencyResult(Currency.UNCHECKED, NOT_LOCATED, detail), Transform(NOT_LOCATED, detail)
+    return CurrencyResult(Currency.UNCHECKED, NOT_LOCATED, detail), Transform(
+        TransformState.IMPORTED_NOT_LOCATED, detail
+    )
 
 
 def imported_json(facts: ImportedFacts) -> ImportedJSON:

@@ -16,6 +16,7 @@ from store.dsse import Envelope, verify_envelope
 from store.errors import InputError, SignatureError
 from store.roster import investigators
 from store.vault import Vault
+from store.words import SignatureState
 from tracer.engine.trust import TrustStore
 
 __all__ = ["JournalEntry", "read_journal"]
@@ -33,7 +34,7 @@ class JournalEntryJSON(TypedDict):
     target: str
     at: str
     forensic: bool
-    signature: str
+    signature: SignatureState
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ class JournalEntry:
     target: str
     at: str
     forensic: bool
-    signature: str
+    signature: SignatureState
 
     def to_json(self) -> JournalEntryJSON:
         return {
@@ -76,20 +77,17 @@ def read_journal(vault: Vault, trust: TrustStore | None = None) -> list[JournalE
             record = json.loads(raw)
             env = Envelope.from_json(record["entry"]["envelope"], str(path), f"line {n}")
             key_id = verify_envelope(env, keys)
-            signature = "valid"
+            signature = SignatureState.VALID
             stmt = json.loads(env.payload)["statement"]
         except (ValueError, KeyError, TypeError, InputError) as exc:
-            out.append(JournalEntry(n, "", "?", "unreadable", str(exc)[:80], "", False, "unreadable"))
+            out.append(
+                JournalEntry(n, "", "?", "unreadable", str(exc)[:80], "", False, SignatureState.UNREADABLE)
+            )
             continue
         except SignatureError:
-            key_id, signature = env.signatures[0].keyid if env.signatures else "", "signature_invalid"
-            try:
-                body = json.loads(env.payload)
-                stmt = body.get("statement", {}) if isinstance(body, dict) else {}
-            except ValueError:
-                stmt = {}
-            if not isinstance(stmt, dict):
-                stmt = {}
+            key_id = env.signatures[0].keyid if env.signatures else ""
+            signature = SignatureState.SIGNATURE_INVALID
+            stmt = _unverified_statement(env)
         out.append(
             JournalEntry(
                 n,
@@ -103,3 +101,13 @@ def read_journal(vault: Vault, trust: TrustStore | None = None) -> list[JournalE
             )
         )
     return out
+
+
+def _unverified_statement(env: Envelope) -> dict[str, object]:
+    """What an entry whose signature fails says it is (shown as such, never trusted)."""
+    try:
+        body = json.loads(env.payload)
+        stmt = body.get("statement", {}) if isinstance(body, dict) else {}
+    except ValueError:
+        return {}
+    return stmt if isinstance(stmt, dict) else {}

@@ -13,9 +13,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
+from store.entries import FaultJSON
 from store.records import ChainJSON, LocatorJSON, ProducerJSON
+from store.statements import FieldFactJSON
 from store.words import ModelInput
-from tracer.engine.vocabulary import Currency, FindingKind, Integrity
+from tracer.engine.answertime import AnswerTimeReason, AnswerTimeState
+from tracer.engine.vocabulary import (
+    Currency,
+    CurrencyReason,
+    FindingKind,
+    Integrity,
+    SignatureState,
+    TransformState,
+)
 
 if TYPE_CHECKING:
     from store.queries import TombstoneRow
@@ -23,6 +33,14 @@ if TYPE_CHECKING:
 __all__ = [
     "AnswerStateJSON",
     "AnswerTimeJSON",
+    "CaseActivityJSON",
+    "CaseConclusionJSON",
+    "CaseFindingJSON",
+    "CaseJSON",
+    "CaseNoteJSON",
+    "CaseOpenedJSON",
+    "CaseSelectionJSON",
+    "CaseTagJSON",
     "ChangedInJSON",
     "CheckpointRefJSON",
     "CitationJSON",
@@ -31,6 +49,8 @@ __all__ = [
     "ContentJSON",
     "CurrencyJSON",
     "CurrentRevisionJSON",
+    "DatasetCheckpointJSON",
+    "DatasetReportJSON",
     "EffectiveJSON",
     "FindingJSON",
     "FindingRecord",
@@ -132,7 +152,7 @@ class CurrentRevisionJSON(TypedDict):
 
 class CurrencyJSON(TypedDict):
     state: Currency
-    reason: str
+    reason: CurrencyReason
     detail: NotRequired[str]
     normalizer: NotRequired[str | None]
     shows_current: NotRequired[bool]
@@ -145,7 +165,7 @@ class CurrencyJSON(TypedDict):
 
 class VerdictJSON(TypedDict):
     state: Currency
-    reason: str
+    reason: CurrencyReason
 
 
 class InForceJSON(TypedDict):
@@ -169,8 +189,8 @@ class ChangedInJSON(TypedDict):
 
 
 class AnswerTimeJSON(TypedDict):
-    state: str
-    reason: str
+    state: AnswerTimeState
+    reason: AnswerTimeReason
     generated_at: NotRequired[str]
     detail: NotRequired[str]
     cited_revision: NotRequired[RevisionJSON | None]
@@ -184,7 +204,7 @@ class EffectiveJSON(TypedDict):
 
 
 class TransformJSON(TypedDict):
-    state: str
+    state: TransformState
     detail: str
 
 
@@ -200,7 +220,7 @@ class ImportedPassageJSON(TypedDict):
     metadata: Any
     model_input_span_id: Any
     #: FieldFact.to_json of each field
-    fields: dict[str, dict[str, Any]]
+    fields: dict[str, FieldFactJSON]
 
 
 class PassageJSON(TypedDict):
@@ -248,11 +268,11 @@ class CitationJSON(TypedDict):
     unknown_passages: list[str]
     integrity: Integrity
     currency: Currency
-    answer_time: str
+    answer_time: AnswerTimeState
 
 
 class SignatureJSON(TypedDict):
-    state: str
+    state: SignatureState
     keyid: str
     signed_by: NotRequired[str]
 
@@ -280,7 +300,7 @@ class ImportedJSON(TypedDict):
     root_span_id: str
     span_ids: list[str]
     imported_at: str
-    fields: dict[str, dict[str, Any]]
+    fields: dict[str, FieldFactJSON]
 
 
 class _NoProducer(TypedDict):
@@ -289,7 +309,7 @@ class _NoProducer(TypedDict):
 
 class TransformFailureJSON(TypedDict):
     passage_id: str
-    state: str
+    state: TransformState
     detail: str
 
 
@@ -304,10 +324,10 @@ class TraceJSON(TypedDict):
     visible: bool
     integrity: Integrity
     currency: Currency
-    answer_time: str
+    answer_time: AnswerTimeState
     reasons: list[str]
     #: the worst transformation-trace failure of the answer's passages, if any
-    transform: str | None
+    transform: TransformState | None
     transform_failures: list[TransformFailureJSON]
     signature: SignatureJSON | None
     producer: ProducerJSON | _NoProducer
@@ -319,7 +339,7 @@ class TraceJSON(TypedDict):
     passages: list[PassageJSON]
     lineage: list[LineageJSON]
     #: as ingest recorded them in the entry (`store.ingest.Fault`: path, code, message)
-    faults: list[dict[str, Any]]
+    faults: list[FaultJSON]
     findings: list[NoteJSON]
     computed_at: str
     checkpoint: CheckpointRefJSON
@@ -330,8 +350,8 @@ class TraceJSON(TypedDict):
 
 
 class StateReasonJSON(TypedDict):
-    state: str
-    reason: str
+    state: AnswerTimeState
+    reason: AnswerTimeReason
 
 
 class PassageVerdictJSON(TypedDict):
@@ -350,7 +370,7 @@ class CitationVerdictJSON(TypedDict):
     index: int
     integrity: Integrity
     currency: Currency
-    answer_time: str
+    answer_time: AnswerTimeState
     passages: list[PassageVerdictJSON]
 
 
@@ -365,7 +385,7 @@ class AnswerStateJSON(TypedDict):
     citations: int | None
     integrity: Integrity
     currency: Currency
-    answer_time: str
+    answer_time: AnswerTimeState
     citation_verdicts: list[CitationVerdictJSON] | None
     imported: NotRequired[str]
     dependency: NotRequired[str]
@@ -407,6 +427,79 @@ class HoldJSON(TypedDict):
     in_force: bool
     release: ReleaseJSON | None
     withheld: list[str]
+
+
+class CaseOpenedJSON(TypedDict):
+    seq: int
+    at: str
+    by: PersonJSON
+
+
+class CaseTagJSON(TypedDict):
+    seq: int
+    tag: str
+    answer_id: str
+    target: str
+    at: str
+    by: PersonJSON
+
+
+class CaseNoteJSON(TypedDict):
+    seq: int
+    answer_id: str | None
+    text: str
+    at: str
+    by: PersonJSON
+
+
+class CaseFindingJSON(TypedDict):
+    seq: int
+    answer_id: str
+    target: str
+    note: str
+    at: str
+    by: PersonJSON
+
+
+class CaseActivityJSON(TypedDict):
+    seq: int
+    action: str
+    target: str
+    at: str
+    by: PersonJSON
+    #: in a case pack: made while the case was selected (False: an access to its answers)
+    under_case: NotRequired[bool]
+
+
+class CaseConclusionJSON(TypedDict):
+    seq: int
+    text: str
+    at: str
+    by: PersonJSON
+
+
+class CaseSelectionJSON(TypedDict):
+    what: str
+    why: str
+    answer_ids: list[str]
+
+
+class CaseJSON(TypedDict):
+    """A case as `tracer case show --json` and a case pack give it (docs/cases.md)."""
+
+    case_id: str
+    title: str
+    purpose: str
+    opened: CaseOpenedJSON
+    investigators: list[PersonJSON]
+    tags: list[CaseTagJSON]
+    notes: list[CaseNoteJSON]
+    findings: list[CaseFindingJSON]
+    holds: list[HoldJSON]
+    activity: list[CaseActivityJSON]
+    conclusion: CaseConclusionJSON | None
+    #: in a case pack: which answers the pack holds, and why
+    selection: NotRequired[CaseSelectionJSON]
 
 
 class ImpactHoldJSON(HoldJSON):
@@ -470,6 +563,26 @@ class VerifiedCheckpointJSON(TypedDict):
     signer: str | None
     recomputed_root: str
     log_size: int
+
+
+class DatasetCheckpointJSON(TypedDict):
+    """What `verify-dataset` recomputed: the signed size the export covers, the root."""
+
+    size: int
+    recomputed_root: str
+    log_size: int
+
+
+class DatasetReportJSON(TypedDict):
+    """`tracer verify-dataset --json` (docs/scale.md)."""
+
+    ok: bool
+    engine: str
+    #: the exporter the signed manifest names (name, key_id, role, scopes), as it says
+    exporter: dict[str, Any]
+    checkpoint: DatasetCheckpointJSON
+    counts: dict[str, int]
+    findings: list[FindingJSON]
 
 
 class VerifyJSON(TypedDict):

@@ -13,6 +13,7 @@ findings in the same order.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Unpack, cast
 
@@ -127,8 +128,11 @@ class RunResult:
     started: int
     #: one object per distinct memo key, so pickling the result sends each once
     keys: dict[TransformKey, TransformKey] = field(default_factory=dict)
+    #: per row, in order: the key id its envelope's first signature names (None when
+    #: its bytes are no JSON object or name none), read from the bytes decoded here
+    signers: list[str | None] = field(default_factory=list)
 
-    def __getstate__(self) -> dict[str, Any]:
+    def __getstate__(self) -> dict[str, object]:
         return {**self.__dict__, "keys": {}}
 
 
@@ -138,51 +142,78 @@ def check_run(run: RunInput) -> RunResult:
     out = RunResult([], {t: [] for t in VIEW_COLUMNS}, {}, [], [], keyring, started)
     for seq, kind, data, stored_leaf, leaf in run.rows:
         found: list[Finding] = []
-        manifest = _check_entry(run, keyring, out, found, seq, kind, data, stored_leaf, leaf)
+        manifest, signer = _check_entry(run, keyring, out, found, _Row(seq, kind, data, stored_leaf, leaf))
         out.entries.append((seq, found, manifest))
+        out.signers.append(signer)
     if run.arrow:
         out.tables = {t: rows_table(t, items) for t, items in out.rows.items() if items}
         out.rows = {}
     return out
 
 
+class _Row(NamedTuple):
+    seq: int
+    kind: str
+    data: bytes
+    stored_leaf: bytes
+    leaf: bytes
+
+
 def _check_entry(
-    run: RunInput,
-    keyring: Roster,
-    out: RunResult,
-    found: list[Finding],
-    seq: int,
-    kind: str,
-    data: bytes,
-    stored_leaf: bytes,
-    leaf: bytes,
-) -> bool:
+    run: RunInput, keyring: Roster, out: RunResult, found: list[Finding], row: _Row
+) -> tuple[bool, str | None]:
+    """One entry's checks: (whether it counted as a manifest, the signer it names)."""
+    seq, kind = row.seq, row.kind
+    body = _body(found, row)
+    if body is None:
+        return False, None
+    entry, env, raw, env_error = _decoded(LogEntry(row.data, body, row.leaf))
+    rec = _entry_record(run, entry, kind, env_error)
+    _place_findings(found, seq, kind, entry, rec, row.stored_leaf, row.leaf)
+    manifest = _signature(run, keyring, found, seq, entry, rec, env, raw, env_error)
+    if kind == "manifest" and run.scopes is not None and entry.manifest is not None:
+        _tasks(run.scopes, out, seq, kind, entry.manifest)
+    _derive(found, out, seq, entry)
+    return manifest, entry.signer
+
+
+def _body(found: list[Finding], row: _Row) -> dict[str, Any] | None:
+    """The entry's JSON object, or None with its findings when its bytes are none."""
     try:
-        body = json.loads(data)
+        body = json.loads(row.data)
         if not isinstance(body, dict):
             raise ValueError("log entry is not a JSON object")
     except ValueError as exc:
         found.append(
-            finding(FindingKind.ENTRY_MALFORMED, seq, f"entry bytes are not a JSON object: {exc}", kind=kind)
+            finding(
+                FindingKind.ENTRY_MALFORMED,
+                row.seq,
+                f"entry bytes are not a JSON object: {exc}",
+                kind=row.kind,
+            )
         )
-        if leaf != stored_leaf:
-            found.append(_leaf_mismatch(seq, stored_leaf, leaf, {"kind": kind}))
-        return False
-    entry, env, raw, env_error = _decoded(LogEntry(data, body, leaf))
+        if row.leaf != row.stored_leaf:
+            found.append(_leaf_mismatch(row.seq, row.stored_leaf, row.leaf, {"kind": row.kind}))
+        return None
+    return body
+
+
+def _entry_record(run: RunInput, entry: LogEntry, kind: str, env_error: Exception | None) -> FindingRecord:
+    """What pins the entry's findings to it: its kind, and its ids unless it is outside
+    the viewer's scope (a manifest outside it is pinned by its log entry only: its answer
+    and run ids are facts about evidence the viewer may not see)."""
     rec: FindingRecord = {"kind": entry.kind or kind}
     try:
         payload = entry.payload_json() if env_error is None else None
     except (InputError, ValueError, AttributeError, TypeError):
         payload = None
-    hidden = _outside_scope(run, entry.kind, payload)
-    if isinstance(payload, dict) and not hidden:
-        # a manifest outside the viewer's scope is pinned by its log entry only: its
-        # answer and run ids are facts about evidence the viewer may not see
+    if isinstance(payload, dict) and not _outside_scope(run, entry.kind, payload):
         rec.update(_record(entry.kind, payload))
-    _place_findings(found, seq, kind, entry, rec, stored_leaf, leaf)
-    manifest = _signature(run, keyring, found, seq, entry, rec, env, raw, env_error)
-    if kind == "manifest" and run.scopes is not None and entry.manifest is not None:
-        _tasks(run.scopes, out, seq, kind, entry.manifest)
+    return rec
+
+
+def _derive(found: list[Finding], out: RunResult, seq: int, entry: LogEntry) -> None:
+    """The entry's view rows into `out`, all or none (a finding when it derives none)."""
     scratch: Rows = {t: [] for t in VIEW_COLUMNS}
     try:
         derive(seq, entry, scratch)
@@ -190,11 +221,10 @@ def _check_entry(
         found.append(
             finding(FindingKind.ENTRY_MALFORMED, seq, f"cannot derive views: {exc!r}", kind=entry.kind)
         )
-    else:
-        for table, items in scratch.items():
-            if items:
-                out.rows[table].extend(items)
-    return manifest
+        return
+    for table, items in scratch.items():
+        if items:
+            out.rows[table].extend(items)
 
 
 def _decoded(entry: LogEntry) -> tuple[LogEntry, Envelope | None, Any, Exception | None]:
@@ -310,55 +340,82 @@ def _signature(
         return False
     kind = entry.kind
     if kind == "manifest":
-        if env.payload_type != MANIFEST_TYPE:
-            found.append(
-                finding(
-                    FindingKind.ENTRY_KIND_MISMATCH,
-                    seq,
-                    f"entry kind 'manifest' carries a signed {env.payload_type!r} payload: "
-                    "a signed statement reused under another kind",
-                    **rec,
-                )
-            )
-            return False
-        try:
-            verify_envelope(env, keyring.producer_keys_at(str(body.get("generated_at", ""))))
-        except SignatureError as exc:
-            found.append(finding(FindingKind.SIGNATURE_INVALID, seq, str(exc), **rec))
-        if not _outside_scope(run, kind, body):
-            _faults(found, seq, entry, body)
-        return True
+        return _manifest_signature(run, keyring, found, seq, entry, rec, env, body)
     if kind not in CUSTODIAN_KINDS and kind not in INVESTIGATOR_KINDS:
         found.append(finding(FindingKind.ENTRY_UNKNOWN_KIND, seq, f"unknown entry kind {kind!r}"))
         return False
-    if kind == "vault_init" and seq == 0:
-        signers = _self_signer(body)
-    else:
-        signers = keyring.statement_signers(kind)
-    bad = statement_problem(entry, seq, run.origin, run.roots.get(seq), signers)
-    if bad is not None:
-        found.append(finding(bad[0], seq, bad[1], **rec))
-        return False
-    if kind in ROSTER_KINDS:
-        refused = keyring.fold(seq, kind, body)
-        if refused is not None:
-            found.append(finding(refused.code, seq, refused.detail, **rec))
-        elif kind == "vault_init":
-            cust = keyring.custodian
-            if cust is not None and cust.ed25519 != run.custodian_ed25519:
-                found.append(
-                    finding(
-                        FindingKind.CUSTODIAN_MISMATCH,
-                        seq,
-                        f"entry 0 names custodian {cust.key_id[:16]}, the vault's metadata "
-                        f"{run.custodian_key_id[:16]}",
-                        **rec,
-                    )
-                )
+    _statement_signature(run, keyring, found, seq, entry, rec, body)
     return False
 
 
-def _self_signer(body: dict[str, Any]) -> dict[str, bytes]:
+def _manifest_signature(
+    run: RunInput,
+    keyring: Roster,
+    found: list[Finding],
+    seq: int,
+    entry: LogEntry,
+    rec: FindingRecord,
+    env: Envelope,
+    body: Any,
+) -> bool:
+    """A manifest signed by a producer key valid when it was generated; its faults."""
+    if env.payload_type != MANIFEST_TYPE:
+        found.append(
+            finding(
+                FindingKind.ENTRY_KIND_MISMATCH,
+                seq,
+                f"entry kind 'manifest' carries a signed {env.payload_type!r} payload: "
+                "a signed statement reused under another kind",
+                **rec,
+            )
+        )
+        return False
+    try:
+        verify_envelope(env, keyring.producer_keys_at(str(body.get("generated_at", ""))))
+    except SignatureError as exc:
+        found.append(finding(FindingKind.SIGNATURE_INVALID, seq, str(exc), **rec))
+    if not _outside_scope(run, "manifest", body):
+        _faults(found, seq, entry, body)
+    return True
+
+
+def _statement_signature(
+    run: RunInput,
+    keyring: Roster,
+    found: list[Finding],
+    seq: int,
+    entry: LogEntry,
+    rec: FindingRecord,
+    body: Any,
+) -> None:
+    """A statement signed by whoever may sign its kind, in its signed place; a roster
+    statement is then folded into the keyring (entry 0 against the vault's custodian)."""
+    kind = entry.kind
+    signers = _self_signer(body) if kind == "vault_init" and seq == 0 else keyring.statement_signers(kind)
+    bad = statement_problem(entry, seq, run.origin, run.roots.get(seq), signers)
+    if bad is not None:
+        found.append(finding(bad[0], seq, bad[1], **rec))
+        return
+    if kind not in ROSTER_KINDS:
+        return
+    refused = keyring.fold(seq, kind, body)
+    if refused is not None:
+        found.append(finding(refused.code, seq, refused.detail, **rec))
+        return
+    cust = keyring.custodian
+    if kind == "vault_init" and cust is not None and cust.ed25519 != run.custodian_ed25519:
+        found.append(
+            finding(
+                FindingKind.CUSTODIAN_MISMATCH,
+                seq,
+                f"entry 0 names custodian {cust.key_id[:16]}, the vault's metadata "
+                f"{run.custodian_key_id[:16]}",
+                **rec,
+            )
+        )
+
+
+def _self_signer(body: Mapping[str, object]) -> dict[str, bytes]:
     """vault_init is signed by the custodian it names (checked against the metadata)."""
     cust = body.get("custodian")
     try:

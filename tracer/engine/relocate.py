@@ -41,7 +41,7 @@ from rapidfuzz.distance import LCSseq
 from store.records import Locator
 from tracer.engine.normalizers import NORM1, Normalizer
 from tracer.engine.textnorm import Block, Structure
-from tracer.engine.vocabulary import Currency
+from tracer.engine.vocabulary import Currency, CurrencyReason
 
 __all__ = [
     "AMBIGUOUS",
@@ -68,19 +68,19 @@ STATES: Final = frozenset({VERIFIED, MOVED, STALE, AMBIGUOUS})
 
 REASONS: Final = frozenset(
     {
-        "at_locator",
-        "not_at_locator",
-        "normalized_identical",
-        "unchanged_at_locator",
-        "relocated_same_section",
-        "relocated_compatible_section",
-        "relocated_heading_agrees",
-        "relocated_renumbered_section",
-        "multiple_matches",
-        "unique_match_incompatible_section",
-        "quote_changed",
-        "quote_removed",
-        "empty_quote",
+        CurrencyReason.AT_LOCATOR,
+        CurrencyReason.NOT_AT_LOCATOR,
+        CurrencyReason.NORMALIZED_IDENTICAL,
+        CurrencyReason.UNCHANGED_AT_LOCATOR,
+        CurrencyReason.RELOCATED_SAME_SECTION,
+        CurrencyReason.RELOCATED_COMPATIBLE_SECTION,
+        CurrencyReason.RELOCATED_HEADING_AGREES,
+        CurrencyReason.RELOCATED_RENUMBERED_SECTION,
+        CurrencyReason.MULTIPLE_MATCHES,
+        CurrencyReason.UNIQUE_MATCH_INCOMPATIBLE_SECTION,
+        CurrencyReason.QUOTE_CHANGED,
+        CurrencyReason.QUOTE_REMOVED,
+        CurrencyReason.EMPTY_QUOTE,
     }
 )
 
@@ -92,7 +92,7 @@ _TOKEN: Final = re.compile(r"\w+|[^\w\s]")
 @dataclass(frozen=True)
 class Relocation:
     state: Currency
-    reason: str
+    reason: CurrencyReason
     locator: Locator | None
     candidates: tuple[Locator, ...]
     current_excerpt: str | None
@@ -252,7 +252,7 @@ def _block_locator(block: Block) -> Locator:
 
 def _result(
     state: Currency,
-    reason: str,
+    reason: CurrencyReason,
     quote: str,
     *,
     locator: Locator | None = None,
@@ -365,16 +365,21 @@ def _proposals(quote: str, locator: Locator, structure: Structure) -> list[_Prop
                 continue
             start, end = window[0].start, window[-1].end
             path = window[0].heading_path
-            if path == locator.heading_path:
-                tier = 0
-            elif headings_compatible(locator.heading_path, path) or renumbered(locator.heading_path, path):
-                tier = 1
-            else:
-                tier = 2
             loc = Locator(path, window[0].index, start, end)
+            tier = _tier(locator.heading_path, path)
             found.append(_Proposal(tier, score, size, abs(window[0].index - locator.paragraph), loc))
     found.sort(key=_Proposal.key)
     return found
+
+
+def _tier(cited: tuple[str, ...], path: tuple[str, ...]) -> int:
+    """How well a proposal's heading path agrees with the cited one: 0 the same, 1
+    compatible or renumbered, 2 neither."""
+    if path == cited:
+        return 0
+    if headings_compatible(cited, path) or renumbered(cited, path):
+        return 1
+    return 2
 
 
 def _not_found(quote: str, normalized_quote: str, locator: Locator, structure: Structure) -> Relocation:
@@ -391,7 +396,7 @@ def _not_found(quote: str, normalized_quote: str, locator: Locator, structure: S
         best = chosen[0]
         return _result(
             STALE,
-            "quote_changed",
+            CurrencyReason.QUOTE_CHANGED,
             quote,
             locator=best,
             candidates=tuple(chosen),
@@ -400,11 +405,11 @@ def _not_found(quote: str, normalized_quote: str, locator: Locator, structure: S
     rec = _unlabelled(locator.heading_path)
     section = [b for b in structure.paragraphs() if _unlabelled(b.heading_path) == rec]
     if not section:
-        return _result(STALE, "quote_removed", quote)
+        return _result(STALE, CurrencyReason.QUOTE_REMOVED, quote)
     nearest = min(section, key=lambda b: (abs(b.index - locator.paragraph), b.index))
     return _result(
         STALE,
-        "quote_removed",
+        CurrencyReason.QUOTE_REMOVED,
         quote,
         locator=_block_locator(nearest),
         current_excerpt=nearest.text,
@@ -413,7 +418,7 @@ def _not_found(quote: str, normalized_quote: str, locator: Locator, structure: S
 
 def _same_revision(quote: str, normalized_quote: str, locator: Locator, structure: Structure) -> Relocation:
     if not normalized_quote:
-        return _result(STALE, "empty_quote", quote)
+        return _result(STALE, CurrencyReason.EMPTY_QUOTE, quote)
     anchor = _anchor_from(normalized_quote, locator, structure)
     occurrences = _occurrences(normalized_quote, structure, anchor)
     candidates = tuple(_locate(structure, s, e) for s, e in occurrences)
@@ -421,14 +426,14 @@ def _same_revision(quote: str, normalized_quote: str, locator: Locator, structur
         here = _locate(structure, locator.char_start, locator.char_end)
         return _result(
             VERIFIED,
-            "at_locator",
+            CurrencyReason.AT_LOCATOR,
             quote,
             locator=here,
             candidates=candidates,
             current_excerpt=normalized_quote,
         )
     if occurrences:
-        return _result(STALE, "not_at_locator", quote, candidates=candidates)
+        return _result(STALE, CurrencyReason.NOT_AT_LOCATOR, quote, candidates=candidates)
     return _not_found(quote, normalized_quote, locator, structure)
 
 
@@ -477,39 +482,39 @@ def relocate(
     cited = norm.structure(cited_text)
     later = norm.structure(later_text)
     if cited.text == later.text:
-        same = _same_revision(quote, q, locator, later)
-        if same.state == VERIFIED:
-            return _result(
-                VERIFIED,
-                "normalized_identical",
-                quote,
-                locator=same.locator,
-                candidates=same.candidates,
-                current_excerpt=same.current_excerpt,
-            )
-        return same
+        return _normalized_identical(quote, q, locator, later)
     if not q:
-        return _result(STALE, "empty_quote", quote)
+        return _result(STALE, CurrencyReason.EMPTY_QUOTE, quote)
 
     occurrences = _occurrences(q, later, _anchor_from(q, locator, cited))
     if not occurrences:
         return _not_found(quote, q, locator, later)
+    return _by_heading(quote, locator, later, [_locate(later, s, e) for s, e in occurrences])
 
-    found = [_locate(later, s, e) for s, e in occurrences]
+
+def _normalized_identical(quote: str, q: str, locator: Locator, later: Structure) -> Relocation:
+    """Identical normalized revisions are checked as one revision; a verified quote says why."""
+    same = _same_revision(quote, q, locator, later)
+    if same.state != VERIFIED:
+        return same
+    return _result(
+        VERIFIED,
+        CurrencyReason.NORMALIZED_IDENTICAL,
+        quote,
+        locator=same.locator,
+        candidates=same.candidates,
+        current_excerpt=same.current_excerpt,
+    )
+
+
+def _by_heading(quote: str, locator: Locator, later: Structure, found: list[Locator]) -> Relocation:
+    """Exact, anchored occurrences decide by heading path alone: the same section, a
+    compatible one, a renumbered one, or several places (ambiguous)."""
     candidates = tuple(found)
-    same_section = [loc for loc in found if loc.heading_path == locator.heading_path]
-    agreeing = [loc for loc in found if headings_compatible(locator.heading_path, loc.heading_path)]
-    relabelled = [loc for loc in found if renumbered(locator.heading_path, loc.heading_path)]
+    same_section, agreeing, relabelled = _by_section(locator.heading_path, found)
 
-    def placed(state: Currency, reason: str, loc: Locator) -> Relocation:
-        return _result(
-            state,
-            reason,
-            quote,
-            locator=loc,
-            candidates=candidates,
-            current_excerpt=later.text[loc.char_start : loc.char_end],
-        )
+    def placed(state: Currency, reason: CurrencyReason, loc: Locator) -> Relocation:
+        return _placed(state, reason, quote, loc, candidates, later)
 
     if len(same_section) == 1:
         loc = same_section[0]
@@ -518,16 +523,47 @@ def relocate(
             locator.char_start,
             locator.char_end,
         ):
-            return placed(VERIFIED, "unchanged_at_locator", loc)
-        return placed(MOVED, "relocated_same_section", loc)
+            return placed(VERIFIED, CurrencyReason.UNCHANGED_AT_LOCATOR, loc)
+        return placed(MOVED, CurrencyReason.RELOCATED_SAME_SECTION, loc)
     if len(found) == 1:
         if agreeing:
-            return placed(MOVED, "relocated_compatible_section", found[0])
+            return placed(MOVED, CurrencyReason.RELOCATED_COMPATIBLE_SECTION, found[0])
         if relabelled:
-            return placed(MOVED, "relocated_renumbered_section", found[0])
-        return _result(AMBIGUOUS, "unique_match_incompatible_section", quote, candidates=candidates)
+            return placed(MOVED, CurrencyReason.RELOCATED_RENUMBERED_SECTION, found[0])
+        return _result(
+            AMBIGUOUS, CurrencyReason.UNIQUE_MATCH_INCOMPATIBLE_SECTION, quote, candidates=candidates
+        )
     if len(agreeing) == 1:
-        return placed(MOVED, "relocated_heading_agrees", agreeing[0])
+        return placed(MOVED, CurrencyReason.RELOCATED_HEADING_AGREES, agreeing[0])
     if not agreeing and len(relabelled) == 1:
-        return placed(MOVED, "relocated_renumbered_section", relabelled[0])
-    return _result(AMBIGUOUS, "multiple_matches", quote, candidates=candidates)
+        return placed(MOVED, CurrencyReason.RELOCATED_RENUMBERED_SECTION, relabelled[0])
+    return _result(AMBIGUOUS, CurrencyReason.MULTIPLE_MATCHES, quote, candidates=candidates)
+
+
+def _by_section(
+    cited: tuple[str, ...], found: list[Locator]
+) -> tuple[list[Locator], list[Locator], list[Locator]]:
+    """The occurrences in the cited section, in a compatible one, and in a renumbered one."""
+    same_section = [loc for loc in found if loc.heading_path == cited]
+    agreeing = [loc for loc in found if headings_compatible(cited, loc.heading_path)]
+    relabelled = [loc for loc in found if renumbered(cited, loc.heading_path)]
+    return same_section, agreeing, relabelled
+
+
+def _placed(
+    state: Currency,
+    reason: CurrencyReason,
+    quote: str,
+    loc: Locator,
+    candidates: tuple[Locator, ...],
+    later: Structure,
+) -> Relocation:
+    """A verdict placing the quote at `loc` of the later revision, with its text there."""
+    return _result(
+        state,
+        reason,
+        quote,
+        locator=loc,
+        candidates=candidates,
+        current_excerpt=later.text[loc.char_start : loc.char_end],
+    )

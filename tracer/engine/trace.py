@@ -20,14 +20,14 @@ from typing import Any
 from store import queries
 from store.attest import FieldFact
 from store.dsse import verify_envelope
-from store.entries import LogEntry
+from store.entries import FaultJSON, LogEntry
 from store.errors import InputError, SignatureError, StoreError, VaultError
 from store.filters import AnswerFilter
 from store.queries import AnswerRow, FindingRow
 from store.records import Citation, Locator, MalformedRecordError, Manifest, Passage, Producer
 from store.roster import producer_keys
 from tracer.clock import now_iso
-from tracer.engine.answertime import strictest_answer_time
+from tracer.engine.answertime import AnswerTimeReason, AnswerTimeState, strictest_answer_time
 from tracer.engine.currency import CurrencyEngine, CurrencyResult, Memo
 from tracer.engine.evidence import TextResult
 from tracer.engine.imported import (
@@ -47,7 +47,14 @@ from tracer.engine.transform import (
     derived_transform,
     worst_failure,
 )
-from tracer.engine.vocabulary import Currency, Integrity, ModelInput
+from tracer.engine.vocabulary import (
+    Currency,
+    CurrencyReason,
+    Integrity,
+    ModelInput,
+    SignatureState,
+    TransformState,
+)
 
 __all__ = [
     "AnswerTrace",
@@ -85,14 +92,14 @@ class PassageVerdict:
     passage_id: str
     visible: bool
     state: Currency
-    reason: str
+    reason: CurrencyReason
     effective_currency: Currency
     normalizer: str
     recorded_normalizer: str
     locator: Locator | None
     new_locator: Locator | None
-    answer_time: str
-    answer_time_reason: str
+    answer_time: AnswerTimeState
+    answer_time_reason: AnswerTimeReason
 
 
 @dataclass(frozen=True)
@@ -100,7 +107,7 @@ class CitationVerdict:
     index: int
     integrity: Integrity
     currency: Currency
-    answer_time: str
+    answer_time: AnswerTimeState
     passages: tuple[PassageVerdict, ...]
 
 
@@ -120,7 +127,7 @@ class Summary:
     reasons: tuple[str, ...] = ()
     pending: frozenset[str] = frozenset()
     #: answer-time currency of its own citations: current, unknown or superseded
-    answer_time: str = "unknown"
+    answer_time: AnswerTimeState = AnswerTimeState.UNKNOWN
     citations: tuple[CitationVerdict, ...] = ()
 
 
@@ -161,15 +168,16 @@ class PassageTrace:
         return str(value) if value else None
 
     @property
-    def answer_time(self) -> str:
+    def answer_time(self) -> AnswerTimeState:
         at = self.currency.answer_time
-        return at.state if at is not None and self.visible else "unknown"
+        return at.state if at is not None and self.visible else AnswerTimeState.UNKNOWN
 
     def verdict(self) -> PassageVerdict:
         if not self.visible:
             return PassageVerdict(
-                self.passage_id, False, Currency.UNAVAILABLE, "out_of_scope", Currency.UNAVAILABLE,
-                "", "", None, None, "unknown", "out_of_scope",
+                self.passage_id, False,
+                Currency.UNAVAILABLE, CurrencyReason.OUT_OF_SCOPE, Currency.UNAVAILABLE,
+                "", "", None, None, AnswerTimeState.UNKNOWN, AnswerTimeReason.OUT_OF_SCOPE,
             )  # fmt: skip
         c, at = self.currency, self.currency.answer_time
         rel = c.relocation
@@ -184,8 +192,8 @@ class PassageTrace:
             chain.normalizer_version if chain is not None else "",
             chain.locator if chain is not None else None,
             rel.locator if rel is not None else None,
-            at.state if at is not None else "unknown",
-            at.reason if at is not None else "not_computed",
+            at.state if at is not None else AnswerTimeState.UNKNOWN,
+            at.reason if at is not None else AnswerTimeReason.NOT_COMPUTED,
         )
 
 
@@ -200,7 +208,7 @@ class CitationTrace:
     unknown_passages: list[str]
     integrity: Integrity
     currency: Currency
-    answer_time: str = "unknown"
+    answer_time: AnswerTimeState = AnswerTimeState.UNKNOWN
 
 
 @dataclass
@@ -224,7 +232,7 @@ class AnswerTrace:
     generated_at: str
     collection: str
     visible: bool
-    signature: str
+    signature: SignatureState
     signer: str
     producer: Producer
     runtime: Mapping[str, Any]
@@ -234,7 +242,7 @@ class AnswerTrace:
     passages: list[PassageTrace]
     citations: list[CitationTrace]
     lineage: list[LineageNode]
-    faults: list[dict[str, Any]]
+    faults: list[FaultJSON]
     findings: list[FindingRow]
     integrity: Integrity
     currency: Currency
@@ -243,7 +251,7 @@ class AnswerTrace:
     checkpoint_root: str
     reasons: tuple[str, ...] = ()
     pending: frozenset[str] = frozenset()
-    answer_time: str = "unknown"
+    answer_time: AnswerTimeState = AnswerTimeState.UNKNOWN
     #: an imported trace (not a producer manifest): its export and per-field attestation
     imported: ImportedFacts | None = None
 
@@ -255,7 +263,7 @@ class AnswerTrace:
         return [p for p in self.passages if p.visible and p.transform.state in TRANSFORM_FAILURES]
 
     @property
-    def transform(self) -> str | None:
+    def transform(self) -> TransformState | None:
         """The worst transform failure of its passages, or None when the chain holds."""
         return worst_failure(p.transform.state for p in self.transform_failures)
 
@@ -264,9 +272,9 @@ class AnswerTrace:
 class _Manifest:
     seq: int
     record: Manifest
-    signature: str
+    signature: SignatureState
     signer: str
-    faults: list[dict[str, Any]]
+    faults: list[FaultJSON]
     imported: ImportedFacts | None = None
 
     @property
@@ -286,7 +294,7 @@ def _hidden(digest: str) -> TextResult:
     return TextResult(digest, Integrity.UNAVAILABLE, detail="outside your scope")
 
 
-_OUT_OF_SCOPE = CurrencyResult(Currency.UNAVAILABLE, "out_of_scope")
+_OUT_OF_SCOPE = CurrencyResult(Currency.UNAVAILABLE, CurrencyReason.OUT_OF_SCOPE)
 #: what stands where a `not_sent` passage's model input would
 NOT_SENT_DETAIL = "retrieved, but in no prompt sent to the model (signed so by the producer)"
 #: answers per query when answers named by id are primed (a revalidation page's size)
@@ -342,20 +350,20 @@ class Tracer:
                 f"the views place answer {answer_id!r} at log entry {seq}, which holds "
                 f"{payload.get('answer_id')!r}: the views were altered"
             )
-        signature, signer = "valid", entry.signer or ""
+        signature, signer = SignatureState.VALID, entry.signer or ""
         when = str(payload.get("generated_at", ""))
         keys = {k: v.ed25519 for k, v in self._keys.items() if v.valid_at(when)}
         try:
             signer = verify_envelope(env, keys)
         except SignatureError:
-            signature = "signature_invalid"
+            signature = SignatureState.SIGNATURE_INVALID
         faults = entry.body.get("faults", [])
         try:
             record = Manifest.from_json(payload)
         except MalformedRecordError as exc:
             raise DamagedEntryError(
                 f"log entry {seq} (answer {answer_id!r}) is not a readable manifest"
-                f"{'' if signature == 'valid' else ' and fails its signature'}: {exc}"
+                f"{'' if signature == SignatureState.VALID else ' and fails its signature'}: {exc}"
             ) from exc
         m = _Manifest(seq, record, signature, signer, list(faults) if isinstance(faults, list) else [])
         return self._manifests.put(answer_id, m)
@@ -562,7 +570,7 @@ class Tracer:
                 _hidden(str(ps.model_input_sha256 or "")),
                 Integrity.UNAVAILABLE,
                 _OUT_OF_SCOPE,
-                Transform("unavailable"),
+                Transform(TransformState.UNAVAILABLE),
                 Integrity.UNAVAILABLE,
                 Currency.UNAVAILABLE,
                 None,  # out of scope: no title, path, heading or excerpt, ids only
@@ -638,14 +646,34 @@ class Tracer:
             nodes.append(node)
         return nodes
 
+    def _lineage_manifests(self, m: _Manifest) -> list[_Manifest]:
+        """The manifests `m`'s lineage and derived passages name, their entries read in one
+        query. Only a cache fill: each is checked by `_manifest` as if read alone, an id
+        not read cleanly is left to it, and scope is still decided where each is shown."""
+        named = {*m.sources, *(str(ps.derived_from) for ps in m.record.passages if ps.derived_from)}
+        ids = sorted(x for x in named if x not in self._unknown and self._manifests.get(x) is None)
+        if not ids:
+            return []
+        self._primed.update(queries.answer_entries_many(self.session.vault, ids))
+        out: list[_Manifest] = []
+        for aid in ids:
+            if aid in self._primed:
+                try:
+                    out.append(self._manifest(aid))
+                except (UnknownAnswerError, DamagedEntryError):
+                    continue  # reported by the answer itself, read again alone
+        return out
+
     def _build(self, answer_id: str, stack: tuple[str, ...], full: bool) -> AnswerTrace:
         m = self._manifest(answer_id)
         if answer_id not in self._fetched:  # its page was not primed (a single trace, a source)
-            self._prefetch([m])
+            sources = self._lineage_manifests(m)
+            self._prefetch([m, *sources])
+            self._fetched.update(s.record.answer_id for s in sources)
         try:
             return self._assemble(m, answer_id, stack, full)
         except (MalformedRecordError, TypeError, AttributeError, IndexError) as exc:
-            if m.signature == "valid":
+            if m.signature == SignatureState.VALID:
                 raise  # a signed manifest passed the schema at ingest: this is a bug, not data
             raise DamagedEntryError(
                 f"log entry {m.seq} (answer {answer_id!r}) fails its signature and cannot be read: {exc!r}"
@@ -777,14 +805,14 @@ def _answer_states(
     lin_i: list[Integrity],
     lin_c: list[Currency],
     visible: bool,
-) -> tuple[Integrity, Currency, str]:
+) -> tuple[Integrity, Currency, AnswerTimeState]:
     """(integrity, currency, answer time) of a whole answer: its own texts, passages and
     signature, its citations (or, with none, its passages) and its lineage."""
     if not visible:
         # Nothing about a record the viewer may not see, not even whether it is intact.
-        return Integrity.UNAVAILABLE, Currency.UNAVAILABLE, "unknown"
+        return Integrity.UNAVAILABLE, Currency.UNAVAILABLE, AnswerTimeState.UNKNOWN
     own_i = text_states + [pt.effective_integrity for pt in passages]
-    if m.signature != "valid":
+    if m.signature != SignatureState.VALID:
         own_i.append(Integrity.SIGNATURE_INVALID)
     integrity = strictest_integrity(own_i + lin_i)
     if citations:

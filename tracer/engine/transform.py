@@ -13,26 +13,27 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from store.queries import RevisionRow
 from store.records import TransformKey
 from tracer.engine.currency import CurrencyEngine, Memo
 from tracer.engine.evidence import TextResult
 from tracer.engine.normalizers import NORM1, Normalizer, by_version
 from tracer.engine.textnorm import normalize, normalize_quote
-from tracer.engine.vocabulary import FINDINGS, Severity
+from tracer.engine.vocabulary import FINDINGS, Severity, TransformState
 
 __all__ = ["TRANSFORM_FAILURES", "Transform", "TransformChecker", "derived_transform", "worst_failure"]
 
 #: transform states that are a failure of the trace chain, alarms first: exactly those
 #: `tracer verify` reports as a `transform_<state>` finding (the vocabulary's registry)
-TRANSFORM_FAILURES: tuple[str, ...] = tuple(
-    kind.value.removeprefix("transform_")
+TRANSFORM_FAILURES: tuple[TransformState, ...] = tuple(
+    TransformState(kind.value.removeprefix("transform_"))
     for severity in (Severity.ALARM, Severity.WARNING)
     for kind, term in FINDINGS.items()
     if kind.value.startswith("transform_") and term.severity is severity
 )
 
 
-def worst_failure(states: Iterable[str]) -> str | None:
+def worst_failure(states: Iterable[TransformState]) -> TransformState | None:
     """The first of `TRANSFORM_FAILURES` among `states`; None when none failed."""
     found = set(states)
     return next((s for s in TRANSFORM_FAILURES if s in found), None)
@@ -42,7 +43,7 @@ def worst_failure(states: Iterable[str]) -> str | None:
 class Transform:
     """Was the retrieved text really at its locator in the revision it names?"""
 
-    state: str
+    state: TransformState
     detail: str = ""
 
 
@@ -99,49 +100,60 @@ class TransformChecker:
     def _check(self, key: TransformKey, retrieved: TextResult) -> Transform:
         recorded = by_version(key.normalizer_version)
         if recorded is None:
-            return Transform("unknown_normalizer", f"normalizer {key.normalizer_version!r} is not known here")
+            return Transform(
+                TransformState.UNKNOWN_NORMALIZER, f"normalizer {key.normalizer_version!r} is not known here"
+            )
         if recorded is not NORM1:
             return self._under(key, retrieved, recorded)
         engine = self.engine
         cited = engine.cited_revision(key.document_id, key.revision)
         if cited is None:
-            return Transform("revision_not_imported", "the cited revision was never imported")
+            return Transform(TransformState.REVISION_NOT_IMPORTED, "the cited revision was never imported")
+        norm = self._cited_norm(cited, retrieved)
+        if isinstance(norm, Transform):
+            return norm
+        if not retrieved.verified or retrieved.text is None:
+            return Transform(TransformState.PASSAGE_UNREADABLE, f"retrieved text is {retrieved.state}")
+        return _found(norm, normalize_quote(retrieved.text), key)
+
+    def _cited_norm(self, cited: RevisionRow, retrieved: TextResult) -> str | Transform:
+        """The cited revision's ``/1`` text: pinned by an earlier page, or read and normalized
+        now (pinned when paging), once both texts are known readable; else why not."""
         pair = (cited.content_sha256, cited.collection)
         norm = self._pinned.get(pair)
-        if norm is None:
-            text = engine.revision_text(cited)
-            if not text.verified or text.text is None:
-                return Transform("revision_unreadable", f"cited revision text is {text.state}")
-            if not retrieved.verified or retrieved.text is None:
-                return Transform("passage_unreadable", f"retrieved text is {retrieved.state}")
-            norm = engine.normalized(cited, text)
-            if self._paging:
-                self._pinned[pair] = self._verified_norm.put(pair, norm)
-        elif not retrieved.verified or retrieved.text is None:
-            return Transform("passage_unreadable", f"retrieved text is {retrieved.state}")
-        return _found(norm, normalize_quote(retrieved.text), key)
+        if norm is not None:
+            return norm
+        text = self.engine.revision_text(cited)
+        if not text.verified or text.text is None:
+            return Transform(TransformState.REVISION_UNREADABLE, f"cited revision text is {text.state}")
+        if not retrieved.verified or retrieved.text is None:
+            return Transform(TransformState.PASSAGE_UNREADABLE, f"retrieved text is {retrieved.state}")
+        norm = self.engine.normalized(cited, text)
+        if self._paging:
+            self._pinned[pair] = self._verified_norm.put(pair, norm)
+        return norm
 
     def _under(self, key: TransformKey, retrieved: TextResult, norm: Normalizer) -> Transform:
         """A passage recorded under another normalizer version than ``/1``."""
         engine = self.engine
         cited = engine.cited_revision(key.document_id, key.revision)
         if cited is None:
-            return Transform("revision_not_imported", "the cited revision was never imported")
+            return Transform(TransformState.REVISION_NOT_IMPORTED, "the cited revision was never imported")
         text = engine.revision_text(cited)
         if not text.verified or text.text is None:
-            return Transform("revision_unreadable", f"cited revision text is {text.state}")
+            return Transform(TransformState.REVISION_UNREADABLE, f"cited revision text is {text.state}")
         if not retrieved.verified or retrieved.text is None:
-            return Transform("passage_unreadable", f"retrieved text is {retrieved.state}")
+            return Transform(TransformState.PASSAGE_UNREADABLE, f"retrieved text is {retrieved.state}")
         return _found(engine.normalized(cited, text, norm), norm.quote(retrieved.text), key)
 
 
 def _found(norm_text: str, quote: str, key: TransformKey) -> Transform:
     if norm_text[key.char_start : key.char_end] == quote:
-        return Transform("found_at_locator")
+        return Transform(TransformState.FOUND_AT_LOCATOR)
     where = norm_text.find(quote) if quote else -1
     if where >= 0:
-        return Transform("found_elsewhere", f"found at characters {where}..{where + len(quote)}")
-    return Transform("not_found", "the retrieved text does not occur in the cited revision")
+        return Transform(TransformState.FOUND_ELSEWHERE, f"found at characters {where}..{where + len(quote)}")
+    return Transform(TransformState.NOT_FOUND, "the retrieved text does not occur in the cited revision")
 
 
 def derived_transform(
@@ -149,14 +161,16 @@ def derived_transform(
 ) -> Transform:
     """A passage derived from a note or answer: is it that source's stored text (or part of it)?"""
     if source is None:
-        return Transform("source_missing", f"{source_id!r} is not in this vault")
+        return Transform(TransformState.SOURCE_MISSING, f"{source_id!r} is not in this vault")
     if retrieved_sha256 == source.digest:
-        return Transform("matches_source", "the passage is the source's stored text (same digest)")
+        return Transform(
+            TransformState.MATCHES_SOURCE, "the passage is the source's stored text (same digest)"
+        )
     if not source.verified or source.text is None:
-        return Transform("source_unreadable", f"the source's text is {source.state}")
+        return Transform(TransformState.SOURCE_UNREADABLE, f"the source's text is {source.state}")
     if not retrieved.verified or retrieved.text is None:
-        return Transform("passage_unreadable", f"retrieved text is {retrieved.state}")
+        return Transform(TransformState.PASSAGE_UNREADABLE, f"retrieved text is {retrieved.state}")
     quote = normalize_quote(retrieved.text)
     if quote and quote in normalize(source.text):
-        return Transform("found_in_source", "the passage quotes the source's stored text")
-    return Transform("not_in_source", "the passage does not occur in the source's stored text")
+        return Transform(TransformState.FOUND_IN_SOURCE, "the passage quotes the source's stored text")
+    return Transform(TransformState.NOT_IN_SOURCE, "the passage does not occur in the source's stored text")

@@ -6,11 +6,14 @@ come from one batched read, and the page's passages are checked grouped by cited
 revision so each is normalized once per page. Passages derived from an answer or note
 wait until the end (their source may come later in the log). Findings are reported in
 log order, as a one-by-one pass would.
+
+Texts, revision lists and deletions come from a `TextSource`: the session's vault for
+`tracer verify`, an export for `tracer verify-dataset`, so both run this one pass.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import Unpack
 
 from store import audit
@@ -20,6 +23,7 @@ from tracer.engine.currency import CurrencyEngine, Memo
 from tracer.engine.jsonshapes import FindingRecord
 from tracer.engine.logcheck import Finding, Task, finding, manifest_tasks
 from tracer.engine.session import Session
+from tracer.engine.textsource import TextSource, VaultSource
 from tracer.engine.transform import Transform, TransformChecker, derived_transform
 from tracer.engine.verifyrun import Sizes, Tally
 from tracer.engine.vocabulary import FindingKind
@@ -38,12 +42,16 @@ TRANSFORM_FINDINGS: dict[str, FindingKind] = {
 
 
 class TransformPass:
-    """Collects passages' transform tasks and checks them; without a session (nobody to
-    read texts as) it collects nothing."""
+    """Collects passages' transform tasks and checks them; without a session or source
+    (nobody to read texts as) it collects nothing.  Covered manifests are traced again
+    (an incremental verification, `finish` with a start) only on a vault."""
 
-    def __init__(self, vault: Vault, session: Session | None, tally: Tally, sizes: Sizes) -> None:
+    def __init__(
+        self, vault: Vault | None, session: Session | TextSource | None, tally: Tally, sizes: Sizes
+    ) -> None:
         self.vault = vault
-        self.session = session
+        self.scopes: list[str] = list(session.scopes) if isinstance(session, Session) else []
+        self.source: TextSource | None = VaultSource(session) if isinstance(session, Session) else session
         self.tally = tally
         self.sizes = sizes
         self._sources: Memo[str, tuple[str, str]] = Memo(4096)
@@ -57,7 +65,7 @@ class TransformPass:
 
     def add(self, tasks: Iterable[Task]) -> None:
         """Passages of manifests just read; a full page is checked at once."""
-        if self.session is None:
+        if self.source is None:
             return
         # one key object per distinct passage key on a page: each run's are separate
         # copies after pickling, and a page holds many repeats of popular chunks
@@ -75,14 +83,14 @@ class TransformPass:
 
     def defer(self, tasks: Iterable[Task]) -> None:
         """Passages derived from an answer or note: checked at the end."""
-        if self.session is None:
+        if self.source is None:
             return
         self._deferred.extend(tasks)
 
     def finish(self, start: int, changed: set[str]) -> None:
         """Check what is left, and covered manifests (before `start`) whose trace reads a
         text in `changed` or purged since; add the findings in log order."""
-        if self.session is None:
+        if self.source is None:
             return
         if start:
             self._retrace_covered(start, changed)
@@ -98,25 +106,37 @@ class TransformPass:
     def _retrace_covered(self, start: int, changed: set[str]) -> None:
         """Covered manifests whose transformation trace reads a text that is no longer
         intact (altered, lost or purged since): traced again, as a full pass would."""
-        assert self.session is not None  # noqa: S101 - only called with a session
-        changed = changed | set(audit.tombstoned_digests(self.vault, since=start))
-        scopes = list(self.session.scopes)
-        for seq in audit.covered_manifests_citing(self.vault, sorted(changed), start):
-            for _seq, _kind, data, _leaf in self.vault.raw_entries(seq, seq + 1):
+        vault = self.vault
+        if vault is None:
+            raise ValueError("covered manifests are traced again only on a vault")
+        changed = changed | set(audit.tombstoned_digests(vault, since=start))
+        scopes = self.scopes
+        for seq in audit.covered_manifests_citing(vault, sorted(changed), start):
+            for _seq, _kind, data, _leaf in vault.raw_entries(seq, seq + 1):
                 tasks, deferred = manifest_tasks(scopes, seq, data)
                 self._page.extend(tasks)
                 self._deferred.extend(deferred)
 
     def _check(self, tasks: list[Task]) -> None:
-        if self.session is None or not tasks:
+        if self.source is None or not tasks:
             return
         checker = self._checker
         if checker is None:
             # one checker (and engine) for the whole pass: popular revisions stay
             # normalized across pages, and each distinct key is checked once
-            checker = self._checker = TransformChecker(CurrencyEngine(self.session), memo=32768)
-        # Verdicts already known (popular chunks are retrieved by many answers) are
-        # recorded before any text is read: only the rest need their texts.
+            checker = self._checker = TransformChecker(CurrencyEngine(self.source), memo=32768)
+        pending = self._pending(checker, tasks)
+        if not pending:
+            return
+        checker.engine.prefetch_revisions(
+            {t.key.document_id for t in pending if type(t.key.document_id) is str}
+        )
+        for chunk in self._chunks(pending):
+            self._check_chunk(checker, chunk)
+
+    def _pending(self, checker: TransformChecker, tasks: list[Task]) -> list[Task]:
+        """Verdicts already known (popular chunks are retrieved by many answers) are
+        recorded before any text is read: the tasks returned need their texts."""
         pending: list[Task] = []
         for task in tasks:
             known = checker.known(task.key, task.memo)
@@ -124,27 +144,26 @@ class TransformPass:
                 pending.append(task)
             else:
                 self._verdict(task, known)
-        if not pending:
-            return
-        checker.engine.prefetch_revisions(
-            {t.key.document_id for t in pending if type(t.key.document_id) is str}
-        )
+        return pending
+
+    def _chunks(self, pending: list[Task]) -> Iterator[list[Task]]:
+        """The tasks by cited revision, a chunk of `text_chunk` revisions at a time, so a
+        page can hold many passages (each revision normalized once per page) while few
+        texts are held at once."""
         ranked = sorted(((_revision_key(t), i) for i, t in enumerate(pending)))
-        # Texts are read a chunk of revisions at a time, so a page can hold many passages
-        # (each revision normalized once per page) while few texts are held at once.
         chunk: list[Task] = []
         revisions = 0
         last: tuple[str, str] | None = None
         for rk, i in ranked:
             if rk != last:
                 if revisions >= self.sizes.text_chunk:
-                    self._check_chunk(checker, chunk)
+                    yield chunk
                     chunk, revisions = [], 0
                 revisions += 1
                 last = rk
             chunk.append(pending[i])
         if chunk:
-            self._check_chunk(checker, chunk)
+            yield chunk
 
     def _check_chunk(self, checker: TransformChecker, chunk: list[Task]) -> None:
         engine = checker.engine
@@ -197,7 +216,7 @@ class TransformPass:
         """(digest, collection) of the stored text of the answer or note `source`."""
         src = self._sources.get(source)
         if src is None:
-            found = audit.answer_text_ref(self.vault, source)
+            found = self.source.answer_text_ref(source) if self.source is not None else None
             if found is not None:
                 src = self._sources.put(source, found)
         return src
@@ -207,31 +226,42 @@ class TransformPass:
     ) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
         """(digest, collection) of every readable text a page's passages will ask for:
         the passages' own texts and their sources', then the cited revisions'."""
-        assert self.session is not None  # noqa: S101 - checked by the caller
-        can_read = self.session.can_read
+        assert self.source is not None  # noqa: S101 - checked by the caller
+        can_read = self.source.can_read
         items: list[tuple[str, str]] = []
         revisions: list[tuple[str, str]] = []
         for task in tasks:
-            key = task.key
             try:
-                coll = str(key.collection)
-                if not can_read(coll):
-                    continue
-                items.append((str(key.retrieved_sha256), coll))
-                if task.derived_from:
-                    src = self._source_ref(str(task.derived_from))
-                    if src is not None:
-                        items.append(src)
-                    continue
-                cited = engine.cited_revision(key.document_id, key.revision)
-                if cited is not None:
-                    revisions.append((cited.content_sha256, cited.collection))
+                self._task_texts(engine, task, items, revisions)
             except (KeyError, TypeError, ValueError, AttributeError):
                 continue  # reported when the passage itself is checked
         return [(d, c) for d, c in items if can_read(c)], [(d, c) for d, c in revisions if can_read(c)]
 
+    def _task_texts(
+        self,
+        engine: CurrencyEngine,
+        task: Task,
+        items: list[tuple[str, str]],
+        revisions: list[tuple[str, str]],
+    ) -> None:
+        """The texts one passage asks for: its own and its source's, or its cited revision's."""
+        assert self.source is not None  # noqa: S101 - checked by the caller
+        key = task.key
+        coll = str(key.collection)
+        if not self.source.can_read(coll):
+            return
+        items.append((str(key.retrieved_sha256), coll))
+        if task.derived_from:
+            src = self._source_ref(str(task.derived_from))
+            if src is not None:
+                items.append(src)
+            return
+        cited = engine.cited_revision(key.document_id, key.revision)
+        if cited is not None:
+            revisions.append((cited.content_sha256, cited.collection))
+
     def _transform(self, checker: TransformChecker, task: Task) -> Transform | None:
-        assert self.session is not None  # noqa: S101 - checked by the caller
+        assert self.source is not None  # noqa: S101 - checked by the caller
         key, source = task.key, task.derived_from
         if not source:
             known = checker.known(key, task.memo)
@@ -241,7 +271,7 @@ class TransformPass:
         if not source:
             return checker.check(key, retrieved, task.memo)
         src = self._source_ref(str(source))
-        if src is not None and not self.session.can_read(src[1]):
+        if src is not None and not self.source.can_read(src[1]):
             return None
         return derived_transform(
             str(source), key.retrieved_sha256, retrieved, checker.engine.text(*src) if src else None

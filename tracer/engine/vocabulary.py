@@ -14,7 +14,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from store.words import Currency, FindingKind, Integrity, ModelInput
+from store.words import (
+    Currency,
+    CurrencyReason,
+    FindingKind,
+    Integrity,
+    ModelInput,
+    SignatureState,
+    TransformState,
+)
 
 __all__ = [
     "CURRENCY_MEANING",
@@ -23,11 +31,14 @@ __all__ = [
     "INTEGRITY_MEANING",
     "MODEL_INPUT_MEANING",
     "Currency",
+    "CurrencyReason",
     "FindingKind",
     "Integrity",
     "ModelInput",
     "Severity",
+    "SignatureState",
     "Term",
+    "TransformState",
     "currency_meaning",
     "integrity_meaning",
     "model_input_meaning",

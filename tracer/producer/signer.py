@@ -13,7 +13,7 @@ from typing import Any
 
 from store.crypto import Identity, load_identity
 from store.errors import KeyFileError
-from store.producer import draft_to_input
+from store.producer import SignedInputJSON, draft_to_input
 
 __all__ = ["Signer"]
 
@@ -55,7 +55,7 @@ class Signer:
     def __repr__(self) -> str:
         return f"Signer(name={self._identity.name!r}, key_id={self.key_id[:16]!r})"
 
-    def sign_draft(self, draft: dict[str, Any], *, consume: bool = False) -> dict[str, Any]:
+    def sign_draft(self, draft: dict[str, Any], *, consume: bool = False) -> SignedInputJSON:
         """The ingest file for a draft with inline texts (the code `tracer pack` runs).
         `consume`: the draft was built for this call and may be changed (no deep copy)."""
         return draft_to_input(draft, self._identity, copy_draft=not consume)

@@ -17,7 +17,7 @@ from typing import Any
 from store.casefile import digest_collections, document_collections
 from store.keyring import ALL_SCOPES
 from tracer.engine.case import CaseDesk, CaseView, HoldView
-from tracer.engine.jsonshapes import HoldJSON
+from tracer.engine.jsonshapes import CaseActivityJSON, CaseJSON, HoldJSON
 from tracer.engine.verify import INFO_KINDS, VerifyReport
 from tracer.report.records import RecordSet
 
@@ -45,7 +45,7 @@ class CaseSelection:
     why: str
 
 
-def _cite_view(records: RecordSet, v: CaseView, related: list[dict[str, Any]]) -> None:
+def _cite_view(records: RecordSet, v: CaseView, related: list[CaseActivityJSON]) -> None:
     records.cite(v.record.seq, "case_open")
     for t in v.tags:
         records.cite(t.seq, "case_tag", t.answer_id)
@@ -63,13 +63,11 @@ def _cite_view(records: RecordSet, v: CaseView, related: list[dict[str, Any]]) -
         records.cite(v.conclusion.seq, "case_conclusion")
 
 
-def case_section(
-    desk: CaseDesk, sel: CaseSelection, answer_ids: list[str], records: RecordSet
-) -> dict[str, Any]:
+def case_section(desk: CaseDesk, sel: CaseSelection, answer_ids: list[str], records: RecordSet) -> CaseJSON:
     """report.json `case`: the case cut to the exporter, every item cited as a record."""
     v = desk.view(sel.case_id)
     out = v.to_json()
-    related = [
+    related: list[CaseActivityJSON] = [
         {
             "seq": a.seq,
             "action": a.action,

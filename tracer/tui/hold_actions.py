@@ -14,12 +14,13 @@ case instead.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypeVar
 
 from rich.text import Text
 
+from store.statements import HoldStatement, ReleaseStatement
 from tracer.engine.case import CaseDesk, HoldView
 from tracer.engine.holdright import hold_request_text, hold_right
 from tracer.tui.messages import Recorded
@@ -29,6 +30,9 @@ if TYPE_CHECKING:
     from tracer.tui.screens.base import TracerScreen
 
 __all__ = ["HoldSubject", "start_hold", "start_release"]
+
+#: the statement a dialog builds, shows and signs
+_S = TypeVar("_S", HoldStatement, ReleaseStatement)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +44,7 @@ class HoldSubject:
     label: str
 
 
-def _statement_text(stmt: dict[str, Any]) -> Text:
+def _statement_text(stmt: Mapping[str, object]) -> Text:
     """The statement's fields, every string inert (a reason is typed text; an id is data)."""
     return safe(json.dumps(stmt, indent=2, sort_keys=True, ensure_ascii=False))
 
@@ -143,8 +147,8 @@ def _ask_reason(
 def _confirm_and_sign(
     screen: TracerScreen,
     what: str,
-    build: Callable[[CaseDesk], dict[str, Any]],
-    sign: Callable[[CaseDesk, dict[str, Any]], int],
+    build: Callable[[CaseDesk], _S],
+    sign: Callable[[CaseDesk, _S], int],
     done: Callable[[], object],
 ) -> None:
     """Build the statement (checked) in a worker, show it, and sign exactly it on F2."""
@@ -152,7 +156,7 @@ def _confirm_and_sign(
 
     app = screen.tracer_app
 
-    def built(stmt: dict[str, Any], signer: str) -> None:
+    def built(stmt: _S, signer: str) -> None:
         title = Text.assemble(
             plain(f"Sign this {what} statement?", "bold"),
             plain("\nsigned with your key as "),
@@ -178,7 +182,7 @@ def _confirm_and_sign(
             return
         app.call_from_thread(built, stmt, signer)
 
-    def run_sign(stmt: dict[str, Any]) -> None:
+    def run_sign(stmt: _S) -> None:
         def append() -> None:
             try:
                 with app.engine.use() as s:
