@@ -24,6 +24,9 @@ from tests.tui.conftest import CLOCK, Built
 pytestmark = pytest.mark.slow
 
 BUDGET = 30.0
+#: seconds one wait may poll, counted from its own start: on a starved machine every step
+#: is slower, and one budget for the whole walk let the later steps fail
+STEP = 60.0
 
 
 class Tmux:
@@ -39,9 +42,12 @@ class Tmux:
 
     def wait_for(self, *needles: str) -> str:
         text = ""
-        while time.monotonic() < self.deadline:
+        end = max(self.deadline, time.monotonic() + STEP)
+        while time.monotonic() < end:
             text = self.screen()
             if all(n in text for n in needles):
+                # what waits on `deadline` after this step gets a step's time too
+                self.deadline = max(self.deadline, time.monotonic() + STEP)
                 return text
             time.sleep(0.1)  # polling a real terminal: there is no event to wait on
         raise AssertionError(f"timed out waiting for {needles!r}; screen was:\n{text}")
