@@ -26,8 +26,3 @@ def test_a_key_that_is_no_key_is_refused_every_time() -> None:
     for _ in range(2):
         with pytest.raises(SignatureError):
             ed25519_verify(b"\x00" * 31, bytes(64), b"m")
-
-
-def test_a_bytearray_key_is_read_as_its_bytes() -> None:
-    message = b"m"
-    ed25519_verify(bytearray(BOB.public.ed25519), BOB.sign(message), message)
