@@ -87,13 +87,19 @@ def _check(value: Any, path: str) -> None:
             raise _RejectError(path, f"integer {value} {_BEYOND}")
     elif isinstance(value, str):
         _check_text(value, path)
-    elif isinstance(value, list):
+    elif isinstance(value, list | dict):
+        _check_members(value, path)
+
+
+def _check_members(value: list[Any] | dict[str, Any], path: str) -> None:
+    """`_check` each item of an array, each member name and value of an object."""
+    if isinstance(value, list):
         for i, item in enumerate(value):
             _check(item, f"{path}[{i}]")
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            _check_text(key, member_path(path, key), "member name")
-            _check(item, member_path(path, key))
+        return
+    for key, item in value.items():
+        _check_text(key, member_path(path, key), "member name")
+        _check(item, member_path(path, key))
 
 
 def _check_text(text: str, path: str, what: str = "string") -> None:
@@ -187,29 +193,36 @@ def _plain(value: Any) -> bool:
     while stack:
         v = stack.pop()
         t = type(v)
-        if t is str or t is bool or v is None:
+        if t is str:
             continue
-        if t is int:
-            if -MAX_SAFE_INT <= v <= MAX_SAFE_INT:
-                continue
-            return False
-        if t is float:
-            # here Python's repr and ECMAScript's Number::toString agree (shortest round
-            # trip, no exponent); integral floats (5.0 against 5) and the rest go to rfc8785
-            if 1e-4 <= abs(v) < 1e16 and not v.is_integer():
-                continue
-            return False
         if t is list:
             stack.extend(v)
-            continue
-        if t is dict:
-            for key in v:
-                if type(key) is not str or not (key.isascii() or max(key) <= "\uffff"):
-                    return False
+        elif t is dict:
+            if not _plain_names(v):
+                return False
             stack.extend(v.values())
-            continue
-        return False
+        elif not _plain_scalar(v):
+            return False
     return True
+
+
+def _plain_scalar(v: Any) -> bool:
+    """A bool, None, a safe int, or a float both encoders write alike."""
+    t = type(v)
+    if t is bool or v is None:
+        return True
+    if t is int:
+        return bool(-MAX_SAFE_INT <= v <= MAX_SAFE_INT)
+    if t is float:
+        # here Python's repr and ECMAScript's Number::toString agree (shortest round
+        # trip, no exponent); integral floats (5.0 against 5) and the rest go to rfc8785
+        return bool(1e-4 <= abs(v) < 1e16 and not v.is_integer())
+    return False
+
+
+def _plain_names(d: dict[Any, Any]) -> bool:
+    """Member names that are str without astral characters (they sort alike in both encoders)."""
+    return all(type(key) is str and (key.isascii() or max(key) <= "\uffff") for key in d)
 
 
 def canonical(value: Any) -> bytes:

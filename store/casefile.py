@@ -18,7 +18,7 @@ Holds are signed by the custodian or by an investigator granted the `hold` right
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -257,6 +257,10 @@ class CaseFile:
                 return f"no open case {case_id!r}: open it first (`tracer case open`)"
         if not isinstance(stmt.get("at"), str):
             return "at is not a time"
+        return self._kind_refusal(kind, stmt)
+
+    def _kind_refusal(self, kind: str, stmt: Mapping[str, object]) -> str | None:
+        """The rule of each statement kind, once its case and time are checked."""
         if kind == "tag":
             return self._tag_refusal(stmt)
         if kind in ("note", "case_conclusion"):
@@ -289,17 +293,12 @@ class CaseFile:
         return _text_problem("reason", stmt.get("reason"), _MAX_TEXT)
 
     def _tag_refusal(self, stmt: Mapping[str, object]) -> str | None:
-        tag, op, answer_id = stmt.get("tag"), stmt.get("op"), stmt.get("answer_id")
-        if not isinstance(tag, str) or not TAG_RULE.fullmatch(tag):
-            return f"tag {tag!r} is not 1-64 characters of a-z 0-9 . _ - starting with a letter or digit"
-        if op not in ("add", "remove"):
-            return "op is 'add' or 'remove'"
-        if not isinstance(answer_id, str) or not answer_id or id_problem(answer_id):
-            return "answer_id is not an id"
-        if target_problem(stmt.get("target")):
-            return target_problem(stmt.get("target"))
-        # refusal checked case_id, target_problem the target
-        on = (cast("str | None", stmt.get("case_id")), answer_id, cast(str, stmt["target"]))
+        shape = _tag_shape_problem(stmt)
+        if shape is not None:
+            return shape
+        tag, op, answer_id = stmt["tag"], stmt["op"], stmt["answer_id"]
+        # _tag_shape_problem checked the answer id and the target, refusal the case_id
+        on = (cast("str | None", stmt.get("case_id")), cast(str, answer_id), cast(str, stmt["target"]))
         present = tag in self.tags_on(*on)
         if op == "add" and present:
             return f"{tag!r} is already on {stmt['target']} of {answer_id}"
@@ -314,47 +313,74 @@ class CaseFile:
         refused = self.refusal(kind, stmt)
         if refused is not None:
             return CaseProblem(seq, kind, FindingKind.CASE_STATEMENT_REFUSED, refused)
-        # refusal checked every member the kind's statement type names
-        at = str(stmt["at"])
-        case_id = cast("str | None", stmt.get("case_id"))
-        if kind == "case_open":
-            opened, opening = str(case_id), cast("CaseOpenStatement", stmt)
-            self.cases[opened] = CaseRecord(opened, opening["title"], opening["purpose"], signer, at, seq)
-        elif kind == "tag":
-            t = cast("TagStatement", stmt)
-            self.tags.append(Tag(seq, signer, case_id, t["op"], t["tag"], t["answer_id"], t["target"], at))
-        elif kind in ("note", "case_conclusion"):
-            n = cast("NoteStatement", stmt)
-            self.notes.append(Note(seq, kind, signer, str(case_id), n.get("answer_id"), n["text"], at))
-        elif kind == "hold":
-            hold = cast("HoldStatement", stmt)
-            subject = hold["subject"]
-            listed = hold.get("entries")
-            entries = tuple(listed) if isinstance(listed, list) else None
-            self.holds[seq] = Hold(
-                seq, signer, case_id, subject["kind"], subject["id"], hold["reason"], at, entries=entries
-            )
-        elif kind == "hold_release":
-            release = cast("ReleaseStatement", stmt)
-            held = self.holds[release["hold_seq"]]
-            self.holds[held.seq] = _released(held, Release(seq, signer, release["reason"], at))
-        elif kind == "finding" and case_id is not None:
-            self.findings.append(
-                CaseFinding(
-                    seq,
-                    signer,
-                    case_id,
-                    str(stmt.get("answer_id", "")),
-                    str(stmt.get("target", "")),
-                    str(stmt.get("note", "")),
-                    at,
-                )
-            )
-        elif kind == "access" and case_id is not None:
-            self.activity.append(
-                Activity(seq, signer, case_id, str(stmt.get("action", "")), str(stmt.get("target", "")), at)
-            )
+        apply = _FOLDS.get(kind)
+        if apply is not None:
+            apply(self, seq, kind, signer, stmt)
         return None
+
+    # refusal checked every member the kind's statement type names before these run
+
+    def _fold_open(self, seq: int, _kind: str, signer: str, stmt: Mapping[str, object]) -> None:
+        opened, opening = str(stmt.get("case_id")), cast("CaseOpenStatement", stmt)
+        self.cases[opened] = CaseRecord(
+            opened, opening["title"], opening["purpose"], signer, str(stmt["at"]), seq
+        )
+
+    def _fold_tag(self, seq: int, _kind: str, signer: str, stmt: Mapping[str, object]) -> None:
+        t = cast("TagStatement", stmt)
+        case_id = cast("str | None", stmt.get("case_id"))
+        self.tags.append(
+            Tag(seq, signer, case_id, t["op"], t["tag"], t["answer_id"], t["target"], str(stmt["at"]))
+        )
+
+    def _fold_note(self, seq: int, kind: str, signer: str, stmt: Mapping[str, object]) -> None:
+        n = cast("NoteStatement", stmt)
+        case_id, at = str(stmt.get("case_id")), str(stmt["at"])
+        self.notes.append(Note(seq, kind, signer, case_id, n.get("answer_id"), n["text"], at))
+
+    def _fold_hold(self, seq: int, _kind: str, signer: str, stmt: Mapping[str, object]) -> None:
+        hold = cast("HoldStatement", stmt)
+        subject = hold["subject"]
+        listed = hold.get("entries")
+        entries = tuple(listed) if isinstance(listed, list) else None
+        self.holds[seq] = Hold(
+            seq,
+            signer,
+            cast("str | None", stmt.get("case_id")),
+            subject["kind"],
+            subject["id"],
+            hold["reason"],
+            str(stmt["at"]),
+            entries=entries,
+        )
+
+    def _fold_release(self, seq: int, _kind: str, signer: str, stmt: Mapping[str, object]) -> None:
+        release = cast("ReleaseStatement", stmt)
+        held = self.holds[release["hold_seq"]]
+        self.holds[held.seq] = _released(held, Release(seq, signer, release["reason"], str(stmt["at"])))
+
+    def _fold_finding(self, seq: int, _kind: str, signer: str, stmt: Mapping[str, object]) -> None:
+        case_id = cast("str | None", stmt.get("case_id"))
+        if case_id is None:  # a finding made outside a case is no case's
+            return
+        self.findings.append(
+            CaseFinding(
+                seq,
+                signer,
+                case_id,
+                str(stmt.get("answer_id", "")),
+                str(stmt.get("target", "")),
+                str(stmt.get("note", "")),
+                str(stmt["at"]),
+            )
+        )
+
+    def _fold_access(self, seq: int, _kind: str, signer: str, stmt: Mapping[str, object]) -> None:
+        case_id = cast("str | None", stmt.get("case_id"))
+        if case_id is None:  # access outside a case is no case's activity
+            return
+        action, target = str(stmt.get("action", "")), str(stmt.get("target", ""))
+        self.activity.append(Activity(seq, signer, case_id, action, target, str(stmt["at"])))
 
     # -- questions ---------------------------------------------------------------------
 
@@ -394,17 +420,34 @@ class CaseFile:
         # the held answers' own signed lists, read in one query: no derived table is read
         named = digests_by_entry(vault, [q for h in in_force if h.entries for q in h.entries])
         for h in in_force:
-            if h.subject_kind == "digest":
-                covered = h.subject == digest
-            elif h.subject_kind == "answer" and h.entries is not None:
-                covered = any(digest in named.get(q, ()) for q in h.entries)
-            elif h.subject_kind == "answer":
-                covered = digest in answer_digests(vault, h.subject)
-            else:
-                covered = digest in document_digests(vault, h.subject)
-            if covered:
+            if _covers(vault, h, digest, named):
                 out.append(h)
         return out
+
+
+#: how each statement kind the rules accepted is applied to the case file
+_FOLDS: dict[str, Callable[[CaseFile, int, str, str, Mapping[str, object]], None]] = {
+    "case_open": CaseFile._fold_open,
+    "tag": CaseFile._fold_tag,
+    "note": CaseFile._fold_note,
+    "case_conclusion": CaseFile._fold_note,
+    "hold": CaseFile._fold_hold,
+    "hold_release": CaseFile._fold_release,
+    "finding": CaseFile._fold_finding,
+    "access": CaseFile._fold_access,
+}
+
+
+def _covers(vault: Vault, h: Hold, digest: str, named: dict[int, set[str]]) -> bool:
+    """Whether hold `h` covers the text `digest`; `named` holds the digests of the entries
+    held answers signed."""
+    if h.subject_kind == "digest":
+        return h.subject == digest
+    if h.subject_kind == "answer" and h.entries is not None:
+        return any(digest in named.get(q, ()) for q in h.entries)
+    if h.subject_kind == "answer":
+        return digest in answer_digests(vault, h.subject)
+    return digest in document_digests(vault, h.subject)
 
 
 def _released(h: Hold, release: Release) -> Hold:
@@ -636,14 +679,26 @@ def append_case_statement(vault: Vault, signer: Identity, kind: str, stmt: CaseS
 
 def case_items(case: CaseFile, case_id: str) -> Iterable[int]:
     """Seqs of every entry that belongs to a case, in log order."""
-    seqs = [c.seq for c in case.cases.values() if c.case_id == case_id]
-    seqs += [t.seq for t in case.tags if t.case_id == case_id]
-    seqs += [n.seq for n in case.notes if n.case_id == case_id]
-    seqs += [h.seq for h in case.holds.values() if h.case_id == case_id]
-    seqs += [h.release.seq for h in case.holds.values() if h.case_id == case_id and h.release]
-    seqs += [f.seq for f in case.findings if f.case_id == case_id]
-    seqs += [a.seq for a in case.activity if a.case_id == case_id]
-    return sorted(seqs)
+    return sorted(seq for owner, seq in _entries_by_case(case) if owner == case_id)
+
+
+def _entries_by_case(case: CaseFile) -> Iterator[tuple[str | None, int]]:
+    """(case id, seq) of every folded entry: opens, tags, notes, holds and their releases,
+    findings and access entries (None: made outside a case)."""
+    for c in case.cases.values():
+        yield c.case_id, c.seq
+    for t in case.tags:
+        yield t.case_id, t.seq
+    for n in case.notes:
+        yield n.case_id, n.seq
+    for h in case.holds.values():
+        yield h.case_id, h.seq
+        if h.release is not None:
+            yield h.case_id, h.release.seq
+    for f in case.findings:
+        yield f.case_id, f.seq
+    for a in case.activity:
+        yield a.case_id, a.seq
 
 
 def digest_collections(vault: Vault, digest: str) -> set[str]:
@@ -672,6 +727,18 @@ def document_collections(vault: Vault, document_id: str) -> set[str]:
     return {str(r[0]) for r in [*revs, *quoted]}
 
 
+def _tag_shape_problem(stmt: Mapping[str, object]) -> str | None:
+    """What is wrong with a tag statement's own fields (tag, op, answer id, target), if anything."""
+    tag, op, answer_id = stmt.get("tag"), stmt.get("op"), stmt.get("answer_id")
+    if not isinstance(tag, str) or not TAG_RULE.fullmatch(tag):
+        return f"tag {tag!r} is not 1-64 characters of a-z 0-9 . _ - starting with a letter or digit"
+    if op not in ("add", "remove"):
+        return "op is 'add' or 'remove'"
+    if not isinstance(answer_id, str) or not answer_id or id_problem(answer_id):
+        return "answer_id is not an id"
+    return target_problem(stmt.get("target")) or None
+
+
 def _note_refusal(stmt: Mapping[str, object]) -> str | None:
     answer_id = stmt.get("answer_id")
     if answer_id is not None and (not isinstance(answer_id, str) or id_problem(answer_id)):
@@ -687,11 +754,17 @@ def _hold_refusal(stmt: Mapping[str, object]) -> str | None:
     if not isinstance(ident, str) or not ident or id_problem(ident):
         return "a hold's subject needs an id"
     listed = stmt.get("entries")
-    if listed is not None and (
-        subject.get("kind") != "answer"
-        or not isinstance(listed, list)
-        or not all(type(e) is int and e >= 0 for e in listed)
-        or listed != sorted(set(listed))
-    ):
+    if listed is not None and not _entry_list(subject.get("kind"), listed):
         return "a hold's entries are the ascending seqs of the log entries an answer rests on"
     return _text_problem("reason", stmt.get("reason"), _MAX_TEXT)
+
+
+def _entry_list(subject_kind: object, listed: object) -> bool:
+    """Whether a hold's `entries` is what it may be: on an answer, a strictly ascending
+    list of log seqs (non-negative integers, no booleans)."""
+    return (
+        subject_kind == "answer"
+        and isinstance(listed, list)
+        and all(type(e) is int and e >= 0 for e in listed)
+        and listed == sorted(set(listed))
+    )

@@ -198,14 +198,7 @@ def load_public(path: Path) -> PublicIdentity:
     from store.textrules import name_problem
 
     file = str(path)
-    try:
-        if not path.is_file():
-            raise KeyFileError(f"{path}: not a regular file")
-        raw = path.read_bytes()[: _PUB_LIMIT + 1]
-    except OSError as exc:
-        raise KeyFileError(f"{path}: cannot read public key file ({exc.strerror})") from exc
-    if len(raw) > _PUB_LIMIT:
-        raise KeyFileError(f"{path}: larger than {_PUB_LIMIT} bytes: not a public key file")
+    raw = _read_public_file(path)
     try:
         data = parse_strict(raw, file)
     except InputError as exc:
@@ -215,15 +208,7 @@ def load_public(path: Path) -> PublicIdentity:
     extra = sorted(set(data) - _PUB_FIELDS)
     if extra:
         raise KeyFileError(f"{path}: $.{extra[0]}: unknown field in a public key file")
-    keys: dict[str, bytes] = {}
-    for name in ("ed25519", "x25519"):
-        value = data.get(name)
-        try:
-            keys[name] = b64d(value) if isinstance(value, str) else b""
-        except ValueError:
-            keys[name] = b""
-        if len(keys[name]) != 32:
-            raise KeyFileError(f"{path}: $.{name}: must be a base64 32-byte key")
+    keys = {name: _public_key(path, name, data.get(name)) for name in ("ed25519", "x25519")}
     problem = name_problem(data.get("name"))
     if problem:
         raise KeyFileError(f"{path}: $.name: {problem}")
@@ -231,6 +216,30 @@ def load_public(path: Path) -> PublicIdentity:
     if "key_id" in data and data["key_id"] != pub.key_id:
         raise KeyFileError(f"{path}: $.key_id: is not the SHA-256 of $.ed25519 (expected {pub.key_id})")
     return pub
+
+
+def _read_public_file(path: Path) -> bytes:
+    """A public key file's bytes: a regular file of at most `_PUB_LIMIT` bytes."""
+    try:
+        if not path.is_file():
+            raise KeyFileError(f"{path}: not a regular file")
+        raw = path.read_bytes()[: _PUB_LIMIT + 1]
+    except OSError as exc:
+        raise KeyFileError(f"{path}: cannot read public key file ({exc.strerror})") from exc
+    if len(raw) > _PUB_LIMIT:
+        raise KeyFileError(f"{path}: larger than {_PUB_LIMIT} bytes: not a public key file")
+    return raw
+
+
+def _public_key(path: Path, name: str, value: object) -> bytes:
+    """The 32-byte key field `name` holds in standard base64; refused otherwise."""
+    try:
+        key = b64d(value) if isinstance(value, str) else b""
+    except ValueError:
+        key = b""
+    if len(key) != 32:
+        raise KeyFileError(f"{path}: $.{name}: must be a base64 32-byte key")
+    return key
 
 
 def new_data_key() -> bytes:

@@ -326,11 +326,14 @@ class DatasetReader:
         )
         source = self._parquet(REFERENCES_FILE)
         stored = f"SELECT seq, answer_id, passage_id, role, digest, collection FROM {source}"  # noqa: S608
+        # each side evaluated once (the join, the file's read), then compared both ways
+        self.con.execute(f"CREATE OR REPLACE TEMP TABLE _refs_stored AS {stored}")
+        self.con.execute(f"CREATE OR REPLACE TEMP TABLE _refs_derived AS {derived}")
         out = []
-        for a, b in ((stored, derived), (derived, stored)):
+        for a, b in (("_refs_stored", "_refs_derived"), ("_refs_derived", "_refs_stored")):
             out.append(
                 self.con.execute(
-                    f"SELECT * FROM ({a} EXCEPT ALL {b}) "  # noqa: S608
+                    f"SELECT * FROM (SELECT * FROM temp.{a} EXCEPT ALL SELECT * FROM temp.{b}) "  # noqa: S608
                     f"ORDER BY seq, digest, role, answer_id, passage_id, collection LIMIT {int(limit)}"
                 ).fetchall()
             )

@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass
 
 from store.crypto import Identity, PublicIdentity, sha256_hex
-from store.dsse import verify_envelope
+from store.dsse import Envelope, verify_envelope
 from store.entries import LogEntry, Statement
 from store.errors import InputError, SignatureError
 from store.keyring import DataKeys
@@ -114,46 +114,63 @@ def signed_imports(vault: Vault, answer_ids: list[str]) -> dict[str, SignedImpor
 def _signed(
     vault: Vault, custodian: PublicIdentity | None, answer_id: str, seq: int, data: bytes | None
 ) -> SignedImport:
-    def bad(problem: str, trace: str | None = None) -> SignedImport:
-        return SignedImport(answer_id, seq, trace, problem)
-
-    if data is None:
-        return bad(f"log entry {seq}, which the answer table names, is not in the log")
-    try:
-        entry = LogEntry.from_bytes(data)
-        env = entry.envelope
-    except (InputError, ValueError) as exc:
-        return bad(f"log entry {seq} cannot be read: {exc}")
-    if entry.kind != IMPORTED_KIND or env is None:
-        return bad(f"log entry {seq} is a {entry.kind!r} entry, not an imported trace")
+    env = _imported_envelope(seq, data)
+    if isinstance(env, str):
+        return SignedImport(answer_id, seq, None, env)
     if custodian is None:
-        return bad("the vault names no custodian to check the entry's signature")
+        return SignedImport(
+            answer_id, seq, None, "the vault names no custodian to check the entry's signature"
+        )
     try:
         verify_envelope(env, {custodian.key_id: custodian.ed25519})
     except SignatureError as exc:
-        return bad(f"log entry {seq}: {exc}")
+        return SignedImport(answer_id, seq, None, f"log entry {seq}: {exc}")
     try:
         body = json.loads(env.payload)
     except ValueError as exc:
-        return bad(f"log entry {seq}: payload is not JSON ({exc})")
-    place = body.get("log") if isinstance(body, dict) else None
-    st = body.get("statement") if isinstance(body, dict) else None
-    if (
-        not isinstance(place, dict)
-        or place.get("seq") != seq
-        or place.get("origin") != vault.origin
-        or body.get("type") != IMPORTED_KIND
-        or not isinstance(st, dict)
-    ):
-        return bad(f"log entry {seq} is signed for another place (a copied entry)")
-    if st.get("answer_id") != answer_id:
-        return bad(f"log entry {seq} holds answer {st.get('answer_id')!r}, not {answer_id}")
+        return SignedImport(answer_id, seq, None, f"log entry {seq}: payload is not JSON ({exc})")
+    st = _placed_statement(body, seq, vault.origin, answer_id)
+    if isinstance(st, str):
+        return SignedImport(answer_id, seq, None, st)
     trace = st.get("trace_sha256")
     export = st.get("export")
     fmt = export.get("format") if isinstance(export, dict) else None
     return SignedImport(
         answer_id, seq, trace if isinstance(trace, str) else None, None, fmt if isinstance(fmt, str) else None
     )
+
+
+def _imported_envelope(seq: int, data: bytes | None) -> Envelope | str:
+    """The envelope of the imported-trace entry `data` at `seq`, or why there is none."""
+    if data is None:
+        return f"log entry {seq}, which the answer table names, is not in the log"
+    try:
+        entry = LogEntry.from_bytes(data)
+        env = entry.envelope
+    except (InputError, ValueError) as exc:
+        return f"log entry {seq} cannot be read: {exc}"
+    if entry.kind != IMPORTED_KIND or env is None:
+        return f"log entry {seq} is a {entry.kind!r} entry, not an imported trace"
+    return env
+
+
+def _placed_statement(body: object, seq: int, origin: str, answer_id: str) -> dict[str, object] | str:
+    """The statement of a signed payload bound to entry `seq` of `origin` and holding
+    `answer_id`, or why it is not (signed for another place, or another answer)."""
+    place = body.get("log") if isinstance(body, dict) else None
+    st = body.get("statement") if isinstance(body, dict) else None
+    if (
+        not isinstance(body, dict)
+        or not isinstance(place, dict)
+        or place.get("seq") != seq
+        or place.get("origin") != origin
+        or body.get("type") != IMPORTED_KIND
+        or not isinstance(st, dict)
+    ):
+        return f"log entry {seq} is signed for another place (a copied entry)"
+    if st.get("answer_id") != answer_id:
+        return f"log entry {seq} holds answer {st.get('answer_id')!r}, not {answer_id}"
+    return st
 
 
 def append_imported(vault: Vault, custodian: Identity, items: list[ImportedItem]) -> list[int]:
@@ -165,25 +182,8 @@ def append_imported(vault: Vault, custodian: Identity, items: list[ImportedItem]
     purged.
     """
     vault.require_custodian(custodian, "appending imported traces (import)")
-    taken = imported_answer_seqs(vault, [it.answer_id for it in items])
-    seen: set[str] = set()
-    for it in items:
-        if it.answer_id in taken:
-            raise InputError(
-                it.file, "$", f"answer {it.answer_id} already in the vault (log entry {taken[it.answer_id]})"
-            )
-        if it.answer_id in seen:
-            raise InputError(it.file, "$", f"answer {it.answer_id} appears twice in this import")
-        seen.add(it.answer_id)
-    # each export is hashed once (items of one file share its bytes), and must be the file
-    # its statement names
-    hashed: dict[int, str] = {}
-    for it in items:
-        if id(it.export) not in hashed:
-            hashed[id(it.export)] = sha256_hex(it.export)
-        digest = hashed[id(it.export)]
-        if digest != it.export_sha256:
-            raise InputError(it.file, "$.export.sha256", "the statement names another export file")
+    _refuse_known_answers(vault, items)
+    _refuse_other_exports(items)
     tombstoned = set(vault.index.tombstone_index())
     for it in items:
         if it.export_sha256 in tombstoned:
@@ -210,3 +210,28 @@ def append_imported(vault: Vault, custodian: Identity, items: list[ImportedItem]
                 done.add((digest, collection))
                 keys.encrypt_into(batch, collection, data, recipients[collection])
     return seqs
+
+
+def _refuse_known_answers(vault: Vault, items: list[ImportedItem]) -> None:
+    """Refuse an answer id the vault already holds, or one this import holds twice."""
+    taken = imported_answer_seqs(vault, [it.answer_id for it in items])
+    seen: set[str] = set()
+    for it in items:
+        if it.answer_id in taken:
+            raise InputError(
+                it.file, "$", f"answer {it.answer_id} already in the vault (log entry {taken[it.answer_id]})"
+            )
+        if it.answer_id in seen:
+            raise InputError(it.file, "$", f"answer {it.answer_id} appears twice in this import")
+        seen.add(it.answer_id)
+
+
+def _refuse_other_exports(items: list[ImportedItem]) -> None:
+    """Refuse an item whose export bytes are not the file its statement names; each export
+    is hashed once (items of one file share its bytes)."""
+    hashed: dict[int, str] = {}
+    for it in items:
+        if id(it.export) not in hashed:
+            hashed[id(it.export)] = sha256_hex(it.export)
+        if hashed[id(it.export)] != it.export_sha256:
+            raise InputError(it.file, "$.export.sha256", "the statement names another export file")

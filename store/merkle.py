@@ -309,25 +309,46 @@ def verify_consistency(
     _check_hash("old root", old_root)
     _check_hash("new root", new_root)
     if old_size == new_size:
-        if proof:
-            raise ProofError("consistency proof between equal sizes must be empty")
-        if old_root != new_root:
-            raise ProofError(f"two different roots claimed for tree size {old_size}")
+        _verify_equal_sizes(old_size, old_root, new_root, proof)
         return
     if old_size == 0:
-        if proof:
-            raise ProofError("consistency proof from the empty tree must be empty")
-        if old_root != EMPTY_ROOT:
-            raise ProofError("old root for tree size 0 is not the empty-tree hash")
+        _verify_from_empty(old_root, proof)
         return
     if not proof:
         raise ProofError(f"empty consistency proof from size {old_size} to {new_size}")
     for i, p in enumerate(proof):
         _check_hash(f"consistency proof[{i}]", p)
+    # step 2: when the old size is a power of two, the old root is the path's first node
+    path: Sequence[bytes] = [old_root, *proof] if old_size & (old_size - 1) == 0 else proof
+    fr, sr = _consistency_roots(old_size, new_size, path)
+    # step 7: both recomputed roots must be the claimed ones
+    if fr != old_root:
+        raise ProofError(f"consistency proof does not reproduce the root of size {old_size}")
+    if sr != new_root:
+        raise ProofError(f"consistency proof does not reproduce the root of size {new_size}")
 
-    path: Sequence[bytes] = proof
-    if old_size & (old_size - 1) == 0:
-        path = [old_root, *proof]
+
+def _verify_equal_sizes(size: int, old_root: bytes, new_root: bytes, proof: Sequence[bytes]) -> None:
+    """A tree is consistent with itself only through an empty proof and one root."""
+    if proof:
+        raise ProofError("consistency proof between equal sizes must be empty")
+    if old_root != new_root:
+        raise ProofError(f"two different roots claimed for tree size {size}")
+
+
+def _verify_from_empty(old_root: bytes, proof: Sequence[bytes]) -> None:
+    """The empty tree is a prefix of every tree: no proof, and the empty-tree hash as its root."""
+    if proof:
+        raise ProofError("consistency proof from the empty tree must be empty")
+    if old_root != EMPTY_ROOT:
+        raise ProofError("old root for tree size 0 is not the empty-tree hash")
+
+
+def _consistency_roots(old_size: int, new_size: int, path: Sequence[bytes]) -> tuple[bytes, bytes]:
+    """RFC 9162 2.1.4.2 steps 3-6 and step 7's `sn == 0`: the roots (fr, sr) `path` recomputes.
+
+    Raises ProofError when the path has more or fewer hashes than the two sizes need.
+    """
     fn, sn = old_size - 1, new_size - 1
     while fn & 1:
         fn >>= 1
@@ -348,7 +369,4 @@ def verify_consistency(
         sn >>= 1
     if sn != 0:
         raise ProofError(f"consistency proof {old_size}->{new_size} has too few hashes")
-    if fr != old_root:
-        raise ProofError(f"consistency proof does not reproduce the root of size {old_size}")
-    if sr != new_root:
-        raise ProofError(f"consistency proof does not reproduce the root of size {new_size}")
+    return fr, sr

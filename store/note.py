@@ -168,26 +168,27 @@ def _parse_note(note: str, file: str) -> tuple[str, list[_SigLine]]:
     lines = block[:-1].split("\n")
     if len(lines) > _MAX_SIGNATURES:
         raise InputError(file, "$", f"more than {_MAX_SIGNATURES} signatures")
-    sigs: list[_SigLine] = []
-    for offset, line in enumerate(lines):
-        lineno = first_lineno + offset
-        where = f"line {lineno}"
-        if not line.startswith(_SIG_PREFIX):
-            raise InputError(file, where, "signature line must start with '\u2014 '")
-        name, sep, sig_b64 = line[len(_SIG_PREFIX) :].partition(" ")
-        problem = _name_problem(name)
-        if problem:
-            raise InputError(file, where, problem)
-        if not sep or not sig_b64:
-            raise InputError(file, where, "signature line has no signature")
-        try:
-            raw = b64d(sig_b64)
-        except ValueError as exc:  # binascii.Error and non-ASCII both
-            raise InputError(file, where, "signature is not standard base64") from exc
-        if len(raw) < 5:
-            raise InputError(file, where, "signature shorter than key id plus one byte")
-        sigs.append(_SigLine(name, raw[:4], raw[4:], line, lineno))
-    return text, sigs
+    return text, [_sig_line(line, first_lineno + offset, file) for offset, line in enumerate(lines)]
+
+
+def _sig_line(line: str, lineno: int, file: str) -> _SigLine:
+    """One signature line ("\u2014 name base64(key id + signature)"), syntax checked."""
+    where = f"line {lineno}"
+    if not line.startswith(_SIG_PREFIX):
+        raise InputError(file, where, "signature line must start with '\u2014 '")
+    name, sep, sig_b64 = line[len(_SIG_PREFIX) :].partition(" ")
+    problem = _name_problem(name)
+    if problem:
+        raise InputError(file, where, problem)
+    if not sep or not sig_b64:
+        raise InputError(file, where, "signature line has no signature")
+    try:
+        raw = b64d(sig_b64)
+    except ValueError as exc:  # binascii.Error and non-ASCII both
+        raise InputError(file, where, "signature is not standard base64") from exc
+    if len(raw) < 5:
+        raise InputError(file, where, "signature shorter than key id plus one byte")
+    return _SigLine(name, raw[:4], raw[4:], line, lineno)
 
 
 def add_signature(note: str, name: str, public: bytes, sign: Callable[[bytes], bytes]) -> str:
@@ -223,6 +224,21 @@ def open_note(note: str, verifiers: Verifiers, *, file: str = "note") -> tuple[s
     known: dict[tuple[str, bytes], bytes] = {}
     for name, pub in pairs:
         known[(name, note_key_id(name, pub))] = pub
+    verified = _verified_names(sigs, known, message, file)
+    if not verified:
+        signers = ", ".join(f"{s.name}+{s.key_id.hex()}" for s in sigs)
+        trusted = ", ".join(f"{n}+{k.hex()}" for n, k in sorted(known)) or "(none)"
+        raise SignatureError(f"{file}: no signature by a known key: signed by {signers}; trusted: {trusted}")
+    return text, verified
+
+
+def _verified_names(
+    sigs: list[_SigLine], known: dict[tuple[str, bytes], bytes], message: bytes, file: str
+) -> list[str]:
+    """The names whose known key verifies their signature, each once, in note order.
+
+    A signature matching no verifier is skipped; one that matches and fails rejects the note.
+    """
     verified: list[str] = []
     for s in sigs:
         pub = known.get((s.name, s.key_id))
@@ -236,11 +252,7 @@ def open_note(note: str, verifiers: Verifiers, *, file: str = "note") -> tuple[s
             ) from exc
         if s.name not in verified:
             verified.append(s.name)
-    if not verified:
-        signers = ", ".join(f"{s.name}+{s.key_id.hex()}" for s in sigs)
-        trusted = ", ".join(f"{n}+{k.hex()}" for n, k in sorted(known)) or "(none)"
-        raise SignatureError(f"{file}: no signature by a known key: signed by {signers}; trusted: {trusted}")
-    return text, verified
+    return verified
 
 
 @dataclass(frozen=True)
@@ -290,14 +302,7 @@ class Checkpoint:
         size = int(size_text)
         if size > _MAX_SIZE:
             raise InputError(file, "line 2", "tree size exceeds 2^63-1")
-        try:
-            root = b64d(root_text)
-        except ValueError as exc:  # binascii.Error and non-ASCII both
-            raise InputError(file, "line 3", "root hash is not standard base64") from exc
-        if len(root) != 32:
-            raise InputError(file, "line 3", f"root hash must be 32 bytes, got {len(root)}")
-        if base64.b64encode(root).decode("ascii") != root_text:
-            raise InputError(file, "line 3", "root hash is non-canonical base64")
+        root = _parse_root(root_text, file)
         for i, ext in enumerate(extensions, start=4):
             if not ext:
                 raise InputError(file, f"line {i}", "extension lines must be non-empty")
@@ -310,6 +315,19 @@ class Checkpoint:
     def sign_as(self, identity: Identity, name: str) -> str:
         """A signed note of `body()` by `identity` under key name `name` (the roster's)."""
         return sign_note(self.body(), name, identity.public.ed25519, identity.sign)
+
+
+def _parse_root(root_text: str, file: str) -> bytes:
+    """A checkpoint's root hash line: canonical standard base64 of 32 bytes."""
+    try:
+        root = b64d(root_text)
+    except ValueError as exc:  # binascii.Error and non-ASCII both
+        raise InputError(file, "line 3", "root hash is not standard base64") from exc
+    if len(root) != 32:
+        raise InputError(file, "line 3", f"root hash must be 32 bytes, got {len(root)}")
+    if base64.b64encode(root).decode("ascii") != root_text:
+        raise InputError(file, "line 3", "root hash is non-canonical base64")
+    return root
 
 
 def verify_checkpoint(note: str, name: str, public: bytes, *, origin: str | None = None) -> Checkpoint:

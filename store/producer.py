@@ -66,12 +66,17 @@ def draft_to_input(draft: dict[str, Any], producer: Identity, *, copy_draft: boo
             payload[digest_field] = sha256_hex(text.encode("utf-8"))
             contents[payload[digest_field]] = text
     for ps in payload.get("passages", []):
-        if ps.get("model_input") != ModelInput.NOT_SENT:
-            ps.setdefault("model_input_text", ps.get("retrieved_text"))
-        for text_field, digest_field in _PASSAGE_TEXT_FIELDS.items():
-            if text_field in ps:
-                text = ps.pop(text_field)
-                ps[digest_field] = sha256_hex(text.encode("utf-8"))
-                if text_field != "query":
-                    contents[ps[digest_field]] = text
+        _passage_digests(ps, contents)
     return {"envelope": sign_payload(payload, producer), "contents": contents}
+
+
+def _passage_digests(ps: dict[str, Any], contents: dict[str, str]) -> None:
+    """A draft passage's texts become digests; all but the query's are kept in `contents`."""
+    if ps.get("model_input") != ModelInput.NOT_SENT:
+        ps.setdefault("model_input_text", ps.get("retrieved_text"))
+    for text_field, digest_field in _PASSAGE_TEXT_FIELDS.items():
+        if text_field in ps:
+            text = ps.pop(text_field)
+            ps[digest_field] = sha256_hex(text.encode("utf-8"))
+            if text_field != "query":
+                contents[ps[digest_field]] = text

@@ -92,16 +92,7 @@ def quarantine_tail(vault: Vault, custodian: Identity, kept_size: int, now: str)
     tail = [QuarantinedEntry(seq, kind, leaf, data) for seq, kind, data, leaf in vault.raw_entries(kept_size)]
     if not tail:
         raise VaultError(f"{vault.path}: nothing past the checkpoint at size {kept_size} to recover")
-    guarded = [(e.seq, guarded_kind(e.data) or e.kind) for e in tail if _is_guarded(e)]
-    if guarded:
-        seq, kind = guarded[0]
-        many = "entry" if len(guarded) == 1 else "entries"
-        raise VaultError(
-            f"{vault.path}: the uncovered tail holds {len(guarded)} {many} "
-            f"that must stay final (first: {kind} at log entry {seq}); moving it aside would undo it. "
-            "Recover on the machine that signed it (it remembers the checkpoint), or inspect it with "
-            "`tracer open --forensic`"
-        )
+    _refuse_guarded(vault, tail)
     folder = vault.path / QUARANTINE_DIR
     folder.mkdir(exist_ok=True)
     out = Quarantined(folder / f"{tail[0].seq:08d}-{tail[-1].seq:08d}.jsonl", kept_size, tail)
@@ -117,6 +108,21 @@ def quarantine_tail(vault: Vault, custodian: Identity, kept_size: int, now: str)
     return out
 
 
+def _refuse_guarded(vault: Vault, tail: list[QuarantinedEntry]) -> None:
+    """Refuse to move aside a tail holding entries that must stay final (holds, purges...)."""
+    guarded = [(e.seq, guarded_kind(e.data) or e.kind) for e in tail if _is_guarded(e)]
+    if not guarded:
+        return
+    seq, kind = guarded[0]
+    many = "entry" if len(guarded) == 1 else "entries"
+    raise VaultError(
+        f"{vault.path}: the uncovered tail holds {len(guarded)} {many} "
+        f"that must stay final (first: {kind} at log entry {seq}); moving it aside would undo it. "
+        "Recover on the machine that signed it (it remembers the checkpoint), or inspect it with "
+        "`tracer open --forensic`"
+    )
+
+
 def restore(vault: Vault, custodian: Identity, out: Quarantined, now: str) -> Quarantined:
     """Ingest again, with every check, the producer manifests of a quarantine that are not
     in the vault now (also after a recovery that was interrupted before this step; the
@@ -126,30 +132,54 @@ def restore(vault: Vault, custodian: Identity, out: Quarantined, now: str) -> Qu
     present = {str(a) for (a,) in vault.query("SELECT answer_id FROM v_answers")}
     revisions = {(str(d), str(r)) for d, r in vault.query("SELECT document_id, revision FROM v_revisions")}
     texts = _texts_of(vault, custodian, out.entries)
-    manifests: list[tuple[int, dict[str, object]]] = []
     out.to_remake.clear()
+    plan = _Restore(vault, present, revisions, texts, to_remake=out.to_remake)
     for e in out.entries:
+        plan.sort(e)
+    out.reingested = [seq for seq, doc in plan.manifests if "envelope" in doc]
+    if plan.manifests:
+        out.report = _ingest_docs(vault, custodian, plan.manifests, now)
+    return out
+
+
+@dataclass
+class _Restore:
+    """What a restore compares a quarantine with (the answers and revisions the vault holds
+    now, the tail's texts), and what it decides for each entry: ingest it again, or list it
+    to be made again by its signer."""
+
+    vault: Vault
+    present: set[str]
+    revisions: set[tuple[str, str]]
+    texts: dict[str, str]
+    manifests: list[tuple[int, dict[str, object]]] = field(default_factory=list)
+    to_remake: list[tuple[int, str]] = field(default_factory=list)
+
+    def sort(self, e: QuarantinedEntry) -> None:
         entry = _parse(e)
         if entry is not None and entry.kind == "manifest" and isinstance(entry.body.get("envelope"), dict):
             # the producer's envelope carries its own signature: ingest checks it again and
             # writes a new wrapper, so a rewritten wrapper (faults, times) is never kept
-            if _answer_id(entry) not in present:
-                manifests.append((e.seq, _manifest_doc(entry, texts)))
-        elif entry is not None and entry.kind == "revision" and (rev := _custodian_revision(vault, entry)):
-            # the custodian's own statement, checked under its key: made again at a new place
-            if (str(rev.get("document_id")), str(rev.get("revision"))) in revisions:
-                continue
-            doc = _revision_doc(rev, texts)
-            if doc is None:
-                out.to_remake.append((e.seq, entry.kind))
-            else:
-                manifests.insert(0, (e.seq, doc))
+            if _answer_id(entry) not in self.present:
+                self.manifests.append((e.seq, _manifest_doc(entry, self.texts)))
+            return
+        rev = (
+            _custodian_revision(self.vault, entry) if entry is not None and entry.kind == "revision" else None
+        )
+        if rev:
+            self._revision(e.seq, rev)
         else:
-            out.to_remake.append((e.seq, entry.kind if entry is not None else e.kind))
-    out.reingested = [seq for seq, doc in manifests if "envelope" in doc]
-    if manifests:
-        out.report = _ingest_docs(vault, custodian, manifests, now)
-    return out
+            self.to_remake.append((e.seq, entry.kind if entry is not None else e.kind))
+
+    def _revision(self, seq: int, rev: Mapping[str, object]) -> None:
+        """The custodian's own statement, checked under its key: made again at a new place."""
+        if (str(rev.get("document_id")), str(rev.get("revision"))) in self.revisions:
+            return
+        doc = _revision_doc(rev, self.texts)
+        if doc is None:
+            self.to_remake.append((seq, "revision"))
+        else:
+            self.manifests.insert(0, (seq, doc))
 
 
 def _manifest_doc(entry: LogEntry, texts: dict[str, str]) -> dict[str, object]:

@@ -18,11 +18,12 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, cast
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, cast
 
 from store import merkle
 from store.crypto import PublicIdentity, b64d, key_id_of
-from store.dsse import verify_envelope
+from store.dsse import Envelope, verify_envelope
 from store.entries import (
     CUSTODIAN_KINDS,
     HOLD_KINDS,
@@ -81,18 +82,24 @@ def _problem_at(when: str, bounds: Sequence[tuple[str, str | None]]) -> str | No
     except ValueError:
         return f"has no readable time to check against ({when!r})"
     for name, text in bounds:
-        if not text:
-            continue
-        try:
-            bound = instant(text)
-        except ValueError:
-            return f"has an unreadable {name} {text!r}"
-        if name == "valid_from" and t < bound:
-            return f"not valid before {text}"
-        if name == "valid_until" and t >= bound:
-            return f"outside its validity window (valid until {text})"
-        if name == "revoked_at" and t >= bound:
-            return f"revoked at {text}"
+        problem = _bound_problem(t, name, text) if text else None
+        if problem is not None:
+            return problem
+    return None
+
+
+def _bound_problem(t: datetime, name: str, text: str) -> str | None:
+    """Why instant `t` is on the wrong side of the bound `name` at `text` (unreadable: refused)."""
+    try:
+        bound = instant(text)
+    except ValueError:
+        return f"has an unreadable {name} {text!r}"
+    if name == "valid_from" and t < bound:
+        return f"not valid before {text}"
+    if name == "valid_until" and t >= bound:
+        return f"outside its validity window (valid until {text})"
+    if name == "revoked_at" and t >= bound:
+        return f"revoked at {text}"
     return None
 
 
@@ -186,18 +193,24 @@ class Roster:
         if kind == "key_add":
             return self._key_add_refusal(key_id, stmt)
         if kind == "key_revoke":
-            k = self.producers.get(key_id)
-            if k is None:
-                return f"no producer key {key_id[:16]} in the keyring"
-            return _revoke_refusal(k.revoked_at, f"producer key {key_id[:16]}", stmt)
+            return self._key_revoke_refusal(key_id, stmt)
         if kind == "investigator_grant":
             return self._grant_refusal(key_id, stmt)
         if kind == "investigator_revoke":
-            inv = self.investigators.get(key_id)
-            if inv is None:
-                return f"no investigator {key_id[:16]} was granted"
-            return _revoke_refusal(inv.revoked_at, f"{inv.name} ({key_id[:16]})", stmt)
+            return self._investigator_revoke_refusal(key_id, stmt)
         return f"{kind!r} does not change the roster"
+
+    def _key_revoke_refusal(self, key_id: str, stmt: Mapping[str, object]) -> str | None:
+        k = self.producers.get(key_id)
+        if k is None:
+            return f"no producer key {key_id[:16]} in the keyring"
+        return _revoke_refusal(k.revoked_at, f"producer key {key_id[:16]}", stmt)
+
+    def _investigator_revoke_refusal(self, key_id: str, stmt: Mapping[str, object]) -> str | None:
+        inv = self.investigators.get(key_id)
+        if inv is None:
+            return f"no investigator {key_id[:16]} was granted"
+        return _revoke_refusal(inv.revoked_at, f"{inv.name} ({key_id[:16]})", stmt)
 
     def _new_key_refusal(
         self,
@@ -256,26 +269,24 @@ class Roster:
         x25519 = stmt.get("x25519")
         if not isinstance(x25519, str) or _b64_len(x25519) != 32:
             return "x25519 is not a base64 32-byte key"
-        name = stmt["name"]
+        problem = (
+            self._investigator_name_refusal(stmt["name"])
+            or _scopes_problem(stmt.get("scopes"))
+            or _rights_problem(stmt.get("rights", []))
+        )
+        if problem:
+            return problem
+        return _time_problem(stmt, "at")
+
+    def _investigator_name_refusal(self, name: object) -> str | None:
+        """An investigator's name is no other person's, nor an active producer key's."""
         taken = self._name_taken_by_a_person(name)
         if taken:
             return taken
         for k in self.producers.values():
             if k.revoked_at is None and k.name == name:
                 return f"name {name!r} is already taken by producer key {k.key_id[:16]}"
-        scopes = stmt.get("scopes")
-        if not isinstance(scopes, list) or not scopes:
-            return "an investigator needs at least one scope (a collection name, or '*')"
-        for scope in scopes:
-            if scope_problem(scope):
-                return scope_problem(scope)
-        rights = stmt.get("rights", [])
-        if not isinstance(rights, list) or len(set(map(str, rights))) != len(rights):
-            return "rights must be a list of distinct rights"
-        for right in rights:
-            if right not in RIGHTS:
-                return f"unknown right {right!r} (known: {', '.join(sorted(RIGHTS))})"
-        return _time_problem(stmt, "at")
+        return None
 
     def fold(self, seq: int, kind: str, stmt: Mapping[str, object]) -> RosterProblem | None:
         """Apply one custodian statement of `ROSTER_KINDS` (already signature-checked)."""
@@ -405,22 +416,11 @@ def statement_problem(
     it (`root_before`; None when unknown, which fails).
     """
     try:
-        env = entry.envelope
-        if env is None:
-            raise InputError("log", "$.envelope", "missing")
-        payload = entry.payload_json()  # the statement, unwrapped
-        full = entry.parsed_payload
-        if full is None:
-            full = json.loads(env.payload)
+        env, payload, full = _unwrapped(entry)
     except (InputError, ValueError, AttributeError, TypeError) as exc:
         return FindingKind.ENTRY_MALFORMED, f"envelope unreadable: {exc}"
     if env.payload_type != STATEMENT_TYPE or not isinstance(full, dict) or full.get("type") != entry.kind:
-        declared = full.get("type") if isinstance(full, dict) else None
-        return (
-            FindingKind.ENTRY_KIND_MISMATCH,
-            f"entry kind {entry.kind!r} carries a signed {env.payload_type!r} payload of type {declared!r}: "
-            "a signed statement reused under another kind",
-        )
+        return FindingKind.ENTRY_KIND_MISMATCH, _kind_mismatch(entry.kind, env.payload_type, full)
     if not isinstance(payload, dict):
         return FindingKind.ENTRY_MALFORMED, "the signed statement is not a JSON object"
     try:
@@ -431,6 +431,26 @@ def statement_problem(
     if expected is None or full.get("log") != expected:
         return FindingKind.STATEMENT_OUT_OF_PLACE, _out_of_place(full.get("log"), seq, origin)
     return None
+
+
+def _unwrapped(entry: LogEntry) -> tuple[Envelope, Any, Any]:
+    """The entry's envelope, its statement and the whole signed payload; raises when unreadable."""
+    env = entry.envelope
+    if env is None:
+        raise InputError("log", "$.envelope", "missing")
+    payload = entry.payload_json()  # the statement, unwrapped
+    full = entry.parsed_payload
+    if full is None:
+        full = json.loads(env.payload)
+    return env, payload, full
+
+
+def _kind_mismatch(kind: str, payload_type: str, full: object) -> str:
+    declared = full.get("type") if isinstance(full, dict) else None
+    return (
+        f"entry kind {kind!r} carries a signed {payload_type!r} payload of type {declared!r}: "
+        "a signed statement reused under another kind"
+    )
 
 
 def _out_of_place(claimed: object, seq: int, origin: str) -> str:
@@ -486,16 +506,9 @@ def check_entry(
     For readers of other statements (`store.casefile`) that must apply the roster as it
     stood at each entry: `acc` holds exactly the leaves before `seq`.
     """
-    if merkle.leaf_hash(data) != stored_leaf:
-        return RosterProblem(seq, row_kind, FindingKind.LEAF_HASH_MISMATCH, "the entry's bytes were changed")
-    try:
-        entry = LogEntry.from_bytes(data)
-    except ValueError as exc:
-        return RosterProblem(seq, row_kind, FindingKind.ENTRY_MALFORMED, str(exc))
-    if entry.kind != row_kind or entry.seq != seq:
-        return RosterProblem(
-            seq, row_kind, FindingKind.ENTRY_OUT_OF_PLACE, "entry kind or seq disagrees with its row"
-        )
+    entry = _entry_of_row(seq, row_kind, data, stored_leaf)
+    if isinstance(entry, RosterProblem):
+        return entry
     if seq == 0 and entry.kind == "vault_init":
         signers = _self_signer(entry.payload_json())
     else:
@@ -511,6 +524,21 @@ def check_entry(
     return roster.fold(seq, entry.kind, stmt)
 
 
+def _entry_of_row(seq: int, row_kind: str, data: bytes, stored_leaf: bytes) -> LogEntry | RosterProblem:
+    """The entry a row holds, or why it is not the entry its row says (bytes, parse, kind, seq)."""
+    if merkle.leaf_hash(data) != stored_leaf:
+        return RosterProblem(seq, row_kind, FindingKind.LEAF_HASH_MISMATCH, "the entry's bytes were changed")
+    try:
+        entry = LogEntry.from_bytes(data)
+    except ValueError as exc:
+        return RosterProblem(seq, row_kind, FindingKind.ENTRY_MALFORMED, str(exc))
+    if entry.kind != row_kind or entry.seq != seq:
+        return RosterProblem(
+            seq, row_kind, FindingKind.ENTRY_OUT_OF_PLACE, "entry kind or seq disagrees with its row"
+        )
+    return entry
+
+
 def producer_keys(vault: Vault) -> dict[str, ProducerKey]:
     """The producer keyring as the (checked) log says."""
     return vault.rosters.folded()[0].producers
@@ -519,6 +547,26 @@ def producer_keys(vault: Vault) -> dict[str, ProducerKey]:
 def investigators(vault: Vault) -> dict[str, Investigator]:
     """Every investigator ever granted, as the (checked) log says."""
     return vault.rosters.folded()[0].investigators
+
+
+def _scopes_problem(scopes: object) -> str | None:
+    """A grant names at least one scope, each a collection name or '*'."""
+    if not isinstance(scopes, list) or not scopes:
+        return "an investigator needs at least one scope (a collection name, or '*')"
+    for scope in scopes:
+        if scope_problem(scope):
+            return scope_problem(scope)
+    return None
+
+
+def _rights_problem(rights: object) -> str | None:
+    """A grant's rights are distinct and each one known."""
+    if not isinstance(rights, list) or len(set(map(str, rights))) != len(rights):
+        return "rights must be a list of distinct rights"
+    for right in rights:
+        if right not in RIGHTS:
+            return f"unknown right {right!r} (known: {', '.join(sorted(RIGHTS))})"
+    return None
 
 
 def _revoke_refusal(revoked_at: str | None, who: str, stmt: Mapping[str, object]) -> str | None:

@@ -207,7 +207,20 @@ class _Gen:
         if "required" in schema:
             req = self.name("R", frozenset(schema["required"]))
             self.emit(ind, f"if not {req} <= {v}.keys(): return False")
-        extra = schema.get("additionalProperties", True)
+        self.additional(schema.get("additionalProperties", True), props, v, ind)
+        if "propertyNames" in schema:
+            k = self.name("k")
+            self.emit(ind, f"for {k} in {v}:")
+            self.emit(ind + 1, "pass")
+            self.node(schema["propertyNames"], k, ind + 1)
+        required = frozenset(schema.get("required", ()))
+        for prop, sub in props.items():
+            self.member(prop, sub, prop in required, v, ind)
+
+    def additional(
+        self, extra: SchemaJSON | bool, props: dict[str, SchemaJSON | bool], v: str, ind: int
+    ) -> None:
+        """`additionalProperties`: false refuses unknown members, a schema checks each one."""
         known = self.name("K", frozenset(props))
         if extra is False:
             self.emit(ind, f"if not {v}.keys() <= {known}: return False")
@@ -217,22 +230,18 @@ class _Gen:
             self.emit(ind + 1, f"if {k} not in {known}:")
             self.emit(ind + 2, "pass")
             self.node(extra, x, ind + 2)
-        if "propertyNames" in schema:
-            k = self.name("k")
-            self.emit(ind, f"for {k} in {v}:")
-            self.emit(ind + 1, "pass")
-            self.node(schema["propertyNames"], k, ind + 1)
-        required = frozenset(schema.get("required", ()))
-        for prop, sub in props.items():
-            x = self.name("x")
-            if prop in required:  # present: checked above
-                self.emit(ind, f"{x} = {v}[{prop!r}]")
-                self.node(sub, x, ind)
-                continue
-            self.emit(ind, f"{x} = {v}.get({prop!r}, MISSING)")
-            self.emit(ind, f"if {x} is not MISSING:")
-            self.emit(ind + 1, "pass")
-            self.node(sub, x, ind + 1)
+
+    def member(self, prop: str, sub: SchemaJSON | bool, required: bool, v: str, ind: int) -> None:
+        """One member's check: a required one is present (checked above), another only if there."""
+        x = self.name("x")
+        if required:
+            self.emit(ind, f"{x} = {v}[{prop!r}]")
+            self.node(sub, x, ind)
+            return
+        self.emit(ind, f"{x} = {v}.get({prop!r}, MISSING)")
+        self.emit(ind, f"if {x} is not MISSING:")
+        self.emit(ind + 1, "pass")
+        self.node(sub, x, ind + 1)
 
 
 def _compile(schema: SchemaJSON) -> _Check:

@@ -135,15 +135,7 @@ def add_views(con: duckdb.DuckDBPyConnection, tables: list[str]) -> None:
     try:
         for table in tables:
             con.execute(view_ddl(table))
-        rows: Rows = {t: [] for t in VIEW_COLUMNS}
-        for seq, data in con.execute("SELECT seq, entry FROM log ORDER BY seq").fetchall():
-            try:
-                derive(int(seq), LogEntry.from_bytes(bytes(data)), rows)
-            except (KeyError, TypeError, ValueError, AttributeError):
-                continue  # a damaged entry: `verify` names it
-            for t in VIEW_COLUMNS:
-                if t not in tables:
-                    rows[t].clear()
+        rows = _derived_rows(con, tables)
         for table in tables:
             if rows[table]:
                 insert_rows(con, table, rows[table])
@@ -154,6 +146,21 @@ def add_views(con: duckdb.DuckDBPyConnection, tables: list[str]) -> None:
     except BaseException:
         con.execute("ROLLBACK")
         raise
+
+
+def _derived_rows(con: duckdb.DuckDBPyConnection, tables: list[str]) -> Rows:
+    """The rows of `tables` derived from every log entry (other tables' rows dropped as
+    they come, so memory holds only what is kept)."""
+    rows: Rows = {t: [] for t in VIEW_COLUMNS}
+    for seq, data in con.execute("SELECT seq, entry FROM log ORDER BY seq").fetchall():
+        try:
+            derive(int(seq), LogEntry.from_bytes(bytes(data)), rows)
+        except (KeyError, TypeError, ValueError, AttributeError):
+            continue  # a damaged entry: `verify` names it
+        for t in VIEW_COLUMNS:
+            if t not in tables:
+                rows[t].clear()
+    return rows
 
 
 _WANT = itertools.count()

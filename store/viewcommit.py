@@ -333,20 +333,7 @@ class ViewGuard:
         # derive from the log whatever still disagrees
         current = self._current(VIEW_COLUMNS)
         if commitment(current) != signed:
-            for table in VIEW_COLUMNS:
-                bad = {
-                    g
-                    for g in set(current[table]) | set(stored[table])
-                    if current[table].get(g) != stored[table].get(g)
-                }
-                if bad:
-                    derived = self._derive(table, bad)
-                    for g in bad:
-                        digest = _rows_digest_of(table, derived.get(g))
-                        if digest is not None:
-                            current[table][g] = digest
-                        else:
-                            current[table].pop(g, None)
+            self._rederive(current, stored)
             if commitment(current) != signed:
                 raise VaultDamagedError(
                     f"{self._vault.path}: view_commitment_mismatch: the derived tables, derived again "
@@ -356,6 +343,21 @@ class ViewGuard:
         self._save_cache(current)
         return current
 
+    def _rederive(self, current: Digests, stored: Digests) -> None:
+        """Replace in `current` each group whose table digest and cached digest disagree by
+        the digest of that group's rows derived from the log (no rows: no group)."""
+        for table in VIEW_COLUMNS:
+            bad = _differing(current[table], stored[table])
+            if not bad:
+                continue
+            derived = self._derive(table, bad)
+            for g in bad:
+                digest = _rows_digest_of(table, derived.get(g))
+                if digest is not None:
+                    current[table][g] = digest
+                else:
+                    current[table].pop(g, None)
+
     # -- the reader's check ------------------------------------------------------------
 
     def require(self, *tables: str) -> None:
@@ -363,22 +365,22 @@ class ViewGuard:
         log when it does not; raise VaultDamagedError when that fails too."""
         if self.verifying:
             return
-        wanted = [t for t in tables if t not in self._checked or self._at != self._tree()]
+        wanted = self._unchecked(tables)
         if not wanted:
             return
         trusted = self.trusted()
         for table in wanted:
             current = table_digests(self._vault.con, table)
-            if trusted is None:
-                bad = None  # no commitment: derive the whole table from the log
-            else:
-                expected = trusted[table]
-                bad = {g for g in set(current) | set(expected) if current.get(g) != expected.get(g)}
-                if not bad:
-                    self._checked.add(table)
-                    continue
-            self._mend(table, bad, None if trusted is None else trusted[table], current)
+            expected = None if trusted is None else trusted[table]
+            # no commitment (None): derive the whole table from the log
+            bad = None if expected is None else _differing(current, expected)
+            if bad is None or bad:
+                self._mend(table, bad, expected, current)
             self._checked.add(table)
+
+    def _unchecked(self, tables: Iterable[str]) -> list[str]:
+        """Those of `tables` not proven since the log last grew (all of them once it grew)."""
+        return [t for t in tables if t not in self._checked or self._at != self._tree()]
 
     def check_aside(
         self,
@@ -401,26 +403,22 @@ class ViewGuard:
             if trusted is None or not wanted:
                 return []
             cursor = self._vault.con.cursor()
-        seen: Digests = {}
         try:
-            for table in wanted:
-                groups: dict[int, str] = {}
-                last = max(trusted[table], default=-1)
-                for g in range(last + 1):
-                    if not between():
-                        return []
-                    groups.update(table_digests(cursor, table, g * GROUP, (g + 1) * GROUP))
-                # rows past the last trusted group make the table differ
-                if not table_digests(cursor, table, (last + 1) * GROUP):
-                    seen[table] = groups
+            seen = _hash_aside(cursor, wanted, trusted, between)
         finally:
             cursor.close()
+        if seen is None:
+            return []
         with hold():
-            now = None if self.verifying else self.trusted()
-            if now is None:
-                return []
-            done = [t for t, groups in seen.items() if groups == now[t]]
-            self._checked.update(done)
+            return self._mark_unchanged(seen)
+
+    def _mark_unchanged(self, seen: Digests) -> list[str]:
+        """Mark checked the tables whose digests seen are still the trusted ones (under the lock)."""
+        now = None if self.verifying else self.trusted()
+        if now is None:
+            return []
+        done = [t for t, groups in seen.items() if groups == now[t]]
+        self._checked.update(done)
         return done
 
     def _mend(
@@ -428,21 +426,11 @@ class ViewGuard:
     ) -> None:
         derived = self._derive(table, bad)
         if bad is None:
-            bad = {
-                g
-                for g in set(current) | set(derived)
-                if current.get(g) != _rows_digest_of(table, derived.get(g))
-            }
+            bad = _differing_derived(table, current, derived)
             if not bad:
                 return
         if expected is not None:
-            for g in bad:
-                if _rows_digest_of(table, derived.get(g)) != expected.get(g):
-                    raise VaultDamagedError(
-                        f"{self._vault.path}: view_commitment_mismatch: {table} rows of entries "
-                        f"{_span([g])}, derived again from the log, do not hash as "
-                        "the signed checkpoint says (run `tracer verify`)"
-                    )
+            self._refuse_unsigned(table, bad, derived, expected)
         rows = [r for g in sorted(bad) for r in derived.get(g, [])]
         diffs = self._diffs(table, bad, rows) if not self._vault.read_only else ()
         self._replace(table, bad, rows, diffs)
@@ -454,6 +442,19 @@ class ViewGuard:
             "commitment and were derived again from the log entries (someone edited the file; "
             "`tracer verify` reports it)"
         )
+
+    def _refuse_unsigned(
+        self, table: str, bad: set[int], derived: dict[int, list[tuple[Any, ...]]], expected: dict[int, str]
+    ) -> None:
+        """Raise VaultDamagedError unless every group of `bad`, derived from the log, hashes
+        as the signed commitment says."""
+        for g in bad:
+            if _rows_digest_of(table, derived.get(g)) != expected.get(g):
+                raise VaultDamagedError(
+                    f"{self._vault.path}: view_commitment_mismatch: {table} rows of entries "
+                    f"{_span([g])}, derived again from the log, do not hash as "
+                    "the signed checkpoint says (run `tracer verify`)"
+                )
 
     def _derive(self, table: str, groups: set[int] | None) -> dict[int, list[tuple[Any, ...]]]:
         """`table`'s rows, by group, derived from the entries that produce them, each entry
@@ -503,18 +504,22 @@ class ViewGuard:
         # as verify lists them: stored rows the log does not derive first, then the missing
         return tuple(sorted(out, key=lambda d: d.problem != "view_row_altered_or_extra"))
 
+    def _shadow(self, table: str, where: str, rows: list[tuple[Any, ...]]) -> None:
+        """A session-local copy shadows the stored table; the file stays as it was found."""
+        con = self._vault.con
+        self._shadowed.add(table)
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT * FROM main.{table}")  # noqa: S608
+        con.execute(f"DELETE FROM temp.main.{table} WHERE {where}")  # noqa: S608
+        if rows:
+            insert_rows(con, table, rows, target=f"temp.main.{table}")
+
     def _replace(
         self, table: str, groups: set[int], rows: list[tuple[Any, ...]], diffs: tuple[RowDiff, ...] = ()
     ) -> None:
         con = self._vault.con
         where = " OR ".join(f"(seq >= {g * GROUP} AND seq < {(g + 1) * GROUP})" for g in sorted(groups))
         if self._vault.read_only:
-            # a session-local copy shadows the stored table; the file stays as it was found
-            self._shadowed.add(table)
-            con.execute(f"CREATE OR REPLACE TEMP TABLE {table} AS SELECT * FROM main.{table}")  # noqa: S608
-            con.execute(f"DELETE FROM temp.main.{table} WHERE {where}")  # noqa: S608
-            if rows:
-                insert_rows(con, table, rows, target=f"temp.main.{table}")
+            self._shadow(table, where, rows)
             return
         own = not self._vault.in_batch  # inside a batch, its transaction holds the mend
         if own:
@@ -611,6 +616,40 @@ class ViewGuard:
     def committed(self, digests: Digests, size: int, root: bytes) -> None:
         """After the batch committed: what it signed is what is trusted now."""
         self._at, self._trusted = (size, root), digests
+
+
+def _hash_aside(
+    cursor: duckdb.DuckDBPyConnection, wanted: list[str], trusted: Digests, between: Callable[[], bool]
+) -> Digests | None:
+    """The group digests of each of `wanted` up to its last trusted group, one group per
+    query with `between()` asked before each (None: it said stop); a table with rows past
+    that group is left out, since it differs from the trusted digests already."""
+    seen: Digests = {}
+    for table in wanted:
+        groups: dict[int, str] = {}
+        last = max(trusted[table], default=-1)
+        for g in range(last + 1):
+            if not between():
+                return None
+            groups.update(table_digests(cursor, table, g * GROUP, (g + 1) * GROUP))
+        # rows past the last trusted group make the table differ
+        if not table_digests(cursor, table, (last + 1) * GROUP):
+            seen[table] = groups
+    return seen
+
+
+def _differing(a: dict[int, str], b: dict[int, str]) -> set[int]:
+    """The groups whose digests differ between `a` and `b` (present in one only included)."""
+    return {g for g in set(a) | set(b) if a.get(g) != b.get(g)}
+
+
+def _differing_derived(
+    table: str, current: dict[int, str], derived: dict[int, list[tuple[Any, ...]]]
+) -> set[int]:
+    """The groups whose stored digest is not the digest of the rows the log derives for them."""
+    return {
+        g for g in set(current) | set(derived) if current.get(g) != _rows_digest_of(table, derived.get(g))
+    }
 
 
 def _rows_digest_of(table: str, rows: list[tuple[Any, ...]] | None) -> str | None:

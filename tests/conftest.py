@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import inspect
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent import futures
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -59,3 +61,53 @@ def sample_vault(sample_build: BuildInfo, tmp_path: Path) -> Path:
     dest = tmp_path / "sample_vault"
     shutil.copytree(sample_build.out_dir, dest)
     return dest
+
+
+class _KeptPool:
+    """What `tracer.engine.runqueue` gets for a ProcessPoolExecutor while `shared_verify_pool`
+    is in use: the module's one real pool of that size, already started.  `shutdown` does
+    for this verification what the real one does (its queued runs are cancelled, its
+    running ones awaited) and leaves the worker processes for the next."""
+
+    def __init__(self, pool: ProcessPoolExecutor) -> None:
+        self._pool = pool
+        self._mine: list[Future[Any]] = []
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future = self._pool.submit(fn, *args, **kwargs)
+        self._mine.append(future)
+        return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        if cancel_futures:
+            for future in self._mine:
+                future.cancel()
+        if wait:
+            futures.wait(self._mine)
+        self._mine.clear()
+
+
+@pytest.fixture(scope="module")
+def shared_verify_pool() -> Iterator[None]:
+    """One set of verify worker processes for a module instead of one per verification:
+    spawning a worker costs an interpreter and the engine's imports, the runs it checks
+    cost milliseconds.  A pool found broken is replaced; the real pool's creation and
+    shutdown are still what the tests outside such a module, and the CLI, go through."""
+    from tracer.engine import runqueue
+
+    real = ProcessPoolExecutor
+    pools: dict[int, ProcessPoolExecutor] = {}
+
+    def kept(workers: int, **kw: Any) -> _KeptPool:
+        pool = pools.get(workers)
+        if pool is None or getattr(pool, "_broken", False):
+            pool = pools[workers] = real(workers, **kw)
+        return _KeptPool(pool)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(runqueue, "ProcessPoolExecutor", kept)
+        try:
+            yield
+        finally:
+            for pool in pools.values():
+                pool.shutdown(wait=True, cancel_futures=True)

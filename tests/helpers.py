@@ -20,6 +20,7 @@ from store.rowtables import insert_rows
 from store.schema import VIEW_COLUMNS
 from store.vault import Vault
 from store.views import Rows, derive
+from tests.templates import copy_of
 from tracer.engine.session import Session, unlock
 from tracer.engine.textnorm import CHUNKER_VERSION, NORMALIZER_VERSION, chunk_document
 from tracer.engine.trust import TrustStore
@@ -81,12 +82,27 @@ class Case:
 
 
 def new_case(path: Path, scopes: dict[str, list[str]] | None = None) -> Case:
+    """A vault at `path` with the fixed custodian, the producer key and investigators
+    granted `scopes` (ines '*').  Nothing in it is random, so a copy of the one this
+    process created first for the same scopes is the same vault row for row."""
+    scopes = scopes or {"ines": ["*"]}
     custodian = Identity.from_seed("custodian", b"custodian")
     producer = Identity.from_seed("producer", b"producer")
+    if path.exists():
+        c = _create(path, custodian, producer, scopes)
+    else:
+        name = "case-" + json.dumps(list(scopes.items()))
+        copy_of(name, lambda d: _create(d, custodian, producer, scopes).close(), path)
+        c = Case(path, Vault.open(path), custodian, producer)
+        c.investigators = {n: Identity.from_seed(n, n.encode()) for n in scopes}
+    return c
+
+
+def _create(path: Path, custodian: Identity, producer: Identity, scopes: dict[str, list[str]]) -> Case:
     vault = Vault.create(path, custodian, T0, origin="tracer.test/vault")
     admin.add_producer_key(vault, custodian, producer.public, T0)
     c = Case(path, vault, custodian, producer)
-    for name, sc in (scopes or {"ines": ["*"]}).items():
+    for name, sc in scopes.items():
         c.grant(name, sc)
     return c
 

@@ -11,7 +11,9 @@ from pathlib import Path
 
 from store import admin
 from store.crypto import Identity, sha256_hex
+from store.vault import Vault
 from tests.helpers import T0, Case, manifest, new_case, passage, revision, signed
+from tests.templates import copy_of
 from tracer.engine.session import Session
 
 RUNBOOK = (
@@ -36,6 +38,19 @@ class World:
 
 
 def build_world(tmp: Path) -> World:
+    """The vault at `tmp / 'vault'`: a copy of the one this process built first."""
+    copy_of("case-world", lambda d: _build(d).close(), tmp)
+    c = Case(tmp / "vault", Vault.open(tmp / "vault"), *_IDENTITIES)
+    c.investigators = {n: Identity.from_seed(n, n.encode()) for n in ("omar", "pat", "ines")}
+    c.counter = len(list(c.inputs.glob("input-*.json")))
+    pr = passage(revision("runbook", "R1", RUNBOOK, "2026-01-05T00:00:00Z"), "Do not restart")
+    return World(c, sha256_hex(RUNBOOK.encode()), sha256_hex(pr["retrieved_text"].encode()))
+
+
+_IDENTITIES = (Identity.from_seed("custodian", b"custodian"), Identity.from_seed("producer", b"producer"))
+
+
+def _build(tmp: Path) -> Case:
     c = new_case(tmp / "vault", {"omar": ["support"], "pat": ["*"]})
     ines = Identity.from_seed("ines", b"ines")
     admin.grant_investigator(c.vault, c.custodian, ines.public, ["*"], T0, rights=["hold"])
@@ -52,4 +67,4 @@ def build_world(tmp: Path) -> World:
     ]
     report = c.ingest(rb, rd, *(signed(c, d) for d in drafts))
     assert report.ok, report.to_json()
-    return World(c, sha256_hex(RUNBOOK.encode()), sha256_hex(pr["retrieved_text"].encode()))
+    return c

@@ -233,3 +233,9 @@ def test_the_mapping_and_marker_options_through_the_cli(world: World) -> None:
     unattested = r.json()["answers"][0]["unattested"]
     assert unattested["$.passages[0].retrieved_sha256"]["state"] == "redacted"
     assert unattested["$.passages[0].document_id"]["detail"] == "metadata['doc']"
+
+
+def test_the_statement_names_the_export_file_it_was_read_from(sourced: Case) -> None:
+    # the file name was once overwritten by a field name reusing its variable
+    st = _statement(sourced, _rag(), name="support-traces.jsonl")
+    assert st["export"]["file"] == "support-traces.jsonl"

@@ -45,6 +45,9 @@ MODEL_INPUT_1 = f"[1] {FIRST}"
 REV_SEQ, ANS1_SEQ, ANS2_SEQ = 3, 4, 5
 LAST_CHECKPOINT = 3
 
+# every case verifies with worker processes: one set of them serves the module
+pytestmark = pytest.mark.usefixtures("shared_verify_pool")
+
 
 @pytest.fixture
 def tv(case: Case) -> Iterator[Case]:

@@ -1,7 +1,8 @@
 """One small vault holding every state the TUI must show, built through the real API.
 
-Each test builds its own (about 0.2 s) with fixed keys, so nothing is shared between
-tests: opening a vault appends access entries, and a shared vault would drift.
+Built once per process with fixed keys and copied per test (`tests.templates`), so
+nothing is shared between tests: opening a vault appends access entries, and a shared
+vault would drift.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 from store import admin
 from store.crypto import Identity, sha256_hex
 from tests.helpers import PASSPHRASE, T0, Case, manifest, new_case, passage, revision, signed
+from tests.templates import copy_of
 
 RETURNS_A = (
     "# Returns policy\n\n## Refund window\n\nCustomers may request a refund within thirty days of delivery.\n"
@@ -166,7 +168,14 @@ def _travel_digest() -> str:
 
 
 def make_vault(path: Path) -> Keys:
-    """Vault at `path / 'vault'`, key files under `path / 'keys'`."""
+    """Vault at `path / 'vault'`, key files under `path / 'keys'`: a copy of the one this
+    process built first."""
+    copy_of("tui-fixture-vault", _build_vault, path)
+    keys = path / "keys"
+    return Keys(keys / "ines.key", keys / "rita.key", keys / "olaf.key", keys / "stranger.key")
+
+
+def _build_vault(path: Path) -> None:
     case = new_case(path / "vault", {"ines": ["*"], "rita": ["support"], "olaf": ["*"]})
     try:
         build(case)
@@ -176,4 +185,3 @@ def make_vault(path: Path) -> Keys:
     keys = path / "keys"
     for ident in (*case.investigators.values(), Identity.from_seed("stranger", b"stranger")):
         ident.save(keys, PASSPHRASE)
-    return Keys(keys / "ines.key", keys / "rita.key", keys / "olaf.key", keys / "stranger.key")

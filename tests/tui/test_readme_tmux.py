@@ -159,7 +159,7 @@ def test_readme_walkthrough_at_80x24(sample: Path, term: Tmux, tmp_path: Path) -
 
     # 7. verification: exactly one finding, pinned to the answer, passage and digest
     w.keys("v")
-    seven = _flat(term.wait_for("RESULT", "done at"))
+    seven = _flat(term.wait_for("RESULT", "done at", "c copies this record"))  # the detail, drawn last
     assert "RESULT 1 verification finding(s)" in seven
     assert "checksum_mismatch" in seven and "ans-f5f07070554a" in seven and "psg-b47db759e7" in seven
     assert re.search(r"digest [0-9a-f]{64}", seven), seven

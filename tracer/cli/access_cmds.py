@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -185,22 +186,27 @@ def cmd_access(args: argparse.Namespace) -> int:
     if args.json:
         emit_json({"access": out, "journal": local})
     else:
-        for r in out:
-            flag = " FORENSIC" if r["forensic"] else ""
-            print(
-                f"{r['seq']:>8}  {inert(str(r['at']))}  {inert(str(r['investigator'])):<14} "
-                f"{inert(str(r['action'])):<14} {inert(str(r['target']))}{flag}"
-            )
-        if local:
-            print(f"local journal on this machine (read-only or forensic opens): {len(local)} entries")
-        for j in local:
-            flag = " FORENSIC" if j["forensic"] else ""
-            sig = "" if j["signature"] == "valid" else f" [{j['signature'].upper()}]"
-            print(
-                f" journal  {inert(str(j['at']))}  {inert(str(j['investigator'])):<14} "
-                f"{inert(str(j['action'])):<14} {inert(str(j['target']))}{flag}{sig}"
-            )
+        _print_access(out, local)
     return 0
+
+
+def _print_access(out: list[dict[str, Any]], local: Sequence[Mapping[str, Any]]) -> None:
+    """The signed access entries, then this machine's local journal (its signatures' states)."""
+    for r in out:
+        flag = " FORENSIC" if r["forensic"] else ""
+        print(
+            f"{r['seq']:>8}  {inert(str(r['at']))}  {inert(str(r['investigator'])):<14} "
+            f"{inert(str(r['action'])):<14} {inert(str(r['target']))}{flag}"
+        )
+    if local:
+        print(f"local journal on this machine (read-only or forensic opens): {len(local)} entries")
+    for j in local:
+        flag = " FORENSIC" if j["forensic"] else ""
+        sig = "" if j["signature"] == "valid" else f" [{j['signature'].upper()}]"
+        print(
+            f" journal  {inert(str(j['at']))}  {inert(str(j['investigator'])):<14} "
+            f"{inert(str(j['action'])):<14} {inert(str(j['target']))}{flag}{sig}"
+        )
 
 
 def cmd_annotate(args: argparse.Namespace) -> int:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,6 +19,7 @@ from tracer.cli.engine_cmds import open_session
 from tracer.inert import inert
 
 if TYPE_CHECKING:
+    from store.casefile import Tag
     from tracer.engine.case import CaseDesk, CaseView, HoldView
     from tracer.engine.jsonshapes import PersonJSON
     from tracer.engine.session import Session
@@ -194,12 +196,7 @@ def print_case(v: CaseView) -> None:
             f"  {t['seq']:>6}  {inert(t['tag'], False):<20} {inert(t['answer_id'], False)} "
             f"{inert(t['target'], False)}  by {_who(t['by'])}"
         )
-    print(f"notes       {len(c['notes'])}")
-    for n in c["notes"]:
-        about = f" on {inert(n['answer_id'], False)}" if n["answer_id"] else ""
-        print(f"  {n['seq']:>6}  {n['at']}  {_who(n['by'])}{about}")
-        for line in inert(n["text"]).split("\n"):
-            print(f"          {line}")
+    _print_notes(c["notes"])
     print(f"answer notes {len(c['findings'])} (investigators' signed notes on answers, `tracer annotate`)")
     for f in c["findings"]:
         print(
@@ -215,13 +212,25 @@ def print_case(v: CaseView) -> None:
             f"  {a['seq']:>6}  {a['at']}  {_who(a['by'])} {inert(a['action'], False)} "
             f"{inert(a['target'], False)}"
         )
-    conc = c["conclusion"]
+    _print_conclusion(c["conclusion"])
+
+
+def _print_notes(notes: Sequence[Mapping[str, Any]]) -> None:
+    print(f"notes       {len(notes)}")
+    for n in notes:
+        about = f" on {inert(n['answer_id'], False)}" if n["answer_id"] else ""
+        print(f"  {n['seq']:>6}  {n['at']}  {_who(n['by'])}{about}")
+        for line in inert(n["text"]).split("\n"):
+            print(f"          {line}")
+
+
+def _print_conclusion(conc: Mapping[str, Any] | None) -> None:
     if conc is None:
         print("conclusion  none yet (`tracer case conclude`)")
-    else:
-        print(f"conclusion  {conc['at']} by {_who(conc['by'])}, log entry {conc['seq']}")
-        for line in inert(conc["text"]).split("\n"):
-            print(f"          {line}")
+        return
+    print(f"conclusion  {conc['at']} by {_who(conc['by'])}, log entry {conc['seq']}")
+    for line in inert(conc["text"]).split("\n"):
+        print(f"          {line}")
 
 
 def hold_line(h: HoldView) -> str:
@@ -281,13 +290,7 @@ def cmd_tags(args: argparse.Namespace) -> int:
         desk = _desk(s)
         if args.case_id is not None:
             desk.view(args.case_id)  # a case the viewer cannot see is "no such case"
-        tags = [
-            t
-            for t in desk.file.current_tags(args.case_id)
-            if (args.tag is None or t.tag == args.tag)
-            and desk.covers(t.investigator)
-            and desk.answer_visible(t.answer_id)
-        ]
+        tags = _visible_tags(desk, args.case_id, args.tag)
         rows: list[dict[str, Any]] = [
             {
                 "seq": t.seq,
@@ -310,6 +313,16 @@ def cmd_tags(args: argparse.Namespace) -> int:
             f"{inert(r['target'], False)}  by {_who(r['by'])}"
         )
     return 0
+
+
+def _visible_tags(desk: CaseDesk, case_id: str | None, tag: str | None) -> list[Tag]:
+    """The tags in force (of one case, or all; of one tag, or all) that the viewer may see:
+    made by someone in scope, on an answer in scope."""
+    return [
+        t
+        for t in desk.file.current_tags(case_id)
+        if (tag is None or t.tag == tag) and desk.covers(t.investigator) and desk.answer_visible(t.answer_id)
+    ]
 
 
 def cmd_note(args: argparse.Namespace) -> int:

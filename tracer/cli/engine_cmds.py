@@ -11,7 +11,8 @@ from tracer.cli.common import LazyChoices, Sub, add_investigator, emit_json, jso
 from tracer.inert import inert
 
 if TYPE_CHECKING:
-    from tracer.engine.catalog import AnswerState
+    from tracer.engine.case import HoldView
+    from tracer.engine.catalog import AnswerState, Revalidation
     from tracer.engine.session import Session
 
 
@@ -227,9 +228,6 @@ def _failing(answers: Sequence[AnswerState], states: frozenset[str] | None) -> l
 
 
 def cmd_impact(args: argparse.Namespace) -> int:
-    from tracer.cli.case_lines import impact_hold_lines
-    from tracer.cli.render import print_revalidation
-    from tracer.engine import lookup
     from tracer.engine.case import CaseDesk
     from tracer.engine.catalog import impact
 
@@ -239,14 +237,7 @@ def cmd_impact(args: argparse.Namespace) -> int:
         )
         return 2
     with open_session(args) as session:
-        # an unknown id is exit 2 naming the closest known ones, never "0 answer(s)"
-        document, revision = args.document, args.revision
-        if args.digest:
-            lookup.known_digest(session, args.digest)
-        else:
-            document = lookup.resolve_document(session, document)
-            if revision:
-                revision = lookup.resolve_revision(session, document, revision)
+        document, revision = _impact_subject(session, args)
         target = f"digest:{args.digest}" if args.digest else f"document:{document}@{revision or '*'}"
         session.record("impact", target)
         result = impact(
@@ -259,15 +250,39 @@ def cmd_impact(args: argparse.Namespace) -> int:
         )
         seen = [a.row.answer_id for a in result.answers if a.summary.visible]
         held = CaseDesk(session).holds_over(None if args.digest else document, seen)
-    if args.json:
+    _emit_impact(result, held, as_json=args.json)
+    return 0
+
+
+def _emit_impact(result: Revalidation, held: list[tuple[HoldView, list[str]]], *, as_json: bool) -> None:
+    """The impact's answers and the holds in force over them, as JSON or as lines."""
+    from tracer.cli.case_lines import impact_hold_lines
+    from tracer.cli.render import print_revalidation
+
+    if as_json:
         out = result.to_json()
         out["holds"] = [{**hv.to_json(), "covers": aids} for hv, aids in held]
         emit_json(out)
-    else:
-        print_revalidation(result)
-        for line in impact_hold_lines(held, len(result.answers)):
-            print(line)
-    return 0
+        return
+    print_revalidation(result)
+    for line in impact_hold_lines(held, len(result.answers)):
+        print(line)
+
+
+def _impact_subject(session: Session, args: argparse.Namespace) -> tuple[str | None, str | None]:
+    """The (document, revision) `impact` asks about, each resolved to a known id; a digest
+    is checked to be known. An unknown id is exit 2 naming the closest known ones, never
+    "0 answer(s)"."""
+    from tracer.engine import lookup
+
+    document, revision = args.document, args.revision
+    if args.digest:
+        lookup.known_digest(session, args.digest)
+        return document, revision
+    document = lookup.resolve_document(session, document)
+    if revision:
+        revision = lookup.resolve_revision(session, document, revision)
+    return document, revision
 
 
 __all__ = ["open_session", "register"]

@@ -132,6 +132,15 @@ def _case_selection(args: argparse.Namespace, session: Session) -> tuple[list[st
     return ids, what, CaseSelection(args.case_id, what, args.why)
 
 
+def _selection_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with how the answers to export were chosen, if anything."""
+    if args.case_id is None and not (args.answer or args.all or args.impact):
+        return "choose --answer, --all, --impact or --case"
+    if args.case_id is None and (args.tag or args.why):
+        return "--tag and --why go with --case"
+    return None
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     from tracer.report import export_pack
 
@@ -139,11 +148,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     if formats is None:
         print(f"tracer: error: --format takes md, html, json; got {inert(args.format)!r}", file=sys.stderr)
         return 2
-    if args.case_id is None and not (args.answer or args.all or args.impact):
-        print("tracer: error: choose --answer, --all, --impact or --case", file=sys.stderr)
-        return 2
-    if args.case_id is None and (args.tag or args.why):
-        print("tracer: error: --tag and --why go with --case", file=sys.stderr)
+    usage = _selection_problem(args)
+    if usage is not None:
+        print(f"tracer: error: {usage}", file=sys.stderr)
         return 2
     session = open_session(args)
     try:

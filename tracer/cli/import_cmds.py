@@ -22,6 +22,7 @@ from tracer.importers.mapping import ReadOptions
 from tracer.secrets import load_key
 
 if TYPE_CHECKING:
+    from store.imported import ImportedItem
     from tracer.importers.run import Conflict, ImportPlan
 
 
@@ -82,19 +83,15 @@ def _print(plan: ImportPlan, dry_run: bool) -> None:
     for note in plan.notes:
         print(f"note: {_one(note)}")
     for i, it in enumerate(plan.items):
-        st = it.statement
-        seq = f" at log entry {plan.seqs[i]}" if plan.seqs else ""
-        print(
-            f"{verb} {st['answer_id']}{seq} from {_one(it.file)} (trace {st['trace_id']}, "
-            f"{len(st['span_ids'])} span(s), {len(st['passages'])} passage(s))"
-        )
-        print(f"  {IMPORTED_MARK}; export sha256 {st['export']['sha256']}")
-        for path, f in st["fields"].items():
-            detail = f" — {_one(f['detail'])}" if f.get("detail") else ""
-            print(f"  {f['state']:<17} {_one(path)}{detail}")
+        _print_item(verb, it, f" at log entry {plan.seqs[i]}" if plan.seqs else "")
     for s in plan.skipped:
         print(f"skipped trace {s.trace_id} (root span {s.root_span_id}) in {_one(s.file)}: {_one(s.reason)}")
     _print_conflicts(plan.conflicts)
+    _print_outcome(plan, dry_run)
+
+
+def _print_outcome(plan: ImportPlan, dry_run: bool) -> None:
+    """How many were already there, and what the call appended (or would, or refuses)."""
     if plan.already:
         print(
             f"{plan.already} answer(s) already in the vault with the same content: skipped "
@@ -106,6 +103,19 @@ def _print(plan: ImportPlan, dry_run: bool) -> None:
         print("nothing to import")
     elif dry_run:
         print(f"dry run: nothing appended ({len(plan.items)} answer(s) would be)")
+
+
+def _print_item(verb: str, it: ImportedItem, seq: str) -> None:
+    """One imported answer and the attestation of each of its fields."""
+    st = it.statement
+    print(
+        f"{verb} {st['answer_id']}{seq} from {_one(it.file)} (trace {st['trace_id']}, "
+        f"{len(st['span_ids'])} span(s), {len(st['passages'])} passage(s))"
+    )
+    print(f"  {IMPORTED_MARK}; export sha256 {st['export']['sha256']}")
+    for path, f in st["fields"].items():
+        detail = f" — {_one(f['detail'])}" if f.get("detail") else ""
+        print(f"  {f['state']:<17} {_one(path)}{detail}")
 
 
 def _print_conflicts(conflicts: list[Conflict]) -> None:

@@ -139,15 +139,7 @@ def _claim(path: Path) -> _Claim | None:
     if not isinstance(doc, dict):
         return None
     if isinstance(doc.get("envelope"), dict):
-        try:
-            env = Envelope.from_json(doc["envelope"], str(path), "$.envelope")
-            payload = json.loads(env.payload)
-        except (StoreError, ValueError):
-            return None
-        answer_id = payload.get("answer_id") if isinstance(payload, dict) else None
-        return (
-            _Claim(path, answer_id=answer_id, envelope=env.to_json()) if isinstance(answer_id, str) else None
-        )
+        return _envelope_claim(path, doc["envelope"])
     if (
         doc.get("schema") == "tracer.source_revision/v1"
         and isinstance(doc.get("content"), str)
@@ -157,6 +149,17 @@ def _claim(path: Path) -> _Claim | None:
         digest = sha256_hex(doc["content"].encode("utf-8"))
         return _Claim(path, revision=(doc["document_id"], doc["revision"]), content_sha256=digest)
     return None
+
+
+def _envelope_claim(path: Path, raw: dict[str, Any]) -> _Claim | None:
+    """A signed manifest's claim: the answer id its payload names, and the envelope."""
+    try:
+        env = Envelope.from_json(raw, str(path), "$.envelope")
+        payload = json.loads(env.payload)
+    except (StoreError, ValueError):
+        return None
+    answer_id = payload.get("answer_id") if isinstance(payload, dict) else None
+    return _Claim(path, answer_id=answer_id, envelope=env.to_json()) if isinstance(answer_id, str) else None
 
 
 def already_in_vault(vault: Vault, files: list[Path]) -> set[Path]:
@@ -173,16 +176,7 @@ def already_in_vault(vault: Vault, files: list[Path]) -> set[Path]:
     """
     from store import queries
 
-    claims = [c for c in map(_claim, files) if c is not None]
-    answers = {c.answer_id: c for c in claims if c.answer_id is not None}
-    revisions = {c.revision: c for c in claims if c.revision is not None}
-    hints: dict[int, list[_Claim]] = {}
-    for answer_id, seq in queries.answer_seqs_many(vault, sorted(answers)):
-        hints.setdefault(seq, []).append(answers[answer_id])
-    for doc_id, rev, seq in queries.revision_seqs_many(vault, sorted({d for d, _ in revisions})):
-        claim = revisions.get((doc_id, rev))
-        if claim is not None:
-            hints.setdefault(seq, []).append(claim)
+    hints = _hints(vault, [c for c in map(_claim, files) if c is not None])
     if not hints:
         return set()
     done: set[Path] = set()
@@ -193,6 +187,22 @@ def already_in_vault(vault: Vault, files: list[Path]) -> set[Path]:
     if done:
         _require_checkpointed(vault)
     return done
+
+
+def _hints(vault: Vault, claims: list[_Claim]) -> dict[int, list[_Claim]]:
+    """The log entries the derived views say hold the claims (where to look, not proof)."""
+    from store import queries
+
+    answers = {c.answer_id: c for c in claims if c.answer_id is not None}
+    revisions = {c.revision: c for c in claims if c.revision is not None}
+    hints: dict[int, list[_Claim]] = {}
+    for answer_id, seq in queries.answer_seqs_many(vault, sorted(answers)):
+        hints.setdefault(seq, []).append(answers[answer_id])
+    for doc_id, rev, seq in queries.revision_seqs_many(vault, sorted({d for d, _ in revisions})):
+        claim = revisions.get((doc_id, rev))
+        if claim is not None:
+            hints.setdefault(seq, []).append(claim)
+    return hints
 
 
 def _checked_entry(seq: int, data: bytes, leaf: bytes) -> LogEntry | None:
@@ -250,17 +260,21 @@ def drain(vault_path: Path, outbox: Path, custodian: Identity, now: str, skip_in
     for name in out.already:
         _move(outbox / name, outbox / INGESTED)
         out.moved.append(name)
-    if report is None or not report.appended:
-        if report is not None and skip_invalid:
-            _reject(outbox, report, out)
-        return out
-    for a in report.accepted:
-        src = Path(a.file)
-        _move(src, outbox / INGESTED)
-        out.moved.append(src.name)
+    if report is not None:
+        _move_reported(outbox, report, out, skip_invalid)
+    return out
+
+
+def _move_reported(outbox: Path, report: IngestReport, out: Pass, skip_invalid: bool) -> None:
+    """After the commit: the accepted files to ingested/ (when the batch appended), and
+    with --skip-invalid the refused ones to rejected/."""
+    if report.appended:
+        for a in report.accepted:
+            src = Path(a.file)
+            _move(src, outbox / INGESTED)
+            out.moved.append(src.name)
     if skip_invalid:
         _reject(outbox, report, out)
-    return out
 
 
 #: what a manifest signed by a key outside the vault's producer keyring is refused with
@@ -320,26 +334,28 @@ def _print(p: Pass, as_json: bool) -> None:
         return
     for name in p.already:
         print(f"ALREADY  {inert(name)}: in the vault from an earlier pass; moved to {INGESTED}/")
-    r = p.report
-    if r is not None:
-        for rej in r.rejected:
-            print(f"REJECTED {inert(rej.file)}: {inert(rej.path)}: {inert(rej.message)}")
-            fix = hint(rej)
-            if fix is not None:
-                print(f"         hint: {fix}")
-        for f in r.faults:
-            print(
-                f"FAULT    {inert(f.file)}: answer {inert(f.answer_id)}: "
-                f"{f.path}: {f.code}: {inert(f.message)}"
-            )
-        if r.appended:
-            print(f"appended {len(r.accepted)} file(s); checkpoint size {r.checkpoint_size}")
-        elif r.rejected:
-            print("nothing appended (all-or-nothing: fix the files or use --skip-invalid)")
+    if p.report is not None:
+        _print_report(p.report)
     for name in p.rejected_moved:
         print(f"moved {inert(name)} to {REJECTED}/ (reason beside it)")
     for name in p.stale_removed:
         print(f"removed {inert(name)}: a temporary file a crashed writer left")
+
+
+def _print_report(r: IngestReport) -> None:
+    for rej in r.rejected:
+        print(f"REJECTED {inert(rej.file)}: {inert(rej.path)}: {inert(rej.message)}")
+        fix = hint(rej)
+        if fix is not None:
+            print(f"         hint: {fix}")
+    for f in r.faults:
+        print(
+            f"FAULT    {inert(f.file)}: answer {inert(f.answer_id)}: {f.path}: {f.code}: {inert(f.message)}"
+        )
+    if r.appended:
+        print(f"appended {len(r.accepted)} file(s); checkpoint size {r.checkpoint_size}")
+    elif r.rejected:
+        print("nothing appended (all-or-nothing: fix the files or use --skip-invalid)")
 
 
 def watch(
@@ -368,17 +384,24 @@ def watch(
                 waiting = True
             continue
         waiting = False
-        try:
-            p = drain(vault_path, outbox, custodian, clock(), skip_invalid=True)
-        except VaultInUseError as exc:  # another writer holds the vault: try next poll
-            print(f"tracer: {exc}; retrying", file=sys.stderr)
-            continue
-        except FileNotFoundError:  # the outbox was removed meanwhile: wait for it again
+        p = _drain_once(vault_path, outbox, custodian, clock())
+        if p is None:
             continue
         if p.report is not None or p.already or p.stale_removed:
             busy += 1
             on_pass(p)
     return busy
+
+
+def _drain_once(vault_path: Path, outbox: Path, custodian: Identity, now: str) -> Pass | None:
+    """One watched pass, or None when it must wait for the next poll."""
+    try:
+        return drain(vault_path, outbox, custodian, now, skip_invalid=True)
+    except VaultInUseError as exc:  # another writer holds the vault: try next poll
+        print(f"tracer: {exc}; retrying", file=sys.stderr)
+        return None
+    except FileNotFoundError:  # the outbox was removed meanwhile: wait for it again
+        return None
 
 
 def _check_outbox(outbox: Path, *, missing_ok: bool) -> None:

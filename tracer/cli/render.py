@@ -14,13 +14,13 @@ from store.queries import TombstoneRow
 from store.roster import investigators
 from tracer.cli.render_imported import chain_lines, citation_mark, imported_head, imported_passage_chain
 from tracer.engine.answertime import AnswerTime, answer_time_sentence
-from tracer.engine.catalog import Revalidation
+from tracer.engine.catalog import AnswerState, Revalidation
 from tracer.engine.currency import CurrencyResult
 from tracer.engine.evidence import TextResult
 from tracer.engine.relocate import Locator
 from tracer.engine.session import Session
 from tracer.engine.times import utc
-from tracer.engine.trace import AnswerTrace, LineageNode, PassageTrace
+from tracer.engine.trace import AnswerTrace, CitationTrace, LineageNode, PassageTrace
 from tracer.engine.vocabulary import Currency, Integrity
 from tracer.inert import inert
 
@@ -165,24 +165,30 @@ def _transform_line(p: PassageTrace) -> str:
 def _current_lines(cur: CurrencyResult) -> list[str]:
     """What the source says now, only under its own "current revision" heading, and the
     answer-time state."""
-    out: list[str] = []
     excerpt = cur.current_excerpt
+    shown = cur.shows_current and cur.current is not None and excerpt is not None
     if cur.shows_current and cur.current is not None and excerpt is not None:
-        out.append(f"  --- current revision {inert(cur.current.revision)} ({cur.current.committed_at}) ---")
+        out = [f"  --- current revision {inert(cur.current.revision)} ({cur.current.committed_at}) ---"]
         rel = cur.relocation
         if rel is not None and rel.locator is not None:
             out.append(f"    now at {_where(rel.locator)}")
         out.append(_block(excerpt))
-    elif cur.relocation is not None and cur.state == Currency.AMBIGUOUS and cur.current is not None:
-        out.append(
-            f"  --- current revision {inert(cur.current.revision)} ({cur.current.committed_at}): "
-            f"{len(cur.relocation.candidates)} places, none structurally preferred ---"
-        )
-        out += [f"    at {_where(c)}" for c in cur.relocation.candidates]
+    else:
+        out = _ambiguous_places(cur)
     if cur.answer_time is not None:
-        shown = cur.shows_current and cur.current is not None and excerpt is not None
         out += _answer_time(cur.answer_time, shown)
     return out
+
+
+def _ambiguous_places(cur: CurrencyResult) -> list[str]:
+    """The candidate places of an ambiguous quote in the current revision (none otherwise)."""
+    if cur.relocation is None or cur.state != Currency.AMBIGUOUS or cur.current is None:
+        return []
+    return [
+        f"  --- current revision {inert(cur.current.revision)} ({cur.current.committed_at}): "
+        f"{len(cur.relocation.candidates)} places, none structurally preferred ---",
+        *(f"    at {_where(c)}" for c in cur.relocation.candidates),
+    ]
 
 
 def _answer_time(at: AnswerTime, current_shown: bool) -> list[str]:
@@ -274,22 +280,7 @@ def _print_body(t: AnswerTrace, session: Session) -> None:
     print(_text("question", t.question))
     print(_text("answer", t.answer))
     for c in t.citations:
-        span = f'"{inert(c.span)}"' if c.span is not None else "(span not available)"
-        print(
-            f"\ncitation [{c.index + 1}] chars {c.answer_start}..{c.answer_end} {span}"
-            + citation_mark(t, c.index)
-        )
-        print(
-            f"  integrity {c.integrity.upper()}   currency {c.currency.upper()}   "
-            f"at answer time {c.answer_time.upper()}"
-        )
-        if c.unknown_passages:
-            print(
-                "  UNSUPPORTED: names passage(s) not in the manifest: "
-                + ", ".join(inert(x) for x in c.unknown_passages)
-            )
-        for p in c.passages:
-            print(textwrap.indent(_passage(p), "  "))
+        _print_citation(t, c)
     uncited = [p for p in t.passages if all(p not in c.passages for c in t.citations)]
     for p in uncited:
         print("\nretrieved but not cited:")
@@ -302,7 +293,32 @@ def _print_body(t: AnswerTrace, session: Session) -> None:
             f"\nPRODUCER FAULT {inert(str(f.get('path')))}: {inert(str(f.get('code')))}: "
             f"{inert(str(f.get('message')))}"
         )
-    names = {k: v.name for k, v in investigators(session.vault).items()} if t.findings else {}
+    if t.findings:
+        _print_findings(t, session)
+
+
+def _print_citation(t: AnswerTrace, c: CitationTrace) -> None:
+    span = f'"{inert(c.span)}"' if c.span is not None else "(span not available)"
+    print(
+        f"\ncitation [{c.index + 1}] chars {c.answer_start}..{c.answer_end} {span}"
+        + citation_mark(t, c.index)
+    )
+    print(
+        f"  integrity {c.integrity.upper()}   currency {c.currency.upper()}   "
+        f"at answer time {c.answer_time.upper()}"
+    )
+    if c.unknown_passages:
+        print(
+            "  UNSUPPORTED: names passage(s) not in the manifest: "
+            + ", ".join(inert(x) for x in c.unknown_passages)
+        )
+    for p in c.passages:
+        print(textwrap.indent(_passage(p), "  "))
+
+
+def _print_findings(t: AnswerTrace, session: Session) -> None:
+    """The investigators' notes on the answer, each under its signer's roster name."""
+    names = {k: v.name for k, v in investigators(session.vault).items()}
     for n in t.findings:
         signer = f"{inert(names.get(n.investigator, 'unknown signer'))} {n.investigator[:12]}"
         print(f"\ninvestigator note (log entry {n.seq}, signed by {signer}, {n.at}) on {inert(n.target)}:")
@@ -322,12 +338,16 @@ def print_revalidation(r: Revalidation) -> None:
     print("currency:  " + ", ".join(f"{k} {v}" for k, v in sorted(counts["currency"].items())))
     print("at answer time: " + ", ".join(f"{k} {v}" for k, v in sorted(counts["answer_time"].items())))
     for a in r.answers:
-        # outside the viewer's scope: the id and the word, as in --json; no time, no producer
-        seen = a.summary.visible
-        when = utc(a.row.generated_at) if seen else "—"
-        producer = inert(a.row.producer_system, keep_newlines=False) if seen else "—"
-        print(
-            f"  {inert(a.row.answer_id, keep_newlines=False):<28} {when:<20}  {producer:<30} "
-            f"{a.summary.integrity:<18} {a.summary.currency:<12} {a.summary.answer_time}"
-            + (f"  [{IMPORTED_MARK}]" if seen and a.row.answer_kind == "imported" else "")
-        )
+        print(_revalidation_line(a))
+
+
+def _revalidation_line(a: AnswerState) -> str:
+    # outside the viewer's scope: the id and the word, as in --json; no time, no producer
+    seen = a.summary.visible
+    when = utc(a.row.generated_at) if seen else "—"
+    producer = inert(a.row.producer_system, keep_newlines=False) if seen else "—"
+    return (
+        f"  {inert(a.row.answer_id, keep_newlines=False):<28} {when:<20}  {producer:<30} "
+        f"{a.summary.integrity:<18} {a.summary.currency:<12} {a.summary.answer_time}"
+        + (f"  [{IMPORTED_MARK}]" if seen and a.row.answer_kind == "imported" else "")
+    )

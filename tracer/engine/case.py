@@ -42,9 +42,10 @@ from store.casefile import (
     load_casefile,
     target_problem,
 )
+from store.entries import LogEntry
 from store.errors import AccessDeniedError, StoreError
 from store.keyring import ALL_SCOPES
-from store.records import MalformedRecordError
+from store.records import MalformedRecordError, Manifest
 from store.roster import Roster
 from store.statements import (
     CaseOpenStatement,
@@ -492,15 +493,23 @@ class CaseDesk:
         ]
         out: list[Activity] = []
         for seq, entry in sorted(queries.entries_at(self.s.vault, seqs).items()):
-            stmt = entry.payload_json()
-            signer = entry.signer or ""
-            if entry.kind != "access" or not isinstance(stmt, dict) or not self.covers(signer):
-                continue
-            action, target = str(stmt.get("action", "")), str(stmt.get("target", ""))
-            named = {t.split("/", 1)[0] for t in target.split(",")} & wanted
-            if named or (action == "verify" and signer in people):
-                out.append(Activity(seq, signer, "", action, target, str(stmt.get("at", ""))))
+            found = self._concerning(seq, entry, wanted, people)
+            if found is not None:
+                out.append(found)
         return out
+
+    def _concerning(self, seq: int, entry: LogEntry, wanted: set[str], people: set[str]) -> Activity | None:
+        """The access entry at `seq` as activity of the case, when the viewer covers its
+        signer and it names one of `wanted` or is a case investigator's verify."""
+        stmt = entry.payload_json()
+        signer = entry.signer or ""
+        if entry.kind != "access" or not isinstance(stmt, dict) or not self.covers(signer):
+            return None
+        action, target = str(stmt.get("action", "")), str(stmt.get("target", ""))
+        named = {t.split("/", 1)[0] for t in target.split(",")} & wanted
+        if named or (action == "verify" and signer in people):
+            return Activity(seq, signer, "", action, target, str(stmt.get("at", "")))
+        return None
 
     # -- writing ----------------------------------------------------------------------
 
@@ -565,18 +574,7 @@ class CaseDesk:
             m = found[1].answer_record()
         except MalformedRecordError:
             return canon  # a damaged entry: verify pins it
-        kind, _sep, ident = canon.partition(":")
-        if kind == "claim" and not 1 <= int(ident) <= len(m.citations):
-            raise CaseError(
-                f"{where}: --target {target!r}: answer {answer_id} has no claim {ident} "
-                f"(its claims are numbered 1 to {len(m.citations)})"
-            )
-        if kind == "passage" and ident not in {p.passage_id for p in m.passages}:
-            known = ", ".join(sorted(p.passage_id for p in m.passages)) or "none"
-            raise CaseError(
-                f"{where}: --target {target!r}: answer {answer_id} has no passage {ident!r} "
-                f"(its passages: {known})"
-            )
+        _check_target_in(m, canon, f"{where}: --target {target!r}: answer {answer_id}")
         return canon
 
     def note(self, case_id: str, text: str, answer: str | None = None) -> int:
@@ -694,3 +692,14 @@ def _signers(view: CaseView, conclusions: list[Note]) -> list[str]:
     ]
     keys += [c.investigator for c in conclusions]
     return keys
+
+
+def _check_target_in(m: Manifest, canon: str, refused: str) -> None:
+    """Refuse a `claim:N` the signed answer has no citation N for, or a `passage:ID` it
+    did not retrieve; `refused` begins the message."""
+    kind, _sep, ident = canon.partition(":")
+    if kind == "claim" and not 1 <= int(ident) <= len(m.citations):
+        raise CaseError(f"{refused} has no claim {ident} (its claims are numbered 1 to {len(m.citations)})")
+    if kind == "passage" and ident not in {p.passage_id for p in m.passages}:
+        known = ", ".join(sorted(p.passage_id for p in m.passages)) or "none"
+        raise CaseError(f"{refused} has no passage {ident!r} (its passages: {known})")

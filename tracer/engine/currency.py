@@ -17,7 +17,7 @@ from bisect import bisect_right
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from store.queries import RevisionRow
 from store.records import Chain, Locator, Passage
@@ -285,7 +285,6 @@ class CurrencyEngine:
                 f"normalizer {chain.normalizer_version!r} is not known here",
             )
         recorded, norm = norms
-        version = norm.version
         doc = chain.document_id
         revs = self.revisions(doc)
         if not revs:
@@ -293,9 +292,24 @@ class CurrencyEngine:
                 Currency.UNCHECKED,
                 CurrencyReason.NO_REVISIONS_IMPORTED,
                 f"no revision of {doc} was imported",
-                normalizer=version,
+                normalizer=norm.version,
             )
-        latest = revs[-1]
+        return self._against_latest(s, chain, retrieved, revs[-1], (recorded, norm))
+
+    def _against_latest(
+        self,
+        s: _Scope,
+        chain: Chain,
+        retrieved: TextResult,
+        latest: RevisionRow,
+        norms: tuple[Normalizer, Normalizer],
+    ) -> CurrencyResult:
+        """The currency of a located passage against its document's latest revision: out of
+        scope, deleted, cited revision not imported, latest text purged or unreadable, no
+        historical quote, or the relocation verdict."""
+        recorded, norm = norms
+        version = norm.version
+        doc = chain.document_id
         if not s.can_read(latest.collection):
             return CurrencyResult(Currency.UNAVAILABLE, CurrencyReason.OUT_OF_SCOPE)
         deleted = self._deleted_now(doc, latest)
@@ -484,14 +498,28 @@ class CurrencyEngine:
             )
         # the rest depends on the answer's time only through the revision in force (k):
         # answers given from the same superseded revision share it
+        return self._in_force_memo(key, chain, retrieved, cited, revs, instants, ci, k).at(generated_at)
+
+    def _in_force_memo(
+        self,
+        key: tuple[Any, ...] | None,
+        chain: Chain,
+        retrieved: TextResult,
+        cited: RevisionRow,
+        revs: list[RevisionRow],
+        instants: list[datetime],
+        ci: int,
+        k: int,
+    ) -> AnswerTime:
+        """`_in_force`, memoized per passage and revision in force (`key` None: not memoized)."""
         if key is None:
-            return self._in_force(chain, retrieved, cited, revs, instants, ci, k).at(generated_at)
+            return self._in_force(chain, retrieved, cited, revs, instants, ci, k)
         memo = self._superseded.get((*key, k))
         if memo is None:
             memo = self._superseded.put(
                 (*key, k), self._in_force(chain, retrieved, cited, revs, instants, ci, k)
             )
-        return memo.at(generated_at)
+        return memo
 
     def _cited_index(self, document_id: str, revision: str) -> int | None:
         """Where the cited revision stands in the document's ordered revisions (the first
@@ -544,7 +572,30 @@ class CurrencyEngine:
         if self._holds_quote(chain, quote, cited, cited_text, in_force, text.text, recorded, norm):
             return base.but(AnswerTimeReason.UNCHANGED_BEFORE_ANSWER)
         rel = self._verdict(chain, quote, cited, cited_text, in_force, text, recorded, norm)
-        # The earliest revision since which, up to the answer, the quote had not stood.
+        first = self._first_changed(s, chain, quote, cited, cited_text, revs, (ci, k), (recorded, norm))
+        return base.but(
+            AnswerTimeReason.CHANGED_BEFORE_ANSWER,
+            relocation=rel,
+            changed_in=revs[first],
+            changed_at=instants[first],
+        )
+
+    def _first_changed(
+        self,
+        s: _Scope,
+        chain: Chain,
+        quote: str,
+        cited: RevisionRow,
+        cited_text: TextResult | None,
+        revs: list[RevisionRow],
+        span: tuple[int, int],
+        norms: tuple[Normalizer, Normalizer],
+    ) -> int:
+        """The earliest revision since which, up to the answer (`k`), the quote had not
+        stood: walking back towards the cited `ci`, until a revision cannot be read or
+        still holds the quote."""
+        recorded, norm = norms
+        ci, k = span
         first = k
         for j in range(k - 1, ci, -1):
             t = self.revision_text(revs[j])
@@ -553,12 +604,13 @@ class CurrencyEngine:
             if self._holds_quote(chain, quote, cited, cited_text, revs[j], t.text, recorded, norm):
                 break
             first = j
-        return base.but(
-            AnswerTimeReason.CHANGED_BEFORE_ANSWER,
-            relocation=rel,
-            changed_in=revs[first],
-            changed_at=instants[first],
-        )
+        return first
+
+
+class _Scope(Protocol):
+    """Whom the texts are read for: what they may read."""
+
+    def can_read(self, collection: str) -> bool: ...
 
 
 def carry(

@@ -1,7 +1,7 @@
 """The per-batch work of `verify-dataset`, as pure functions of Arrow batches.
 
 Both engines call these and nothing else on the manifest rows: the DuckDB engine's
-worker processes (`tracer.engine.dataset_pool`) on slices of the log's row groups,
+worker processes (`tracer.engine.dataset_pool`) on slices of the log the verifying process read,
 Spark through `mapInArrow` on its executors.  The per-entry checks are
 `tracer.engine.logcheck.check_run`, the one implementation `tracer verify` runs, so a
 finding reads the same whichever engine found it.

@@ -2,21 +2,23 @@
 
 The passes follow `tracer verify` so the findings are its records in its order:
 
-1. every row's leaf hash is recomputed by a Python function over the Arrow batches
-   DuckDB reads (and per row group the subtree root, folded into the tree root);
+1. the log is read once (DuckDB, as Arrow), every row's leaf hash recomputed from its
+   bytes (and per row group the subtree root, folded into the tree root);
 2. the statement rows (few) are checked in log order against the root before each,
    folding the keyring as `tracer verify` does;
 3. the manifest rows are checked by the same `check_run`, batch by batch, each against
    the keyring that held at its place: this is the bulk, and the engine distributes it;
+   each batch's view rows are loaded and its passages traced as it arrives;
 4. findings are put in log order with each checkpoint's after the entry that completes
    it; then the log-wide rules (`tracer.engine.verdicts`) over the view rows derived
-   from the log: replayed answers, gaps, the case file, every referenced text's verdict.
+   from the log: replayed answers, gaps, the case file, every referenced text's verdict;
+5. with a plaintext export, `verify`'s transform pass over the export's texts
+   (`tracer.engine.dataset_texts.DatasetSource`), as the exporter.
 
 Then what only a dataset has: the DSSE-signed manifest (by a key the log's roster
 names), each file's SHA-256, the row-group layout, the tiles against the recomputed
 leaves, the references file against the derived references, and each plaintext
-against its digest.  Known limit: the transformation trace (passage at its locator in
-the cited revision) is not re-run here; `docs/scale.md` says so.
+against its digest.
 """
 
 from __future__ import annotations

@@ -75,14 +75,7 @@ def read_imported(
     except SignatureError:
         signature = SignatureState.SIGNATURE_INVALID
     body = json.loads(env.payload)
-    place = body.get("log") if isinstance(body, dict) else None
-    if (
-        not isinstance(body, dict)
-        or body.get("type") != IMPORTED_KIND
-        or not isinstance(place, dict)
-        or place.get("seq") != seq
-        or place.get("origin") != origin
-    ):
+    if not _signed_for(body, seq, origin):
         signature = SignatureState.SIGNATURE_INVALID
     st = body.get("statement") if isinstance(body, dict) else None
     if not isinstance(st, dict) or st.get("schema") != IMPORTED_SCHEMA:
@@ -96,6 +89,18 @@ def read_imported(
         fields={str(k): FieldFact.from_json(v) for k, v in st["fields"].items()},
     )
     return imported_manifest(st), signature, facts
+
+
+def _signed_for(body: object, seq: int, origin: str) -> bool:
+    """Whether the signed payload is an imported trace bound to entry `seq` of `origin`."""
+    place = body.get("log") if isinstance(body, dict) else None
+    return (
+        isinstance(body, dict)
+        and body.get("type") == IMPORTED_KIND
+        and isinstance(place, dict)
+        and place.get("seq") == seq
+        and place.get("origin") == origin
+    )
 
 
 def not_captured(fact: FieldFact | None) -> TextResult:

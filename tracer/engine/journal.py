@@ -87,13 +87,7 @@ def read_journal(vault: Vault, trust: TrustStore | None = None) -> list[JournalE
         except SignatureError:
             key_id = env.signatures[0].keyid if env.signatures else ""
             signature = SignatureState.SIGNATURE_INVALID
-            try:
-                body = json.loads(env.payload)
-                stmt = body.get("statement", {}) if isinstance(body, dict) else {}
-            except ValueError:
-                stmt = {}
-            if not isinstance(stmt, dict):
-                stmt = {}
+            stmt = _unverified_statement(env)
         out.append(
             JournalEntry(
                 n,
@@ -107,3 +101,13 @@ def read_journal(vault: Vault, trust: TrustStore | None = None) -> list[JournalE
             )
         )
     return out
+
+
+def _unverified_statement(env: Envelope) -> dict[str, object]:
+    """What an entry whose signature fails says it is (shown as such, never trusted)."""
+    try:
+        body = json.loads(env.payload)
+        stmt = body.get("statement", {}) if isinstance(body, dict) else {}
+    except ValueError:
+        return {}
+    return stmt if isinstance(stmt, dict) else {}

@@ -115,25 +115,31 @@ class LogPass:
             if statement:
                 self._roots[seq] = self._acc.root()
             self._advance(seq, leaf)
-            if queue.parallel and not statement:
-                if run and (
-                    len(run) >= self.sizes.run or audit.compare_range(run[0].seq) != audit.compare_range(seq)
-                ):
-                    self._submit(queue, run)
-                    run = []
-                run.append(row)
-            else:
-                if run:
-                    self._submit(queue, run)
-                    run = []
-                queue.push([row])
-                if kind in _KEYRING_KINDS or kind == "manifest":
-                    self._fold_all(queue)
+            run = self._queue(queue, run, row, statement)
             for item in queue.due():
                 self._fold(queue, item)
         if run:
             self._submit(queue, run)
         self._fold_all(queue)
+
+    def _queue(self, queue: RunQueue, run: list[Row], row: Row, statement: bool) -> list[Row]:
+        """Add a manifest row to the run a worker will check (a new run once it is full or
+        crosses a compare range); any other row, or every row without workers, is checked
+        alone and in order, after the run before it. Returns the run being gathered."""
+        if queue.parallel and not statement:
+            if run and (
+                len(run) >= self.sizes.run or audit.compare_range(run[0].seq) != audit.compare_range(row.seq)
+            ):
+                self._submit(queue, run)
+                run = []
+            run.append(row)
+            return run
+        if run:
+            self._submit(queue, run)
+        queue.push([row])
+        if row.kind in _KEYRING_KINDS or row.kind == "manifest":
+            self._fold_all(queue)
+        return []
 
     def _advance(self, seq: int, leaf: bytes) -> None:
         """Add the leaf of entry `seq`; a checkpoint of the new size is checked once the

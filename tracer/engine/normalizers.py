@@ -89,25 +89,29 @@ def carry_to_v2(
     if cited_text is not None:
         s1 = parse_structure(cited_text)
         if s1.text[char_start:char_end] == quote1 and quote1:
-            first = s1.block_at(char_start)
-            last = s1.block_at(char_end - 1)
-            if first is not None and last is not None and (first.start, last.end) == (char_start, char_end):
-                lo = s1.blocks.index(first)
-                hi = s1.blocks.index(last)
-                s2 = parse_structure2(cited_text)
-                inside = [b for b, p in zip(s2.blocks, s2.parent, strict=True) if lo <= p <= hi]
-                if inside:
-                    start, end = inside[0].start, inside[-1].end
-                    return Carried(
-                        s2.text[start:end],
-                        s2.heading_path_at(start),
-                        inside[0].index,
-                        start,
-                        end,
-                    )
+            whole = _whole_blocks(cited_text, s1, char_start, char_end)
+            if whole is not None:
+                return whole
             return _folded(quote1, heading_path, paragraph, parse_structure2(cited_text), s1, char_start)
     q = normalize_quote2(quote1)
     return Carried(q, tuple(render_title(t) for t in heading_path), paragraph, -1, -1)
+
+
+def _whole_blocks(cited_text: str, s1: Structure, char_start: int, char_end: int) -> Carried | None:
+    """The ``/2`` text of the ``/1`` blocks that exactly span [char_start, char_end), cut
+    from the source with its line structure; None when the range is not whole blocks."""
+    first = s1.block_at(char_start)
+    last = s1.block_at(char_end - 1)
+    if first is None or last is None or (first.start, last.end) != (char_start, char_end):
+        return None
+    lo = s1.blocks.index(first)
+    hi = s1.blocks.index(last)
+    s2 = parse_structure2(cited_text)
+    inside = [b for b, p in zip(s2.blocks, s2.parent, strict=True) if lo <= p <= hi]
+    if not inside:
+        return None
+    start, end = inside[0].start, inside[-1].end
+    return Carried(s2.text[start:end], s2.heading_path_at(start), inside[0].index, start, end)
 
 
 def _folded(

@@ -86,6 +86,24 @@ def save_receipt(home: Path, session: Session, receipt: Receipt) -> Path:
     return path
 
 
+def _signed_receipt(path: Path, raw: str, viewer: str, public: bytes) -> Receipt:
+    """The receipt in `raw`, its envelope signed by the viewer's own key; raises when not."""
+    env = Envelope.from_json(json.loads(raw), str(path), "$")
+    if env.payload_type != RECEIPT_TYPE:
+        raise InputError(str(path), "$.payloadType", f"expected {RECEIPT_TYPE}")
+    verify_envelope(env, {viewer: public})
+    body = json.loads(env.payload)
+    return Receipt(
+        origin=str(body["origin"]),
+        viewer=str(body["viewer"]),
+        scopes=tuple(str(s) for s in body["scopes"]),
+        size=int(body["size"]),
+        root=str(body["root"]),
+        views={str(t): {int(g): str(h) for g, h in gs.items()} for t, gs in body["views"].items()},
+        computed_at=str(body["computed_at"]),
+    )
+
+
 def load_receipt(home: Path, session: Session) -> tuple[Receipt | None, str]:
     """(the receipt, '') or (None, why it is ignored); (None, '') when there is none."""
     origin, viewer = session.vault.origin, session.identity.key_id
@@ -97,20 +115,7 @@ def load_receipt(home: Path, session: Session) -> tuple[Receipt | None, str]:
     except OSError as exc:
         return None, f"{path}: unreadable ({exc.strerror}); verifying in full"
     try:
-        env = Envelope.from_json(json.loads(raw), str(path), "$")
-        if env.payload_type != RECEIPT_TYPE:
-            raise InputError(str(path), "$.payloadType", f"expected {RECEIPT_TYPE}")
-        verify_envelope(env, {viewer: session.identity.public.ed25519})
-        body = json.loads(env.payload)
-        receipt = Receipt(
-            origin=str(body["origin"]),
-            viewer=str(body["viewer"]),
-            scopes=tuple(str(s) for s in body["scopes"]),
-            size=int(body["size"]),
-            root=str(body["root"]),
-            views={str(t): {int(g): str(h) for g, h in gs.items()} for t, gs in body["views"].items()},
-            computed_at=str(body["computed_at"]),
-        )
+        receipt = _signed_receipt(path, raw, viewer, session.identity.public.ed25519)
     except SignatureError:
         return None, f"{path}: the receipt's signature does not verify (edited?); verifying in full"
     except (InputError, ValueError, KeyError, TypeError, AttributeError) as exc:

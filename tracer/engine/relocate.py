@@ -365,16 +365,21 @@ def _proposals(quote: str, locator: Locator, structure: Structure) -> list[_Prop
                 continue
             start, end = window[0].start, window[-1].end
             path = window[0].heading_path
-            if path == locator.heading_path:
-                tier = 0
-            elif headings_compatible(locator.heading_path, path) or renumbered(locator.heading_path, path):
-                tier = 1
-            else:
-                tier = 2
             loc = Locator(path, window[0].index, start, end)
+            tier = _tier(locator.heading_path, path)
             found.append(_Proposal(tier, score, size, abs(window[0].index - locator.paragraph), loc))
     found.sort(key=_Proposal.key)
     return found
+
+
+def _tier(cited: tuple[str, ...], path: tuple[str, ...]) -> int:
+    """How well a proposal's heading path agrees with the cited one: 0 the same, 1
+    compatible or renumbered, 2 neither."""
+    if path == cited:
+        return 0
+    if headings_compatible(cited, path) or renumbered(cited, path):
+        return 1
+    return 2
 
 
 def _not_found(quote: str, normalized_quote: str, locator: Locator, structure: Structure) -> Relocation:
@@ -477,39 +482,39 @@ def relocate(
     cited = norm.structure(cited_text)
     later = norm.structure(later_text)
     if cited.text == later.text:
-        same = _same_revision(quote, q, locator, later)
-        if same.state == VERIFIED:
-            return _result(
-                VERIFIED,
-                CurrencyReason.NORMALIZED_IDENTICAL,
-                quote,
-                locator=same.locator,
-                candidates=same.candidates,
-                current_excerpt=same.current_excerpt,
-            )
-        return same
+        return _normalized_identical(quote, q, locator, later)
     if not q:
         return _result(STALE, CurrencyReason.EMPTY_QUOTE, quote)
 
     occurrences = _occurrences(q, later, _anchor_from(q, locator, cited))
     if not occurrences:
         return _not_found(quote, q, locator, later)
+    return _by_heading(quote, locator, later, [_locate(later, s, e) for s, e in occurrences])
 
-    found = [_locate(later, s, e) for s, e in occurrences]
+
+def _normalized_identical(quote: str, q: str, locator: Locator, later: Structure) -> Relocation:
+    """Identical normalized revisions are checked as one revision; a verified quote says why."""
+    same = _same_revision(quote, q, locator, later)
+    if same.state != VERIFIED:
+        return same
+    return _result(
+        VERIFIED,
+        CurrencyReason.NORMALIZED_IDENTICAL,
+        quote,
+        locator=same.locator,
+        candidates=same.candidates,
+        current_excerpt=same.current_excerpt,
+    )
+
+
+def _by_heading(quote: str, locator: Locator, later: Structure, found: list[Locator]) -> Relocation:
+    """Exact, anchored occurrences decide by heading path alone: the same section, a
+    compatible one, a renumbered one, or several places (ambiguous)."""
     candidates = tuple(found)
-    same_section = [loc for loc in found if loc.heading_path == locator.heading_path]
-    agreeing = [loc for loc in found if headings_compatible(locator.heading_path, loc.heading_path)]
-    relabelled = [loc for loc in found if renumbered(locator.heading_path, loc.heading_path)]
+    same_section, agreeing, relabelled = _by_section(locator.heading_path, found)
 
     def placed(state: Currency, reason: CurrencyReason, loc: Locator) -> Relocation:
-        return _result(
-            state,
-            reason,
-            quote,
-            locator=loc,
-            candidates=candidates,
-            current_excerpt=later.text[loc.char_start : loc.char_end],
-        )
+        return _placed(state, reason, quote, loc, candidates, later)
 
     if len(same_section) == 1:
         loc = same_section[0]
@@ -533,3 +538,32 @@ def relocate(
     if not agreeing and len(relabelled) == 1:
         return placed(MOVED, CurrencyReason.RELOCATED_RENUMBERED_SECTION, relabelled[0])
     return _result(AMBIGUOUS, CurrencyReason.MULTIPLE_MATCHES, quote, candidates=candidates)
+
+
+def _by_section(
+    cited: tuple[str, ...], found: list[Locator]
+) -> tuple[list[Locator], list[Locator], list[Locator]]:
+    """The occurrences in the cited section, in a compatible one, and in a renumbered one."""
+    same_section = [loc for loc in found if loc.heading_path == cited]
+    agreeing = [loc for loc in found if headings_compatible(cited, loc.heading_path)]
+    relabelled = [loc for loc in found if renumbered(cited, loc.heading_path)]
+    return same_section, agreeing, relabelled
+
+
+def _placed(
+    state: Currency,
+    reason: CurrencyReason,
+    quote: str,
+    loc: Locator,
+    candidates: tuple[Locator, ...],
+    later: Structure,
+) -> Relocation:
+    """A verdict placing the quote at `loc` of the later revision, with its text there."""
+    return _result(
+        state,
+        reason,
+        quote,
+        locator=loc,
+        candidates=candidates,
+        current_excerpt=later.text[loc.char_start : loc.char_end],
+    )

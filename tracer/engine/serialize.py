@@ -20,6 +20,7 @@ from tracer.engine.jsonshapes import (
     ContentJSON,
     CurrencyJSON,
     ImportedPassageJSON,
+    InForceJSON,
     LineageJSON,
     PassageJSON,
     RevisionJSON,
@@ -100,16 +101,7 @@ def currency_json(c: CurrencyResult, visible: bool = True) -> CurrencyJSON:
     out["normalizer"] = c.normalizer or None
     out["shows_current"] = c.shows_current
     if c.cited is not None:
-        r = c.cited
-        cited: CitedRevisionJSON = {
-            "revision": r.revision,
-            "source_revision": r.source_revision,
-            "committed_at": utc(r.committed_at),
-            "content_sha256": r.content_sha256,
-        }
-        if c.cited_text is not None:
-            cited["content"] = content_json(c.cited_text)
-        out["cited_revision"] = cited
+        out["cited_revision"] = _cited_json(c.cited, c.cited_text)
     rel = c.relocation
     if rel is not None:
         out["old_excerpt"] = rel.old_excerpt
@@ -125,6 +117,19 @@ def currency_json(c: CurrencyResult, visible: bool = True) -> CurrencyJSON:
     return out
 
 
+def _cited_json(r: RevisionRow, text: TextResult | None) -> CitedRevisionJSON:
+    """The cited revision, with its text's verdict when it was read."""
+    cited: CitedRevisionJSON = {
+        "revision": r.revision,
+        "source_revision": r.source_revision,
+        "committed_at": utc(r.committed_at),
+        "content_sha256": r.content_sha256,
+    }
+    if text is not None:
+        cited["content"] = content_json(text)
+    return cited
+
+
 def answer_time_json(at: AnswerTime | None, visible: bool = True) -> AnswerTimeJSON:
     """Answer-time currency of one passage (docs/json.md); ``state`` unknown when not computed."""
     if at is None or not visible:
@@ -135,23 +140,28 @@ def answer_time_json(at: AnswerTime | None, visible: bool = True) -> AnswerTimeJ
         out["detail"] = at.detail
     out["cited_revision"] = _revision_json(at.cited) if at.cited is not None else None
     if at.in_force is not None and at.state == AnswerTimeState.SUPERSEDED:
-        rel = at.relocation
-        out["in_force"] = {
-            "label": f"revision {at.in_force.revision} in force when the answer was generated "
-            f"({utc(at.in_force.committed_at)})",
-            **_revision_json(at.in_force),
-            "is_current": at.in_force_is_current,
-            "verdict": {"state": rel.state, "reason": rel.reason} if rel is not None else None,
-            "new_locator": locator_json(rel.locator) if rel is not None and rel.locator else None,
-            # what it said instead; null when it is the current revision (see current_revision)
-            "excerpt": at.excerpt,
-        }
+        out["in_force"] = _in_force_json(at, at.in_force)
     if at.changed_in is not None:
         out["changed_in"] = {
             **_revision_json(at.changed_in),
             "seconds_before_answer": at.seconds_before_answer,
         }
     return out
+
+
+def _in_force_json(at: AnswerTime, in_force: RevisionRow) -> InForceJSON:
+    """The revision in force when a superseded revision was cited, and its verdict."""
+    rel = at.relocation
+    return {
+        "label": f"revision {in_force.revision} in force when the answer was generated "
+        f"({utc(in_force.committed_at)})",
+        **_revision_json(in_force),
+        "is_current": at.in_force_is_current,
+        "verdict": {"state": rel.state, "reason": rel.reason} if rel is not None else None,
+        "new_locator": locator_json(rel.locator) if rel is not None and rel.locator else None,
+        # what it said instead; null when it is the current revision (see current_revision)
+        "excerpt": at.excerpt,
+    }
 
 
 def passage_json(p: PassageTrace) -> PassageJSON:

@@ -137,6 +137,17 @@ def head_checkpoint(
             "log_truncated",
             (f"a signed checkpoint covers {top.size} entries but the log holds {size}: entries were removed"),
         )
+    found = _exact_checkpoint(vault, valid, size, root)
+    if found is not None:
+        return found
+    return _uncovered(top, size, sizes)
+
+
+def _exact_checkpoint(
+    vault: Vault, valid: list[Checkpoint], size: int, root: bytes
+) -> tuple[Checkpoint | None, str, str] | None:
+    """The verdict of the valid checkpoint over exactly this log (its size and root), when
+    one exists: it must also commit to the log's guarded entries as they are now."""
     guard = commitment(vault.index.guarded_pairs())
     for cp in valid:
         if cp.size == size and cp.root == root:
@@ -150,6 +161,11 @@ def head_checkpoint(
                     ),
                 )
             return cp, "", ""
+    return None
+
+
+def _uncovered(top: Checkpoint | None, size: int, sizes: set[int]) -> tuple[None, str, str]:
+    """Why no valid checkpoint covers the log's `size` entries (`top`: the largest valid one)."""
     if top is not None and top.size == size:
         return (
             None,
@@ -392,12 +408,7 @@ def unlock(
             acc.append(leaf)
         root = acc.root()
         error: type[TrustError] = TrustError
-        damage = _roster_damage(problems)
-        cp, _code, why = head_checkpoint(vault, roster, len(leaves), root)
-        if cp is None and not damage:
-            damage = why
-        if damage and not forensic:
-            raise TrustError(f"{vault.path}: {damage}. {_WAYS_FORWARD}")
+        cp, damage = _log_damage(vault, roster, problems, len(leaves), root, forensic)
         role, scopes, name = _role(vault, identity, custodian, roster)
         prev = trust.last_seen(vault.origin, identity.key_id)
         if not damage:
@@ -417,26 +428,60 @@ def unlock(
                 raise error(f"{vault.path}: {damage}. {_WAYS_FORWARD}")
             status.forensic = True
             status.forensic_reason = damage
-        if vault.read_only or status.forensic:
-            # never extend (and so bless) a tree that failed its checks
-            status.journal = trust.journal(vault.origin)
-            why_journal = "vault is read-only" if vault.read_only else "forensic inspection"
-            status.warnings.append(f"{why_journal}: access is recorded in the local journal {status.journal}")
-        else:
-            vault.tree.adopt(acc)
-            if not problems:
-                vault.rosters.adopt(roster)
+        _journal_or_adopt(vault, status, trust, acc, roster, problems)
         _prove_eager_views(vault, status)
-        session = Session(vault, identity, role, tuple(scopes), status, trust, name)
-        session.record("unlock", "forensic" if status.forensic else "")
-        if status.journal is not None and not status.forensic:
-            trust.remember(
-                vault.origin, identity.key_id, Seen(status.checkpoint_size, status.checkpoint_root, now_iso())
-            )
-        return session
+        return _start_session(Session(vault, identity, role, tuple(scopes), status, trust, name))
     except BaseException:
         vault.close()
         raise
+
+
+def _log_damage(
+    vault: Vault, roster: Roster, problems: list[RosterProblem], size: int, root: bytes, forensic: bool
+) -> tuple[Checkpoint | None, str]:
+    """The checkpoint covering the whole log, and what is wrong with the roster or the log
+    (empty: nothing); raises TrustError for damage unless `forensic`."""
+    damage = _roster_damage(problems)
+    cp, _code, why = head_checkpoint(vault, roster, size, root)
+    if cp is None and not damage:
+        damage = why
+    if damage and not forensic:
+        raise TrustError(f"{vault.path}: {damage}. {_WAYS_FORWARD}")
+    return cp, damage
+
+
+def _journal_or_adopt(
+    vault: Vault,
+    status: OpenStatus,
+    trust: TrustStore,
+    acc: merkle.RootAccumulator,
+    roster: Roster,
+    problems: list[RosterProblem],
+) -> None:
+    """A read-only or forensic open records access in the local journal and never extends
+    (and so blesses) a tree that failed its checks; a writable one adopts the checked
+    tree, and the roster when every roster entry held."""
+    if vault.read_only or status.forensic:
+        status.journal = trust.journal(vault.origin)
+        why_journal = "vault is read-only" if vault.read_only else "forensic inspection"
+        status.warnings.append(f"{why_journal}: access is recorded in the local journal {status.journal}")
+        return
+    vault.tree.adopt(acc)
+    if not problems:
+        vault.rosters.adopt(roster)
+
+
+def _start_session(session: Session) -> Session:
+    """Record the unlock; a journalled (read-only) open also remembers the checkpoint seen."""
+    status = session.status
+    session.record("unlock", "forensic" if status.forensic else "")
+    if status.journal is not None and not status.forensic:
+        session.trust.remember(
+            session.vault.origin,
+            session.identity.key_id,
+            Seen(status.checkpoint_size, status.checkpoint_root, now_iso()),
+        )
+    return session
 
 
 def _roster_damage(problems: list[RosterProblem]) -> str:

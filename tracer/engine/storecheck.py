@@ -92,23 +92,8 @@ def check_digests(vault: Vault, session: Session | None, tally: Tally) -> set[st
     bad: dict[str, tuple[str, str]] = {}
     dk_ids: list[str] = []
     if session is not None:
-        keys = session.keys
-        dk_ids = sorted(keys.keys)
-        first = vault.blobs.first_copies(dk_ids)
-        done = 0
-        for batch in vault.blobs.batches(dk_ids):
-            tally.progress("texts", done, 0)
-            done += len(batch)
-            for digest, collection, dk_id, nonce, ct in batch:
-                if first and first.get(digest, collection) != collection:
-                    continue  # `decrypt` reads the first copy by collection name
-                try:
-                    data: bytes | None = keys.open_row(digest, collection, dk_id, nonce, ct)
-                except UnwrapError:
-                    data = None
-                problem = text_problem(digest, data)
-                if problem is not None:
-                    bad[digest] = problem
+        dk_ids = sorted(session.keys.keys)
+        bad = _unreadable_texts(vault, session, dk_ids, tally)
     scopes = list(session.scopes) if session is not None else None
     counts, found = audit.digest_verdicts(vault, bad, dk_ids, scopes)
     changed = set(bad) | {f.digest for f in found}
@@ -123,6 +108,31 @@ def check_digests(vault: Vault, session: Session | None, tally: Tally) -> set[st
         _check_data_keys(vault, session, tally)
     tally.findings.extend(unreferenced_findings(audit.blob_digests_unreferenced(vault)))
     return changed
+
+
+def _unreadable_texts(
+    vault: Vault, session: Session, dk_ids: list[str], tally: Tally
+) -> dict[str, tuple[str, str]]:
+    """The digests whose first stored copy (by collection name, as `decrypt` reads it) does
+    not decrypt and hash to its digest, with the problem; one streaming pass."""
+    keys = session.keys
+    bad: dict[str, tuple[str, str]] = {}
+    first = vault.blobs.first_copies(dk_ids)
+    done = 0
+    for batch in vault.blobs.batches(dk_ids):
+        tally.progress("texts", done, 0)
+        done += len(batch)
+        for digest, collection, dk_id, nonce, ct in batch:
+            if first and first.get(digest, collection) != collection:
+                continue  # `decrypt` reads the first copy by collection name
+            try:
+                data: bytes | None = keys.open_row(digest, collection, dk_id, nonce, ct)
+            except UnwrapError:
+                data = None
+            problem = text_problem(digest, data)
+            if problem is not None:
+                bad[digest] = problem
+    return bad
 
 
 def check_case_file(vault: Vault, tally: Tally) -> None:

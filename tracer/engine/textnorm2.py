@@ -30,7 +30,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from tracer.engine.textnorm import (
@@ -106,40 +106,48 @@ def _flanking(text: str, start: int, end: int) -> tuple[bool, bool]:
     return left, right
 
 
+def _delimiter(text: str, run: re.Match[str]) -> _Delim | None:
+    """The delimiter a ``*``/``_`` run is, or None when it can neither open nor close."""
+    left, right = _flanking(text, run.start(), run.end())
+    char = run.group()[0]
+    if char == "_":
+        # an underscore run inside a word opens or closes only beside punctuation
+        before = text[run.start() - 1] if run.start() > 0 else ""
+        after = text[run.end()] if run.end() < len(text) else ""
+        opens = left and (not right or _is_punct(before))
+        closes = right and (not left or _is_punct(after))
+    else:
+        opens, closes = left, right
+    if not (opens or closes):
+        return None
+    return _Delim(char, run.start(), len(run.group()), opens, closes)
+
+
+def _close(d: _Delim, stack: list[_Delim], drop: list[bool]) -> None:
+    """Match the closer `d` against the openers on `stack`, marking the pairs' characters dropped."""
+    while d.can_close and d.length:
+        at = next((k for k in range(len(stack) - 1, -1, -1) if stack[k].char == d.char), -1)
+        if at < 0:
+            return
+        opener = stack[at]
+        n = min(opener.length, d.length, 2)
+        drop[opener.start + opener.length - n : opener.start + opener.length] = [True] * n
+        drop[d.start : d.start + n] = [True] * n
+        opener.length -= n
+        d.start += n
+        d.length -= n
+        del stack[at + 1 :]  # openers between the pair stay literal
+        if opener.length == 0:
+            stack.pop()
+
+
 def _emphasis_pass(text: str) -> str:
     """Drop every matched pair of ``*``/``_`` delimiter runs (CommonMark's flanking rules)."""
-    delims: list[_Delim] = []
-    for m in _RUN.finditer(text):
-        left, right = _flanking(text, m.start(), m.end())
-        char = m.group()[0]
-        if char == "_":
-            before = text[m.start() - 1] if m.start() > 0 else ""
-            after = text[m.end()] if m.end() < len(text) else ""
-            opens = left and (not right or _is_punct(before))
-            closes = right and (not left or _is_punct(after))
-        else:
-            opens, closes = left, right
-        if opens or closes:
-            delims.append(_Delim(char, m.start(), len(m.group()), opens, closes))
+    delims = [d for m in _RUN.finditer(text) if (d := _delimiter(text, m)) is not None]
     drop = [False] * len(text)
     stack: list[_Delim] = []
     for d in delims:
-        while d.can_close and d.length:
-            at = next((k for k in range(len(stack) - 1, -1, -1) if stack[k].char == d.char), -1)
-            if at < 0:
-                break
-            opener = stack[at]
-            n = min(opener.length, d.length, 2)
-            for k in range(opener.start + opener.length - n, opener.start + opener.length):
-                drop[k] = True
-            for k in range(d.start, d.start + n):
-                drop[k] = True
-            opener.length -= n
-            d.start += n
-            d.length -= n
-            del stack[at + 1 :]  # openers between the pair stay literal
-            if opener.length == 0:
-                stack.pop()
+        _close(d, stack, drop)
         if d.can_open and d.length:
             stack.append(d)
     return "".join(ch for ch, gone in zip(text, drop, strict=True) if not gone)
@@ -291,85 +299,102 @@ def _number(m: re.Match[str], open_list: _List | None) -> tuple[str, _List]:
 
 
 def _split_blocks2(text: str) -> list[_RawBlock2]:
-    blocks: list[_RawBlock2] = []
-    pending: list[str] = []
+    splitter = _Splitter2()
+    for line in unicodedata.normalize("NFC", text).splitlines():
+        splitter.line(line)
+    return splitter.finish()
+
+
+@dataclass
+class _Splitter2:
+    """One pass over a text's lines: the blocks so far and the block being gathered."""
+
+    blocks: list[_RawBlock2] = field(default_factory=list)
+    pending: list[str] = field(default_factory=list)
     pending_item: _Item | None = None
     open_list: _List | None = None  # the ordered list the next item may continue
-    parent = -1  # tracer-norm/1 block counter
+    parent: int = -1  # tracer-norm/1 block counter
     fence: tuple[str, int] | None = None
-    v1_open = False  # whether the current tracer-norm/1 block has started
+    v1_open: bool = False  # whether the current tracer-norm/1 block has started
 
-    def flush(end_v1: bool) -> None:
-        nonlocal pending_item, open_list, v1_open
-        if pending:
-            folded = " ".join(pending)
+    def flush(self, end_v1: bool) -> None:
+        if self.pending:
+            folded = " ".join(self.pending)
             # Numbered from the folded block, as the block is recognised (a first line
             # "1." alone folds with the next into "1. x"): the normalized text then
             # reads back as the same lists with the same numbers (idempotence).
             m = None if _THEMATIC.fullmatch(folded) else _ORDERED.match(folded)
             number = None
             if m is None:  # a bullet item, a paragraph or a thematic break ends the list
-                open_list = None
+                self.open_list = None
             else:
-                number, open_list = _number(m, open_list)
-            blocks.append(_RawBlock2(_render_paragraph(folded, number), None, parent))
-            pending.clear()
-        pending_item = None
+                number, self.open_list = _number(m, self.open_list)
+            self.blocks.append(_RawBlock2(_render_paragraph(folded, number), None, self.parent))
+            self.pending.clear()
+        self.pending_item = None
         if end_v1:
-            v1_open = False
+            self.v1_open = False
 
-    def open_v1() -> None:
-        nonlocal parent, v1_open
-        if not v1_open:
-            parent += 1
-            v1_open = True
+    def open_v1(self) -> None:
+        if not self.v1_open:
+            self.parent += 1
+            self.v1_open = True
 
-    for line in unicodedata.normalize("NFC", text).splitlines():
+    def line(self, line: str) -> None:
         folded = fold_whitespace(line)
-        if fence is not None:
-            if folded:
-                pending.append(folded)
-            if _closes_fence(folded, fence):
-                fence = None
-                blocks.append(_RawBlock2(" ".join(pending), None, parent))
-                pending.clear()
-                v1_open = False
-            continue
+        if self.fence is not None:
+            self._fenced(folded, self.fence)
+            return
         if not folded:
-            flush(True)
-            continue
+            self.flush(True)
+            return
         opening = _fence_opening(folded)
         if opening is not None:
-            flush(True)
-            open_v1()
-            pending.append(folded)
-            fence = opening
-            open_list = None
-            continue
+            self.flush(True)
+            self.open_v1()
+            self.pending.append(folded)
+            self.fence = opening
+            self.open_list = None
+            return
         heading = _atx_heading(folded)
         if heading is not None:
-            flush(True)
-            open_v1()
-            level, title = heading
-            rendered = render_title(title)
-            blocks.append(_RawBlock2(_heading_text(level, rendered), (level, rendered), parent))
-            v1_open = False
-            open_list = None
-            continue
-        if _item_start(folded, line, pending_item, bool(pending)):
-            flush(False)
-            open_v1()
+            self._heading(*heading)
+            return
+        if _item_start(folded, line, self.pending_item, bool(self.pending)):
+            self.flush(False)
+            self.open_v1()
             m = _ORDERED.match(folded)
-            pending_item = _Item(None, 0) if m is None else _Item(m.group(2), _content_column(line, m))
+            self.pending_item = _Item(None, 0) if m is None else _Item(m.group(2), _content_column(line, m))
         else:
-            open_v1()
-        pending.append(folded)
-    if fence is not None and pending:
-        blocks.append(_RawBlock2(" ".join(pending), None, parent))
-        pending.clear()
-        fence = None
-    flush(True)
-    return blocks
+            self.open_v1()
+        self.pending.append(folded)
+
+    def _fenced(self, folded: str, fence: tuple[str, int]) -> None:
+        """A line inside a fenced block: kept as it is, up to the closing fence."""
+        if folded:
+            self.pending.append(folded)
+        if _closes_fence(folded, fence):
+            self.fence = None
+            self.blocks.append(_RawBlock2(" ".join(self.pending), None, self.parent))
+            self.pending.clear()
+            self.v1_open = False
+
+    def _heading(self, level: int, title: str) -> None:
+        self.flush(True)
+        self.open_v1()
+        rendered = render_title(title)
+        self.blocks.append(_RawBlock2(_heading_text(level, rendered), (level, rendered), self.parent))
+        self.v1_open = False
+        self.open_list = None
+
+    def finish(self) -> list[_RawBlock2]:
+        """The blocks, with an unclosed fence kept as one block to the end of the text."""
+        if self.fence is not None and self.pending:
+            self.blocks.append(_RawBlock2(" ".join(self.pending), None, self.parent))
+            self.pending.clear()
+            self.fence = None
+        self.flush(True)
+        return self.blocks
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from store import audit, queries
+from store import queries
 from store.queries import RevisionRow, TombstoneRow
 from tracer.engine.evidence import TextResult, read_text, read_texts
 
@@ -86,4 +86,6 @@ class VaultSource:
         return queries.deletions_of_many(self.session.vault, document_ids)
 
     def answer_text_ref(self, answer_id: str) -> tuple[str, str] | None:
+        from store import audit  # verify's rebuilt tables (Arrow): a trace never loads it
+
         return audit.answer_text_ref(self.session.vault, answer_id)

@@ -12,11 +12,12 @@ from datetime import datetime
 from typing import Literal
 
 from store import queries
+from store.queries import RevisionRow
 from tracer.engine.answertime import AnswerTimeState
 from tracer.engine.normalizers import RECORDED
 from tracer.engine.session import Session
 from tracer.engine.times import utc
-from tracer.engine.trace import Tracer, UnknownAnswerError
+from tracer.engine.trace import AnswerTrace, Tracer, UnknownAnswerError
 from tracer.engine.vocabulary import Currency
 
 __all__ = ["Timeline", "TimelineEvent", "document_timeline"]
@@ -71,34 +72,45 @@ def document_timeline(
     tracer = Tracer(session, normalizer)
     revs = tracer.currency.revisions(document_id)
     visible = [r for r in revs if session.can_read(r.collection)]
-    events: list[TimelineEvent] = [
-        TimelineEvent(utc(r.committed_at), "revision", r.revision, is_latest=r is revs[-1]) for r in visible
-    ]
+    events = _revision_events(revs, visible)
     ids = queries.answers_citing_document(session.vault, document_id)
     for aid in ids[:limit]:
         try:
             t = tracer.trace(aid, record=False)
         except UnknownAnswerError:
             continue
-        if not t.visible:
-            continue
-        for p in t.passages:
-            if not p.visible or p.record is None or p.document_id != document_id:
-                continue
-            at = p.currency.answer_time
-            events.append(
-                TimelineEvent(
-                    utc(t.generated_at),
-                    "answer",
-                    str(p.record.document.revision),
-                    answer_id=aid,
-                    passage_id=p.passage_id,
-                    answer_time=at.state if at is not None else AnswerTimeState.UNKNOWN,
-                    reason=at.reason if at is not None else "",
-                    currency=p.currency.state,
-                )
-            )
+        if t.visible:
+            events += _answer_events(t, aid, document_id)
     if len(revs) != len(visible) and not visible:
         events = [e for e in events if e.kind == "revision"]
     events.sort(key=_key)
     return Timeline(document_id, tuple(events), max(0, len(ids) - limit))
+
+
+def _revision_events(revs: list[RevisionRow], visible: list[RevisionRow]) -> list[TimelineEvent]:
+    """One event per revision the viewer may read; the document's last revision is marked."""
+    return [
+        TimelineEvent(utc(r.committed_at), "revision", r.revision, is_latest=r is revs[-1]) for r in visible
+    ]
+
+
+def _answer_events(t: AnswerTrace, aid: str, document_id: str) -> list[TimelineEvent]:
+    """One event per visible passage of answer `aid` that cites `document_id`."""
+    events: list[TimelineEvent] = []
+    for p in t.passages:
+        if not p.visible or p.record is None or p.document_id != document_id:
+            continue
+        at = p.currency.answer_time
+        events.append(
+            TimelineEvent(
+                utc(t.generated_at),
+                "answer",
+                str(p.record.document.revision),
+                answer_id=aid,
+                passage_id=p.passage_id,
+                answer_time=at.state if at is not None else AnswerTimeState.UNKNOWN,
+                reason=at.reason if at is not None else "",
+                currency=p.currency.state,
+            )
+        )
+    return events

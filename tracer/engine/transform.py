@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from store.queries import RevisionRow
 from store.records import TransformKey
 from tracer.engine.currency import CurrencyEngine, Memo
 from tracer.engine.evidence import TextResult
@@ -108,20 +109,29 @@ class TransformChecker:
         cited = engine.cited_revision(key.document_id, key.revision)
         if cited is None:
             return Transform(TransformState.REVISION_NOT_IMPORTED, "the cited revision was never imported")
-        pair = (cited.content_sha256, cited.collection)
-        norm = self._pinned.get(pair)
-        if norm is None:
-            text = engine.revision_text(cited)
-            if not text.verified or text.text is None:
-                return Transform(TransformState.REVISION_UNREADABLE, f"cited revision text is {text.state}")
-            if not retrieved.verified or retrieved.text is None:
-                return Transform(TransformState.PASSAGE_UNREADABLE, f"retrieved text is {retrieved.state}")
-            norm = engine.normalized(cited, text)
-            if self._paging:
-                self._pinned[pair] = self._verified_norm.put(pair, norm)
-        elif not retrieved.verified or retrieved.text is None:
+        norm = self._cited_norm(cited, retrieved)
+        if isinstance(norm, Transform):
+            return norm
+        if not retrieved.verified or retrieved.text is None:
             return Transform(TransformState.PASSAGE_UNREADABLE, f"retrieved text is {retrieved.state}")
         return _found(norm, normalize_quote(retrieved.text), key)
+
+    def _cited_norm(self, cited: RevisionRow, retrieved: TextResult) -> str | Transform:
+        """The cited revision's ``/1`` text: pinned by an earlier page, or read and normalized
+        now (pinned when paging), once both texts are known readable; else why not."""
+        pair = (cited.content_sha256, cited.collection)
+        norm = self._pinned.get(pair)
+        if norm is not None:
+            return norm
+        text = self.engine.revision_text(cited)
+        if not text.verified or text.text is None:
+            return Transform(TransformState.REVISION_UNREADABLE, f"cited revision text is {text.state}")
+        if not retrieved.verified or retrieved.text is None:
+            return Transform(TransformState.PASSAGE_UNREADABLE, f"retrieved text is {retrieved.state}")
+        norm = self.engine.normalized(cited, text)
+        if self._paging:
+            self._pinned[pair] = self._verified_norm.put(pair, norm)
+        return norm
 
     def _under(self, key: TransformKey, retrieved: TextResult, norm: Normalizer) -> Transform:
         """A passage recorded under another normalizer version than ``/1``."""

@@ -88,6 +88,17 @@ def _seen_of(path: Path, origin: str, viewer: str, rec: Any) -> Seen:
     return Seen(size, str(root), str(at))
 
 
+def _check_record(path: Path, origin: str, rec: object) -> None:
+    """Refuse a vault's record that is not an object, pins a custodian that is not a key
+    id, or remembers a checkpoint that does not read as one."""
+    if not isinstance(rec, dict) or not isinstance(rec.get("seen", {}), dict):
+        raise TrustError(f"{path}: the record of vault {origin!r} is not an object")
+    if "custodian" in rec and not isinstance(rec["custodian"], str):
+        raise TrustError(f"{path}: the pinned custodian of vault {origin!r} is not a key id")
+    for viewer, seen in rec.get("seen", {}).items():
+        _seen_of(path, origin, viewer, seen)
+
+
 class TrustStore:
     """A small JSON file under TRACER_HOME; rewritten atomically on every change."""
 
@@ -114,12 +125,7 @@ class TrustStore:
                 if not isinstance(rec, dict) or not all(isinstance(v, str) for v in rec.values()):
                     raise TrustError(f"{self.path}: {_PATHS!r} is not an object of vault origins")
                 continue
-            if not isinstance(rec, dict) or not isinstance(rec.get("seen", {}), dict):
-                raise TrustError(f"{self.path}: the record of vault {origin!r} is not an object")
-            if "custodian" in rec and not isinstance(rec["custodian"], str):
-                raise TrustError(f"{self.path}: the pinned custodian of vault {origin!r} is not a key id")
-            for viewer, seen in rec.get("seen", {}).items():
-                _seen_of(self.path, origin, viewer, seen)
+            _check_record(self.path, origin, rec)
         return data
 
     def _save(self, data: dict[str, Any]) -> None:

@@ -8,7 +8,7 @@ the vault; otherwise the passage has no chain and its currency is `unchecked`.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from store.attest import Attestation, FieldFact
@@ -65,6 +65,17 @@ def _scalar(meta: Any, key: str) -> str | None:
     return None
 
 
+def _in_prompt(text: str, prompts: list[tuple[str, TextField]]) -> tuple[TextField, str] | None:
+    """`text` as found in the first whole prompt holding it, with that prompt's span id."""
+    for span_id, p in prompts:
+        if p.value is not None and text in p.value:
+            fact = FieldFact(
+                A.IMPORTER_COMPUTED, p.fact.source, f"found exactly in the prompt of span {span_id}"
+            )
+            return TextField(text, fact), span_id
+    return None
+
+
 def _model_input(doc: Document, answer: ImportedAnswer) -> tuple[TextField, str]:
     """The retrieved text as an exact substring of a recorded prompt, or why not (never guessed)."""
     if not doc.content.value:  # not whole, or empty: an empty text is in every prompt
@@ -77,14 +88,9 @@ def _model_input(doc: Document, answer: ImportedAnswer) -> tuple[TextField, str]
             ),
         ), ""
     prompts = [(c.span_id, p) for c in answer.calls for p in c.prompts]
-    for span_id, p in prompts:
-        if p.value is not None and doc.content.value in p.value:
-            return TextField(
-                doc.content.value,
-                FieldFact(
-                    A.IMPORTER_COMPUTED, p.fact.source, f"found exactly in the prompt of span {span_id}"
-                ),
-            ), span_id
+    found = _in_prompt(doc.content.value, prompts)
+    if found is not None:
+        return found
     if not prompts:
         return TextField.missing(A.ABSENT, "", "no prompt was recorded (content capture off?)"), ""
     cut = [p for _s, p in prompts if p.value is None and p.fact.state in (A.TRUNCATED, A.REDACTED)]
@@ -107,23 +113,15 @@ def _chain(
         if value is not None:
             check_id(file, doc.line, doc.metadata_path, f"metadata[{key!r}] of document {doc.index}", value)
     src, cut = doc.metadata.fact.source, doc.metadata.fact.state
-
-    def missing(key: str) -> FieldFact:
-        if doc.metadata.value is None and cut != A.ABSENT:  # the metadata is there, but not whole
-            return FieldFact(cut, src, f"metadata[{key!r}] cannot be read: the metadata is {cut}")
-        if doc.metadata.value is None:
-            return FieldFact(A.ABSENT, "", f"no metadata key {key!r}: no metadata recorded")
-        return FieldFact(A.ABSENT, "", f"no metadata key {key!r}")
-
     facts["document_id"] = (
         FieldFact(A.IMPORTER_COMPUTED, src, f"metadata[{mapping.document_key!r}]")
         if document_id
-        else missing(mapping.document_key)
+        else _missing_key(doc, mapping.document_key)
     )
     facts["revision"] = (
         FieldFact(A.IMPORTER_COMPUTED, src, f"metadata[{mapping.revision_key!r}]")
         if revision
-        else missing(mapping.revision_key)
+        else _missing_key(doc, mapping.revision_key)
     )
     if not document_id or not revision:
         why = (
@@ -135,26 +133,42 @@ def _chain(
             A.ABSENT, "", f"no document id and revision to match a source revision: {why}"
         )
         return document_id, revision, None, facts
+    chain, facts["chain"] = _located_chain(doc, document_id, revision, lookup)
+    return document_id, revision, chain, facts
+
+
+def _missing_key(doc: Document, key: str) -> FieldFact:
+    """Why the document's metadata gives no `key`: it is not whole, there is none, or it lacks the key."""
+    cut = doc.metadata.fact.state
+    if doc.metadata.value is None and cut != A.ABSENT:  # the metadata is there, but not whole
+        return FieldFact(
+            cut, doc.metadata.fact.source, f"metadata[{key!r}] cannot be read: the metadata is {cut}"
+        )
+    if doc.metadata.value is None:
+        return FieldFact(A.ABSENT, "", f"no metadata key {key!r}: no metadata recorded")
+    return FieldFact(A.ABSENT, "", f"no metadata key {key!r}")
+
+
+def _located_chain(
+    doc: Document, document_id: str, revision: str, lookup: RevisionLookup
+) -> tuple[dict[str, Any] | None, FieldFact]:
+    """The chain (source, document, chunk, locator) of a retrieved text found once in its
+    revision, or None, and the fact that says how it was found or why not."""
     found = lookup(document_id, revision)
     if found is None:
-        facts["chain"] = FieldFact(
-            A.ABSENT, "", f"revision {revision!r} of {document_id!r} is not in the vault"
-        )
-        return document_id, revision, None, facts
+        return None, FieldFact(A.ABSENT, "", f"revision {revision!r} of {document_id!r} is not in the vault")
     rev, text = found
     if not doc.content.value:
-        facts["chain"] = FieldFact(
+        return None, FieldFact(
             A.ABSENT, "", f"the retrieved text is not whole ({doc.content.fact.state}): it cannot be located"
         )
-        return document_id, revision, None, facts
     places = occurrences(text, doc.content.value)
     if len(places) != 1:
-        facts["chain"] = FieldFact(
+        return None, FieldFact(
             A.ABSENT,
             "",
             f"the retrieved text occurs {len(places)} time(s) in revision {revision!r}: not located",
         )
-        return document_id, revision, None, facts
     loc = places[0]
     chunk_id = doc.ref.value or f"{document_id}@{revision}#{loc.paragraph}"
     chain = {
@@ -169,12 +183,77 @@ def _chain(
         "locator": loc.to_json(),
         "normalizer_version": NORMALIZER_VERSION,
     }
-    facts["chain"] = FieldFact(
+    return chain, FieldFact(
         A.IMPORTER_COMPUTED,
         f"v_revisions seq {rev.seq}",
         f"located by {CHUNKER_VERSION} in revision {revision!r} of {document_id!r}",
     )
-    return document_id, revision, chain, facts
+
+
+@dataclass
+class _Kept:
+    """A statement's per-field facts and the whole texts it keeps, as they are gathered."""
+
+    fields: dict[str, FieldFactJSON] = field(default_factory=dict)
+    texts: list[bytes] = field(default_factory=list)
+
+    def keep(self, t: TextField, path: str) -> str | None:
+        """Record the field's fact at `path`, keep its text when whole; its digest."""
+        self.fields[path] = t.fact.to_json()
+        if t.value is not None:
+            self.texts.append(t.value.encode("utf-8"))
+        return _digest(t)
+
+
+def _passage(
+    kept: _Kept,
+    base: str,
+    i: int,
+    doc: Document,
+    answer: ImportedAnswer,
+    collection: str,
+    mapping: DocumentMapping,
+    lookup: RevisionLookup,
+) -> dict[str, Any]:
+    """Passage `i` of the statement (at JSON path `base`), its facts recorded in `kept`."""
+    fields = kept.fields
+    model_input, mi_span = _model_input(doc, answer)
+    document_id, revision, chain, facts = _chain(answer.file, doc, doc.metadata.value, mapping, lookup)
+    fields[f"{base}.metadata"] = doc.metadata.fact.to_json()
+    fields[f"{base}.chunk_ref"] = doc.ref.fact.to_json()
+    fields[f"{base}.score"] = doc.score.fact.to_json()
+    fields[f"{base}.rank"] = FieldFact(
+        A.IMPORTER_COMPUTED, doc.source, "position in the span's documents"
+    ).to_json()
+    fields[f"{base}.retrieved_at"] = FieldFact(
+        A.IMPORTER_COMPUTED, doc.source, "the span's end time"
+    ).to_json()
+    fields[f"{base}.query_sha256"] = doc.query.fact.to_json()
+    fields[f"{base}.span_id"] = FieldFact(
+        A.IMPORTER_COMPUTED, doc.source, "the span the passage was read from"
+    ).to_json()
+    fields[f"{base}.data_source"] = doc.data_source.fact.to_json()
+    for name, fact in facts.items():
+        fields[f"{base}.{name}"] = fact.to_json()
+    return {
+        "passage_id": f"p{i + 1}",
+        "span_id": doc.span_id,
+        "index": doc.index,
+        "collection": collection,
+        "document_id": document_id,
+        "revision": revision,
+        "chunk_ref": doc.ref.value,
+        "metadata": doc.metadata.value,
+        "retrieved_sha256": kept.keep(doc.content, f"{base}.retrieved_sha256"),
+        "model_input_sha256": kept.keep(model_input, f"{base}.model_input_sha256"),
+        "model_input_span_id": mi_span or None,
+        "rank": doc.rank,
+        "score": doc.score.value,
+        "query_sha256": _digest(doc.query),
+        "retrieved_at": doc.retrieved_at,
+        "data_source": doc.data_source.value,
+        "chain": chain,
+    }
 
 
 def build_item(
@@ -191,59 +270,14 @@ def build_item(
         raise InputError(
             answer.file, "$", f"the export's file name is shown in every output; it {id_problem(name)}"
         )
-    fields: dict[str, FieldFactJSON] = {}
-    texts: list[bytes] = []
-
-    def keep(t: TextField, path: str) -> str | None:
-        fields[path] = t.fact.to_json()
-        if t.value is not None:
-            texts.append(t.value.encode("utf-8"))
-        return _digest(t)
-
-    passages: list[dict[str, Any]] = []
-    for i, doc in enumerate(answer.documents):
-        base = f"$.passages[{i}]"
-        model_input, mi_span = _model_input(doc, answer)
-        document_id, revision, chain, facts = _chain(answer.file, doc, doc.metadata.value, mapping, lookup)
-        fields[f"{base}.metadata"] = doc.metadata.fact.to_json()
-        fields[f"{base}.chunk_ref"] = doc.ref.fact.to_json()
-        fields[f"{base}.score"] = doc.score.fact.to_json()
-        fields[f"{base}.rank"] = FieldFact(
-            A.IMPORTER_COMPUTED, doc.source, "position in the span's documents"
-        ).to_json()
-        fields[f"{base}.retrieved_at"] = FieldFact(
-            A.IMPORTER_COMPUTED, doc.source, "the span's end time"
-        ).to_json()
-        fields[f"{base}.query_sha256"] = doc.query.fact.to_json()
-        fields[f"{base}.span_id"] = FieldFact(
-            A.IMPORTER_COMPUTED, doc.source, "the span the passage was read from"
-        ).to_json()
-        fields[f"{base}.data_source"] = doc.data_source.fact.to_json()
-        for name, fact in facts.items():
-            fields[f"{base}.{name}"] = fact.to_json()
-        passages.append(
-            {
-                "passage_id": f"p{i + 1}",
-                "span_id": doc.span_id,
-                "index": doc.index,
-                "collection": collection,
-                "document_id": document_id,
-                "revision": revision,
-                "chunk_ref": doc.ref.value,
-                "metadata": doc.metadata.value,
-                "retrieved_sha256": keep(doc.content, f"{base}.retrieved_sha256"),
-                "model_input_sha256": keep(model_input, f"{base}.model_input_sha256"),
-                "model_input_span_id": mi_span or None,
-                "rank": doc.rank,
-                "score": doc.score.value,
-                "query_sha256": _digest(doc.query),
-                "retrieved_at": doc.retrieved_at,
-                "data_source": doc.data_source.value,
-                "chain": chain,
-            }
-        )
-    answer_digest = keep(answer.answer, "$.answer_sha256")
-    question_digest = keep(answer.question, "$.question_sha256")
+    kept = _Kept()
+    passages = [
+        _passage(kept, f"$.passages[{i}]", i, doc, answer, collection, mapping, lookup)
+        for i, doc in enumerate(answer.documents)
+    ]
+    answer_digest = kept.keep(answer.answer, "$.answer_sha256")
+    question_digest = kept.keep(answer.question, "$.question_sha256")
+    fields = kept.fields
     sent = [p["passage_id"] for p in passages if p["model_input_sha256"] is not None]
     citations: list[ImportCitationJSON] = []
     if answer.answer.value is not None and sent:
@@ -251,16 +285,16 @@ def build_item(
         fields["$.citations[0]"] = FieldFact(
             A.IMPORTER_COMPUTED, "", "the whole answer rests on every passage found in a prompt"
         ).to_json()
-    for name, v in (
+    for key, v in (
         ("generated_at", answer.generated_at),
         ("producer.system", answer.service),
         ("producer.version", answer.service_version),
         ("runtime.model", answer.model),
         ("runtime.session_id", answer.session_id),
     ):
-        fields[f"$.{name}"] = v.fact.to_json()
+        fields[f"$.{key}"] = v.fact.to_json()
     # texts kept twice (a retrieved text that is also its model input) are stored once
-    unique = list(dict.fromkeys(texts))
+    unique = list(dict.fromkeys(kept.texts))
     statement: ImportedTraceStatement = {
         "schema": IMPORTED_SCHEMA,
         "answer_id": answer.answer_id,

@@ -285,19 +285,29 @@ def ends_early(text: str) -> str | None:
     try:
         json.loads(text)
     except json.JSONDecodeError as exc:
-        if exc.msg.startswith("Unterminated string") or (
-            exc.msg.startswith(_EARLY) and exc.pos >= len(text.rstrip())
-        ):
-            return exc.msg.lower()
-        if exc.msg.startswith("Invalid \\uXXXX escape") and exc.pos >= len(text) - 6:
-            return "an escape cut inside"
-        if exc.msg.startswith("Invalid \\escape") or exc.msg.startswith("Invalid control"):
-            return None
-        if exc.pos >= len(text.rstrip()) - 1 and text.rstrip()[-1:] in ("\\", "-", ".", "e", "E", "+"):
-            return "a value cut inside"  # "0.", "1e", a lone backslash of an escape
-        if exc.pos >= len(text) - 5 and _cut_literal(text):
-            return "a literal cut inside"
+        return _cut_reason(text, exc)
+    return None
+
+
+def _cut_reason(text: str, exc: json.JSONDecodeError) -> str | None:
+    """Why the failure `exc` is a cut at the end of `text`, or None when it is malformed."""
+    if exc.msg.startswith("Unterminated string") or (
+        exc.msg.startswith(_EARLY) and exc.pos >= len(text.rstrip())
+    ):
+        return exc.msg.lower()
+    if exc.msg.startswith("Invalid \\uXXXX escape") and exc.pos >= len(text) - 6:
+        return "an escape cut inside"
+    if exc.msg.startswith("Invalid \\escape") or exc.msg.startswith("Invalid control"):
         return None
+    return _cut_scalar(text, exc.pos)
+
+
+def _cut_scalar(text: str, pos: int) -> str | None:
+    """A number, escape or literal cut at the end of `text`, failing at `pos`, or None."""
+    if pos >= len(text.rstrip()) - 1 and text.rstrip()[-1:] in ("\\", "-", ".", "e", "E", "+"):
+        return "a value cut inside"  # "0.", "1e", a lone backslash of an escape
+    if pos >= len(text) - 5 and _cut_literal(text):
+        return "a literal cut inside"
     return None
 
 
@@ -310,13 +320,9 @@ def _cut_literal(text: str) -> bool:
     return False
 
 
-def inferred_limit(spans: Sequence[Span]) -> tuple[int, int] | None:
-    """(length, count) when the file's longest string attribute values stop at one common
-    length L (at least 32 characters), as a collector's OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT
-    leaves them: two or more different values of exactly L, and either one of them is JSON
-    that ends early, or they are a spike — at least 3, and 3 times as many as at any length
-    in the 16 below L (templated texts of similar lengths make no spike; cut ones pile up
-    at L).  Values that long are then taken as cut (`truncated`), never as whole."""
+def _string_lengths(spans: Sequence[Span]) -> tuple[dict[int, int], dict[int, set[str]]]:
+    """How many string attribute values of 16 characters or more have each length, and up
+    to 64 distinct values of each length."""
     lengths: dict[int, int] = {}
     at: dict[int, set[str]] = {}
     for s in spans:
@@ -326,6 +332,17 @@ def inferred_limit(spans: Sequence[Span]) -> tuple[int, int] | None:
                 lengths[n] = lengths.get(n, 0) + 1
                 if len(at.setdefault(n, set())) < 64:
                     at[n].add(v)
+    return lengths, at
+
+
+def inferred_limit(spans: Sequence[Span]) -> tuple[int, int] | None:
+    """(length, count) when the file's longest string attribute values stop at one common
+    length L (at least 32 characters), as a collector's OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT
+    leaves them: two or more different values of exactly L, and either one of them is JSON
+    that ends early, or they are a spike — at least 3, and 3 times as many as at any length
+    in the 16 below L (templated texts of similar lengths make no spike; cut ones pile up
+    at L).  Values that long are then taken as cut (`truncated`), never as whole."""
+    lengths, at = _string_lengths(spans)
     if not lengths:
         return None
     longest = max(lengths)
@@ -486,39 +503,42 @@ def _traceloop_documents(r: _Reader, span: Span) -> list[Document]:
         return [replace(base, content=TextField(None, fact), metadata=Value(None, fact))]
     docs = parsed.value.get("documents") if isinstance(parsed.value, dict) else None
     where = span.where(_OLL_OUT)
-    out: list[Document] = []
-    for i, d in enumerate(docs if isinstance(docs, list) else []):
-        if not isinstance(d, dict):
-            continue
-        at = f"{where} $.documents[{i}]"
-        text = d.get("page_content")
-        if text == "" or not isinstance(text, str):
-            content = TextField.missing(A.ABSENT, at, f"document {i} content: no page_content text")
-        else:
-            content = r.classify(text, f"{at}.page_content", f"document {i} content")
-        meta = d.get("metadata")
-        ref = d.get("id")
-        if isinstance(ref, str) and ref:
-            check_id(
-                span.file, span.line, span.attribute_paths[_OLL_OUT] + ".stringValue", f"document {i} id", ref
-            )
-        out.append(
-            replace(
-                base,
-                index=i,
-                rank=i + 1,
-                content=content,
-                ref=Value(ref, FieldFact(A.IMPORTER_COMPUTED, f"{at}.id"))
-                if isinstance(ref, str) and ref
-                else base.ref,
-                metadata=Value(meta, FieldFact(A.IMPORTER_COMPUTED, f"{at}.metadata"))
-                if isinstance(meta, dict)
-                else Value(None, FieldFact(A.ABSENT, "", f"document {i} has no metadata")),
-                line=span.line,
-                metadata_path=span.attribute_paths[_OLL_OUT] + ".stringValue",
-            )
+    return [
+        _traceloop_document(r, span, base, f"{where} $.documents[{i}]", i, d)
+        for i, d in enumerate(docs if isinstance(docs, list) else [])
+        if isinstance(d, dict)
+    ]
+
+
+def _traceloop_document(
+    r: _Reader, span: Span, base: Document, at: str, i: int, d: dict[str, Any]
+) -> Document:
+    """Document `i` of an OpenLLMetry retrieval, `d` found at `at`; its id is checked as an id."""
+    text = d.get("page_content")
+    if text == "" or not isinstance(text, str):
+        content = TextField.missing(A.ABSENT, at, f"document {i} content: no page_content text")
+    else:
+        content = r.classify(text, f"{at}.page_content", f"document {i} content")
+    meta = d.get("metadata")
+    ref = d.get("id")
+    ref_value = base.ref
+    if isinstance(ref, str) and ref:
+        check_id(
+            span.file, span.line, span.attribute_paths[_OLL_OUT] + ".stringValue", f"document {i} id", ref
         )
-    return out
+        ref_value = Value(ref, FieldFact(A.IMPORTER_COMPUTED, f"{at}.id"))
+    return replace(
+        base,
+        index=i,
+        rank=i + 1,
+        content=content,
+        ref=ref_value,
+        metadata=Value(meta, FieldFact(A.IMPORTER_COMPUTED, f"{at}.metadata"))
+        if isinstance(meta, dict)
+        else Value(None, FieldFact(A.ABSENT, "", f"document {i} has no metadata")),
+        line=span.line,
+        metadata_path=span.attribute_paths[_OLL_OUT] + ".stringValue",
+    )
 
 
 def _genai_messages(r: _Reader, span: Span, key: str, what: str, role: str | None = None) -> list[TextField]:
@@ -533,23 +553,36 @@ def _genai_messages(r: _Reader, span: Span, key: str, what: str, role: str | Non
     if key == "gen_ai.system_instructions":  # a list of parts, not of messages
         messages = [{"parts": messages}]
     for i, m in enumerate(messages):
-        if role is not None and (not isinstance(m, dict) or m.get("role") != role):
-            continue
-        parts = m.get("parts", []) if isinstance(m, dict) else []
-        for j, part in enumerate(parts if isinstance(parts, list) else []):
-            if not isinstance(part, dict):
-                continue
-            at = f"{where}[{i}].parts[{j}]"
-            ptype = part.get("type")
-            if ptype == "text" and isinstance(part.get("content"), str):
-                out.append(r.classify(part["content"], at, f"{what} {i}"))
-            elif ptype in ("uri", "file", "blob"):
-                ref = part.get("uri") or part.get("file_id") or ptype
-                out.append(TextField.missing(A.ABSENT, at, f"{what} {i}: content stored externally ({ref})"))
+        for j, part in enumerate(_parts_of(m, role)):
+            text = _genai_part(r, part, f"{where}[{i}].parts[{j}]", f"{what} {i}")
+            if text is not None:
+                out.append(text)
     return out
 
 
-def _prompts(r: _Reader, span: Span) -> list[TextField]:
+def _parts_of(message: object, role: str | None) -> list[object]:
+    """A GenAI message's parts (none when it is not of `role`, if given, or has no part list)."""
+    if role is not None and (not isinstance(message, dict) or message.get("role") != role):
+        return []
+    parts = message.get("parts", []) if isinstance(message, dict) else []
+    return parts if isinstance(parts, list) else []
+
+
+def _genai_part(r: _Reader, part: object, at: str, what: str) -> TextField | None:
+    """A message part's text, an absent field for external content, None for other parts."""
+    if not isinstance(part, dict):
+        return None
+    ptype = part.get("type")
+    if ptype == "text" and isinstance(part.get("content"), str):
+        return r.classify(part["content"], at, what)
+    if ptype in ("uri", "file", "blob"):
+        ref = part.get("uri") or part.get("file_id") or ptype
+        return TextField.missing(A.ABSENT, at, f"{what}: content stored externally ({ref})")
+    return None
+
+
+def _input_messages(r: _Reader, span: Span) -> list[TextField]:
+    """OpenInference `llm.input_messages`: each message's content, or its content parts."""
     out: list[TextField] = []
     for i in _indexed(span, "llm.input_messages."):
         base = f"llm.input_messages.{i}.message."
@@ -559,6 +592,11 @@ def _prompts(r: _Reader, span: Span) -> list[TextField]:
             key = f"{base}contents.{j}.message_content.text"
             if key in span.attributes:
                 out.append(r.text(span, key, f"prompt message {i} part {j}"))
+    return out
+
+
+def _prompts(r: _Reader, span: Span) -> list[TextField]:
+    out = _input_messages(r, span)
     prompts = span.attributes.get("llm.prompts")
     if isinstance(prompts, tuple):
         where = span.where("llm.prompts")
@@ -638,6 +676,11 @@ def _question(r: _Reader, root: Span, calls: Sequence[tuple[Span, LlmCall]]) -> 
         return r.text(root, "input.value", "question")
     if _OLL_IN in root.attributes:
         return _entity_member(r, root, _OLL_IN, "inputs", "question")
+    return _user_question(r, calls)
+
+
+def _user_question(r: _Reader, calls: Sequence[tuple[Span, LlmCall]]) -> TextField:
+    """The question as the model calls' last user message: OpenInference's first, then GenAI's."""
     for span, _call in calls:
         users = [
             i
@@ -678,56 +721,74 @@ def answers_of(spans: Sequence[Span], opts: ReadOptions) -> tuple[list[ImportedA
         else:
             roots.append(s)
     answers: list[ImportedAnswer] = []
-    skipped: list[Skipped] = []
     reached: set[tuple[str, str]] = set()
-    trees: list[tuple[Span, list[Span]]] = []
-    for root in sorted(roots, key=lambda s: (s.start_ns, s.line, s.trace_id, s.span_id)):
-        tree: list[Span] = []
-        todo = [root]
-        while todo:
-            s = todo.pop()
-            tree.append(s)
-            reached.add((s.trace_id, s.span_id))
-            todo.extend(children.get((s.trace_id, s.span_id), ()))
-        trees.append((root, tree))
-    skipped += _cycles(spans, by_id, reached)
+    trees = [
+        (root, _tree_of(root, children, reached))
+        for root in sorted(roots, key=lambda s: (s.start_ns, s.line, s.trace_id, s.span_id))
+    ]
+    skipped = _cycles(spans, by_id, reached)
     for root, tree in trees:
         tree.sort(key=lambda s: (s.start_ns, s.end_ns, s.span_id))
-        llm_spans = [s for s in tree if _kind(s) == "LLM"]
-        if not llm_spans:
+        answer = _answer_of_tree(r, root, tree)
+        if answer is None:
             skipped.append(
                 Skipped(root.file, root.trace_id, root.span_id, "no model call (LLM span) in this trace")
             )
-            continue
-        calls = [
-            (s, LlmCall(s.span_id, s.end_ns, _model(s), tuple(_prompts(r, s)), _output(r, s)))
-            for s in sorted(llm_spans, key=lambda s: (s.end_ns, s.span_id))
-        ]
-        docs = [d for s in tree for d in _span_documents(r, s)]
-        last = calls[-1][0]
-        answers.append(
-            ImportedAnswer(
-                trace_id=root.trace_id,
-                root_span_id=root.span_id,
-                span_ids=tuple(s.span_id for s in tree),
-                file=root.file,
-                lines=(min(s.line for s in tree), max(s.line for s in tree)),
-                question=_question(r, root, calls),
-                answer=_answer(r, root, calls),
-                generated_at=Value(
-                    span_time(last.end_ns),
-                    FieldFact(A.IMPORTER_COMPUTED, f"line {last.line} {last.path}.endTimeUnixNano"),
-                ),
-                service=_attr_value(tree, "service.name", "the service name", resource=True),
-                service_version=_attr_value(tree, "service.version", "the service version", resource=True),
-                session_id=_session(tree),
-                model=calls[-1][1].model,
-                documents=tuple(docs),
-                calls=tuple(c for _s, c in calls),
-                trace_sha256=trace_digest(tree),
-            )
-        )
+        else:
+            answers.append(answer)
     return answers, skipped
+
+
+def _tree_of(
+    root: Span, children: dict[tuple[str, str], list[Span]], reached: set[tuple[str, str]]
+) -> list[Span]:
+    """`root` and every span below it, each added to `reached`."""
+    tree: list[Span] = []
+    todo = [root]
+    while todo:
+        s = todo.pop()
+        tree.append(s)
+        reached.add((s.trace_id, s.span_id))
+        todo.extend(children.get((s.trace_id, s.span_id), ()))
+    return tree
+
+
+def _calls_of(r: _Reader, tree: list[Span]) -> list[tuple[Span, LlmCall]]:
+    """The model calls (LLM spans) of a span tree, in the order they ended."""
+    llm_spans = [s for s in tree if _kind(s) == "LLM"]
+    return [
+        (s, LlmCall(s.span_id, s.end_ns, _model(s), tuple(_prompts(r, s)), _output(r, s)))
+        for s in sorted(llm_spans, key=lambda s: (s.end_ns, s.span_id))
+    ]
+
+
+def _answer_of_tree(r: _Reader, root: Span, tree: list[Span]) -> ImportedAnswer | None:
+    """The answer one span tree (in start order) holds, or None when it has no model call."""
+    calls = _calls_of(r, tree)
+    if not calls:
+        return None
+    docs = [d for s in tree for d in _span_documents(r, s)]
+    last = calls[-1][0]
+    return ImportedAnswer(
+        trace_id=root.trace_id,
+        root_span_id=root.span_id,
+        span_ids=tuple(s.span_id for s in tree),
+        file=root.file,
+        lines=(min(s.line for s in tree), max(s.line for s in tree)),
+        question=_question(r, root, calls),
+        answer=_answer(r, root, calls),
+        generated_at=Value(
+            span_time(last.end_ns),
+            FieldFact(A.IMPORTER_COMPUTED, f"line {last.line} {last.path}.endTimeUnixNano"),
+        ),
+        service=_attr_value(tree, "service.name", "the service name", resource=True),
+        service_version=_attr_value(tree, "service.version", "the service version", resource=True),
+        session_id=_session(tree),
+        model=calls[-1][1].model,
+        documents=tuple(docs),
+        calls=tuple(c for _s, c in calls),
+        trace_sha256=trace_digest(tree),
+    )
 
 
 def _span_documents(r: _Reader, s: Span) -> list[Document]:
@@ -751,6 +812,27 @@ def _span_documents(r: _Reader, s: Span) -> list[Document]:
     return _documents(r, s, "retrieval.documents.", query)
 
 
+def _walk_to_loop(
+    s: Span, by_id: dict[tuple[str, str], Span], loop_of: dict[tuple[str, str], tuple[Span, ...]]
+) -> tuple[list[Span], tuple[Span, ...]]:
+    """The parent chain from `s` up to the loop it runs into (a known one from `loop_of`, or
+    a new one, rotated to start at its least span id), and that loop."""
+    path: list[Span] = []
+    index: dict[tuple[str, str], int] = {}
+    cur = s
+    while True:  # every unreached span's parent is in the export and unreached
+        k = (cur.trace_id, cur.span_id)
+        if k in loop_of:
+            return path, loop_of[k]
+        if k in index:
+            ring = path[index[k] :]
+            at = ring.index(min(ring, key=lambda p: p.span_id))
+            return path, tuple(ring[at:] + ring[:at])
+        index[k] = len(path)
+        path.append(cur)
+        cur = by_id[(cur.trace_id, cur.parent_id)]
+
+
 def _cycles(
     spans: Sequence[Span], by_id: dict[tuple[str, str], Span], reached: set[tuple[str, str]]
 ) -> list[Skipped]:
@@ -762,22 +844,7 @@ def _cycles(
     for s in spans:
         if (s.trace_id, s.span_id) in reached or (s.trace_id, s.span_id) in loop_of:
             continue
-        path: list[Span] = []
-        index: dict[tuple[str, str], int] = {}
-        cur = s
-        while True:  # every unreached span's parent is in the export and unreached
-            k = (cur.trace_id, cur.span_id)
-            if k in loop_of:
-                loop = loop_of[k]
-                break
-            if k in index:
-                ring = path[index[k] :]
-                at = ring.index(min(ring, key=lambda p: p.span_id))
-                loop = tuple(ring[at:] + ring[:at])
-                break
-            index[k] = len(path)
-            path.append(cur)
-            cur = by_id[(cur.trace_id, cur.parent_id)]
+        path, loop = _walk_to_loop(s, by_id, loop_of)
         for p in path:
             loop_of[(p.trace_id, p.span_id)] = loop
         name = (loop[0].trace_id, *(p.span_id for p in loop))

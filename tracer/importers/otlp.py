@@ -94,22 +94,27 @@ def _id(value: Any, size: int, file: str, line: int, path: str, optional: bool) 
         raise ExportFormatError(
             file, line, path, f"expected a hex or base64 string, got {type(value).__name__}"
         )
-    if len(value) == 2 * size and _HEX.fullmatch(value):
-        raw = bytes.fromhex(value)
-    else:
-        try:
-            raw = base64.b64decode(value, validate=True)
-        except (binascii.Error, ValueError):
-            raw = b""
-        if len(raw) != size:
-            raise ExportFormatError(
-                file, line, path, f"not a {size}-byte id in hex ({2 * size} digits) or base64: {value!r}"
-            )
+    raw = _id_bytes(value, size, file, line, path)
     if raw == bytes(size):
         if optional:
             return ""
         raise ExportFormatError(file, line, path, "an all-zero id is invalid (OTLP)")
     return raw.hex()
+
+
+def _id_bytes(value: str, size: int, file: str, line: int, path: str) -> bytes:
+    """The `size` bytes an id spells in hex (twice `size` digits) or base64; refused otherwise."""
+    if len(value) == 2 * size and _HEX.fullmatch(value):
+        return bytes.fromhex(value)
+    try:
+        raw = base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        raw = b""
+    if len(raw) != size:
+        raise ExportFormatError(
+            file, line, path, f"not a {size}-byte id in hex ({2 * size} digits) or base64: {value!r}"
+        )
+    return raw
 
 
 def _int64(value: Any, file: str, line: int, path: str) -> int:
@@ -255,33 +260,45 @@ def spans_of(doc: Any, file: str, line: int) -> Iterator[Span]:
             scope = ss.get("scope") if isinstance(ss, dict) else None
             context = sha256_hex(canonical({"resource": resource, "scope": scope}))
             for k, sp in enumerate(_list(ss, "spans", file, line, spath)):
-                path = f"{spath}.spans[{k}]"
-                if not isinstance(sp, dict):
-                    raise ExportFormatError(file, line, path, "expected a span object")
-                attrs, paths = _attributes(sp.get("attributes"), file, line, f"{path}.attributes")
-                name = sp.get("name", "")
-                if not isinstance(name, str):
-                    raise ExportFormatError(file, line, f"{path}.name", "expected a string")
-                yield Span(
-                    file=file,
-                    line=line,
-                    path=path,
-                    trace_id=_id(sp.get("traceId"), 16, file, line, f"{path}.traceId", False),
-                    span_id=_id(sp.get("spanId"), 8, file, line, f"{path}.spanId", False),
-                    parent_id=_id(sp.get("parentSpanId"), 8, file, line, f"{path}.parentSpanId", True),
-                    name=name,
-                    start_ns=_int64(sp.get("startTimeUnixNano", 0), file, line, f"{path}.startTimeUnixNano"),
-                    end_ns=_int64(sp.get("endTimeUnixNano", 0), file, line, f"{path}.endTimeUnixNano"),
-                    attributes=attrs,
-                    attribute_paths=paths,
-                    dropped_attributes=_count(
-                        sp.get("droppedAttributesCount", 0), file, line, f"{path}.droppedAttributesCount"
-                    ),
-                    resource=res_attrs,
-                    resource_paths=res_paths,
-                    content_sha256=sha256_hex(canonical(sp)),
-                    context_sha256=context,
-                )
+                yield _span(sp, file, line, f"{spath}.spans[{k}]", res_attrs, res_paths, context)
+
+
+def _span(
+    sp: Any,
+    file: str,
+    line: int,
+    path: str,
+    res_attrs: dict[str, AttrValue],
+    res_paths: dict[str, str],
+    context: str,
+) -> Span:
+    """One span object at `path`, under a resource and a scope whose digest is `context`."""
+    if not isinstance(sp, dict):
+        raise ExportFormatError(file, line, path, "expected a span object")
+    attrs, paths = _attributes(sp.get("attributes"), file, line, f"{path}.attributes")
+    name = sp.get("name", "")
+    if not isinstance(name, str):
+        raise ExportFormatError(file, line, f"{path}.name", "expected a string")
+    return Span(
+        file=file,
+        line=line,
+        path=path,
+        trace_id=_id(sp.get("traceId"), 16, file, line, f"{path}.traceId", False),
+        span_id=_id(sp.get("spanId"), 8, file, line, f"{path}.spanId", False),
+        parent_id=_id(sp.get("parentSpanId"), 8, file, line, f"{path}.parentSpanId", True),
+        name=name,
+        start_ns=_int64(sp.get("startTimeUnixNano", 0), file, line, f"{path}.startTimeUnixNano"),
+        end_ns=_int64(sp.get("endTimeUnixNano", 0), file, line, f"{path}.endTimeUnixNano"),
+        attributes=attrs,
+        attribute_paths=paths,
+        dropped_attributes=_count(
+            sp.get("droppedAttributesCount", 0), file, line, f"{path}.droppedAttributesCount"
+        ),
+        resource=res_attrs,
+        resource_paths=res_paths,
+        content_sha256=sha256_hex(canonical(sp)),
+        context_sha256=context,
+    )
 
 
 def _count(value: Any, file: str, line: int, path: str) -> int:

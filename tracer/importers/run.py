@@ -12,7 +12,7 @@ from store.attest import Attestation
 from store.crypto import Identity, sha256_hex
 from store.errors import InputError, UnwrapError
 from store.gcpause import no_cycle_collection
-from store.imported import ImportedItem, append_imported, signed_imports
+from store.imported import ImportedItem, SignedImport, append_imported, signed_imports
 from store.ingest import read_input_file
 from store.keyring import DataKeys
 from store.queries import RevisionRow
@@ -119,32 +119,41 @@ class _Revisions:
         self.found: dict[tuple[str, str], tuple[RevisionRow, str] | None] = {}
 
     def prefetch(self, answers: list[ImportedAnswer], mapping: DocumentMapping) -> None:
+        pairs = self._unread_pairs(answers, mapping)
+        docs = sorted({d for d, _r in pairs})
+        for i in range(0, len(docs), self._PAGE):
+            self._read_page(pairs, docs[i : i + self._PAGE])
+
+    def _unread_pairs(self, answers: list[ImportedAnswer], mapping: DocumentMapping) -> set[tuple[str, str]]:
+        """The (document id, revision) pairs the answers' documents name and no earlier file read."""
         pairs: set[tuple[str, str]] = set()
         for a in answers:
             for d in a.documents:
                 document_id, revision = mapped_ids(d.metadata.value, mapping)
                 if document_id and revision and (document_id, revision) not in self.found:
                     pairs.add((document_id, revision))
-        docs = sorted({d for d, _r in pairs})
-        for i in range(0, len(docs), self._PAGE):
-            page = docs[i : i + self._PAGE]
-            rows = queries.revisions_of_many(self.vault, page)
-            wanted = {
-                (d, r): next((row for row in rows[d] if row.revision == r), None)
-                for d, r in pairs
-                if d in rows
-            }
-            texts = self.keys.decrypt_many([row.content_sha256 for row in wanted.values() if row is not None])
-            for pair, row in wanted.items():
-                self.found[pair] = None
-                if row is None:
-                    continue
-                got = texts.get(row.content_sha256)
-                if isinstance(got, UnwrapError):
-                    raise got  # an altered stored text: tampering, never "not located"
-                if got is None or sha256_hex(got[1]) != row.content_sha256:
-                    continue  # purged, out of reach or altered: never located against it
-                self.found[pair] = (row, got[1].decode("utf-8"))
+        return pairs
+
+    def _read_page(self, pairs: set[tuple[str, str]], page: list[str]) -> None:
+        """Read the revisions of one page of documents, and the texts of those `pairs` names."""
+        rows = queries.revisions_of_many(self.vault, page)
+        wanted = {
+            (d, r): next((row for row in rows[d] if row.revision == r), None) for d, r in pairs if d in rows
+        }
+        texts = self.keys.decrypt_many([row.content_sha256 for row in wanted.values() if row is not None])
+        for pair, row in wanted.items():
+            self.found[pair] = None if row is None else self._checked_text(row, texts.get(row.content_sha256))
+
+    @staticmethod
+    def _checked_text(
+        row: RevisionRow, got: tuple[str, bytes] | UnwrapError | None
+    ) -> tuple[RevisionRow, str] | None:
+        """The revision with its text when the text is there and its digest matches, else None."""
+        if isinstance(got, UnwrapError):
+            raise got  # an altered stored text: tampering, never "not located"
+        if got is None or sha256_hex(got[1]) != row.content_sha256:
+            return None  # purged, out of reach or altered: never located against it
+        return row, got[1].decode("utf-8")
 
     def find(self, document_id: str, revision: str) -> tuple[RevisionRow, str] | None:
         return self.found.get((document_id, revision))
@@ -207,62 +216,81 @@ def _sort_overlaps(vault: Vault, plan: ImportPlan) -> None:
     "The same content" is the trace digest the custodian signed (`signed_imports` reads
     the log entry and checks its signature and place), never a view row.
     """
+    keep = _first_copies(plan)
+    signed = signed_imports(vault, [it.answer_id for it in keep])
+    plan.items = []
+    for it in keep:
+        held = signed.get(it.answer_id)
+        if held is None:
+            plan.items.append(it)
+        else:
+            _against_signed(plan, it, held)
+
+
+def _skip(plan: ImportPlan, it: ImportedItem, why: str) -> None:
+    st = it.statement
+    plan.already += 1
+    plan.skipped.append(Skipped(_where(it), st["trace_id"], st["root_span_id"], why))
+
+
+def _conflict(plan: ImportPlan, it: ImportedItem, why: str) -> None:
+    st = it.statement
+    plan.conflicts.append(Conflict(_where(it), it.answer_id, st["trace_id"], st["root_span_id"], why))
+
+
+def _first_copies(plan: ImportPlan) -> list[ImportedItem]:
+    """The first item of each answer id; a later copy is skipped when its trace digest is
+    the same, and a conflict when it is not."""
     keep: list[ImportedItem] = []
     first: dict[str, ImportedItem] = {}
-
-    def skip(it: ImportedItem, why: str) -> None:
-        st = it.statement
-        plan.already += 1
-        plan.skipped.append(Skipped(_where(it), st["trace_id"], st["root_span_id"], why))
-
-    def conflict(it: ImportedItem, why: str) -> None:
-        st = it.statement
-        plan.conflicts.append(Conflict(_where(it), it.answer_id, st["trace_id"], st["root_span_id"], why))
-
     for it in plan.items:
         seen = first.setdefault(it.answer_id, it)
         if seen is it:
             keep.append(it)
         elif seen.statement["trace_sha256"] == it.statement["trace_sha256"]:
-            skip(it, f"the same trace, with the same content, as {_where(seen)}: read once")
+            _skip(plan, it, f"the same trace, with the same content, as {_where(seen)}: read once")
         else:
-            conflict(
+            _conflict(
+                plan,
                 it,
                 f"also in {_where(seen)} with other content (trace sha256 "
                 f"{seen.statement['trace_sha256'][:16]}… there, {it.statement['trace_sha256'][:16]}… "
                 "here): which copy is the evidence? Import them in separate calls to see",
             )
-    signed = signed_imports(vault, [it.answer_id for it in keep])
-    plan.items = []
-    for it in keep:
-        held = signed.get(it.answer_id)
-        mine = it.statement["trace_sha256"]
-        if held is None:
-            plan.items.append(it)
-        elif held.problem is not None:
-            conflict(it, f"already in the vault, but its entry cannot be checked: {held.problem}")
-        elif held.trace_sha256 is None:
-            conflict(
-                it,
-                f"already in the vault (log entry {held.seq}), imported before trace digests were "
-                "recorded: whether this copy is the same cannot be told",
-            )
-        elif held.export_format != it.statement["export"]["format"]:
-            conflict(
-                it,
-                f"already in the vault (log entry {held.seq}), imported from a {held.export_format} "
-                f"export; a {it.statement['export']['format']} copy cannot be compared with it byte "
-                "for byte, so it is not imported beside it",
-            )
-        elif held.trace_sha256 == mine:
-            skip(it, f"already in the vault with the same content (log entry {held.seq})")
-        else:
-            conflict(
-                it,
-                f"already in the vault (log entry {held.seq}) with OTHER content: trace sha256 "
-                f"{held.trace_sha256} signed there, {mine} in this export. A changed trace is never "
-                "imported over the signed one",
-            )
+    return keep
+
+
+def _against_signed(plan: ImportPlan, it: ImportedItem, held: SignedImport) -> None:
+    """An item whose answer the vault already holds: skipped when the signed trace digest is
+    its own, a conflict in every other case (unreadable entry, no digest, other format)."""
+    mine = it.statement["trace_sha256"]
+    if held.problem is not None:
+        _conflict(plan, it, f"already in the vault, but its entry cannot be checked: {held.problem}")
+    elif held.trace_sha256 is None:
+        _conflict(
+            plan,
+            it,
+            f"already in the vault (log entry {held.seq}), imported before trace digests were "
+            "recorded: whether this copy is the same cannot be told",
+        )
+    elif held.export_format != it.statement["export"]["format"]:
+        _conflict(
+            plan,
+            it,
+            f"already in the vault (log entry {held.seq}), imported from a {held.export_format} "
+            f"export; a {it.statement['export']['format']} copy cannot be compared with it byte "
+            "for byte, so it is not imported beside it",
+        )
+    elif held.trace_sha256 == mine:
+        _skip(plan, it, f"already in the vault with the same content (log entry {held.seq})")
+    else:
+        _conflict(
+            plan,
+            it,
+            f"already in the vault (log entry {held.seq}) with OTHER content: trace sha256 "
+            f"{held.trace_sha256} signed there, {mine} in this export. A changed trace is never "
+            "imported over the signed one",
+        )
 
 
 def import_files(

@@ -27,7 +27,7 @@ from typing import Any, Literal
 
 from tracer.producer.errors import ModelInputError, RecordError
 from tracer.producer.model import Chunker, SourceRevision
-from tracer.producer.recorder import AnswerRecord, Written, find_model_input
+from tracer.producer.recorder import AnswerRecord, Passage, Written, find_model_input
 
 __all__ = [
     "KEEP",
@@ -218,14 +218,15 @@ class Run:
     def finish(self, answer: str, cite: Citer) -> Written:
         unsent = [p for p in self.record.passages if not self.record.has_model_input(p)]
         if unsent and (self.unsent == "error" or (self.unsent == "rewritten" and not self._prompts)):
-            raise ModelInputError(
-                f"passage(s) {', '.join(p.passage_id for p in unsent)} were retrieved but occur in no "
-                "prompt sent to the model, not even re-wrapped or cut down to half; nothing was "
-                "written. If the pipeline leaves retrieved passages out of the prompt (a reranker, "
-                "a context budget), pass unsent='not_sent': they are signed as retrieved and not "
-                "sent. If it transforms passages before sending them (escaping, compression, "
-                "translation), pass unsent='rewritten'"
-            )
+            raise _unsent_error(unsent)
+        self._record_unsent(unsent)
+        self.record.answer(answer)
+        cite(self.record)
+        return self.record.close()
+
+    def _record_unsent(self, unsent: list[Passage]) -> None:
+        """Passages found in no prompt, by the policy: signed as not sent (under every
+        prompt), or as rewritten into the prompt message closest to them."""
         everything = tuple(part for parts in self._prompts for part in parts)
         for p in unsent:
             if self.unsent == "not_sent":
@@ -233,9 +234,17 @@ class Run:
                 continue
             part = _closest_part(self._prompts, p.text)
             self.record.model_input(p, part, prompt=(part,), rewritten=True)
-        self.record.answer(answer)
-        cite(self.record)
-        return self.record.close()
+
+
+def _unsent_error(unsent: list[Passage]) -> ModelInputError:
+    return ModelInputError(
+        f"passage(s) {', '.join(p.passage_id for p in unsent)} were retrieved but occur in no "
+        "prompt sent to the model, not even re-wrapped or cut down to half; nothing was "
+        "written. If the pipeline leaves retrieved passages out of the prompt (a reranker, "
+        "a context budget), pass unsent='not_sent': they are signed as retrieved and not "
+        "sent. If it transforms passages before sending them (escaping, compression, "
+        "translation), pass unsent='rewritten'"
+    )
 
 
 def unsent_policy(value: object) -> Unsent:

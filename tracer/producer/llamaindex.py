@@ -244,11 +244,7 @@ class TracerEventHandler(BaseEventHandler):
                     self._end(active, event.response)
         elif isinstance(event, SynthesizeStartEvent):
             if active.implicit:
-                active.depth += 1
-                if active.depth == 1 and not active.failed:
-                    active.span_id = event.span_id
-                    if active.run.record.question is None:
-                        active.run.record.set_question(_query_text(event.query))
+                self._synthesis_start(event, active)
         elif isinstance(event, SynthesizeEndEvent):
             if active.implicit and active.depth > 0:
                 active.depth -= 1
@@ -257,6 +253,14 @@ class TracerEventHandler(BaseEventHandler):
         else:
             return False
         return True
+
+    def _synthesis_start(self, event: SynthesizeStartEvent, active: _Active) -> None:
+        """A chat turn's outermost synthesis starts the answer; its query is the question."""
+        active.depth += 1
+        if active.depth == 1 and not active.failed:
+            active.span_id = event.span_id
+            if active.run.record.question is None:
+                active.run.record.set_question(_query_text(event.query))
 
     def _model_event(self, event: BaseEvent, active: _Active) -> None:
         """What the model was sent, and a streamed answer's pieces."""

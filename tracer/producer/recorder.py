@@ -301,11 +301,22 @@ def find_model_input(parts: Sequence[str], retrieved: str, forms: Sequence[str] 
     words = [unicodedata.normalize("NFC", w) for w in retrieved.split()]
     if not words:
         return None
+    return _rewrapped(parts, words) or _longest_kept_cut(parts, words, retrieved)
+
+
+def _rewrapped(parts: Sequence[str], words: list[str]) -> str | None:
+    """The first span of a part holding the passage's words in order, any whitespace between."""
     wrapped = re.compile(r"\s+".join(map(re.escape, words)))
     for part in parts:
         found = wrapped.search(unicodedata.normalize("NFC", part))
         if found is not None and found.group() in part:
             return found.group()
+    return None
+
+
+def _longest_kept_cut(parts: Sequence[str], words: list[str], retrieved: str) -> str | None:
+    """The longest run of any part that is a cut of the passage keeping at least
+    `MIN_CUT_SHARE` of it, and still `derivable` from it."""
     need = MIN_CUT_SHARE * len(" ".join(words))
     best: str | None = None
     for part in parts:
@@ -347,6 +358,17 @@ def _common_prefix(a: str, b: str) -> str:
 
 def _common_suffix(a: str, b: str) -> str:
     return _common_prefix(a[::-1], b[::-1])[::-1]
+
+
+def _check_range(start: int, end: int, length: int) -> None:
+    """A citation range is two integers with 0 <= start < end <= the answer's length."""
+    for value, what in ((start, "answer_start"), (end, "answer_end")):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise CitationError(f"{what}: expected an integer, got {value!r}")
+    if not 0 <= start < end <= length:
+        raise CitationError(
+            f"citation [{start}, {end}) is outside the answer's {length} characters (or empty)"
+        )
 
 
 def _prompt_parts(prompt: str | Sequence[str]) -> tuple[str, ...]:
@@ -692,11 +714,7 @@ class AnswerRecord:
         """
         self._open()
         parts = _prompt_parts(prompt)
-        todo = [
-            self._own(p)
-            for p in (self._passages if passages is None else passages)
-            if p.passage_id not in self._model_inputs and p.passage_id not in self._unsent
-        ]
+        todo = self._unrecorded(self._passages if passages is None else passages)
         found = {p.passage_id: find_model_input(parts, p.text) for p in todo}
         missing = [pid for pid, text in found.items() if text is None]
         if missing:
@@ -709,6 +727,14 @@ class AnswerRecord:
         for pid, text in found.items():
             if text is not None:
                 self._model_inputs[pid] = text
+
+    def _unrecorded(self, passages: Iterable[Passage]) -> list[Passage]:
+        """The record's own passages among `passages` with no model input and not marked not_sent."""
+        return [
+            self._own(p)
+            for p in passages
+            if p.passage_id not in self._model_inputs and p.passage_id not in self._unsent
+        ]
 
     # -- the answer and its citations ---------------------------------------------------
 
@@ -724,13 +750,7 @@ class AnswerRecord:
         self._open()
         if self._answer is None:
             raise CitationError("cite before answer(): the citation range has nothing to refer to")
-        for value, what in ((start, "answer_start"), (end, "answer_end")):
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise CitationError(f"{what}: expected an integer, got {value!r}")
-        if not 0 <= start < end <= len(self._answer):
-            raise CitationError(
-                f"citation [{start}, {end}) is outside the answer's {len(self._answer)} characters (or empty)"
-            )
+        _check_range(start, end, len(self._answer))
         if not passages:
             raise CitationError("a citation needs at least one passage")
         ids = tuple(self._own(p).passage_id for p in passages)

@@ -141,23 +141,25 @@ class _Answer:
             if not _same_digest(t[field], m[f"{field}_sha256"], imported):
                 self.fail(f"{tp}.{field}.digest", f"is not the {field} digest the {signer} signed")
         for j, c in enumerate(t["citations"]):
-            mc = m["citations"][j]
-            if [c["answer_start"], c["answer_end"], c["passage_ids"]] != [
-                mc["answer_start"],
-                mc["answer_end"],
-                mc["passage_ids"],
-            ]:
-                self.fail(f"{tp}.citations[{j}]", "differs from the signed manifest's citation")
-            text = t["answer"].get("text")
-            if (
-                isinstance(text, str)
-                and c["span"] is not None
-                and c["span"] != text[mc["answer_start"] : mc["answer_end"]]
-            ):
-                self.fail(f"{tp}.citations[{j}].span", "is not the answer's text at the signed range")
+            self.citation(f"{tp}.citations[{j}]", c, m["citations"][j], t["answer"].get("text"))
         for j, p in enumerate(t["passages"]):
             self.passage(f"{tp}.passages[{j}]", p, m["passages"][p["index"]])
         self.v.checked["bound to manifests"] += 1
+
+    def citation(self, path: str, c: dict[str, Any], mc: dict[str, Any], text: object) -> None:
+        """A citation's range and passages are the signed ones, its span the answer's text there."""
+        if [c["answer_start"], c["answer_end"], c["passage_ids"]] != [
+            mc["answer_start"],
+            mc["answer_end"],
+            mc["passage_ids"],
+        ]:
+            self.fail(path, "differs from the signed manifest's citation")
+        if (
+            isinstance(text, str)
+            and c["span"] is not None
+            and c["span"] != text[mc["answer_start"] : mc["answer_end"]]
+        ):
+            self.fail(f"{path}.span", "is not the answer's text at the signed range")
 
     def passage(self, path: str, p: dict[str, Any], mp: dict[str, Any]) -> None:
         pid = str(p["passage_id"])
@@ -172,11 +174,15 @@ class _Answer:
         if not imported and p.get("model_input_state", "sent") != signed_state:
             self.fail(f"{path}.model_input_state", "differs from the signed manifest", pid)
         not_sent = signed_state == _NOT_SENT
+        signer = "importer" if imported else "producer"
         for field, signed in (("retrieved", "retrieved_sha256"), ("model_input", "model_input_sha256")):
             if not _same_digest(p[field], mp.get(signed), imported, not_sent):
-                signer = "importer" if imported else "producer"
                 self.fail(f"{path}.{field}.digest", f"is not the digest the {signer} signed", pid)
-        signed_chain = mp.get("chain") if imported else mp
+        self.chain(path, p, mp.get("chain") if imported else mp, pid)
+
+    def chain(self, path: str, p: dict[str, Any], signed_chain: dict[str, Any] | None, pid: str) -> None:
+        """A visible passage's chain is the signed one (or both are absent), and the
+        revisions its currency names are the ones the log holds."""
         if p["chain"] is None or signed_chain is None:
             if p["chain"] != signed_chain:
                 self.fail(f"{path}.chain", "differs from the signed entry (located vs not located)", pid)

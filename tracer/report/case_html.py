@@ -78,14 +78,29 @@ def case_cover_html(r: dict[str, Any]) -> str:
 
 
 def case_sections_html(r: dict[str, Any]) -> str:
-    c, v = r["case"], r["verification"]
+    c = r["case"]
+    return "".join(
+        [
+            _verification_html(r["verification"]),
+            _tags_html(c["tags"]),
+            _notes_html(c["notes"]),
+            _findings_html(c["findings"]),
+            _holds_section_html(r),
+            _activity_html(c["activity"]),
+            _conclusion_html(c["conclusion"]),
+            "</section>",
+        ]
+    )
+
+
+def _verification_html(v: dict[str, Any]) -> str:
     verdict = "OK: no finding" if v["ok"] else f"{len(v['findings'])} finding(s)"
     found = "".join(
         f"<tr><td class='num'>{esc(f['seq'])}</td><td>{esc(f['kind'])}</td>"
         f"<td>{esc(finding_record(f))}</td><td>{esc(f['detail'])}</td></tr>"
         for f in v["findings"]
     )
-    parts = [
+    return (
         "<section class='case'><h2>Vault-wide verification at export</h2>"
         f"<p>Computed {esc(v['computed_at'])} over the log's {esc(v['log_size'])} entries "
         f"({esc(v['scope'])}): <strong>{esc(verdict)}</strong>.</p>"
@@ -95,44 +110,50 @@ def case_sections_html(r: dict[str, Any]) -> str:
             if found
             else ""
         )
-    ]
+    )
+
+
+def _tags_html(tags_in: list[dict[str, Any]]) -> str:
     tags = "".join(
         f"<tr><td class='num'>{esc(t['seq'])}</td><td><strong>{esc(t['tag'])}</strong></td>"
         f"<td>{esc(t['answer_id'])}</td><td>{esc(t['target'])}</td><td>{person_html(t['by'])}</td>"
         f"<td>{esc(t['at'])}</td></tr>"
-        for t in c["tags"]
+        for t in tags_in
     )
-    parts.append(
-        "<h2>Tags</h2>"
-        + (
-            "<table><tr><th class='num'>Entry</th><th>Tag</th><th>Answer</th><th>On</th><th>By</th>"
-            f"<th>At</th></tr>{tags}</table>"
-            if tags
-            else "<p>No tags.</p>"
-        )
+    return "<h2>Tags</h2>" + (
+        "<table><tr><th class='num'>Entry</th><th>Tag</th><th>Answer</th><th>On</th><th>By</th>"
+        f"<th>At</th></tr>{tags}</table>"
+        if tags
+        else "<p>No tags.</p>"
     )
+
+
+def _notes_html(notes_in: list[dict[str, Any]]) -> str:
     notes = "".join(
         f"<div class='note'><div class='label'>{esc(n['at'])}, {person_html(n['by'])}"
         f"{' on ' + esc(n['answer_id']) if n['answer_id'] else ''}, log entry {esc(n['seq'])}</div>"
         f"{_pre(n['text'])}</div>"
-        for n in c["notes"]
+        for n in notes_in
     )
-    parts.append("<h2>Case notes</h2>" + (notes or "<p>No notes.</p>"))
+    return "<h2>Case notes</h2>" + (notes or "<p>No notes.</p>")
+
+
+def _findings_html(findings: list[dict[str, Any]]) -> str:
     finds = "".join(
         f"<tr><td class='num'>{esc(f['seq'])}</td><td>{esc(f['answer_id'])}</td><td>{esc(f['target'])}</td>"
         f"<td class='note-text'>{esc(f['note'], keep_newlines=True)}</td><td>{person_html(f['by'])}</td>"
         f"<td>{esc(f['at'])}</td></tr>"
-        for f in c["findings"]
+        for f in findings
     )
-    parts.append(
-        "<h2>Investigators' notes on answers (signed)</h2>"
-        + (
-            "<table><tr><th class='num'>Entry</th><th>Answer</th><th>On</th><th>Note</th><th>By</th>"
-            f"<th>At</th></tr>{finds}</table>"
-            if finds
-            else "<p>No notes on answers under this case.</p>"
-        )
+    return "<h2>Investigators' notes on answers (signed)</h2>" + (
+        "<table><tr><th class='num'>Entry</th><th>Answer</th><th>On</th><th>Note</th><th>By</th>"
+        f"<th>At</th></tr>{finds}</table>"
+        if finds
+        else "<p>No notes on answers under this case.</p>"
     )
+
+
+def _holds_section_html(r: dict[str, Any]) -> str:
     under, others = pack_holds(r)
     also = (
         "<p>Also in force over the evidence in this pack (placed outside this case):</p>" + holds_html(others)
@@ -141,31 +162,29 @@ def case_sections_html(r: dict[str, Any]) -> str:
         if under
         else "<p>No hold you may see is in force over the evidence in this pack.</p>"
     )
-    parts.append(
-        "<h2>Legal holds</h2>" + (holds_html(under) or "<p>No hold was placed under this case.</p>") + also
-    )
+    return "<h2>Legal holds</h2>" + (holds_html(under) or "<p>No hold was placed under this case.</p>") + also
+
+
+def _activity_html(activity: list[dict[str, Any]]) -> str:
     acts = "".join(
         f"<tr><td class='num'>{esc(a['seq'])}</td><td>{esc(a['at'])}</td><td>{person_html(a['by'])}</td>"
         f"<td>{esc(a['action'])}</td><td>{esc(a['target'])}</td>"
         f"<td>{'under the case' if a['under_case'] else 'concerns its answers'}</td></tr>"
-        for a in c["activity"]
+        for a in activity
     )
-    parts.append(
+    return (
         "<h2>Activity of the case</h2><table><tr><th class='num'>Entry</th><th>When</th><th>Who</th>"
         f"<th>Action</th><th>Target</th><th>Recorded</th></tr>{acts}</table>"
     )
-    conc = c["conclusion"]
-    parts.append(
-        "<h2>Conclusion</h2>"
-        + (
-            "<p>No conclusion was signed before this export.</p>"
-            if conc is None
-            else f"<div class='note conclusion'><div class='label'>Conclusion by {person_html(conc['by'])}, "
-            f"{esc(conc['at'])}, log entry {esc(conc['seq'])}</div>{_pre(conc['text'])}</div>"
-        )
+
+
+def _conclusion_html(conc: dict[str, Any] | None) -> str:
+    return "<h2>Conclusion</h2>" + (
+        "<p>No conclusion was signed before this export.</p>"
+        if conc is None
+        else f"<div class='note conclusion'><div class='label'>Conclusion by {person_html(conc['by'])}, "
+        f"{esc(conc['at'])}, log entry {esc(conc['seq'])}</div>{_pre(conc['text'])}</div>"
     )
-    parts.append("</section>")
-    return "".join(parts)
 
 
 def signature_html(r: dict[str, Any]) -> str:

@@ -93,26 +93,14 @@ def case_sections_md(r: dict[str, Any]) -> list[str]:
         f"{person_md(t['by'])} (entry {md(t['seq'])})"
         for t in c["tags"]
     ] or ["No tags."]
-    out.append("\n## Case notes (in the order they were written)\n")
-    for n in c["notes"]:
-        about = f" on {md(n['answer_id'])}" if n["answer_id"] else ""
-        out.append(fence(f"{md(n['at'])}, {person_md(n['by'])}{about}, log entry {md(n['seq'])}", n["text"]))
-    if not c["notes"]:
-        out.append("No notes.\n")
+    out += _notes_md(c["notes"])
     out.append("## Investigators' notes on answers (signed)\n")
     out += [
         f"- {md(f['answer_id'])} {md(f['target'])}: {md(f['note'])} — {person_md(f['by'])}, {md(f['at'])} "
         f"(entry {md(f['seq'])})"
         for f in c["findings"]
     ] or ["No notes on answers under this case."]
-    out.append("\n## Legal holds\n")
-    under, others = pack_holds(r)
-    out += holds_md(under) or ["No hold was placed under this case."]
-    if others:
-        out.append("\nAlso in force over the evidence in this pack (placed outside this case):\n")
-        out += holds_md(others)
-    elif not under:
-        out.append("No hold you may see is in force over the evidence in this pack.")
+    out += _holds_section_md(r)
     out.append("\n## Activity of the case\n")
     out.append("| Entry | When | Who | Action | Target | Recorded |\n|---|---|---|---|---|---|")
     out += [
@@ -120,18 +108,42 @@ def case_sections_md(r: dict[str, Any]) -> list[str]:
         f"{'under the case' if a['under_case'] else 'concerns its answers'} |"
         for a in c["activity"]
     ]
-    out.append("\n## Conclusion\n")
-    conc = c["conclusion"]
-    if conc is None:
-        out.append("No conclusion was signed before this export.\n")
-    else:
-        out.append(
-            fence(
-                f"Conclusion by {person_md(conc['by'])}, {md(conc['at'])}, log entry {md(conc['seq'])}",
-                conc["text"],
-            )
-        )
+    out += _conclusion_md(c["conclusion"])
     return out
+
+
+def _notes_md(notes: list[dict[str, Any]]) -> list[str]:
+    out = ["\n## Case notes (in the order they were written)\n"]
+    for n in notes:
+        about = f" on {md(n['answer_id'])}" if n["answer_id"] else ""
+        out.append(fence(f"{md(n['at'])}, {person_md(n['by'])}{about}, log entry {md(n['seq'])}", n["text"]))
+    if not notes:
+        out.append("No notes.\n")
+    return out
+
+
+def _holds_section_md(r: dict[str, Any]) -> list[str]:
+    out = ["\n## Legal holds\n"]
+    under, others = pack_holds(r)
+    out += holds_md(under) or ["No hold was placed under this case."]
+    if others:
+        out.append("\nAlso in force over the evidence in this pack (placed outside this case):\n")
+        out += holds_md(others)
+    elif not under:
+        out.append("No hold you may see is in force over the evidence in this pack.")
+    return out
+
+
+def _conclusion_md(conc: dict[str, Any] | None) -> list[str]:
+    if conc is None:
+        return ["\n## Conclusion\n", "No conclusion was signed before this export.\n"]
+    return [
+        "\n## Conclusion\n",
+        fence(
+            f"Conclusion by {person_md(conc['by'])}, {md(conc['at'])}, log entry {md(conc['seq'])}",
+            conc["text"],
+        ),
+    ]
 
 
 def signature_md(r: dict[str, Any]) -> list[str]:

@@ -124,16 +124,21 @@ class _Check:
         if rel is not None and "release.reason" in withheld:
             self.person_named(f"{path}.release.signer", rel["signer"], answer_id)
         elif rel is not None:
-            got = self.entry(f"{path}.release.seq", rel["seq"], "hold_release", answer_id)
-            if got is not None:
-                stmt, signer = got
-                if stmt.get("hold_seq") != h["seq"]:
-                    self.v.fail(REPORT_FILE, f"{path}.release", "releases another hold", answer_id)
-                self.same(f"{path}.release", rel, stmt, {"reason": "reason", "at": "at"}, answer_id)
-                self.person(f"{path}.release.signer", rel["signer"], signer, answer_id)
+            self.release(path, h, rel, answer_id)
         elif h.get("in_force") is not True:
             self.v.fail(REPORT_FILE, f"{path}.in_force", "a hold without a release is in force", answer_id)
         self.count("holds", h["seq"])
+
+    def release(self, path: str, h: dict[str, Any], rel: dict[str, Any], answer_id: str) -> None:
+        """A shown release is its signed entry, and that entry releases this very hold."""
+        got = self.entry(f"{path}.release.seq", rel["seq"], "hold_release", answer_id)
+        if got is None:
+            return
+        stmt, signer = got
+        if stmt.get("hold_seq") != h["seq"]:
+            self.v.fail(REPORT_FILE, f"{path}.release", "releases another hold", answer_id)
+        self.same(f"{path}.release", rel, stmt, {"reason": "reason", "at": "at"}, answer_id)
+        self.person(f"{path}.release.signer", rel["signer"], signer, answer_id)
 
     def item(
         self, path: str, item: dict[str, Any], kind: str, fields: dict[str, str], case_id: str | None

@@ -241,18 +241,7 @@ class _Collector:
         head = _exporter_head(s, cp)
         size = head["size"] if head is not None else cp.size
         leaves = self._proven_leaves(cp, head, size)
-        self.records.cite(0, "vault_init")
-        if export_seq is not None:
-            self.records.cite(export_seq, "export")
-        entries = read_entries(vault, self.records.seqs())
-        signers = self._manifest_signers(entries)
-        used = {key for _state, key in signers.values() if key in self.pkeys}
-        for key in sorted(used):
-            self.records.cite(self.pkeys[key].added_seq, "producer_key")
-        records = self.records.build(vault, cp.size, leaves, size if head is not None else None, entries)
-        for rec in records:
-            if rec["kind"] == "manifest":
-                rec["signature"], rec["signer"] = signers[rec["seq"]]
+        records, used = self._records(cp.size, leaves, size if head is not None else None, export_seq)
         cust = vault.custodian
         roster = investigators(vault)
         report: dict[str, Any] = {
@@ -301,6 +290,25 @@ class _Collector:
             k["key_id"]: k["name"] for k in [keys["custodian"], keys["exporter"], *keys["investigators"]]
         }
         return Collected(report, keys, note)
+
+    def _records(
+        self, cp_size: int, leaves: list[bytes], head_size: int | None, export_seq: int | None
+    ) -> tuple[list[dict[str, Any]], set[str]]:
+        """Every cited log entry with its proof (the vault's first entry, the export's own,
+        the producer keys that signed the manifests), and the producer keys used."""
+        self.records.cite(0, "vault_init")
+        if export_seq is not None:
+            self.records.cite(export_seq, "export")
+        entries = read_entries(self.vault, self.records.seqs())
+        signers = self._manifest_signers(entries)
+        used = {key for _state, key in signers.values() if key in self.pkeys}
+        for key in sorted(used):
+            self.records.cite(self.pkeys[key].added_seq, "producer_key")
+        records = self.records.build(self.vault, cp_size, leaves, head_size, entries)
+        for rec in records:
+            if rec["kind"] == "manifest":
+                rec["signature"], rec["signer"] = signers[rec["seq"]]
+        return records, used
 
     def _manifest_signers(self, entries: dict[int, LogEntry]) -> dict[int, tuple[str, str]]:
         out: dict[int, tuple[str, str]] = {}

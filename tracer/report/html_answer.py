@@ -230,32 +230,9 @@ def _passage(p: dict[str, Any], tombs: list[dict[str, Any]]) -> str:
         f"<p>Transformation check: {esc(tr['state'])} <span class='reason'>{esc(tr['detail'])}</span></p>"
     )
     parts.append(_text_slot("Retrieved text", p["retrieved"], passage_tag(p, "retrieved_sha256")))
-    sent = p.get("model_input_state")
-    if sent:
-        parts.append(
-            f"<p>Model input: {state(str(sent))} "
-            f"<span class='reason'>{esc(model_input_meaning(str(sent)))}</span></p>"
-        )
-    if sent == "not_sent":
-        pass  # no model input: the word above stands where it would be
-    elif p["model_input"].get("digest") == p["retrieved"].get("digest"):
-        parts.append("<p class='muted'>Model input: identical to the retrieved text (same SHA-256).</p>")
-    else:
-        parts.append(_text_slot("Model input text", p["model_input"], passage_tag(p, "model_input_sha256")))
+    parts.append(_model_input_html(p))
     parts.append(_currency_blocks(cur))
-    at = p.get("answer_time")
-    if at:
-        parts.append(f"<p class='answer-time'>{esc(answer_time_text(at))}</p>")
-        then = at.get("in_force") or {}
-        if then.get("excerpt") is not None:
-            parts.append(
-                block(
-                    "historical",
-                    f"Revision {esc(then['revision'])} in force when the answer was generated, dated "
-                    f"{esc(then['committed_at'])}: neither what was retrieved nor today's text",
-                    then["excerpt"],
-                )
-            )
+    parts.append(_answer_time_html(p.get("answer_time")))
     for tb in tombs:
         if is_revision_tombstone(tb, p["passage_id"]):
             parts.append(tombstone_card(tb))
@@ -263,6 +240,38 @@ def _passage(p: dict[str, Any], tombs: list[dict[str, Any]]) -> str:
         parts.append(f"<p>Derived text: built from {esc(p['derived_from'])} (see lineage).</p>")
     parts.append("</article>")
     return "".join(parts)
+
+
+def _model_input_html(p: dict[str, Any]) -> str:
+    """The passage's model-input state, then its text (or that it is the retrieved text)."""
+    out = ""
+    sent = p.get("model_input_state")
+    if sent:
+        out += (
+            f"<p>Model input: {state(str(sent))} "
+            f"<span class='reason'>{esc(model_input_meaning(str(sent)))}</span></p>"
+        )
+    if sent == "not_sent":
+        return out  # no model input: the word above stands where it would be
+    if p["model_input"].get("digest") == p["retrieved"].get("digest"):
+        return out + "<p class='muted'>Model input: identical to the retrieved text (same SHA-256).</p>"
+    return out + _text_slot("Model input text", p["model_input"], passage_tag(p, "model_input_sha256"))
+
+
+def _answer_time_html(at: dict[str, Any] | None) -> str:
+    """The state at answer time and, when it differs, what the revision in force then said."""
+    if not at:
+        return ""
+    out = f"<p class='answer-time'>{esc(answer_time_text(at))}</p>"
+    then = at.get("in_force") or {}
+    if then.get("excerpt") is not None:
+        out += block(
+            "historical",
+            f"Revision {esc(then['revision'])} in force when the answer was generated, dated "
+            f"{esc(then['committed_at'])}: neither what was retrieved nor today's text",
+            then["excerpt"],
+        )
+    return out
 
 
 def _lineage(nodes: list[dict[str, Any]]) -> str:
@@ -333,8 +342,6 @@ def _runtime(t: dict[str, Any]) -> list[tuple[str, str]]:
 
 
 def answer_section(i: int, a: dict[str, Any], people: dict[str, str] | None = None) -> str:
-    from tracer.report.case_html import holds_html
-
     names = people or {}
     head = f"<section class='answer' id='answer-{i + 1}'><h2>{i + 1}. Answer {esc(a['answer_id'])}</h2>"
     if not a["visible"]:
@@ -362,17 +369,20 @@ def answer_section(i: int, a: dict[str, Any], people: dict[str, str] | None = No
     parts.append("<h3>Passages</h3>" + "".join(_passage(p, a["tombstones"]) for p in t["passages"]))
     if a["tombstones"]:
         parts.append("<h3>Tombstones for this answer</h3>" + _tombstone_table(a["tombstones"]))
+    parts.append(_answer_notes_html(t, a, names))
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _answer_notes_html(t: dict[str, Any], a: dict[str, Any], names: dict[str, str]) -> str:
+    """An answer's lineage, investigators' notes, holds and producer faults, when it has them."""
+    from tracer.report.case_html import holds_html
+
+    parts: list[str] = []
     if t["lineage"]:
         parts.append("<h3>Lineage (the strictest state applies)</h3>" + _lineage(t["lineage"]))
     if t["findings"]:
-        rows = "".join(
-            f"<tr><td>{esc(f['seq'])}</td><td>{esc(f['at'])}</td>"
-            f"<td>{esc(names.get(f['investigator'], '?'))} {keyref(f['investigator'])}</td>"
-            f"<td>{esc(f['target'])}</td><td class='note-text'>{esc(f['note'], keep_newlines=True)}</td></tr>"
-            for f in t["findings"]
-        )
-        head_row = "<tr><th>Entry</th><th>At</th><th>Investigator</th><th>On</th><th>Note</th></tr>"
-        parts.append(f"<h3>Investigators' notes on this answer (signed)</h3><table>{head_row}{rows}</table>")
+        parts.append(_findings_html(t["findings"], names))
     if a.get("holds"):
         parts.append("<h3>Legal holds over this evidence</h3>" + holds_html(a["holds"]))
     if t["faults"]:
@@ -381,5 +391,16 @@ def answer_section(i: int, a: dict[str, Any], people: dict[str, str] | None = No
             for f in t["faults"]
         )
         parts.append(f"<h3>Producer faults recorded at ingest</h3><ul>{items}</ul>")
-    parts.append("</section>")
     return "".join(parts)
+
+
+def _findings_html(findings: list[dict[str, Any]], names: dict[str, str]) -> str:
+    """The investigators' signed notes on an answer, each under its signer's roster name."""
+    rows = "".join(
+        f"<tr><td>{esc(f['seq'])}</td><td>{esc(f['at'])}</td>"
+        f"<td>{esc(names.get(f['investigator'], '?'))} {keyref(f['investigator'])}</td>"
+        f"<td>{esc(f['target'])}</td><td class='note-text'>{esc(f['note'], keep_newlines=True)}</td></tr>"
+        for f in findings
+    )
+    head_row = "<tr><th>Entry</th><th>At</th><th>Investigator</th><th>On</th><th>Note</th></tr>"
+    return f"<h3>Investigators' notes on this answer (signed)</h3><table>{head_row}{rows}</table>"

@@ -80,25 +80,34 @@ class RecordSet:
             }
             size = tree_size if seq < tree_size else head_size
             if size is not None and seq < size:
-                if leaves[seq] != entry.leaf:
-                    raise ReportError(
-                        f"{vault.path}: log entry {seq}: stored leaf hash does not match the entry "
-                        "bytes; run `tracer verify` before exporting"
-                    )
-                tree = trees.get(size)
-                if tree is None:
-                    tree = trees[size] = merkle.ProofTree(leaves, size)
-                proof = tree.inclusion_proof(seq)
-                record["inclusion"] = {
-                    "tree_size": size,
-                    "leaf_index": seq,
-                    "hashes": [h.hex() for h in proof],
-                }
+                record["inclusion"] = _inclusion(vault, trees, leaves, size, seq, entry)
             else:
                 record["inclusion"] = None
                 record["note"] = AFTER_CHECKPOINT
             out.append(record)
         return out
+
+
+def _inclusion(
+    vault: Vault,
+    trees: dict[int, merkle.ProofTree],
+    leaves: list[bytes],
+    size: int,
+    seq: int,
+    entry: LogEntry,
+) -> dict[str, Any]:
+    """Entry `seq`'s inclusion proof in the tree of `size` (one ProofTree per size, kept in
+    `trees`); refused when the stored leaf is not the entry's bytes' hash."""
+    if leaves[seq] != entry.leaf:
+        raise ReportError(
+            f"{vault.path}: log entry {seq}: stored leaf hash does not match the entry "
+            "bytes; run `tracer verify` before exporting"
+        )
+    tree = trees.get(size)
+    if tree is None:
+        tree = trees[size] = merkle.ProofTree(leaves, size)
+    proof = tree.inclusion_proof(seq)
+    return {"tree_size": size, "leaf_index": seq, "hashes": [h.hex() for h in proof]}
 
 
 def read_entries(vault: Vault, seqs: list[int]) -> dict[int, LogEntry]:

@@ -148,26 +148,41 @@ def _passage(p: dict[str, Any], tombs: list[dict[str, Any]]) -> list[str]:
         f"transformation check: {md(p['transform']['state'])}\n"
     )
     out.append(_text_slot("Retrieved text", p["retrieved"], passage_tag(p, "retrieved_sha256")))
-    sent = p.get("model_input_state")
-    if sent:
-        out.append(f"Model input: **{md(sent)}** ({md(model_input_meaning(str(sent)))})\n")
-    if sent == "not_sent":
-        pass  # no model input: the word above stands where it would be
-    elif p["model_input"].get("digest") == p["retrieved"].get("digest"):
-        out.append("Model input: identical to the retrieved text (same SHA-256).\n")
-    else:
-        out.append(_text_slot("Model input text", p["model_input"], passage_tag(p, "model_input_sha256")))
+    out += _model_input_md(p)
     out += _then_and_now(cur)
     out += _at_answer_time(p.get("answer_time"))
-    if cur["state"] == "ambiguous" and cur.get("candidates"):
-        rev = (cur.get("current_revision") or {}).get("revision")
-        out.append(md(candidates_intro(len(cur["candidates"]), rev)) + "\n")
-        out += [f"- {md(locator_text(loc))}" for loc in cur["candidates"]]
-        out.append("")
+    out += _candidates_md(cur)
     for tb in tombs:
         if is_revision_tombstone(tb, p["passage_id"]):
             out.append(_tombstone(tb))
     return out
+
+
+def _model_input_md(p: dict[str, Any]) -> list[str]:
+    """The passage's model-input state, then its text (or that it is the retrieved text)."""
+    out: list[str] = []
+    sent = p.get("model_input_state")
+    if sent:
+        out.append(f"Model input: **{md(sent)}** ({md(model_input_meaning(str(sent)))})\n")
+    if sent == "not_sent":
+        return out  # no model input: the word above stands where it would be
+    if p["model_input"].get("digest") == p["retrieved"].get("digest"):
+        out.append("Model input: identical to the retrieved text (same SHA-256).\n")
+    else:
+        out.append(_text_slot("Model input text", p["model_input"], passage_tag(p, "model_input_sha256")))
+    return out
+
+
+def _candidates_md(cur: dict[str, Any]) -> list[str]:
+    """An ambiguous quote's candidate places in the current revision (none otherwise)."""
+    if cur["state"] != "ambiguous" or not cur.get("candidates"):
+        return []
+    rev = (cur.get("current_revision") or {}).get("revision")
+    return [
+        md(candidates_intro(len(cur["candidates"]), rev)) + "\n",
+        *(f"- {md(locator_text(loc))}" for loc in cur["candidates"]),
+        "",
+    ]
 
 
 def _lineage(nodes: list[dict[str, Any]], depth: int = 0) -> list[str]:
@@ -251,6 +266,12 @@ def _answer(i: int, a: dict[str, Any], people: dict[str, str]) -> list[str]:
     out.append("\n### Passages\n")
     for p in t["passages"]:
         out += _passage(p, a["tombstones"])
+    return out + _answer_notes(t, a, people)
+
+
+def _answer_notes(t: dict[str, Any], a: dict[str, Any], people: dict[str, str]) -> list[str]:
+    """An answer's lineage, investigators' notes, holds and producer faults, when it has them."""
+    out: list[str] = []
     if t["lineage"]:
         out += ["### Lineage (the strictest state applies)\n", *_lineage(t["lineage"]), ""]
     if t["findings"]:
@@ -267,6 +288,32 @@ def _answer(i: int, a: dict[str, Any], people: dict[str, str]) -> list[str]:
         out.append("### Producer faults recorded at ingest\n")
         out += [f"- {md(f.get('path'))}: {md(f.get('code'))}: {md(f.get('message'))}" for f in t["faults"]]
         out.append("")
+    return out
+
+
+def _summary_md(answers: list[dict[str, Any]]) -> list[str]:
+    out = [
+        "## Summary\n\n| # | Answer | Kind | Generated | Integrity | Currency |\n|---|---|---|---|---|---|"
+    ]
+    for i, a in enumerate(answers):
+        t = a.get("trace") or {}
+        out.append(
+            f"| {i + 1} | {md(a['answer_id'])} | {md(t.get('kind', ''))} | {md(t.get('generated_at', ''))} | "
+            f"**{md(a['integrity'])}** | **{md(a['currency'])}** |"
+        )
+    out.append("")
+    return out
+
+
+def _records_md(records: list[dict[str, Any]]) -> list[str]:
+    """The log records the pack cites, each with the size its inclusion proof reaches."""
+    out = ["## Log records in this pack\n\n| Entry | Kind | Leaf hash | Inclusion proof |\n|---|---|---|---|"]
+    for rec in records:
+        proof = rec["inclusion"]
+        where = f"{len(proof['hashes'])} hashes to size {proof['tree_size']}" if proof else "no proof"
+        kind = record_kind_text(rec["kind"])
+        out.append(f"| {rec['seq']} | {md(kind)} | {md(rec['leaf_hash'][:16])}… | {where} |")
+    out.append("")
     return out
 
 
@@ -288,29 +335,12 @@ def render_md(r: dict[str, Any]) -> str:
     ]
     if r["computed_against"].get("forensic"):
         out.append(f"> **FORENSIC EXPORT**: {md(r['computed_against'].get('forensic_reason'))}\n")
-    out.append(
-        "## Summary\n\n| # | Answer | Kind | Generated | Integrity | Currency |\n|---|---|---|---|---|---|"
-    )
-    for i, a in enumerate(r["answers"]):
-        t = a.get("trace") or {}
-        out.append(
-            f"| {i + 1} | {md(a['answer_id'])} | {md(t.get('kind', ''))} | {md(t.get('generated_at', ''))} | "
-            f"**{md(a['integrity'])}** | **{md(a['currency'])}** |"
-        )
-    out.append("")
+    out += _summary_md(r["answers"])
     if r.get("case"):
         out += case_sections_md(r)
     for i, a in enumerate(r["answers"]):
         out += _answer(i, a, people)
-    out.append(
-        "## Log records in this pack\n\n| Entry | Kind | Leaf hash | Inclusion proof |\n|---|---|---|---|"
-    )
-    for rec in r["records"]:
-        proof = rec["inclusion"]
-        where = f"{len(proof['hashes'])} hashes to size {proof['tree_size']}" if proof else "no proof"
-        kind = record_kind_text(rec["kind"])
-        out.append(f"| {rec['seq']} | {md(kind)} | {md(rec['leaf_hash'][:16])}… | {where} |")
-    out.append("")
+    out += _records_md(r["records"])
     out += signature_md(r)
     out.append("## Checkpoint note\n")
     out.append(fence("C2SP signed note, verbatim", cp["note"]))

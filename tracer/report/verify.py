@@ -177,24 +177,31 @@ def _head(v: PackVerification, report: Any, cp: Checkpoint | None, keys: Any) ->
         if hc.size != head["size"] or hc.root.hex() != head["root"]:
             v.fail(REPORT_FILE, "$.head", "size or root differs from the exporter's signed note")
             return None
-        c = head["consistency"]
-        if c["from_size"] != cp.size or c["to_size"] != hc.size:
-            v.fail(REPORT_FILE, "$.head.consistency", "sizes differ from the two checkpoints")
-            return None
-        try:
-            verify_consistency(cp.size, hc.size, cp.root, hc.root, [bytes.fromhex(h) for h in c["hashes"]])
-        except ProofError as exc:
-            v.fail(
-                REPORT_FILE,
-                "$.head.consistency.hashes",
-                f"the exporter's checkpoint does not extend the custodian's: {exc}",
-            )
+        if not _head_extends(v, head["consistency"], cp, hc):
             return None
         v.checked["exporter checkpoint"] += 1
         v.checked["consistency proofs"] += 1
         v.facts["head"] = {"size": hc.size, "root": hc.root.hex(), "signer": name}
         return hc
     return None
+
+
+def _head_extends(v: PackVerification, c: Any, cp: Checkpoint, hc: Checkpoint) -> bool:
+    """Whether the pack's consistency proof `c` shows the exporter's checkpoint `hc`
+    extending the custodian's `cp` (a failure is recorded in `v` when not)."""
+    if c["from_size"] != cp.size or c["to_size"] != hc.size:
+        v.fail(REPORT_FILE, "$.head.consistency", "sizes differ from the two checkpoints")
+        return False
+    try:
+        verify_consistency(cp.size, hc.size, cp.root, hc.root, [bytes.fromhex(h) for h in c["hashes"]])
+    except ProofError as exc:
+        v.fail(
+            REPORT_FILE,
+            "$.head.consistency.hashes",
+            f"the exporter's checkpoint does not extend the custodian's: {exc}",
+        )
+        return False
+    return True
 
 
 def _record(

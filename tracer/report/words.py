@@ -82,15 +82,7 @@ def answer_time_text(at: dict[str, Any]) -> str:
     cited = (at.get("cited_revision") or {}).get("revision", "?")
     changed, in_force = at.get("changed_in"), at.get("in_force")
     if why == "changed_before_answer" and changed:
-        lag = changed.get("seconds_before_answer")
-        when = f"{lag_words(int(lag))} before this answer" if isinstance(lag, int) else "before this answer"
-        out = (
-            f"{head}: the answer cites revision {cited}, but revision {changed['revision']}, "
-            f"committed {changed['committed_at']} ({when}), already said otherwise"
-        )
-        if in_force and in_force.get("revision") != changed.get("revision"):
-            out += f"; revision {in_force['revision']} was in force"
-        return out + "."
+        return _changed_before_text(head, cited, changed, in_force)
     if why == "latest_at_answer" and at.get("cited_revision"):
         rev = at["cited_revision"]
         return (
@@ -101,6 +93,19 @@ def answer_time_text(at: dict[str, Any]) -> str:
         then = f"revision {in_force['revision']} ({in_force['committed_at']})"
         return f"{head}: {then} was in force instead of {cited}."
     return f"{head}: {ANSWER_TIME_REASONS.get(why, why)}."
+
+
+def _changed_before_text(head: str, cited: Any, changed: dict[str, Any], in_force: Any) -> str:
+    """The cited revision was already replaced when the answer was made: by which, how long before."""
+    lag = changed.get("seconds_before_answer")
+    when = f"{lag_words(int(lag))} before this answer" if isinstance(lag, int) else "before this answer"
+    out = (
+        f"{head}: the answer cites revision {cited}, but revision {changed['revision']}, "
+        f"committed {changed['committed_at']} ({when}), already said otherwise"
+    )
+    if in_force and in_force.get("revision") != changed.get("revision"):
+        out += f"; revision {in_force['revision']} was in force"
+    return out + "."
 
 
 #: said in place of a hold's reason or case the exporter may not read (tracer.engine.case.WITHHELD)

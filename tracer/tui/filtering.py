@@ -72,42 +72,41 @@ class ListFilter:
         return all(w.casefold() in text for w in self.question)
 
 
-def parse_filter(line: str) -> ListFilter:
+_ALIASES = {"doc": "document", "q": "question", "at": "answer-time"}
+
+
+def _checked(key: str, value: str) -> str:
+    """`value` of a `key:` that takes a known word or must not be empty (FilterError)."""
     from tracer.engine.answertime import ANSWER_TIME  # the engine loads after the first frame
 
+    if key == "tag" and not value:
+        raise FilterError("tag: needs a tag, e.g. tag:dropped-exception")
+    if key == "state" and value not in _STATE_WORDS:
+        raise FilterError(f"unknown state {value!r}; states are {', '.join(_STATE_WORDS)}")
+    if key == "answer-time" and value not in ANSWER_TIME:
+        raise FilterError(f"unknown answer-time state {value!r}; they are {', '.join(ANSWER_TIME)}")
+    return value
+
+
+def parse_filter(line: str) -> ListFilter:
     try:
         parts = shlex.split(line)
     except ValueError as exc:
         raise FilterError(f"cannot read the filter: {exc}") from exc
     words: list[str] = []
     got: dict[str, str] = {}
-    states: list[str] = []
-    question: list[str] = []
-    answer_time: list[str] = []
-    tags: list[str] = []
+    #: the keys that may repeat, each value kept in order
+    many: dict[str, list[str]] = {"question": [], "tag": [], "state": [], "answer-time": []}
     for part in parts:
         key, sep, value = part.partition(":")
         if not sep or key.lower() not in _KEYS:
             words.append(part)
             continue
-        key = {"doc": "document", "q": "question", "at": "answer-time"}.get(key.lower(), key.lower())
-        if key == "question":
-            if value:
-                question.append(value)
-        elif key == "tag":
-            if not value:
-                raise FilterError("tag: needs a tag, e.g. tag:dropped-exception")
-            tags.append(value)
-        elif key == "state":
-            if value not in _STATE_WORDS:
-                raise FilterError(f"unknown state {value!r}; states are {', '.join(_STATE_WORDS)}")
-            states.append(value)
-        elif key == "answer-time":
-            if value not in ANSWER_TIME:
-                raise FilterError(f"unknown answer-time state {value!r}; they are {', '.join(ANSWER_TIME)}")
-            answer_time.append(value)
-        else:
+        key = _ALIASES.get(key.lower(), key.lower())
+        if key not in many:
             got[key] = value
+        elif value or key != "question":  # an empty question: matches every answer
+            many[key].append(_checked(key, value))
     where = AnswerFilter(
         text=" ".join(words),
         producer=got.get("producer", ""),
@@ -115,4 +114,11 @@ def parse_filter(line: str) -> ListFilter:
         date_from=got.get("from", ""),
         date_to=got.get("to", ""),
     )
-    return ListFilter(where, tuple(states), line.strip(), tuple(question), tuple(answer_time), tuple(tags))
+    return ListFilter(
+        where,
+        tuple(many["state"]),
+        line.strip(),
+        tuple(many["question"]),
+        tuple(many["answer-time"]),
+        tuple(many["tag"]),
+    )

@@ -274,43 +274,51 @@ class AnswersScreen(TracerScreen):
 
     @work(thread=True, exclusive=True, group="answers-page")
     def _load_page(self, generation: int, f: ListFilter, cursor: int, desc: bool) -> None:
+        try:
+            if f.computed:
+                page = self._computed_page(generation, f, cursor, desc)
+            else:
+                page = self._sql_page(generation, f, cursor, desc)
+        except Exception as exc:  # shown to the investigator instead of crashing the app
+            self.post_message(Failed("answers", str(exc)))
+            return
+        self.post_message(page)
+
+    def _sql_page(self, generation: int, f: ListFilter, cursor: int, desc: bool) -> Page:
+        """Rows first: pure SQL, shown at once; states follow from `_fill`."""
         from store import queries  # DuckDB loads while the first frame is drawn, not before it
+
+        with self.engine.use() as s:
+            kept = queries.answer_rows(s.vault, f.where, PAGE, cursor, descending=desc)
+            closest = self._closest(s, f) if cursor < 0 and not kept else []
+        end = kept[-1].seq if kept else cursor
+        return self.Page(generation, kept, {}, end, len(kept) < PAGE, closest)
+
+    def _computed_page(self, generation: int, f: ListFilter, cursor: int, desc: bool) -> Page:
+        """A filter on computed words: pages of rows, each answer's states computed, until
+        a page's worth is kept or the log is exhausted."""
+        from store import queries
 
         kept: list[AnswerRow] = []
         states: dict[str, Looked] = {}
         exhausted = False
-        first = cursor < 0
+        self._begin_fill()
         try:
-            if not f.computed:
-                # rows first: pure SQL, shown at once; states follow from `_fill`
+            while len(kept) < PAGE and not exhausted and generation == self.generation:
                 with self.engine.use() as s:
-                    kept = queries.answer_rows(s.vault, f.where, PAGE, cursor, descending=desc)
-                    closest = self._closest(s, f) if first and not kept else []
-                exhausted = len(kept) < PAGE
-                if kept:
-                    cursor = kept[-1].seq
-                self.post_message(self.Page(generation, kept, {}, cursor, exhausted, closest))
-                return
-            self._begin_fill()
-            try:
-                while len(kept) < PAGE and not exhausted and generation == self.generation:
-                    with self.engine.use() as s:
-                        page = queries.answer_rows(s.vault, f.where, PAGE, cursor, descending=desc)
-                    exhausted = len(page) < PAGE
-                    if page:
-                        cursor = page[-1].seq
-                    got = self._summaries(generation, page)
-                    for r in page:
-                        looked = got.get(r.answer_id)
-                        if looked is not None and f.keeps(looked.summary, _question_text(looked)):
-                            kept.append(r)
-                            states[r.answer_id] = looked
-            finally:
-                self._end_fill()
-        except Exception as exc:  # shown to the investigator instead of crashing the app
-            self.post_message(Failed("answers", str(exc)))
-            return
-        self.post_message(self.Page(generation, kept, states, cursor, exhausted))
+                    page = queries.answer_rows(s.vault, f.where, PAGE, cursor, descending=desc)
+                exhausted = len(page) < PAGE
+                if page:
+                    cursor = page[-1].seq
+                got = self._summaries(generation, page)
+                for r in page:
+                    looked = got.get(r.answer_id)
+                    if looked is not None and f.keeps(looked.summary, _question_text(looked)):
+                        kept.append(r)
+                        states[r.answer_id] = looked
+        finally:
+            self._end_fill()
+        return self.Page(generation, kept, states, cursor, exhausted)
 
     @staticmethod
     def _closest(s: Session, f: ListFilter) -> list[str]:
@@ -360,30 +368,39 @@ class AnswersScreen(TracerScreen):
             if p.total is None:
                 with self.engine.use() as s:
                     p.total = queries.answer_count(s.vault, f.where)
-            last_post = 0.0
-            while generation == self.generation and not worker.is_cancelled:
-                with self.engine.use() as s:
-                    rows = queries.answer_rows(s.vault, f.where, COUNT_PAGE, p.cursor)
-                if not rows:
-                    break
-                for i in range(0, len(rows), COUNT_STEP):
-                    self._wait_for_fill(generation, worker)
-                    if not self._turn(generation, worker):
-                        if generation == self.generation and not worker.is_cancelled:
-                            self._counts_paused = p
-                        return
-                    self._count_step(p, f, rows[i : i + COUNT_STEP])
-                    now = time.monotonic()
-                    if now - last_post > 0.25:
-                        last_post = now
-                        self.post_message(
-                            self.Counts(generation, p.total, p.done, p.integrity.copy(), p.currency.copy())
-                        )
+            finished = self._count_pages(p, f, worker)
         except Exception as exc:  # shown to the investigator instead of crashing the app
             self.post_message(Failed("counts", str(exc)))
             return
-        if generation == self.generation and not worker.is_cancelled:
+        if finished and generation == self.generation and not worker.is_cancelled:
             self.post_message(self.Counts(generation, p.total, p.total, p.integrity, p.currency))
+
+    def _count_pages(self, p: _Counting, f: ListFilter, worker: Worker[None]) -> bool:
+        """The counts' pages of rows, each in steps; False when it stopped on the way
+        (another screen on top: where it was is kept for `on_screen_resume`)."""
+        from store import queries
+
+        generation, last_post = p.generation, 0.0
+        while generation == self.generation and not worker.is_cancelled:
+            with self.engine.use() as s:
+                rows = queries.answer_rows(s.vault, f.where, COUNT_PAGE, p.cursor)
+            if not rows:
+                return True
+            for i in range(0, len(rows), COUNT_STEP):
+                self._wait_for_fill(generation, worker)
+                if not self._turn(generation, worker):
+                    if generation == self.generation and not worker.is_cancelled:
+                        self._counts_paused = p
+                    return False
+                self._count_step(p, f, rows[i : i + COUNT_STEP])
+                now = time.monotonic()
+                if now - last_post > 0.25:
+                    last_post = now
+                    total = p.total or 0
+                    self.post_message(
+                        self.Counts(generation, total, p.done, p.integrity.copy(), p.currency.copy())
+                    )
+        return True
 
     def _wait_for_fill(self, generation: int, worker: Worker[None]) -> None:
         """A visible page being filled goes first, but never starves the counts for more

@@ -37,34 +37,29 @@ from tracer.tui.widgets.pick_table import PickTable
 __all__ = ["CasesScreen", "case_text"]
 
 
-def case_text(v: CaseView) -> Text:
-    """One case as the lower pane shows it; every untrusted string through `safe_line`."""
-    r = v.record
-    out = Text.assemble(
-        plain("Case ", "bold"),
-        safe_line(r.case_id),
-        plain(": ", "bold"),
-        safe_line(r.title),
-        plain(f"\nopened {r.opened_at} by "),
-        safe_line(v.opened_by.label()),
-        plain("\npurpose:"),
-    )
-    for line in r.purpose.split("\n"):  # wrapped and on its lines, as the notes are
+def _lines(text: str) -> Text:
+    """A multi-line signed text, each line inert, on its own line and indented."""
+    out = Text()
+    for line in text.split("\n"):
         out.append("\n   ")
         out.append_text(safe_line(line))
+    return out
+
+
+def _notes_part(v: CaseView) -> Text:
+    out = Text()
     out.append(f"\n\nNotes ({len(v.notes)}), oldest first\n", style="bold")
     for n in v.notes:
         about = f" on {n.answer_id}" if n.answer_id else ""
         out.append_text(plain(f"— {n.at} (entry {n.seq}) "))
         out.append_text(safe_line(v.person(n.investigator).label() + about))
-        for line in n.text.split("\n"):
-            out.append("\n   ")
-            out.append_text(safe_line(line))
+        out.append_text(_lines(n.text))
         out.append("\n")
-    out.append(f"\nTags ({len(v.tags)})\n", style="bold")
-    for t in v.tags:
-        out.append_text(safe_line(f"{t.tag}  {t.answer_id} {t.target}  by {v.person(t.investigator).name}"))
-        out.append("\n")
+    return out
+
+
+def _holds_part(v: CaseView) -> Text:
+    out = Text()
     out.append(f"\nLegal holds ({len(v.holds)})\n", style="bold")
     for h in v.holds:
         state = "IN FORCE" if h.hold.in_force else "released"
@@ -79,6 +74,28 @@ def case_text(v: CaseView) -> Text:
             )
             out.append_text(release_reason_part(h))
         out.append("\n")
+    return out
+
+
+def case_text(v: CaseView) -> Text:
+    """One case as the lower pane shows it; every untrusted string through `safe_line`."""
+    r = v.record
+    out = Text.assemble(
+        plain("Case ", "bold"),
+        safe_line(r.case_id),
+        plain(": ", "bold"),
+        safe_line(r.title),
+        plain(f"\nopened {r.opened_at} by "),
+        safe_line(v.opened_by.label()),
+        plain("\npurpose:"),
+    )
+    out.append_text(_lines(r.purpose))  # wrapped and on its lines, as the notes are
+    out.append_text(_notes_part(v))
+    out.append(f"\nTags ({len(v.tags)})\n", style="bold")
+    for t in v.tags:
+        out.append_text(safe_line(f"{t.tag}  {t.answer_id} {t.target}  by {v.person(t.investigator).name}"))
+        out.append("\n")
+    out.append_text(_holds_part(v))
     out.append("\nConclusion\n", style="bold")
     if v.conclusion is None:
         out.append("none signed yet\n")

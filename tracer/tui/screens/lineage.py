@@ -55,21 +55,25 @@ class LNode:
     facts: dict[str, Text] = field(default_factory=dict)
 
 
+def _title(p: PassageTrace) -> str:
+    """The cited revision's title, else the source path its chain names."""
+    cited, chain = p.currency.cited, p.record.chain if p.record is not None else None
+    if cited is not None:
+        return cited.title
+    return chain.source.path if chain is not None else ""
+
+
 def _passage(p: PassageTrace) -> LNode:
-    cur = p.currency.state if p.visible else Currency.UNAVAILABLE
-    note = "" if p.visible else "outside your scope"
-    if p.derived_from:
-        note = f"derived from {p.derived_from}"
-    node = LNode(
-        "passage", p.passage_id, p.integrity if p.visible else Integrity.UNAVAILABLE, cur, p.visible, note
-    )
-    if p.visible:
-        node.document = p.document_id or ""
-        cited, chain = p.currency.cited, p.record.chain if p.record is not None else None
-        node.title = cited.title if cited is not None else (chain.source.path if chain is not None else "")
-        node.collection = p.collection
-        if p.imported:
-            node.imported, node.facts = True, lineage_facts(p)
+    if not p.visible:
+        note = f"derived from {p.derived_from}" if p.derived_from else "outside your scope"
+        return LNode("passage", p.passage_id, Integrity.UNAVAILABLE, Currency.UNAVAILABLE, False, note)
+    note = f"derived from {p.derived_from}" if p.derived_from else ""
+    node = LNode("passage", p.passage_id, p.integrity, p.currency.state, True, note)
+    node.document = p.document_id or ""
+    node.title = _title(p)
+    node.collection = p.collection
+    if p.imported:
+        node.imported, node.facts = True, lineage_facts(p)
     return node
 
 

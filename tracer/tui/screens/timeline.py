@@ -175,45 +175,13 @@ class TimelineScreen(TracerScreen):
         t = self.timeline
         if t is None:
             return
-        answers = sum(1 for e in t.events if e.kind == "answer")
-        revisions = len(t.events) - answers
-        summary = (
-            f"{revisions} revision(s), {answers} cited passage(s), one row each; "
-            f"{t.superseded} given from a revision already superseded then"
-            + (f"; {t.left_out} answer(s) not placed (limit)" if t.left_out else "")
-            + ("  [only superseded shown]" if self.only_superseded else "")
-        )
-        self.query_one("#timeline-summary", Static).update(plain(summary))
+        self.query_one("#timeline-summary", Static).update(plain(_summary(t, self.only_superseded)))
         table = self.query_one("#timeline", DataTable)
         table.clear()
         for n, e in enumerate(t.events):
             if self.only_superseded and e.kind == "answer" and e.answer_time != "superseded":
                 continue  # revisions stay: they are what the answers are placed against
-            if e.kind == "revision":
-                rev = safe_line(e.revision, "bold")
-                if e.is_latest:
-                    rev.append(" (latest)", style="bold")
-                table.add_row(
-                    plain(_at(e.at), "bold"),
-                    plain(""),
-                    plain(""),
-                    plain("new revision", "bold italic"),
-                    plain(""),
-                    rev,
-                    plain(""),
-                    key=f"r{n}",
-                )
-            else:
-                table.add_row(
-                    plain(_at(e.at)),
-                    answer_time_word(e.answer_time),
-                    state_word(e.currency),
-                    safe_line(e.answer_id),
-                    safe_line(e.passage_id),
-                    safe_line(e.revision),
-                    plain(e.reason),
-                    key=f"a{n}:{e.answer_id}",
-                )
+            table.add_row(*_row(e), key=f"r{n}" if e.kind == "revision" else f"a{n}:{e.answer_id}")
         table.focus()
         self._show_detail(0)
 
@@ -265,6 +233,44 @@ class TimelineScreen(TracerScreen):
         from tracer.tui.screens.answer import AnswerScreen  # the answer screen opens this one
 
         self.app.push_screen(AnswerScreen(key.split(":", 1)[1]))
+
+
+def _summary(t: Timeline, only_superseded: bool) -> str:
+    answers = sum(1 for e in t.events if e.kind == "answer")
+    revisions = len(t.events) - answers
+    return (
+        f"{revisions} revision(s), {answers} cited passage(s), one row each; "
+        f"{t.superseded} given from a revision already superseded then"
+        + (f"; {t.left_out} answer(s) not placed (limit)" if t.left_out else "")
+        + ("  [only superseded shown]" if only_superseded else "")
+    )
+
+
+def _row(e: TimelineEvent) -> tuple[Text, ...]:
+    """One table row: a revision committed, or an answer's passage placed on the timeline."""
+    if e.kind == "revision":
+        rev = safe_line(e.revision, "bold")
+        if e.is_latest:
+            rev.append(" (latest)", style="bold")
+        blank = plain("")
+        return (
+            plain(_at(e.at), "bold"),
+            blank,
+            blank,
+            plain("new revision", "bold italic"),
+            blank,
+            rev,
+            blank,
+        )
+    return (
+        plain(_at(e.at)),
+        answer_time_word(e.answer_time),
+        state_word(e.currency),
+        safe_line(e.answer_id),
+        safe_line(e.passage_id),
+        safe_line(e.revision),
+        plain(e.reason),
+    )
 
 
 def event_text(e: TimelineEvent) -> Text:

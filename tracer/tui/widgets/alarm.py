@@ -29,15 +29,17 @@ class MissingAlarm(Static):
 
 
 class WithheldNotice(Static):
-    """Checksum mismatch, out of scope, or any state whose text is not released."""
+    """Checksum mismatch, out of scope, or any state whose text is not released.
+
+    It stands under the pane's digest line (`historical.digest_line`: recorded and
+    recomputed SHA-256, the verdict), so it does not repeat the two digests."""
 
     DEFAULT_CSS = "WithheldNotice { height: auto; border: round $warning; padding: 0 1; }"
 
     def __init__(self, result: TextResult, id: str | None = None, classes: str | None = None):  # noqa: A002 - Textual spells it `id`
         body = Text.assemble(
             plain(result.state.upper(), "bold"),
-            plain(f": {INTEGRITY_MEANING.get(result.state, '')}\n"),
-            plain(f"recorded {short(result.digest)}  recomputed {short(result.recomputed)}"),
+            plain(f": {INTEGRITY_MEANING.get(result.state, '')}; the text is not shown"),
         )
         # the engine's detail, unless it only says the two digests again
         if result.detail and not (result.recomputed and short(result.recomputed) in result.detail):

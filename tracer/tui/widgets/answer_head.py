@@ -41,39 +41,68 @@ def answer_texts(t: AnswerTrace) -> list[tuple[str, Integrity]]:
     return [("question", t.question.state), ("answer", t.answer.state), *passage_texts(t.passages)]
 
 
+def _hold_line(holds: Sequence[HoldView]) -> Text:
+    seqs = ", ".join(str(h.hold.seq) for h in holds)
+    subjects = ", ".join(dict.fromkeys(f"{h.hold.subject_kind} {h.hold.subject}" for h in holds))
+    return Text.assemble(
+        plain("LEGAL HOLD in force", "bold reverse"),
+        plain(f" ×{len(holds)} (log entry {seqs}) on "),
+        safe_line(subjects),
+        plain(": a purge is refused; details below, U releases"),
+    )
+
+
+def _text_lines(texts: Sequence[tuple[str, Integrity]]) -> list[Text]:
+    """A tombstone line for purged texts, an alarm line for texts missing or altered."""
+    out: list[Text] = []
+    purged = [what for what, state in texts if state == Integrity.PURGED]
+    if purged:
+        out.append(
+            Text.assemble(
+                plain("TOMBSTONE", "bold reverse"),
+                plain(f" {len(purged)} text(s) purged by retention, a tombstone in place: "),
+                safe_line(", ".join(purged)),
+            )
+        )
+    broken = [f"{what} {state}" for what, state in texts if state in _ALARMS]
+    if broken:
+        out.append(Text.assemble(plain("ALARM", "bold reverse"), plain(" "), safe_line(", ".join(broken))))
+    return out
+
+
 def alerts(texts: Sequence[tuple[str, Integrity]], holds: Sequence[HoldView] = ()) -> Text | None:
     """What must be on the first screen whatever the size: holds in force, tombstones
     in place of texts, texts missing or not matching their digest."""
-    lines: list[Text] = []
-    if holds:
-        seqs = ", ".join(str(h.hold.seq) for h in holds)
-        subjects = ", ".join(dict.fromkeys(f"{h.hold.subject_kind} {h.hold.subject}" for h in holds))
-        lines.append(
-            Text.assemble(
-                plain("LEGAL HOLD in force", "bold reverse"),
-                plain(f" ×{len(holds)} (log entry {seqs}) on "),
-                safe_line(subjects),
-                plain(": a purge is refused; details below, U releases"),
-            )
-        )
-    if texts:
-        purged = [what for what, state in texts if state == Integrity.PURGED]
-        if purged:
-            lines.append(
-                Text.assemble(
-                    plain("TOMBSTONE", "bold reverse"),
-                    plain(f" {len(purged)} text(s) purged by retention, a tombstone in place: "),
-                    safe_line(", ".join(purged)),
-                )
-            )
-        broken = [f"{what} {state}" for what, state in texts if state in _ALARMS]
-        if broken:
-            lines.append(
-                Text.assemble(plain("ALARM", "bold reverse"), plain(" "), safe_line(", ".join(broken)))
-            )
-    if not lines:
-        return None
-    return Text("\n").join(lines)
+    lines = ([_hold_line(holds)] if holds else []) + _text_lines(texts)
+    return Text("\n").join(lines) if lines else None
+
+
+def _states_line(t: AnswerTrace) -> Text:
+    """Both states, the answer-level reasons in words, and a transform failure."""
+    out = Text.assemble(
+        plain("integrity "), state_word(t.integrity), plain("  ·  currency "), state_word(t.currency)
+    )
+    for i, code in enumerate(t.reasons):
+        out.append_text(plain("  because " if i == 0 else ", "))
+        out.append_text(reason(code))
+    if t.visible and t.transform is not None:
+        out.append_text(plain("  ·  transform "))
+        out.append_text(state_word(t.transform))
+        out.append_text(plain(" ("))
+        out.append_text(safe_line(", ".join(p.passage_id for p in t.transform_failures)))
+        out.append_text(plain(")"))
+    return out
+
+
+def _computed_line(t: AnswerTrace, log_now: int | None) -> Text:
+    out = plain(
+        f"\nstates computed {t.computed_at} against checkpoint {t.checkpoint_size} "
+        f"{short(t.checkpoint_root, 12)}"
+    )
+    if log_now is not None and log_now != t.checkpoint_size:
+        # only this session appends while it holds the vault: its own access entries and notes
+        out.append_text(plain(f"; checkpoint now {log_now} (your access entries, notes and holds since)"))
+    return out
 
 
 def answer_head(
@@ -93,31 +122,11 @@ def answer_head(
     if t.visible and t.imported is not None:  # never scrolls away: the header stays put
         out.append_text(imported_head(t))
         out.append_text(plain("\n"))
-    out.append_text(plain("integrity "))
-    out.append_text(state_word(t.integrity))
-    out.append_text(plain("  ·  currency "))
-    out.append_text(state_word(t.currency))
-    for i, code in enumerate(t.reasons):
-        out.append_text(plain("  because " if i == 0 else ", "))
-        out.append_text(reason(code))
-    if t.visible and t.transform is not None:
-        out.append_text(plain("  ·  transform "))
-        out.append_text(state_word(t.transform))
-        out.append_text(plain(" ("))
-        out.append_text(safe_line(", ".join(p.passage_id for p in t.transform_failures)))
-        out.append_text(plain(")"))
+    out.append_text(_states_line(t))
     if tags:
         out.append_text(plain("\ntags on the answer "))
         out.append_text(safe_line(", ".join(dict.fromkeys(tags))))
-    out.append_text(
-        plain(
-            f"\nstates computed {t.computed_at} against checkpoint {t.checkpoint_size} "
-            f"{short(t.checkpoint_root, 12)}"
-        )
-    )
-    if log_now is not None and log_now != t.checkpoint_size:
-        # only this session appends while it holds the vault: its own access entries and notes
-        out.append_text(plain(f"; checkpoint now {log_now} (your access entries, notes and holds since)"))
+    out.append_text(_computed_line(t, log_now))
     return out
 
 

@@ -17,6 +17,13 @@ CITED_STYLE = "underline bold"
 MARK_STYLE = "reverse bold"
 
 
+def _marks(out: Text, spans: list[CitationTrace], at: int, *, empty: bool) -> None:
+    """The numbers of the spans that are empty at `at` (`empty`) or end at `at`."""
+    for c in spans:
+        if (c.answer_start == c.answer_end == at) if empty else (c.answer_end == at and c.answer_start < at):
+            out.append(f"[{c.index + 1}]", style=MARK_STYLE)
+
+
 def answer_with_citations(text: str, citations: list[CitationTrace]) -> Text:
     spans = [c for c in citations if c.span is not None]
     cuts = {0, len(text)}
@@ -24,16 +31,11 @@ def answer_with_citations(text: str, citations: list[CitationTrace]) -> Text:
         cuts.update((c.answer_start, c.answer_end))
     points = sorted(cuts)
     out = Text()
-    for i, start in enumerate(points):
-        for c in spans:
-            if c.answer_start == c.answer_end == start:
-                out.append(f"[{c.index + 1}]", style=MARK_STYLE)
-        if i + 1 == len(points):
+    for start, end in zip(points, [*points[1:], None], strict=True):
+        _marks(out, spans, start, empty=True)
+        if end is None:
             break
-        end = points[i + 1]
         covered = any(c.answer_start <= start < c.answer_end for c in spans)
         out.append(inert(text[start:end]), style=CITED_STYLE if covered else "")
-        for c in spans:
-            if c.answer_end == end and c.answer_start < end:
-                out.append(f"[{c.index + 1}]", style=MARK_STYLE)
+        _marks(out, spans, end, empty=False)
     return out

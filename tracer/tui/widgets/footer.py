@@ -19,6 +19,7 @@ from rich.cells import cell_len
 from textual import events
 from textual.app import ComposeResult
 from textual.dom import NoScreen
+from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.widgets._footer import FooterKey
 
@@ -96,12 +97,7 @@ class TracerFooter(Footer):
         keys = list(self.query(FooterKey))
         first: tuple[str, ...] = getattr(screen, "FOOTER_FIRST", ())
         app_actions = {b.action for _key, b in self.app._bindings}
-
-        # a pick table's Enter stands for a screen action (`widgets/pick_table.py`)
-        picks = getattr(screen.focused, "PICKS", None)
-        actions = [
-            picks.action if picks is not None and k.action == "select_cursor" else k.action for k in keys
-        ]
+        actions = _actions(screen, keys)
 
         def order(i: int) -> int:
             return first.index(actions[i]) if actions[i] in first else len(first) + i
@@ -113,3 +109,10 @@ class TracerFooter(Footer):
             key.display = i in kept
         for more in self.query("#footer-more"):
             more.display = len(kept) < len(keys)
+
+
+def _actions(screen: Screen[object], keys: list[FooterKey]) -> list[str]:
+    """Each key's action; a pick table's Enter stands for a screen action
+    (`widgets/pick_table.py`)."""
+    picks = getattr(screen.focused, "PICKS", None)
+    return [picks.action if picks is not None and k.action == "select_cursor" else k.action for k in keys]

@@ -13,6 +13,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.widget import Widget
 from textual.widgets import Static, Tree
 
 from tracer.engine.evidence import TextResult
@@ -217,15 +218,25 @@ class PassageView(Vertical):
         if p.imported:
             yield ImportedPassage(p)
             return
+        yield self._side_by_side(p)
+        yield self._model_input(p)
+        if p.currency.cited_text is not None:
+            yield ContentVerdict(_cited_title(p), p.currency.cited_text, classes="cited-content")
+        yield chain_tree(p)
+        yield Static(_details(p), classes="details")
+
+    @staticmethod
+    def _side_by_side(p: PassageTrace) -> Horizontal:
+        """The historical text, and beside it the current revision when it differs."""
         current = p.currency.current_excerpt if shows_current(p) else None
         base, carried = compared_quote(p)
-        with Horizontal(classes="side-by-side", id=f"side-{p.index}"):
-            # the historical pane shows the verified historical text, always; its words are
-            # marked only when they are what the verdict compared (not a carried quote)
-            marks = current if not carried else None
-            yield HistoricalText(_historical_title(p), p.retrieved, marks, classes="historical")
-            if current is not None and p.currency.current is not None:
-                yield CurrentRevisionPane(
+        # the historical pane shows the verified historical text, always; its words are
+        # marked only when they are what the verdict compared (not a carried quote)
+        marks = current if not carried else None
+        panes: list[Widget] = [HistoricalText(_historical_title(p), p.retrieved, marks, classes="historical")]
+        if current is not None and p.currency.current is not None:
+            panes.append(
+                CurrentRevisionPane(
                     p.currency.current,
                     current,
                     base,
@@ -233,25 +244,26 @@ class PassageView(Vertical):
                     classes="current",
                     carried_into=p.currency.normalizer if carried else None,
                 )
+            )
+        return Horizontal(*panes, classes="side-by-side", id=f"side-{p.index}")
+
+    @staticmethod
+    def _model_input(p: PassageTrace) -> Widget:
+        """The model input: not sent, the same text as retrieved, or its own recorded text."""
         if p.model_input_state == "not_sent":
-            yield Static(model_input_line(p), classes="model-input-state")
-        elif p.model_input.digest == p.retrieved.digest:
-            yield Static(
+            return Static(model_input_line(p), classes="model-input-state")
+        if p.model_input.digest == p.retrieved.digest:
+            return Static(
                 Text.assemble(
                     plain("Model input: the same recorded text (same digest)  "),
                     digest_line(p.model_input),
                 ),
                 classes="digests",
             )
-        else:
-            title = "Model input as recorded" + (
-                ", rewritten by the pipeline" if p.model_input_state == "rewritten" else ""
-            )
-            yield HistoricalText(plain(title), p.model_input, classes="historical")
-        if p.currency.cited_text is not None:
-            yield ContentVerdict(_cited_title(p), p.currency.cited_text, classes="cited-content")
-        yield chain_tree(p)
-        yield Static(_details(p), classes="details")
+        title = "Model input as recorded" + (
+            ", rewritten by the pipeline" if p.model_input_state == "rewritten" else ""
+        )
+        return HistoricalText(plain(title), p.model_input, classes="historical")
 
     def show_current_content(self, result: TextResult) -> None:
         """Beside the historical text: the current revision's verdict, a tombstone when purged."""
