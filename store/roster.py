@@ -184,7 +184,9 @@ class Roster:
         statement in the log that breaks them (`verify`, unlock).
         """
         if kind == "vault_init":
-            return "the vault is already initialised" if self.custodian is not None else None
+            if self.custodian is not None:
+                return "the vault is already initialised"
+            return _custodian_problem(stmt)
         if self.custodian is None:
             return "no vault_init statement precedes it"
         key_id = stmt.get("key_id")
@@ -382,6 +384,20 @@ def _b64_len(text: str) -> int:
         return len(b64d(text))
     except ValueError:
         return -1
+
+
+def _custodian_problem(stmt: Mapping[str, object]) -> str | None:
+    """A vault_init names its custodian whole: a name and both 32-byte public keys."""
+    c = stmt.get("custodian")
+    if not isinstance(c, dict):
+        return "vault_init names no custodian"
+    if not isinstance(c.get("name"), str) or not c["name"]:
+        return "the custodian has no name"
+    for member in ("ed25519", "x25519"):
+        value = c.get(member)
+        if not isinstance(value, str) or _b64_len(value) != 32:
+            return f"the custodian's {member} is not a base64 32-byte key"
+    return None
 
 
 def _key_problem(key_id: str, stmt: Mapping[str, object]) -> str | None:
