@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
 import duckdb
-import pyarrow as pa
 
 from store.rowtables import RowsTable, insert_rows, insert_table
 from store.schema import VIEW_COLUMNS, view_ddl
@@ -285,6 +284,8 @@ class ViewRebuild:
         self._current = lo
 
     def _flush(self) -> None:
+        import pyarrow as pa  # a bulk path: importing this module loads no Arrow
+
         _flush(self.vault, self._rows)
         for (table, typed), parts in self._tables.items():
             if typed and len(parts) > 1:  # same schema: the view's own types
@@ -476,6 +477,8 @@ def digest_verdicts_on(
         readable = "TRUE"
     else:
         readable = "f.collection IN (SELECT c FROM _v_scopes)"
+    import pyarrow as pa
+
     digests = sorted(bad)
     con.register(
         "_v_bad",

@@ -11,6 +11,7 @@ file (two PKCS#8 PEM blocks), so "holding the identity" is one thing to protect.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import json
 import os
@@ -81,10 +82,17 @@ def key_id_of(ed25519_public: bytes) -> str:
     return sha256_hex(ed25519_public)
 
 
+@functools.lru_cache(maxsize=1024)
+def _ed25519_public(public: bytes) -> Ed25519PublicKey:
+    """A verify pass checks thousands of signatures by a handful of keys: each key's
+    object is built once (a refused key raises, and nothing is cached for it)."""
+    return Ed25519PublicKey.from_public_bytes(public)
+
+
 def ed25519_verify(public: bytes, signature: bytes, message: bytes) -> None:
     """Raise SignatureError unless `signature` is valid; never returns a bool to forget."""
     try:
-        Ed25519PublicKey.from_public_bytes(public).verify(signature, message)
+        _ed25519_public(bytes(public)).verify(signature, message)
     except (InvalidSignature, ValueError) as exc:
         raise SignatureError("Ed25519 signature does not verify") from exc
 

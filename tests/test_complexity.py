@@ -1,5 +1,5 @@
 """No block is more complex than radon's rank C (20), but for those listed here, and the
-list only shrinks; at most 3 % of the blocks are ranked C; no function nested in another
+list only shrinks; at most 1 % of the blocks are ranked C; no function nested in another
 (which radon scores in no block) is worse than B. `scripts/complexity.py` counts as radon
 counts (radon is not in the environment), and prints every block ranked C or worse."""
 
@@ -12,8 +12,9 @@ from types import ModuleType
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: the goal of issue 28 item 4: blocks ranked C or worse, as a share of all blocks (percent)
-C_SHARE_LIMIT = 3.0
+#: blocks ranked C or worse, as a share of all blocks (percent): issue 28 item 4 asked for 3 %;
+#: with every branch of that issue merged the tree has 0.5 %, and this keeps it from growing back
+C_SHARE_LIMIT = 1.0
 
 # Worse than C when the rule was set (issue 28 item 4), each with its reason to wait; none is
 # left, and a block that grows past C must be split, not listed
@@ -60,7 +61,7 @@ def test_no_block_is_worse_than_rank_c_but_the_listed() -> None:
     assert ALLOWED - worse == set(), "these are C or better now: drop them from ALLOWED"
 
 
-def test_at_most_three_percent_of_the_blocks_are_rank_c_or_worse() -> None:
+def test_at_most_one_percent_of_the_blocks_are_rank_c_or_worse() -> None:
     blocks = _counter().all_blocks()
     ranked_c = sorted(f"{b.complexity} {b.path} {b.name}" for b in blocks if b.complexity > 10)
     share = 100 * len(ranked_c) / len(blocks)

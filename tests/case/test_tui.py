@@ -49,7 +49,7 @@ async def _picker(pilot: Pilot[None]) -> None:
     """Wait for the case picker offered after unlock, with its rows drawn: unlock, then
     the probe worker, then the screen's own load (each starts after the one before)."""
     app = pilot.app
-    for _ in range(50):
+    for _ in range(3000):  # a state to reach, however loaded the machine: no time budget
         await settle(pilot)
         screen = app.screen
         shown = isinstance(screen, CasesScreen) and screen.query_one("#cases", DataTable).row_count
@@ -57,6 +57,7 @@ async def _picker(pilot: Pilot[None]) -> None:
             await pilot.pause()
             return
         await pilot.pause(0.02)
+    raise AssertionError(f"the case picker never showed its rows; the screen is {app.screen!r}")
 
 
 async def _type(pilot: Pilot[None], text: str) -> None:

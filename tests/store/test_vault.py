@@ -65,24 +65,27 @@ def test_only_purge_deletes_and_nothing_updates() -> None:
     for path in sorted(STORE_DIR.glob("*.py")):
         for m in pattern.finditer(path.read_text(encoding="utf-8")):
             found.append(f"{path.name}: {m.group(0).strip()}")
-    assert found == [
-        "audit.py: DROP TABLE IF EXISTS temp.r_{table}",  # scratch tables for verify
-        "batch.py: DELETE FROM blobs WHERE digest = ?",  # Batch.delete_blobs, for purge
-        # the recovery cuts an uncovered tail back to its last valid checkpoint, after
-        # writing it to a quarantine file (`store.recovery`)
-        "recovery.py: DELETE FROM log WHERE seq >= ?",
-        "recovery.py: DELETE FROM {table} WHERE seq >= ?",
-        "recovery.py: DELETE FROM view_groups WHERE grp >= ?",
-        # derived rows that disagree with the signed commitment, replaced by rows derived
-        # again from the log (`ViewGuard._replace`), and the cache of group digests
-        "viewcommit.py: DROP TABLE IF EXISTS temp.main.{table}",
-        "viewcommit.py: DROP TABLE IF EXISTS temp.{scratch}",
-        "viewcommit.py: DROP TABLE IF EXISTS temp.{scratch}",
-        "viewcommit.py: DELETE FROM temp.main.{table} WHERE {where}",
-        "viewcommit.py: DELETE FROM {table} WHERE {where}",
-        "viewcommit.py: DELETE FROM view_groups",
-        "viewcommit.py: DELETE FROM view_groups WHERE grp >= {start // GROUP}",
-    ]
+    # as a multiset: moving a statement within its file changes nothing that matters
+    assert sorted(found) == sorted(
+        [
+            "audit.py: DROP TABLE IF EXISTS temp.r_{table}",  # scratch tables for verify
+            "batch.py: DELETE FROM blobs WHERE digest = ?",  # Batch.delete_blobs, for purge
+            # the recovery cuts an uncovered tail back to its last valid checkpoint, after
+            # writing it to a quarantine file (`store.recovery`)
+            "recovery.py: DELETE FROM log WHERE seq >= ?",
+            "recovery.py: DELETE FROM {table} WHERE seq >= ?",
+            "recovery.py: DELETE FROM view_groups WHERE grp >= ?",
+            # derived rows that disagree with the signed commitment, replaced by rows derived
+            # again from the log (`ViewGuard._replace`), and the cache of group digests
+            "viewcommit.py: DROP TABLE IF EXISTS temp.main.{table}",
+            "viewcommit.py: DROP TABLE IF EXISTS temp.{scratch}",
+            "viewcommit.py: DROP TABLE IF EXISTS temp.{scratch}",
+            "viewcommit.py: DELETE FROM temp.main.{table} WHERE {where}",
+            "viewcommit.py: DELETE FROM {table} WHERE {where}",
+            "viewcommit.py: DELETE FROM view_groups",
+            "viewcommit.py: DELETE FROM view_groups WHERE grp >= {start // GROUP}",
+        ]
+    )
     callers = [
         p.name for p in STORE_DIR.glob("*.py") if "delete_blobs(" in p.read_text() and p.name != "batch.py"
     ]
