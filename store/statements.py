@@ -261,25 +261,6 @@ class ImportedTraceStatement(TypedDict):
     fields: dict[str, FieldFactJSON]
 
 
-StatementJSON = (
-    VaultInitStatement
-    | KeyAddStatement
-    | KeyRevokeStatement
-    | InvestigatorGrantStatement
-    | InvestigatorRevokeStatement
-    | TombstoneStatement
-    | RevisionStatement
-    | DocumentDeletionStatement
-    | AccessStatement
-    | FindingStatement
-    | CaseOpenStatement
-    | TagStatement
-    | NoteStatement
-    | HoldStatement
-    | ReleaseStatement
-    | ImportedTraceStatement
-)
-
 #: what `store.casefile.append_case_statement` signs: a case-file, hold or access statement
 CaseStatementJSON = (
     AccessStatement
@@ -289,4 +270,17 @@ CaseStatementJSON = (
     | NoteStatement
     | HoldStatement
     | ReleaseStatement
+)
+
+StatementJSON = (
+    VaultInitStatement
+    | KeyAddStatement
+    | KeyRevokeStatement
+    | InvestigatorGrantStatement
+    | InvestigatorRevokeStatement
+    | TombstoneStatement
+    | RevisionStatement
+    | DocumentDeletionStatement
+    | CaseStatementJSON
+    | ImportedTraceStatement
 )
