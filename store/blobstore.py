@@ -16,16 +16,13 @@ from contextlib import contextmanager
 import duckdb
 
 from store.rows import BlobRow, DataKeyRow, StoredBlob
-from store.vaultfile import join_wanted
+from store.vaultfile import INDEX_CHUNK, join_wanted
 
 __all__ = ["BlobStore"]
 
 _WANT = itertools.count()
 #: up to this many digests are looked up through the digest index, more by one join
 _POINT_LOOKUPS = 1024
-#: DuckDB plans an IN list longer than its `dynamic_or_filter_threshold` (50) as a join that
-#: reads the whole digest column; a list this long is still looked up in the index
-_INDEX_CHUNK = 48
 #: up to this many digests are looked up a chunk at a time; a longer list is one query
 _CHUNKED = 480
 
@@ -83,7 +80,7 @@ class BlobStore:
 
     def _looked_up(self, wanted: list[str]) -> dict[str, list[BlobRow]]:
         """`rows_many` for a few digests (a trace's texts), through the digest index (RAW_INDEXES)."""
-        step = _INDEX_CHUNK if len(wanted) <= _CHUNKED else len(wanted)
+        step = INDEX_CHUNK if len(wanted) <= _CHUNKED else len(wanted)
         found: list[tuple[str, str, str, bytes, bytes]] = []
         for i in range(0, len(wanted), step):
             found += self._con.execute(

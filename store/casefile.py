@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from store import merkle
 from store.crypto import Identity
@@ -38,8 +38,11 @@ from store.statements import (
     TagStatement,
 )
 from store.textrules import id_problem
-from store.vault import Vault
+from store.vaultfile import INDEX_CHUNK
 from store.words import FindingKind
+
+if TYPE_CHECKING:
+    from store.vault import Vault
 
 __all__ = [
     "HOLD_SUBJECTS",
@@ -47,6 +50,7 @@ __all__ = [
     "Activity",
     "CaseFile",
     "CaseFinding",
+    "CaseFold",
     "CaseProblem",
     "CaseRecord",
     "Hold",
@@ -244,6 +248,18 @@ class CaseFile:
     findings: list[CaseFinding] = field(default_factory=list)
     activity: list[Activity] = field(default_factory=list)
     problems: list[CaseProblem] = field(default_factory=list)
+
+    def copy(self) -> CaseFile:
+        """A file of its own: the items are frozen, so copying the containers suffices."""
+        return CaseFile(
+            dict(self.cases),
+            list(self.tags),
+            list(self.notes),
+            dict(self.holds),
+            list(self.findings),
+            list(self.activity),
+            list(self.problems),
+        )
 
     # -- the one rule ------------------------------------------------------------------
 
@@ -478,15 +494,54 @@ def answer_entries(vault: Vault, answer_id: str, _seen: set[str] | None = None) 
         if m is None or m.answer_id != answer_id:
             continue
         out.add(int(seq))
-        for ps in m.passages:
-            rows = vault.query(
-                "SELECT seq FROM v_revisions WHERE document_id = ? AND revision = ?",
-                [str(ps.document.document_id), str(ps.document.revision)],
-            )
-            out |= {int(r[0]) for r in rows if _revision_at(vault, int(r[0])) is not None}
+        out |= _cited_revisions(
+            vault, {(str(ps.document.document_id), str(ps.document.revision)) for ps in m.passages}
+        )
         for parent in m.lineage:
             out |= set(answer_entries(vault, parent, seen))
     return sorted(out)
+
+
+def _cited_revisions(vault: Vault, cited: set[tuple[str, str]]) -> set[int]:
+    """The revision entries that hold the (document, revision) pairs `cited`: two
+    queries for an answer's passages, however many they are."""
+    documents = sorted({d for d, _r in cited})
+    seqs: list[int] = []
+    for i in range(0, len(documents), INDEX_CHUNK):
+        rows = vault.query(
+            "SELECT seq, document_id, revision FROM v_revisions WHERE document_id = ANY(?)",
+            [documents[i : i + INDEX_CHUNK]],
+        )
+        seqs += [int(q) for q, d, r in rows if (str(d), str(r)) in cited]
+    out: set[int] = set()
+    for seq, entry in _checked_entries(vault, seqs).items():
+        if entry.kind != "revision":
+            continue
+        try:
+            rev = Revision.from_json(entry.payload_json())
+        except (MalformedRecordError, InputError, ValueError):
+            continue
+        if (rev.document_id, rev.revision) in cited:
+            out.add(seq)
+    return out
+
+
+def _checked_entries(vault: Vault, seqs: Iterable[int]) -> dict[int, LogEntry]:
+    """The entries of `seqs` whose bytes hash to their stored leaf, by seq."""
+    wanted = sorted(set(seqs))
+    out: dict[int, LogEntry] = {}
+    for i in range(0, len(wanted), INDEX_CHUNK):
+        rows = vault.query(
+            "SELECT seq, entry, leaf_hash FROM log WHERE seq = ANY(?)", [wanted[i : i + INDEX_CHUNK]]
+        )
+        for seq, data, stored in rows:
+            try:
+                entry = LogEntry.from_bytes(bytes(data))
+            except (InputError, ValueError):
+                continue
+            if entry.leaf == bytes(stored):
+                out[int(seq)] = entry
+    return out
 
 
 def _checked_entry(vault: Vault, seq: int) -> LogEntry | None:
@@ -508,16 +563,6 @@ def _answer_at(vault: Vault, seq: int) -> Any:
     try:
         return entry.answer_record()
     except MalformedRecordError:
-        return None
-
-
-def _revision_at(vault: Vault, seq: int) -> Revision | None:
-    entry = _checked_entry(vault, seq)
-    if entry is None or entry.kind != "revision":
-        return None
-    try:
-        return Revision.from_json(entry.payload_json())
-    except (MalformedRecordError, InputError, ValueError):
         return None
 
 
@@ -605,17 +650,20 @@ def document_digests(vault: Vault, document_id: str) -> set[str]:
     return out
 
 
-def _case_rows(vault: Vault) -> list[EntryRow]:
-    """Roster and case rows, chosen by kind column or by their own bytes (a relabelled
-    hold or revocation is a problem, not a row passed by), plus every access and finding
-    row: whether one belongs to a case is read from its signed statement, not from the
-    editable case index."""
-    return vault.index.rows_claiming(sorted(_FOLD_KINDS | {"access", "finding"}))
+def case_rows(vault: Vault, since: int = 0) -> list[EntryRow]:
+    """Roster and case rows from entry `since` on, chosen by kind column or by their own
+    bytes (a relabelled hold or revocation is a problem, not a row passed by), plus every
+    access and finding row: whether one belongs to a case is read from its signed
+    statement, not from the editable case index."""
+    return vault.index.rows_claiming(sorted(_FOLD_KINDS | {"access", "finding"}), since)
 
 
 def load_casefile(vault: Vault) -> CaseFile:
-    """The case file as the checked log says; unchecked entries are `problems`."""
-    return fold_casefile(_case_rows(vault), vault.leaf_hashes(), vault.origin)
+    """The case file as the checked log says; unchecked entries are `problems`.
+
+    Folded once per open vault and extended by the entries appended since
+    (`store.casecache`); each caller gets its own copy."""
+    return vault.cases.current()
 
 
 def case_row(row_kind: str, entry_kind: str) -> bool:
@@ -627,26 +675,50 @@ def case_row(row_kind: str, entry_kind: str) -> bool:
 def fold_casefile(rows: Iterable[EntryRow], leaves: Sequence[bytes], origin: str) -> CaseFile:
     """The case file from its rows (seq order) and the log's stored leaf hashes, wherever
     they were read from (the vault, or an exported dataset)."""
-    roster = Roster()
-    case = CaseFile()
-    acc = merkle.RootAccumulator()
-    for seq, kind, data, stored in rows:
-        while acc.size < seq and acc.size < len(leaves):
-            acc.append(leaves[acc.size])
-        problem = check_entry(roster, seq, kind, data, stored, origin, acc)
-        if kind in ROSTER_KINDS:
-            continue  # a bad roster row is the roster's problem (unlock and verify refuse it)
-        if problem is not None:
-            case.problems.append(CaseProblem(seq, kind, problem.code, problem.detail))
-            continue
-        entry = LogEntry.from_bytes(data)
-        stmt = entry.payload_json()
-        if not isinstance(stmt, dict):
-            continue
-        found = case.fold(seq, kind, entry.signer or "", stmt)
-        if found is not None:
-            case.problems.append(found)
-    return case
+    fold = CaseFold(origin)
+    fold.extend(rows, leaves)
+    return fold.case
+
+
+class CaseFold:
+    """The case file folded over a prefix of the log, ready to take the rows after it.
+
+    Each row is checked as the roster stood at its place (`store.roster.check_entry`:
+    leaf, kind and seq, signer, and the tree root it was signed over), so the fold keeps
+    the roster it has folded so far and the tree of every leaf before the next row.
+    """
+
+    __slots__ = ("acc", "case", "origin", "roster")
+
+    def __init__(self, origin: str) -> None:
+        self.origin = origin
+        self.roster = Roster()
+        self.case = CaseFile()
+        #: the tree over the leaves before the next row to fold
+        self.acc = merkle.RootAccumulator()
+
+    def extend(self, rows: Iterable[EntryRow], leaves: Sequence[bytes], base: int = 0) -> None:
+        """Fold `rows` (seq order, after every row folded so far); `leaves[i]` is the
+        stored leaf of entry `base + i`, from `base <= acc.size` on."""
+        acc, case = self.acc, self.case
+        if base > acc.size:
+            raise ValueError(f"leaves start at {base}, after the {acc.size} already in the tree")
+        for seq, kind, data, stored in rows:
+            while acc.size < seq and acc.size - base < len(leaves):
+                acc.append(leaves[acc.size - base])
+            problem = check_entry(self.roster, seq, kind, data, stored, self.origin, acc)
+            if kind in ROSTER_KINDS:
+                continue  # a bad roster row is the roster's problem (unlock and verify refuse it)
+            if problem is not None:
+                case.problems.append(CaseProblem(seq, kind, problem.code, problem.detail))
+                continue
+            entry = LogEntry.from_bytes(data)
+            stmt = entry.payload_json()
+            if not isinstance(stmt, dict):
+                continue
+            found = case.fold(seq, kind, entry.signer or "", stmt)
+            if found is not None:
+                case.problems.append(found)
 
 
 def append_case_statement(vault: Vault, signer: Identity, kind: str, stmt: CaseStatementJSON) -> int:

@@ -56,19 +56,23 @@ class LogIndex:
         if added_guarded:
             self._tombstones = None
 
-    def rows_claiming(self, kinds: Sequence[str]) -> list[EntryRow]:
-        """Every row whose kind column or
-        whose own bytes name one of `kinds`, in seq order; callers decide by the bytes.
+    def rows_claiming(self, kinds: Sequence[str], since: int = 0) -> list[EntryRow]:
+        """Every row from entry `since` on whose kind column or whose own bytes name one
+        of `kinds`, in seq order; callers decide by the bytes.
 
         The bytes' tail is read in SQL (one pass, no entry bytes leave DuckDB but those
         selected)."""
-        wanted = sorted(kinds)
+        wanted = set(kinds)
         tails = self._tail_kinds()
-        chosen = {seq for seq, kind in enumerate(tails) if kind in wanted}
+        start = max(since, 0)
+        chosen = {seq for seq in range(start, len(tails)) if tails[seq] in wanted}
         by_column = self._con.execute(
-            "SELECT seq FROM log WHERE kind IN (SELECT unnest(?::VARCHAR[]))", [wanted]
+            "SELECT seq FROM log WHERE seq >= ? AND kind IN (SELECT unnest(?::VARCHAR[]))",
+            [start, sorted(wanted)],
         )
         chosen.update(int(r[0]) for r in by_column.fetchall())
+        if not chosen:
+            return []  # joining an empty list costs DuckDB a scan of the whole log
         # two queries: with an OR of both conditions DuckDB reads every entry's bytes
         rows = self._con.execute(
             "SELECT l.seq, l.kind, l.entry, l.leaf_hash FROM (SELECT unnest(?::BIGINT[]) AS seq) AS s "

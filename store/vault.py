@@ -28,6 +28,7 @@ import duckdb
 from store import merkle
 from store.batch import Batch, append_batch
 from store.blobstore import BlobStore
+from store.casecache import CaseCache
 from store.crypto import Identity, PublicIdentity, b64d, b64e, sha256_hex
 from store.entries import LogEntry, Statement
 from store.errors import AccessDeniedError, VaultDamagedError, VaultError
@@ -80,6 +81,8 @@ class Vault:
         self.blobs = BlobStore(con)
         self.index = LogIndex(con)
         self.rosters = RosterCache(self)
+        #: the case file folded so far (`store.casecache`)
+        self.cases = CaseCache(self)
         self.tree = TreeHead(self)
         #: the derived tables' check against the signed commitment (`store.viewcommit`)
         self.views = ViewGuard(self)
@@ -322,6 +325,7 @@ class Vault:
         the log back."""
         self.tree.reset()
         self.rosters.reset()
+        self.cases.reset()
         self.index.reset()
         self.views.reset()
 

@@ -35,6 +35,10 @@ __all__ = [
 _PID = re.compile(r"\(PID (\d+)\)")
 _LOCKED = re.compile(r"Could not set lock|Conflicting lock", re.IGNORECASE)
 #: DuckDB's own limits: the buffer pool otherwise grows to 80 % of RAM on a large vault
+#: DuckDB plans an IN list (or `= ANY(?)` of a list) longer than its
+#: `dynamic_or_filter_threshold` (50) as a join that reads the whole column; a list this
+#: long is still looked up in the index, so point look-ups go a chunk at a time
+INDEX_CHUNK = 48
 MEMORY_LIMIT = os.environ.get("TRACER_DUCKDB_MEMORY_LIMIT", "512MB")
 
 

@@ -43,7 +43,7 @@ def test_index_agrees_with_sql_including_shared_prefixes_and_strangers(
     assert _lookups(vault, asked) == plain
     # looked up a chunk at a time (a long IN list is planned as a scan): still the same rows
     monkeypatch.setattr(vault_module, "_POINT_LOOKUPS", 1024)
-    monkeypatch.setattr(vault_module, "_INDEX_CHUNK", 2)
+    monkeypatch.setattr(vault_module, "INDEX_CHUNK", 2)
     assert _lookups(vault, asked) == plain
 
 
