@@ -53,10 +53,17 @@ def ensure_vault(passages: int, out: Path | None = None) -> Path:
     base = vault_dir(passages, out)
     meta = base / "meta.json"
     if meta.is_file() and json.loads(meta.read_text()).get("gen_version") == GEN_VERSION:
+        from store.errors import VaultInUseError
         from store.vault import Vault
 
-        # a view table added since the cache was built is derived on a writable open
-        Vault.open(base / "vault").close()
+        # a view table added since the cache was built is derived on a writable open; a
+        # bench in another process may hold the file for a moment doing the same
+        for _ in range(120):
+            try:
+                Vault.open(base / "vault").close()
+                break
+            except VaultInUseError:
+                time.sleep(0.5)
         return base / "vault"
     cmd = [sys.executable, str(ROOT / "bench" / "gen.py"), "--passages", str(passages), "--out", str(base)]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)

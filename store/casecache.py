@@ -12,9 +12,10 @@ progress are never remembered: inside a batch the file is folded afresh.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from store.casefile import CaseFile, CaseFold, case_rows
+from store.casefile import CaseFile, CaseFold, case_rows, digests_by_entry
 
 if TYPE_CHECKING:
     from store.vault import Vault
@@ -30,10 +31,26 @@ class CaseCache:
         self._fold: CaseFold | None = None
         #: entries of the log the fold has seen (rows before this are folded)
         self._size = 0
+        #: the text digests each held answer's entries name, read once (`named_digests`)
+        self._named: dict[int, frozenset[str]] = {}
 
     def reset(self) -> None:
         self._fold = None
         self._size = 0
+        self._named = {}
+
+    def named_digests(self, seqs: Iterable[int]) -> dict[int, frozenset[str]]:
+        """`casefile.digests_by_entry` of `seqs`, each entry read once per open vault: a
+        purge asks for the entries of every hold in force, so without this each purge
+        cost more the more holds there were. An entry whose bytes do not hash to its
+        leaf names nothing, then as later."""
+        wanted = {int(q) for q in seqs}
+        missing = wanted - self._named.keys()
+        found = digests_by_entry(self._vault, missing) if missing else {}
+        read = {q: frozenset(found.get(q, ())) for q in missing}
+        if not self._vault.in_batch:  # rows of a batch in progress may yet roll back
+            self._named.update(read)
+        return {q: read[q] if q in read else self._named[q] for q in wanted}
 
     def current(self) -> CaseFile:
         """A copy of the case file as the whole log says now."""

@@ -434,7 +434,7 @@ class CaseFile:
         out: list[Hold] = []
         in_force = self.holds_in_force()
         # the held answers' own signed lists, read in one query: no derived table is read
-        named = digests_by_entry(vault, [q for h in in_force if h.entries for q in h.entries])
+        named = vault.cases.named_digests(q for h in in_force if h.entries for q in h.entries)
         for h in in_force:
             if _covers(vault, h, digest, named):
                 out.append(h)
@@ -454,7 +454,7 @@ _FOLDS: dict[str, Callable[[CaseFile, int, str, str, Mapping[str, object]], None
 }
 
 
-def _covers(vault: Vault, h: Hold, digest: str, named: dict[int, set[str]]) -> bool:
+def _covers(vault: Vault, h: Hold, digest: str, named: Mapping[int, frozenset[str]]) -> bool:
     """Whether hold `h` covers the text `digest`; `named` holds the digests of the entries
     held answers signed."""
     if h.subject_kind == "digest":
@@ -528,19 +528,14 @@ def _cited_revisions(vault: Vault, cited: set[tuple[str, str]]) -> set[int]:
 
 def _checked_entries(vault: Vault, seqs: Iterable[int]) -> dict[int, LogEntry]:
     """The entries of `seqs` whose bytes hash to their stored leaf, by seq."""
-    wanted = sorted(set(seqs))
     out: dict[int, LogEntry] = {}
-    for i in range(0, len(wanted), INDEX_CHUNK):
-        rows = vault.query(
-            "SELECT seq, entry, leaf_hash FROM log WHERE seq = ANY(?)", [wanted[i : i + INDEX_CHUNK]]
-        )
-        for seq, data, stored in rows:
-            try:
-                entry = LogEntry.from_bytes(bytes(data))
-            except (InputError, ValueError):
-                continue
-            if entry.leaf == bytes(stored):
-                out[int(seq)] = entry
+    for seq, (data, stored) in vault.rows_at(list(seqs)).items():
+        try:
+            entry = LogEntry.from_bytes(data)
+        except (InputError, ValueError):
+            continue
+        if entry.leaf == stored:
+            out[seq] = entry
     return out
 
 

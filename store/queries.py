@@ -188,15 +188,12 @@ def _answer_entry(vault: Vault, answer_id: str) -> tuple[int, LogEntry | None] |
     """(seq, the entry when it logs `answer_id`; None in its place when it logs another)."""
     # the first row is chosen here: ORDER BY ... LIMIT 1 makes DuckDB scan v_answers
     # instead of looking the id up in its index
-    rows = vault.query(
-        "SELECT a.seq, l.entry FROM v_answers a LEFT JOIN log l ON l.seq = a.seq WHERE a.answer_id = ?",
-        [answer_id],
-    )
+    rows = vault.query("SELECT seq FROM v_answers WHERE answer_id = ?", [answer_id])
     if not rows:
         return None
-    first = min(rows, key=lambda r: int(r[0]))
-    seq = int(first[0])
-    return seq, _entry_of(answer_id, first[1])
+    seq = min(int(r[0]) for r in rows)
+    found = vault.rows_at([seq]).get(seq)
+    return seq, _entry_of(answer_id, found[0] if found else None)
 
 
 def _entry_of(answer_id: str, data: bytes | None) -> LogEntry | None:
@@ -223,14 +220,14 @@ def answer_entries_many(vault: Vault, answer_ids: list[str]) -> dict[str, tuple[
     if not answer_ids:
         return {}
     rows = vault.query(
-        "SELECT a.answer_id, a.seq, l.entry FROM v_answers a LEFT JOIN log l ON l.seq = a.seq "
-        "WHERE a.answer_id = ANY(?)",
-        [sorted(set(answer_ids))],
+        "SELECT answer_id, seq FROM v_answers WHERE answer_id = ANY(?)", [sorted(set(answer_ids))]
     )
-    first: dict[str, tuple[int, bytes | None]] = {}
-    for aid, seq, data in rows:
-        if aid not in first or int(seq) < first[aid][0]:
-            first[str(aid)] = (int(seq), data)
+    seqs: dict[str, int] = {}
+    for aid, seq in rows:
+        if aid not in seqs or int(seq) < seqs[aid]:
+            seqs[str(aid)] = int(seq)
+    stored = vault.rows_at(list(seqs.values()))
+    first = {aid: (seq, stored[seq][0] if seq in stored else None) for aid, seq in seqs.items()}
     out: dict[str, tuple[int, LogEntry]] = {}
     for aid, (seq, data) in first.items():
         try:
@@ -478,13 +475,6 @@ def revision_seqs_many(vault: Vault, document_ids: list[str]) -> list[tuple[str,
 
 
 def log_rows_many(vault: Vault, seqs: list[int]) -> list[tuple[int, bytes, bytes]]:
-    """(seq, entry bytes, stored leaf hash) of these log rows, in one query; the caller
+    """(seq, entry bytes, stored leaf hash) of these log rows (`Vault.rows_at`); the caller
     checks the bytes against the leaf and the leaves against a signed checkpoint."""
-    if not seqs:
-        return []
-    rows = vault.query(
-        "SELECT l.seq, l.entry, l.leaf_hash FROM (SELECT unnest(?::BIGINT[]) AS seq) AS s "
-        "JOIN log AS l ON l.seq = s.seq",
-        [sorted(set(seqs))],
-    )
-    return [(int(s), bytes(e), bytes(h)) for s, e, h in rows]
+    return [(q, d, h) for q, (d, h) in vault.rows_at(seqs).items()]

@@ -39,7 +39,7 @@ from store.rostercache import RosterCache
 from store.rows import EntryRow
 from store.schema import DB_FILE, FORMAT, RAW_DDL, RAW_INDEXES, VIEW_COLUMNS, VIEW_INDEXES, view_ddl
 from store.treehead import TreeHead
-from store.vaultfile import add_views, check_tables, connect, one
+from store.vaultfile import INDEX_CHUNK, add_views, check_tables, connect, one
 from store.viewcommit import DDL as VIEW_GROUPS_DDL
 from store.viewcommit import ViewGuard
 
@@ -68,6 +68,10 @@ def _require_select(con: duckdb.DuckDBPyConnection, sql: str) -> None:
         raise VaultError(f"Vault.query accepts SELECT statements only, got {shown}")
     if len(_SELECTS) < 4096:
         _SELECTS.add(sql)
+
+
+#: beyond this many seqs `Vault.rows_at` joins the list to the log in one query
+_JOIN_ABOVE = 480
 
 
 class Vault:
@@ -228,6 +232,32 @@ class Vault:
         if row is None:
             raise VaultError(f"{self.path}: no log entry {seq}")
         return LogEntry.from_bytes(bytes(row[0]))
+
+    def rows_at(self, seqs: Sequence[int]) -> dict[int, tuple[bytes, bytes]]:
+        """(entry bytes, stored leaf) of each of `seqs` the log holds, by seq.
+
+        Point look-ups on the log's key, a chunk at a time: joining a view to the log
+        instead builds a hash table over the whole log, which a trace paid on every
+        answer (see docs/benchmarks.md); a long list is still one join."""
+        wanted = sorted(set(seqs))
+        out: dict[int, tuple[bytes, bytes]] = {}
+        if len(wanted) > _JOIN_ABOVE:  # so many that one pass over the log costs less
+            rows = self.con.execute(
+                "SELECT l.seq, l.entry, l.leaf_hash FROM (SELECT unnest(?::BIGINT[]) AS seq) AS s "
+                "JOIN log AS l ON l.seq = s.seq",
+                [wanted],
+            ).fetchall()
+            return {int(q): (bytes(d), bytes(h)) for q, d, h in rows}
+        for i in range(0, len(wanted), INDEX_CHUNK):
+            part = wanted[i : i + INDEX_CHUNK]
+            marks = ", ".join("?" * len(part))
+            rows = self.con.execute(
+                f"SELECT seq, entry, leaf_hash FROM log WHERE seq IN ({marks})",  # noqa: S608 - placeholders only
+                part,
+            ).fetchall()
+            for seq, data, leaf in rows:
+                out[int(seq)] = (bytes(data), bytes(leaf))
+        return out
 
     def raw_entries(self, start: int = 0, end: int | None = None) -> Iterator[EntryRow]:
         """The log's rows in seq order, read in pages.

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from store import casefile, merkle
+from store import admin, casecache, casefile, merkle
 from store.casefile import case_rows, fold_casefile, load_casefile
 from store.crypto import Identity
 from store.entries import LogEntry, Statement, make_statement, place_of
+from store.errors import VaultError
 from store.merkle import root
 from store.statements import HoldStatement
 from store.vault import Vault
@@ -28,6 +29,13 @@ def _hold(subject: str, reason: str = "litigation") -> HoldStatement:
         "reason": reason,
         "at": "2026-07-01T00:00:00Z",
     }
+
+
+def _purge(world: World) -> int:
+    c = world.case
+    return admin.purge(
+        c.vault, c.custodian, world.passage_digest, "retention", "x", "dpo", "2026-07-01T00:00:00Z"
+    )
 
 
 def _insert(vault: Vault, entry: LogEntry) -> int:
@@ -166,3 +174,35 @@ def test_an_answers_entries_are_the_same_looked_up_a_chunk_at_a_time(
     # read as it is, not mended first: the entry's own bytes must refuse it
     monkeypatch.setattr(c.vault.views, "require", lambda *_tables: None)
     assert other not in casefile.answer_entries(c.vault, "ans-restart")
+
+
+def test_a_purge_reads_each_held_answers_entries_once_and_still_refuses(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A purge checks every hold in force; the digests a held answer's signed entries
+    name are read once per open vault, and the refusal is the same every time."""
+    s = world.session("ines")
+    seq = CaseDesk(s).hold("answer", "ans-restart", "preserve")
+    s.close()
+    c = world.case
+    c.reopen()
+    read: list[set[int]] = []
+    real = casefile.digests_by_entry
+
+    def counting(vault: Vault, seqs: set[int]) -> dict[int, set[str]]:
+        read.append(set(seqs))
+        return real(vault, seqs)
+
+    monkeypatch.setattr(casecache, "digests_by_entry", counting)
+    for _ in range(3):
+        with pytest.raises(VaultError, match=f"hold at log entry {seq} on answer"):
+            admin.purge(
+                c.vault, c.custodian, world.passage_digest, "retention", "x", "dpo", "2026-07-01T00:00:00Z"
+            )
+    assert len(read) == 1 and read[0]
+    c.vault.forget_tree()  # a failed batch or a cut-back log: read again
+    with pytest.raises(VaultError, match="under legal hold"):
+        admin.purge(
+            c.vault, c.custodian, world.passage_digest, "retention", "x", "dpo", "2026-07-01T00:00:00Z"
+        )
+    assert len(read) == 2
