@@ -63,3 +63,30 @@ def test_a_statement_that_changed_the_keyring_late_stops_verification(
     monkeypatch.setattr(dataset_verify, "_entry_kind", lambda data: "")
     with pytest.raises(RuntimeError, match="changed the keyring"):
         verify_dataset(exported.dataset)
+
+
+def test_answer_refs_read_at_once_are_those_read_one_by_one(exported: Exported) -> None:
+    """A derived passage's source answer, from the one query after the facts are kept,
+    is what the per-answer query gives (first manifest by seq; unknown ids none)."""
+    from store.dataset import DatasetReader
+
+    seen: list[DatasetReader] = []
+    original = DatasetReader.end_facts
+
+    def keep(self: DatasetReader, stored: pa.Table) -> None:
+        original(self, stored)
+        seen.append(self)
+        ids = [
+            str(r[0])
+            for r in self.con.execute("SELECT DISTINCT answer_id FROM temp.r_answer_refs").fetchall()
+        ]
+        assert ids
+        self._facts_kept = False
+        one_by_one = {a: self.answer_text_ref(a) for a in [*ids, "no-such-answer"]}
+        self._facts_kept = True
+        assert {a: self.answer_text_ref(a) for a in one_by_one} == one_by_one
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(DatasetReader, "end_facts", keep)
+        found = [f.to_json() for f in verify_dataset(exported.dataset).findings]
+    assert seen and found == exported.verify_json["findings"]
