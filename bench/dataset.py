@@ -49,6 +49,19 @@ def _export_dir(args: argparse.Namespace) -> Path:
     return Path(base) / f"{args.passages}-{args.row_group}"
 
 
+def _reap_fork_server() -> None:
+    """Stop the fork server verify-dataset's workers were forked from (it outlives the
+    pool, to serve the next one): its workers are its children, not this process's, so
+    their CPU seconds reach `RUSAGE_CHILDREN` only once it has exited and been waited
+    for.  `_stop` is multiprocessing's own (its tests stop the server so)."""
+    from multiprocessing import forkserver
+
+    server = getattr(forkserver, "_forkserver", None)
+    stop = getattr(server, "_stop", None)
+    if stop is not None:
+        stop()
+
+
 def _cpu() -> float:
     """CPU seconds of this process and its waited-for children (the worker pools): on a
     machine shared with other work, a figure the load changes far less than wall time."""
@@ -81,7 +94,9 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
     def run_dataset() -> tuple[Any, float, float]:
         c, t = _cpu(), time.perf_counter()
         ds = verify_dataset(out)
-        return ds, time.perf_counter() - t, _cpu() - c
+        t = time.perf_counter() - t
+        _reap_fork_server()
+        return ds, t, _cpu() - c
 
     if args.dataset_first:
         ds, dt, dc = run_dataset()

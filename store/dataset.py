@@ -164,6 +164,10 @@ class DatasetReader:
         if not log.is_file():
             raise DatasetError(f"{root}: not a dataset ({LOG_FILE} is missing)")
         self._log: pa.Table | None = None
+        #: answer id -> its first manifest's (answer digest, collection), read in one query
+        #: once the facts are kept (`end_facts`)
+        self._answer_refs: dict[str, tuple[str, str]] | None = None
+        self._facts_kept = False
         self.con = duckdb.connect(":memory:")
         self.con.execute("SET enable_progress_bar = false")
         if threads:
@@ -278,6 +282,7 @@ class DatasetReader:
         from store import audit
 
         audit.keep_facts(self.con)
+        self._facts_kept, self._answer_refs = True, None
         self.con.register("_stored_blobs", stored)
         self.con.execute(
             "CREATE OR REPLACE TEMP TABLE blobs AS SELECT digest, collection, dk_id FROM _stored_blobs"
@@ -299,7 +304,17 @@ class DatasetReader:
 
     def answer_text_ref(self, answer_id: str) -> tuple[str, str] | None:
         """(answer digest, collection) of an answer's first manifest, from the facts kept
-        by `load_facts` (as `store.audit.answer_text_ref` reads a vault's)."""
+        by `load_facts` (as `store.audit.answer_text_ref` reads a vault's).  Once they are
+        kept, every answer's is read in one query (a derived passage asks per passage)."""
+        if self._facts_kept:
+            if self._answer_refs is None:
+                self._answer_refs = {}
+                for aid, digest, collection in self.con.execute(
+                    "SELECT answer_id, answer_sha256, collection FROM temp.r_answer_refs "
+                    "WHERE answer_id IS NOT NULL ORDER BY seq"
+                ).fetchall():
+                    self._answer_refs.setdefault(str(aid), (str(digest), str(collection)))
+            return self._answer_refs.get(answer_id)
         rows = self.con.execute(
             "SELECT answer_sha256, collection FROM temp.r_answer_refs "
             "WHERE answer_id = ? ORDER BY seq LIMIT 1",

@@ -11,17 +11,23 @@ position, and are handed on as each slice's arrive, so the verifying process loa
 their view rows and traces their passages while the workers check the next slices.
 
 The pool is started before the log is read, so the workers' start-up overlaps the leaf
-and statement passes.  Workers are spawned (never forked from a process holding
-DuckDB) and receive public keyrings and log rows only: no data key and no text.  Where
-no process can be started (a sandbox without semaphores) the same checks run here.
+and statement passes.  Workers are never forked from a process holding DuckDB: where the
+platform has one, a fork server (a fresh interpreter, started once per process) imports
+this module and forks each worker from itself, so the imports a worker needs are paid
+once rather than once per worker (~0.5 CPU-s each, `docs/benchmarks.md`); elsewhere they
+are spawned.  Workers receive public keyrings and log rows only: no
+data key and no text.  Where no process can be started (a sandbox without semaphores)
+the same checks run here.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from multiprocessing import get_context
+from multiprocessing import get_all_start_methods, get_context
+from multiprocessing.context import BaseContext
 from types import TracebackType
 
 import pyarrow as pa
@@ -67,6 +73,21 @@ def _ready() -> None:
     """A first task per worker: importing this module is the start-up it waits for."""
 
 
+def _context() -> BaseContext:
+    """A fork server that has imported this module, where the platform has one (Linux,
+    macOS), else spawn: either way no worker is forked from a process with a DuckDB
+    connection open (the server imports DuckDB, never connects)."""
+    if "forkserver" in get_all_start_methods():
+        context = get_context("forkserver")
+        # pandas too: pyarrow imports it (when installed) on a process's first `pa.array`
+        # of a list, to ask whether the list is a pandas object; imported in the server,
+        # a worker finds it there.  The server is started once per process, at the first
+        # pool: one already running keeps what it imported
+        context.set_forkserver_preload([__name__, "pandas"])
+        return context
+    return get_context("spawn")
+
+
 class PoolChecks:
     """A `ManifestRows` over a process pool, used as a context manager that owns the pool."""
 
@@ -74,27 +95,46 @@ class PoolChecks:
         self.workers = worker_count(entries, workers)
         self.batch_rows = batch_rows
         self._pool: ProcessPoolExecutor | None = None
+        self._starting: threading.Thread | None = None
 
     @property
     def running(self) -> bool:
         """True while worker processes are there to take tasks (else checks run here)."""
-        return self._pool is not None
+        return self._started() is not None
 
     def __enter__(self) -> PoolChecks:
         if self.workers:
-            try:
-                self._pool = ProcessPoolExecutor(self.workers, mp_context=get_context("spawn"))
-                for _ in range(self.workers):
-                    self._pool.submit(_ready)
-            except (OSError, ValueError, RuntimeError, BrokenProcessPool):
-                self._pool = None
+            # started on a thread: the first worker waits for the fork server to import
+            # this module (a second or so), which the log's read need not wait for
+            self._starting = threading.Thread(target=self._start, name="verify-dataset-pool", daemon=True)
+            self._starting.start()
         return self
+
+    def _start(self) -> None:
+        pool = None
+        try:
+            pool = ProcessPoolExecutor(self.workers, mp_context=_context())
+            for _ in range(self.workers):
+                pool.submit(_ready)
+        except (OSError, ValueError, RuntimeError, BrokenProcessPool):
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
+            return
+        self._pool = pool
+
+    def _started(self) -> ProcessPoolExecutor | None:
+        """The pool once its start (on its thread) is over; None where it failed."""
+        if self._starting is not None:
+            self._starting.join()
+            self._starting = None
+        return self._pool
 
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
+        pool = self._started()
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
             self._pool = None
 
     def __call__(
@@ -106,6 +146,7 @@ class PoolChecks:
         step = _slice_rows(log.num_rows, self.workers, self.batch_rows)
         slices = [log.slice(start, step) for start in range(0, log.num_rows, step)]
         futures: list[Future[BatchResult] | None] = []
+        self._started()
         for part in slices:
             future = None
             if self._pool is not None:

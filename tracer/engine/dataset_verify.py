@@ -174,6 +174,11 @@ class _Statements:
     root: bytes = b""
     tasks: list[Task] = field(default_factory=list)
     deferred: list[Task] = field(default_factory=list)
+    roots_before: dict[int, bytes] = field(default_factory=dict)
+    #: the statement rows left for `_other_statements`: (row, bytes, kind its bytes say)
+    later: list[tuple[_Row, bytes, str]] = field(default_factory=list)
+    traced: dict[int, tuple[list[Task], list[Task]]] = field(default_factory=dict)
+    cases: dict[int, EntryRow] = field(default_factory=dict)
 
     @property
     def keyring(self) -> Roster:
@@ -223,6 +228,7 @@ class _Verifier:
         waiting = self.manifests(
             self.reader, plan.context(stmts.keyrings), [r.pos for r in log.rows if not r.statement]
         )
+        self._other_statements(stmts, plan)
         texts, text_cols, bad = self._meanwhile(manifest, env, plan, log, roots, stmts, files_at)
         facts = _statement_rows(stmts)
         self.reader.begin_facts({t: facts.get(t, []) for t in _tables()})
@@ -375,14 +381,16 @@ class _Verifier:
         return by_size
 
     def _statements(self, log: _Log, plan: _Plan, by_size: dict[int, list[_Cp]]) -> _Statements:
-        """Pass 2: the statement rows in log order, each against the root before it and
-        the keyring as folded so far; where each checkpoint falls."""
+        """Pass 2, first part: where each checkpoint falls, the root before each statement
+        row, and the statements that may change who signs (`ROSTER_KINDS`, by the kind
+        their bytes say, as `check_run` folds them), in log order: the keyrings, all the
+        workers need, so they start before the other statements are checked
+        (`_other_statements`)."""
         out = _Statements()
         acc = RootAccumulator()
-        roots_before: dict[int, bytes] = {}
         for r in log.rows:
             if r.statement:
-                roots_before[r.pos] = acc.root()
+                out.roots_before[r.pos] = acc.root()
             acc.append(r.leaf)
             if acc.size in by_size:
                 out.cp_after[r.pos] = (by_size.pop(acc.size), acc.root())
@@ -393,13 +401,37 @@ class _Verifier:
             if data is not None:
                 if guarded_kind(data) is not None:
                     guard.update(b"%d:%s\n" % (r.seq, r.stored.hex().encode("ascii")))
-                self._statement(out, r, data, plan, roots_before[r.pos])
+                kind = _entry_kind(data)
+                if kind in ROSTER_KINDS:
+                    self._statement(out, r, data, kind, plan, out.keyring)
+                else:
+                    out.later.append((r, data, kind))
             if r.pos in out.cp_after:
                 out.guard_at[r.pos] = guard.hexdigest()
         return out
 
-    def _statement(self, out: _Statements, r: _Row, data: bytes, plan: _Plan, root: bytes) -> None:
-        keyring = out.keyring
+    def _other_statements(self, out: _Statements, plan: _Plan) -> None:
+        """Pass 2, second part (while the workers check manifests): every other statement
+        row against the keyring in force at its place.  None of them can change it
+        (`check_run` folds only `ROSTER_KINDS`); one that did would mean the keyrings the
+        workers were given are wrong, so it stops the verification."""
+        for r, data, kind in out.later:
+            ring = _ring_at(out.keyrings, r.pos)
+            changed = self._statement(out, r, data, kind, plan, ring)
+            if changed:
+                raise RuntimeError(f"entry {r.seq}: a {kind!r} statement changed the keyring")
+        out.later = []
+        for pos in sorted(out.per_row):
+            tasks, deferred = out.traced.get(pos, ([], []))
+            out.tasks.extend(tasks)
+            out.deferred.extend(deferred)
+        out.case_rows = [row for _pos, row in sorted(out.cases.items())]
+
+    def _statement(
+        self, out: _Statements, r: _Row, data: bytes, kind: str, plan: _Plan, keyring: Roster
+    ) -> bool:
+        """One statement row checked against `keyring`; True when it changed it (then the
+        new keyring applies from the next row)."""
         result = check_run(
             RunInput(
                 [LogRow(r.seq, r.kind, data, r.stored, r.leaf)],
@@ -409,19 +441,20 @@ class _Verifier:
                 plan.scopes,
                 False,
                 plan.origin,
-                {r.seq: root},
+                {r.seq: out.roots_before[r.pos]},
             )
         )
         _seq, found, manifest_row = result.entries[0]
         extra = signer_finding(r.seq, r.signer, result.signers[0])
         out.per_row[r.pos] = RowResult(found + ([extra] if extra else []), manifest_row, result.rows)
-        out.tasks.extend(result.tasks)
-        out.deferred.extend(result.deferred)
-        if result.keyring.version != keyring.version:
+        if result.tasks or result.deferred:
+            out.traced[r.pos] = (result.tasks, result.deferred)
+        changed = result.keyring.version != keyring.version
+        if changed:
             out.keyrings.append((r.pos + 1, result.keyring))
-        kind = _entry_kind(data)
         if r.kind in ROSTER_KINDS or kind in ROSTER_KINDS or case_row(r.kind, kind):
-            out.case_rows.append(EntryRow(r.seq, r.kind, data, r.stored))
+            out.cases[r.pos] = EntryRow(r.seq, r.kind, data, r.stored)
+        return changed
 
     def _meanwhile(
         self,
