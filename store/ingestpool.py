@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -70,13 +71,28 @@ def _ready() -> None:
     """A first task per worker: its start is importing `store.ingestprep`."""
 
 
+def _orphan_watch(parent: int) -> None:
+    """Runs in each worker: exit once the process that started it is gone. A worker left
+    behind by a killed ingest would otherwise idle for ever, holding the pipes it
+    inherited (a caller reading the dead process's output would never see it end)."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.2)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="orphan-watch", daemon=True).start()
+
+
 class IngestPool:
     """Spawned workers running `prepare_chunk`; `broken` once one died (then unused)."""
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
         self.broken = False
-        self._pool: ProcessPoolExecutor | None = ProcessPoolExecutor(workers, mp_context=get_context("spawn"))
+        self._pool: ProcessPoolExecutor | None = ProcessPoolExecutor(
+            workers, mp_context=get_context("spawn"), initializer=_orphan_watch, initargs=(os.getpid(),)
+        )
         for _ in range(workers):
             self._pool.submit(_ready)
 

@@ -142,3 +142,40 @@ def test_workers_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TRACER_INGEST_WORKERS", "two")
     with pytest.raises(Exception, match="TRACER_INGEST_WORKERS"):
         ingestpool.worker_count()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_workers_of_a_killed_ingest_exit(tmp_path: Path) -> None:
+    """A process killed mid-ingest (the crash loops do it) leaves no worker behind holding
+    its pipes: each worker watches for its parent and exits."""
+    import subprocess
+    import sys
+    import time
+
+    code = (
+        "import sys, time\n"
+        "from store.ingestpool import IngestPool\n"
+        "pool = IngestPool(1)\n"
+        "pool._pool.submit(int).result()\n"  # the worker is up
+        "print(*pool.pids(), flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    pids = [int(p) for p in proc.stdout.readline().split()]
+    assert pids
+    proc.kill()
+    proc.wait()
+    deadline = time.monotonic() + 60  # a liveness bound, not a speed check
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(p) for p in pids)
+    assert proc.stdout.read() == ""  # the pipe ended: no process holds it
