@@ -8,9 +8,9 @@ costs nothing but its start. Results are taken back strictly in file order.
 
 One pool serves every call of the process (`shared_pool`): the bench and a generator's
 many batches, the outbox drain, a `tracer ingest` of many files. Spawning a worker costs
-an interpreter and the imports of `store.ingestprep` (~0.2 s of CPU), more than a worker
-saves on a few hundred files, so the pool is started only for calls of at least
-`POOL_MIN_FILES` files, and its workers stay idle between calls. Workers are spawned,
+an interpreter and the imports of `store.ingestprep`, more than a worker saves on a few
+hundred files (docs/benchmarks.md, issue 23 item 2), so the pool is started only for
+calls of at least `POOL_MIN_FILES` files, and its workers stay idle between calls. Workers are spawned,
 never forked from a process holding DuckDB, and receive public keys and file paths only.
 Where no process can be started, or a worker dies, the same functions run here.
 """
