@@ -34,13 +34,30 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench import common
 
 
+def _workers_cpu() -> float:
+    """CPU seconds the shared ingest pool's live workers have used so far."""
+    from store import ingestpool
+
+    pool = ingestpool.running_pool()
+    total = 0.0
+    for pid in pool.pids() if pool is not None else []:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
 def child(args: argparse.Namespace) -> dict[str, Any]:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
     from bench.corpus import Corpus
     from bench.gen import ingest_files, new_vault, write_files
+    from store import ingestpool
     from store.dsse import pae
+    from store.ingest import ingest
 
     work = Path(tempfile.mkdtemp(prefix="tracer-bench-ingest-"))
     try:
@@ -51,22 +68,28 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
         }
         aes = AESGCM(AESGCM.generate_key(bit_length=256))
         nonce = os.urandom(12)
+        custodian = common.custodian()
         corpus = Corpus(args.passages)
         t_ingest, t_ed, t_sha, t_leaf, t_aes = (common.Timer() for _ in range(5))
         n_man = n_texts = n_bytes = 0
-        last_rate = 0.0
+        last_rate = cpu_main = 0.0
         for batch in corpus.batches():
             inputs = work / "inputs"
-            ingest_files(vault, write_files(batch, inputs, "sources"), batch.now)
+            # in this process, so the timed calls are the ones that start the worker pool
+            sources = write_files(batch, inputs, "sources")
+            if sources and not ingest(vault, sources, custodian, batch.now, workers=0).ok:
+                raise SystemExit("ingest of the batch's sources refused")
             shutil.rmtree(inputs, ignore_errors=True)
             if not batch.manifests:
                 continue
             files = write_files(batch, inputs, "manifests")
             start = vault.size()
             t0 = time.perf_counter()
+            c0 = time.process_time()
             with t_ingest:
                 ingest_files(vault, files, batch.now)
             last_rate = len(files) / (time.perf_counter() - t0)
+            cpu_main += time.process_time() - c0
             shutil.rmtree(inputs, ignore_errors=True)
             # the floor for exactly these manifests
             sigs = []
@@ -101,6 +124,7 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
             print(f"[ingest] {n_man}/{corpus.n_manifests} manifests", file=sys.stderr, flush=True)
         vault.close()
         rss = common.peak_rss_mib()
+        cpu_workers = _workers_cpu()
     finally:
         shutil.rmtree(work, ignore_errors=True)
     floor = t_ed.total + t_sha.total + t_leaf.total
@@ -110,6 +134,11 @@ def child(args: argparse.Namespace) -> dict[str, Any]:
         "ratio": round(t_ingest.total / floor, 1),
         "ingest_s": round(t_ingest.total, 3),
         "last_batch_manifests_per_s": round(last_rate, 1),
+        # CPU of the timed calls in this process, and all the workers' CPU (they did
+        # nothing else); workers: the shared pool's size (TRACER_INGEST_WORKERS)
+        "cpu_main_s": round(cpu_main, 3),
+        "cpu_workers_s": round(cpu_workers, 3),
+        "workers": ingestpool.worker_count(),
         "floor": {
             "floor_s": round(floor, 4),
             "floor_manifests_per_s": round(n_man / floor, 1),

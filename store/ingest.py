@@ -3,39 +3,48 @@
 Malformed input is refused with the file, JSON path and expectation named.  A correctly
 signed manifest that is internally wrong is evidence of a faulty producer: it is kept
 exactly as signed and each wrong element is recorded as a fault, never repaired.
+
+A manifest's checks need no vault (`store.ingestprep`); a call of many files shares them
+with worker processes (`store.ingestpool`) and takes the results back in file order.
+Everything that reads or writes the vault stays here: revisions and deletions (checked
+against the stored revisions), the duplicate-answer check, encryption and the append.
 """
 
 from __future__ import annotations
 
-import os
-import stat
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from store.batch import Batch
-from store.canonical import member_path, parse_strict
+from store.canonical import parse_strict
 from store.crypto import Identity, sha256_hex
-from store.dsse import Envelope, verify_envelope
-from store.entries import MANIFEST_TYPE, FaultJSON, LogEntry, Statement, make_entry
-from store.errors import InputError, SignatureError, StoreError
+from store.entries import Statement
+from store.errors import InputError, StoreError
 from store.gcpause import no_cycle_collection
+from store.ingestpool import POOL_MIN_FILES, IngestPool, prepare_files, shared_pool
+from store.ingestprep import (
+    MAX_INPUT_BYTES,
+    Fault,
+    ManifestContext,
+    check_ids,
+    load_input,
+    prepare_manifest,
+    read_input_file,
+)
+from store.ingestprep import Prepared as _Prepared
+from store.ingestprep import instant_at as _instant
 from store.keyring import DataKeys
-from store.records import MANIFEST_V2, Manifest
 from store.schemacheck import load_schema, validate
-from store.textrules import id_problem
-from store.timeutil import instant
 from store.vault import Vault
 
 if TYPE_CHECKING:
-    from store.payloads import ManifestPayloadJSON
     from store.statements import DocumentDeletionStatement, RevisionStatement
 
 __all__ = [
     "MAX_INPUT_BYTES",
     "Fault",
+    "IngestPool",
     "IngestReport",
     "Rejected",
     "ingest",
@@ -45,29 +54,12 @@ __all__ = [
     "recipients_for",
 ]
 
-#: the largest input file ingest reads (a manifest with its texts, or a revision):
-#: DuckDB and the encryption hold a text whole, and a larger one is almost surely not
-#: one document; refusing it names the file instead of running out of memory
-MAX_INPUT_BYTES = 32 * 1024 * 1024
-
 
 @dataclass(frozen=True)
 class Rejected:
     file: str
     path: str
     message: str
-
-
-@dataclass(frozen=True)
-class Fault:
-    file: str
-    answer_id: str
-    path: str
-    code: str
-    message: str
-
-    def to_json(self) -> FaultJSON:
-        return {"path": self.path, "code": self.code, "message": self.message}
 
 
 @dataclass
@@ -101,14 +93,6 @@ class IngestReport:
         }
 
 
-def _instant(value: str, file: str, path: str) -> datetime:
-    """An RFC 3339 time as an aware UTC datetime; the schema's pattern alone admits 25:61."""
-    try:
-        return instant(value)
-    except ValueError as exc:
-        raise InputError(file, path, f"not a valid RFC 3339 date-time with offset: {value!r}") from exc
-
-
 def read_tombstone_request(path: Path) -> dict[str, str]:
     """A purge request file (schema tracer.tombstone_request/v1), strictly parsed and validated."""
     file = str(path)
@@ -123,157 +107,12 @@ def recipients_for(vault: Vault, collection: str) -> dict[str, bytes]:
     return vault.roster().recipients(collection)
 
 
-def read_input_file(path: Path, limit: int = MAX_INPUT_BYTES) -> bytes:
-    """The bytes of an input file, refused at once unless it is a regular file of at most
-    `limit` bytes: a FIFO or device would block (holding the vault lock) or never end."""
-    file = str(path)
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        raise InputError(file, "$", f"cannot read file ({exc.strerror})") from exc
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise InputError(
-                file, "$", "not a regular file (a FIFO, device or directory); refusing to read it"
-            )
-        if st.st_size > limit:
-            raise InputError(
-                file, "$", f"file is {st.st_size} bytes; the limit for one input file is {limit} bytes"
-            )
-        chunks: list[bytes] = []
-        total = 0
-        while chunk := os.read(fd, 1 << 20):
-            total += len(chunk)
-            if total > limit:
-                raise InputError(file, "$", f"file grew past the {limit}-byte limit while being read")
-            chunks.append(chunk)
-        return b"".join(chunks)
-    except OSError as exc:
-        raise InputError(file, "$", f"cannot read file ({exc.strerror})") from exc
-    finally:
-        os.close(fd)
-
-
-#: JSON paths of the manifest's identifiers: shown verbatim everywhere, so no hidden characters
-_ID_FIELDS: tuple[tuple[str, ...], ...] = (
-    ("run_id",),
-    ("answer_id",),
-    ("collection",),
-    ("producer", "system"),
-    ("producer", "version"),
-)
-_PASSAGE_ID_FIELDS: tuple[tuple[str, ...], ...] = (
-    ("passage_id",),
-    ("collection",),
-    ("source", "system"),
-    ("source", "revision"),
-    ("document", "document_id"),
-    ("document", "revision"),
-    ("document", "backend"),
-    ("chunk", "chunk_id"),
-    ("chunk", "pipeline_version"),
-    ("normalizer_version",),
-    ("derived_from",),
-)
-
-
-def _check_ids(
-    file: str, prefix: str, doc: Mapping[str, object], fields: tuple[tuple[str, ...], ...]
-) -> None:
-    for path in fields:
-        value: Any = doc
-        for part in path:
-            value = value.get(part) if isinstance(value, dict) else None
-        if isinstance(value, str):
-            problem = id_problem(value)
-            if problem:
-                raise InputError(file, prefix + "." + ".".join(path), f"identifier {problem}")
-
-
-def _check_model_inputs(file: str, payload: ManifestPayloadJSON) -> None:
-    """A v2 manifest's rules beyond its schema: a `not_sent` passage has no model-input
-    digest (the model was given nothing of it) and every other one has one; no citation
-    rests on a `not_sent` passage. Each refuses the whole file, naming the path."""
-    at = "$.envelope.payload"
-    unsent = set()
-    for i, ps in enumerate(payload["passages"]):
-        state, digest = ps["model_input"], ps.get("model_input_sha256")
-        if state == "not_sent" and digest is not None:
-            raise InputError(
-                file,
-                f"{at}.passages[{i}].model_input_sha256",
-                "a passage marked not_sent has no model input: the model was given nothing of it",
-            )
-        if state != "not_sent" and digest is None:
-            raise InputError(file, f"{at}.passages[{i}]", f"model_input {state!r} needs model_input_sha256")
-        if state == "not_sent":
-            unsent.add(ps["passage_id"])
-    for i, c in enumerate(payload["citations"]):
-        for j, pid in enumerate(c["passage_ids"]):
-            if pid in unsent:
-                raise InputError(
-                    file,
-                    f"{at}.citations[{i}].passage_ids[{j}]",
-                    f"passage {pid!r} is marked not_sent: the model never saw it, so no part of the "
-                    "answer can rest on it",
-                )
-
-
-def _check_manifest_ids(file: str, p: ManifestPayloadJSON) -> None:
-    # One C-speed test over every id of a (schema-valid) manifest; only a manifest that
-    # fails it is walked field by field to name the field.
-    ids = [p["run_id"], p["answer_id"], p["collection"], p["producer"]["system"], p["producer"]["version"]]
-    for ps in p["passages"]:
-        doc, src, chunk = ps["document"], ps["source"], ps["chunk"]
-        ids += (ps["passage_id"], ps["collection"], src["system"], src["revision"], doc["document_id"])
-        ids += (doc["revision"], doc["backend"], chunk["chunk_id"], chunk["pipeline_version"])
-        ids += (ps["normalizer_version"], ps.get("derived_from") or "")
-    for c in p["citations"]:
-        ids += c["passage_ids"]
-    ids += p.get("lineage", [])
-    if all(type(v) is str for v in ids) and "".join(ids).isprintable():
-        return
-    base = "$.envelope.payload"
-    _check_ids(file, base, p, _ID_FIELDS)
-    for i, ps in enumerate(p["passages"]):
-        _check_ids(file, f"{base}.passages[{i}]", ps, _PASSAGE_ID_FIELDS)
-    for i, c in enumerate(p["citations"]):
-        for j, pid in enumerate(c["passage_ids"]):
-            if id_problem(pid):
-                raise InputError(
-                    file, f"{base}.citations[{i}].passage_ids[{j}]", f"identifier {id_problem(pid)}"
-                )
-    for i, lid in enumerate(p.get("lineage", [])):
-        if id_problem(lid):
-            raise InputError(file, f"{base}.lineage[{i}]", f"identifier {id_problem(lid)}")
-
-
-@dataclass
-class _Prepared:
-    file: str
-    kind: str
-    ident: str
-    entry: LogEntry | Statement
-    texts: list[tuple[str, bytes]]
-    faults: list[Fault]
-
-
-def _load(path: Path) -> tuple[str, dict[str, Any]]:
-    file = str(path)
-    doc = parse_strict(read_input_file(path), file)
-    if not isinstance(doc, dict):
-        raise InputError(file, "$", "expected a JSON object")
-    return file, doc
-
-
 class _Ingest:
     def __init__(self, vault: Vault, custodian: Identity, now: str):
         self.vault = vault
         self.custodian = custodian
         self.now = now
         self.roster = vault.roster()
-        self.keys = self.roster.producers
         self.seen_answers: set[str] = set()
         self.seen_revisions: set[tuple[str, str]] = set()
         self._seen_revision_digests: dict[tuple[str, str], str] = {}
@@ -282,11 +121,12 @@ class _Ingest:
         self.tombstoned: dict[str, int] = {d: row.seq for d, row in vault.index.tombstone_index().items()}
         self._stored_revisions: set[tuple[str, str]] | None = None
         self._stored_documents: set[str] | None = None
+        self.context = ManifestContext(dict(self.roster.producers), dict(self.tombstoned), now)
 
     def prepare(self, path: Path) -> _Prepared:
-        file, doc = _load(path)
+        file, doc = load_input(path)
         if "envelope" in doc:
-            return self.prepare_manifest(file, doc)
+            return prepare_manifest(self.context, file, doc)
         schema = doc.get("schema")
         if schema == "tracer.source_revision/v1":
             return self.prepare_revision(file, doc)
@@ -297,43 +137,6 @@ class _Ingest:
             "$.schema",
             "expected a manifest input ({envelope, contents}) or schema "
             "tracer.source_revision/v1 or tracer.document_deletion/v1",
-        )
-
-    def prepare_manifest(self, file: str, doc: dict[str, Any]) -> _Prepared:
-        validate(doc, "manifest-input-v1", file)
-        env = Envelope.from_json(doc["envelope"], file, "$.envelope")
-        if env.payload_type != MANIFEST_TYPE:
-            raise InputError(file, "$.envelope.payloadType", f"expected {MANIFEST_TYPE!r}")
-        try:
-            key_id = verify_envelope(env, {k: v.ed25519 for k, v in self.keys.items()})
-        except SignatureError as exc:
-            raise InputError(file, "$.envelope.signatures", f"{exc} (producer keyring)") from exc
-        try:
-            payload = parse_strict(env.payload, file)
-        except InputError as exc:
-            raise InputError(file, "$.envelope.payload" + exc.path[1:], exc.message) from exc
-        v2 = isinstance(payload, dict) and payload.get("schema") == MANIFEST_V2
-        validate(payload, "manifest-v2" if v2 else "manifest-v1", file, "$.envelope.payload")
-        if v2:
-            _check_model_inputs(file, payload)
-        key = self.keys[key_id]
-        when = payload["generated_at"]
-        _instant(when, file, "$.envelope.payload.generated_at")
-        _check_manifest_ids(file, payload)
-        problem = key.problem_at(when)
-        if problem is not None:
-            raise InputError(
-                file,
-                "$.envelope.signatures",
-                f"producer key {key_id[:16]} ({key.name}) is {problem}; manifest generated_at {when}",
-            )
-        manifest = Manifest.from_json(payload)
-        faults, texts = self.manifest_faults(file, manifest, doc["contents"])
-        entry = make_entry("manifest", env, ingested_at=self.now, faults=[f.to_json() for f in faults])
-        # the duplicate-answer check is the last one, made by `check_answers` for the
-        # whole call with one query
-        return _Prepared(
-            file, "manifest", manifest.answer_id, entry.with_payload(payload, manifest), texts, faults
         )
 
     def stored_revisions(self) -> set[tuple[str, str]]:
@@ -376,84 +179,6 @@ class _Ingest:
                 continue
             self.seen_answers.add(answer_id)
 
-    def manifest_faults(
-        self, file: str, p: Manifest, contents: dict[str, str]
-    ) -> tuple[list[Fault], list[tuple[str, bytes]]]:
-        aid = p.answer_id
-        faults: list[Fault] = []
-
-        def fault(path: str, code: str, message: str) -> None:
-            faults.append(Fault(file, aid, path, code, message))
-
-        # digest -> (JSON path of its first mention, collections it is stored under);
-        # the same text cited from two collections is stored once per collection so a
-        # reader scoped to either one can read it.
-        wanted: dict[str, tuple[str, list[str]]] = {}
-
-        def want(digest: str, collection: str, path: str) -> None:
-            _first, collections = wanted.setdefault(digest, (path, []))
-            if collection not in collections:
-                collections.append(collection)
-
-        want(str(p.question_sha256), p.collection, "$.question_sha256")
-        want(str(p.answer_sha256), p.collection, "$.answer_sha256")
-        ids: set[str] = set()
-        for i, ps in enumerate(p.passages):
-            if ps.passage_id in ids:
-                fault(f"$.passages[{i}].passage_id", "duplicate_passage_id", ps.passage_id)
-            ids.add(ps.passage_id)
-            want(str(ps.retrieved_sha256), ps.collection, f"$.passages[{i}].retrieved_sha256")
-            if ps.model_input_sha256 is not None:  # a v2 `not_sent` passage has none
-                want(str(ps.model_input_sha256), ps.collection, f"$.passages[{i}].model_input_sha256")
-            loc = ps.located().locator
-            if loc.char_end < loc.char_start:
-                fault(f"$.passages[{i}].locator", "bad_locator", "char_end before char_start")
-        texts: list[tuple[str, bytes]] = []
-        answer_text: str | None = None
-        for digest, (path, collections) in wanted.items():
-            text = contents.get(digest)
-            if text is None:
-                fault(path, "text_not_supplied", f"no text for {digest} in $.contents")
-                continue
-            data = text.encode("utf-8")
-            actual = sha256_hex(data)
-            if actual != digest:
-                fault(path, "text_digest_mismatch", f"text under {digest} hashes to {actual}")
-                continue
-            if digest == p.answer_sha256:
-                answer_text = text
-            tomb = self.tombstoned.get(digest)
-            if tomb is not None:
-                fault(
-                    path,
-                    "text_purged",
-                    f"{digest} was purged under a retention policy (tombstone at log entry {tomb}); "
-                    "a purge is final, so the text is not stored again and this reference reads as purged",
-                )
-                continue
-            texts.extend((collection, data) for collection in collections)
-        for digest in contents:
-            if digest not in wanted:
-                path = member_path("$.contents", digest)
-                fault(path, "unreferenced_text", "text not named by the manifest")
-        for i, c in enumerate(p.citations):
-            for j, pid in enumerate(c.passage_ids):
-                if pid not in ids:
-                    fault(
-                        f"$.citations[{i}].passage_ids[{j}]",
-                        "unknown_passage",
-                        f"no passage {pid!r}",
-                    )
-            if c.answer_end < c.answer_start:
-                fault(f"$.citations[{i}]", "bad_answer_range", "answer_end before answer_start")
-            elif answer_text is not None and c.answer_end > len(answer_text):
-                fault(
-                    f"$.citations[{i}].answer_end",
-                    "answer_range_outside",
-                    f"{c.answer_end} > answer length {len(answer_text)}",
-                )
-        return faults, texts
-
     def prepare_revision(self, file: str, doc: dict[str, Any]) -> _Prepared:
         validate(doc, "source-revision-v1", file)
         _instant(doc["committed_at"], file, "$.committed_at")
@@ -464,7 +189,7 @@ class _Ingest:
             ("source_system",),
             ("source_revision",),
         )
-        _check_ids(file, "$", doc, (*revision_ids, ("backend",)))
+        check_ids(file, "$", doc, (*revision_ids, ("backend",)))
         key = (doc["document_id"], doc["revision"])
         data = doc["content"].encode("utf-8")
         if key in self.stored_revisions() or key in self.seen_revisions:
@@ -506,7 +231,7 @@ class _Ingest:
     def prepare_deletion(self, file: str, doc: dict[str, Any]) -> _Prepared:
         validate(doc, "document-deletion-v1", file)
         _instant(doc["deleted_at"], file, "$.deleted_at")
-        _check_ids(file, "$", doc, (("document_id",),))
+        check_ids(file, "$", doc, (("document_id",),))
         did = doc["document_id"]
         if did not in self.stored_documents() and not any(k[0] == did for k in self.seen_revisions):
             raise InputError(file, "$.document_id", f"no revision of {did!r} was ever ingested")
@@ -522,27 +247,63 @@ class _Ingest:
 
 
 def ingest(
-    vault: Vault, files: list[Path], custodian: Identity, now: str, skip_invalid: bool = False
+    vault: Vault,
+    files: list[Path],
+    custodian: Identity,
+    now: str,
+    skip_invalid: bool = False,
+    *,
+    workers: int | None = None,
+    pool: IngestPool | None = None,
 ) -> IngestReport:
-    """Validate every file first; append nothing unless all pass (or `skip_invalid`)."""
+    """Validate every file first; append nothing unless all pass (or `skip_invalid`).
+
+    A call of at least `POOL_MIN_FILES` files shares the manifests' checks with the
+    process's worker pool (`store.ingestpool.shared_pool`; `workers` sizes it, 0 checks
+    everything here); `pool` uses that pool whatever the call's size. The outcome, down
+    to the bytes and order of the entries, is the same either way."""
+    if pool is None and len(files) >= POOL_MIN_FILES:
+        pool = shared_pool(workers)
     with no_cycle_collection():
-        return _ingest(vault, files, custodian, now, skip_invalid)
+        return _ingest(vault, files, custodian, now, skip_invalid, pool)
+
+
+def _prepare_all(work: _Ingest, files: list[Path], pool: IngestPool | None) -> list[_Prepared | InputError]:
+    """Every file prepared, in file order. Without a pool each file is prepared here as it
+    comes; with one, manifests are prepared wherever a worker or this process gets to them
+    first, and every other file here afterwards, in file order (revisions and deletions
+    read what earlier files of the call added)."""
+    items: list[_Prepared | InputError] = []
+    if pool is None:
+        for path in files:
+            items.append(_prepare_here(work, path))
+        return items
+    for path, item in zip(files, prepare_files(work.context, files, pool), strict=True):
+        items.append(_prepare_here(work, path) if item is None else item)
+    return items
+
+
+def _prepare_here(work: _Ingest, path: Path) -> _Prepared | InputError:
+    try:
+        return work.prepare(path)
+    except InputError as exc:
+        return exc
+    except StoreError as exc:
+        return InputError(str(path), "$", str(exc))
 
 
 def _ingest(
-    vault: Vault, files: list[Path], custodian: Identity, now: str, skip_invalid: bool
+    vault: Vault,
+    files: list[Path],
+    custodian: Identity,
+    now: str,
+    skip_invalid: bool,
+    pool: IngestPool | None,
 ) -> IngestReport:
     vault.require_custodian(custodian, "appending producer evidence (ingest)")
     report = IngestReport()
     work = _Ingest(vault, custodian, now)
-    items: list[_Prepared | InputError] = []
-    for path in files:
-        try:
-            items.append(work.prepare(path))
-        except InputError as exc:
-            items.append(exc)
-        except StoreError as exc:
-            items.append(InputError(str(path), "$", str(exc)))
+    items = _prepare_all(work, files, pool)
     work.check_answers(items)
     prepared: list[_Prepared] = []
     for item in items:

@@ -13,11 +13,12 @@ import re
 from collections.abc import Callable, Iterator
 from functools import cache
 from importlib import resources
-from typing import Any, TypedDict, cast
-
-import jsonschema
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from store.errors import InputError
+
+if TYPE_CHECKING:
+    import jsonschema
 
 __all__ = ["SchemaJSON", "ecma_pattern", "load_schema", "validate", "validators"]
 
@@ -282,31 +283,47 @@ def ecma_pattern(pattern: str) -> re.Pattern[str]:
 def _ecma_pattern_keyword(
     validator: Any, pattern: str, instance: Any, schema: SchemaJSON
 ) -> Iterator[jsonschema.ValidationError]:
+    import jsonschema
+
     if isinstance(instance, str) and not ecma_pattern(pattern).search(instance):
         yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-_Validator = jsonschema.validators.extend(  # type: ignore[no-untyped-call]
-    jsonschema.Draft202012Validator, {"pattern": _ecma_pattern_keyword}
-)
+@cache
+def _validator_class() -> Any:
+    """Draft 2020-12 with ECMA-262 patterns. jsonschema is imported only here: the
+    compiled check decides valid files alone, so an ingest worker (and a `tracer ingest`
+    of valid files) never pays its import (docs/benchmarks.md, issue 23 item 2)."""
+    import jsonschema
+
+    return jsonschema.validators.extend(  # type: ignore[no-untyped-call]
+        jsonschema.Draft202012Validator, {"pattern": _ecma_pattern_keyword}
+    )
+
+
+@cache
+def _fast(schema: str) -> _Check:
+    """The compiled predicate of `schema`, or jsonschema's own where it cannot be compiled."""
+    try:
+        return _compile(load_schema(schema))
+    except _UnsupportedError:
+        return cast("_Check", _validator_class()(load_schema(schema)).is_valid)
 
 
 @cache
 def validators(schema: str) -> tuple[Any, _Check]:
-    doc = load_schema(schema)
-    validator = _Validator(doc)
-    try:
-        fast = _compile(doc)
-    except _UnsupportedError:
-        fast = validator.is_valid
-    return validator, fast
+    """jsonschema's validator of `schema` (which names a problem's path) and the compiled
+    predicate `validate` decides with first."""
+    return _validator_class()(load_schema(schema)), _fast(schema)
 
 
 def validate(value: Any, schema: str, file: str, prefix: str = "$") -> None:
     """Raise InputError naming `file` and the JSON path unless `value` is valid."""
-    validator, fast = validators(schema)
-    if fast(value):
+    if _fast(schema)(value):
         return
+    import jsonschema
+
+    validator, _ = validators(schema)
     error = jsonschema.exceptions.best_match(validator.iter_errors(value))
     if error is not None:
         path = prefix + error.json_path[1:]
