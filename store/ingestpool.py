@@ -26,6 +26,7 @@ from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from pathlib import Path
 
+from store.cores import usable_cores, worker_setting
 from store.errors import InputError
 from store.ingestprep import ManifestContext, Prepared, load_chunk, prepare_chunk, prepare_file
 
@@ -58,12 +59,10 @@ def worker_count(workers: int | None = None) -> int:
     keeps busy; `workers`, else TRACER_INGEST_WORKERS (0: all in this process), overrides."""
     if workers is not None:
         return workers
-    value = os.environ.get("TRACER_INGEST_WORKERS", "").strip()
-    if value:
-        if not value.isdigit():
-            raise InputError("environment", "TRACER_INGEST_WORKERS", f"not a whole number: {value!r}")
-        return int(value)
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    setting = worker_setting("TRACER_INGEST_WORKERS")
+    if setting is not None:
+        return setting
+    cores = usable_cores()
     return max(cores - 1, 0)
 
 

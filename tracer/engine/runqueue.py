@@ -7,7 +7,6 @@ cannot be started) every run is checked in this process, with the same outcome.
 
 from __future__ import annotations
 
-import os
 from collections import deque
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -15,7 +14,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from multiprocessing import get_context
 
-from store.errors import InputError
+from store.cores import usable_cores, worker_setting
 from tracer.engine.logcheck import LogRow, RunInput, RunResult, check_run
 from tracer.engine.verifyrun import Sizes
 
@@ -31,12 +30,10 @@ def worker_count(entries: int, workers: int | None = None, min_entries: int = Si
     `tracer verify` and `verify-dataset` both size their pools here."""
     if workers is not None:
         return workers
-    value = os.environ.get("TRACER_VERIFY_WORKERS", "").strip()
-    if value:
-        if not value.isdigit():
-            raise InputError("environment", "TRACER_VERIFY_WORKERS", f"not a whole number: {value!r}")
-        return int(value)
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    setting = worker_setting("TRACER_VERIFY_WORKERS")
+    if setting is not None:
+        return setting
+    cores = usable_cores()
     return cores if cores > 1 and entries >= min_entries else 0
 
 
