@@ -55,7 +55,7 @@ class CaseCache:
     def current(self) -> CaseFile:
         """A copy of the case file as the whole log says now."""
         vault = self._vault
-        size = _log_size(vault)
+        size = vault.size()
         if vault.in_batch:
             fresh = CaseFold(vault.origin)
             _extend(vault, fresh, 0, size)
@@ -66,11 +66,6 @@ class CaseCache:
             _extend(vault, self._fold, self._size, size)
             self._size = size
         return self._fold.case.copy()
-
-
-def _log_size(vault: Vault) -> int:
-    row = vault.con.execute("SELECT count(*) FROM log").fetchall()
-    return int(row[0][0]) if row else 0
 
 
 def _extend(vault: Vault, fold: CaseFold, since: int, size: int) -> None:
