@@ -8,7 +8,7 @@ from typing import Any
 from textual.widgets import DataTable, Static, Tree
 
 from tests.helpers import PASSPHRASE, new_case
-from tests.tui.conftest import SIZE, screen_text, settle
+from tests.tui.conftest import SIZE, screen_text, settle, until
 from tracer.importers.build import DocumentMapping
 from tracer.importers.mapping import ReadOptions
 from tracer.importers.run import ExportFormat, import_files
@@ -174,3 +174,17 @@ async def test_redacted_and_truncated_imports_are_never_shown_as_verified(tmp_pa
                 assert PASSAGE[:40] not in evidence  # a cut text is never shown as the text
                 await pilot.press("escape", "escape")
                 await settle(pilot)
+
+
+async def test_an_old_import_that_recorded_a_field_name_as_its_file_says_so(tmp_path: Path) -> None:
+    from tracer.engine.imported import MISRECORDED_FILE
+
+    # the same signed bytes the old defect wrote: an export whose file has that name
+    export = tmp_path / MISRECORDED_FILE
+    export.write_bytes(EXPORT.read_bytes())
+    app, answer_ids = make(tmp_path, export)
+    async with app.run_test(size=(160, 50)) as pilot:
+        await settle(pilot)
+        app.push_screen(AnswerScreen(answer_ids[0]))
+        await until(pilot, lambda: "older import's defect" in screen_text(pilot))
+        assert f"from {MISRECORDED_FILE} (not the file name" in screen_text(pilot)

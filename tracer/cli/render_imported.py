@@ -32,7 +32,7 @@ def imported_head(t: AnswerTrace, facts: ImportedFacts) -> list[str]:
     f, ex = facts.field, facts.export
     return [
         "  IMPORTED — NOT ATTESTED BY THE PRODUCER: each fact below says who vouches for it",
-        f"  imported {facts.imported_at} from {one_line(ex['file'])} ({one_line(ex['format'])}, lines "
+        f"  imported {facts.imported_at} from {one_line(facts.file_label)} ({one_line(ex['format'])}, lines "
         f"{ex['lines'][0]}..{ex['lines'][1]}, sha256 {ex['sha256']}); signed by the importer "
         f"{t.signer[:16]}: signature {t.signature}",
         f"  trace {one_line(facts.trace_id)}  root span {one_line(facts.root_span_id)}  "

@@ -25,6 +25,7 @@ from tracer.engine.transform import Transform
 from tracer.engine.vocabulary import Currency, CurrencyReason, Integrity, SignatureState, TransformState
 
 __all__ = [
+    "MISRECORDED_FILE",
     "NOT_CAPTURED",
     "NOT_LOCATED",
     "ImportedFacts",
@@ -37,6 +38,9 @@ __all__ = [
 #: the integrity word for a text the export did not hold whole (absent, redacted, truncated)
 NOT_CAPTURED = Integrity.NOT_CAPTURED
 NOT_LOCATED = CurrencyReason.IMPORTED_NOT_LOCATED
+#: what imports made before the fix recorded as `export.file`: a field name left in a
+#: reused loop variable, never the file (docs/import.md, "Known defects in older imports")
+MISRECORDED_FILE = "runtime.session_id"
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,21 @@ class ImportedFacts:
 
     def field(self, path: str) -> FieldFact | None:
         return self.fields.get(path)
+
+    @property
+    def file_misrecorded(self) -> bool:
+        """The statement's `export.file` holds a field name, not the export's file name.
+        It is signed and stays as signed; readers say so beside it instead of trusting it.
+        The export's digest, lines and every other fact are unaffected."""
+        return self.export.get("file") == MISRECORDED_FILE
+
+    @property
+    def file_label(self) -> str:
+        """The file name as recorded, with the defect named when it is the old one."""
+        name = str(self.export.get("file"))
+        if self.file_misrecorded:
+            return f"{name} (not the file name: an older import's defect, see docs/import.md)"
+        return name
 
     def unattested(self) -> dict[str, FieldFact]:
         return {k: v for k, v in self.fields.items() if v.state != Attestation.ATTESTED}

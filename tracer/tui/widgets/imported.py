@@ -55,7 +55,7 @@ def imported_answer_line(t: AnswerTrace) -> Text:
     if facts is None:
         return Text()
     ex = facts.export
-    out = Text.assemble(plain("imported from "), safe_line(str(ex["file"])))
+    out = Text.assemble(plain("imported from "), safe_line(facts.file_label))
     out.append_text(plain(f" ({ex['format']}, sha256 {str(ex['sha256'])[:16]}…), trace "))
     out.append_text(safe_line(facts.trace_id))
     # the attestations of the question, answer and model are in the header (`imported_head`)
@@ -91,7 +91,7 @@ def imported_head(t: AnswerTrace) -> Text:
     if facts is None:
         return out
     out.append_text(plain("  from "))
-    out.append_text(safe_line(str(facts.export["file"])))
+    out.append_text(safe_line(facts.file_label))
     out.append_text(plain(", signed by the importer\n"))
     out.append_text(_attestations(t))
     return out
