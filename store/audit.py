@@ -21,7 +21,7 @@ from store.vault import Vault
 from store.vaultfile import join_wanted
 from store.viewcommit import GROUP, table_digests
 from store.views import Rows
-from store.words import FindingKind
+from store.words import FindingKind, TextVerdict
 
 __all__ = [
     "DigestVerdict",
@@ -37,6 +37,7 @@ __all__ = [
     "duplicate_answers_on",
     "keep_facts",
     "log_shape",
+    "ordered_counts",
 ]
 
 #: rebuilt rows held before they go to the temp tables
@@ -437,7 +438,7 @@ class DigestVerdict:
     seq: int
     digest: str
     role: str
-    verdict: str
+    verdict: TextVerdict
     present: bool
     detail: str | None
     answer_id: str | None
@@ -448,20 +449,20 @@ class DigestVerdict:
 
 def digest_verdicts(
     vault: Vault,
-    bad: Mapping[str, tuple[str, str]],
+    bad: Mapping[str, tuple[TextVerdict, str]],
     dk_ids: list[str],
     scopes: list[str] | None,
-) -> tuple[dict[str, int], list[DigestVerdict]]:
+) -> tuple[dict[TextVerdict, int], list[DigestVerdict]]:
     """`digest_verdicts_on` the vault's connection."""
     return digest_verdicts_on(vault.con, bad, dk_ids, scopes)
 
 
 def digest_verdicts_on(
     con: duckdb.DuckDBPyConnection,
-    bad: Mapping[str, tuple[str, str]],
+    bad: Mapping[str, tuple[TextVerdict, str]],
     dk_ids: list[str],
     scopes: list[str] | None,
-) -> tuple[dict[str, int], list[DigestVerdict]]:
+) -> tuple[dict[TextVerdict, int], list[DigestVerdict]]:
     """Every reference of the (rebuilt) log classified in SQL, without a row per reference in Python.
 
     `bad` maps each digest whose readable copy did not verify to (state, detail);
@@ -495,7 +496,7 @@ def digest_verdicts_on(
     try:
         cte = "WITH " + _FACTS_CTE.format(readable=readable)
         counts = {
-            str(v): int(n)
+            TextVerdict(str(v)): int(n)
             for v, n in con.execute(
                 cte + "SELECT verdict, count(*) FROM verdicts GROUP BY verdict"  # noqa: S608
             ).fetchall()
@@ -517,10 +518,24 @@ def digest_verdicts_on(
         for name in ("_v_bad", "_v_keys", "_v_scopes"):
             con.unregister(name)
     found = [
-        DigestVerdict(int(r[0]), str(r[1]), str(r[2]), str(r[3]), bool(r[4]), r[5], r[6], r[7], r[8], r[9])
+        DigestVerdict(
+            int(r[0]), str(r[1]), str(r[2]), TextVerdict(str(r[3])), bool(r[4]), r[5], r[6], r[7], r[8], r[9]
+        )
         for r in rows
     ]
     return counts, found
+
+
+def ordered_counts(counts: Mapping[TextVerdict, int]) -> list[tuple[TextVerdict, int]]:
+    """The references per verdict as reports list them: the ordinary outcomes in
+    `TextVerdict`'s order, then every other state by name; verdicts with none left out."""
+    rank = {v: i for i, v in enumerate(_ORDINARY)}
+    return sorted(
+        ((v, n) for v, n in counts.items() if n), key=lambda vn: (rank.get(vn[0], len(rank)), vn[0])
+    )
+
+
+_ORDINARY = (TextVerdict.PURGED, TextVerdict.MISSING, TextVerdict.OUT_OF_SCOPE, TextVerdict.INTACT)
 
 
 def answer_text_ref(vault: Vault, answer_id: str) -> tuple[str, str] | None:

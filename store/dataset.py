@@ -26,7 +26,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import pyarrow as pa
@@ -38,6 +38,10 @@ from store.rowtables import RowsTable, insert_rows, insert_table
 from store.schema import VIEW_COLUMNS, view_ddl
 from store.vault import Vault
 from store.views import Rows
+from store.words import TextVerdict
+
+if TYPE_CHECKING:
+    from store.audit import DigestVerdict
 
 __all__ = [
     "CHECKPOINTS_FILE",
@@ -211,8 +215,8 @@ class DatasetReader:
         return audit.blob_digests_unreferenced_on(self.con)
 
     def digest_verdicts(
-        self, bad: Mapping[str, tuple[str, str]], dk_ids: list[str], scopes: list[str] | None
-    ) -> tuple[dict[str, int], list[Any]]:
+        self, bad: Mapping[str, tuple[TextVerdict, str]], dk_ids: list[str], scopes: list[str] | None
+    ) -> tuple[dict[TextVerdict, int], list[DigestVerdict]]:
         from store import audit
 
         return audit.digest_verdicts_on(self.con, bad, dk_ids, scopes)

@@ -19,6 +19,7 @@ __all__ = [
     "Integrity",
     "ModelInput",
     "SignatureState",
+    "TextVerdict",
     "TransformState",
 ]
 
@@ -164,3 +165,16 @@ class FindingKind(StrEnum):
     DATASET_REFERENCE_ALTERED = "dataset_reference_altered"
     DATASET_REFERENCE_MISSING = "dataset_reference_missing"
     DATASET_TOMBSTONE_MISMATCH = "dataset_tombstone_mismatch"
+
+
+class TextVerdict(StrEnum):
+    """What the text audit found for one reference to a stored text (`store.audit`).
+
+    The first four are every reference's ordinary outcomes, counted in this order; the
+    rest are the states of a readable text that did not verify (`text_problem`)."""
+
+    PURGED = "purged"
+    MISSING = "missing"
+    OUT_OF_SCOPE = "out_of_scope"
+    INTACT = "intact"
+    CHECKSUM_MISMATCH = "checksum_mismatch"

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from store.audit import ViewDiff
+from store.audit import _FACTS_CTE, DigestVerdict, ViewDiff, ordered_counts
 from store.casefile import CaseProblem
 from store.records import MODEL_INPUT_STATES
 from store.roster import RosterProblem
@@ -146,6 +146,7 @@ _TYPED: list[tuple[type, str, str]] = [
     (RosterProblem, "code", "FindingKind"),
     (CaseProblem, "code", "FindingKind"),
     (ViewDiff, "problem", "FindingKind"),
+    (DigestVerdict, "verdict", "TextVerdict"),
     (Finding, "kind", "FindingKind"),
     (Transform, "state", "TransformState"),
     (AnswerTime, "state", "AnswerTimeState"),
@@ -168,3 +169,24 @@ _TYPED: list[tuple[type, str, str]] = [
 def test_state_fields_are_typed_with_the_registry(cls: type, name: str, enum: str) -> None:
     """mypy only refuses a stray word where the field says which words it takes."""
     assert _annotations(cls)[name] == enum
+
+
+def test_every_verdict_the_text_audit_sql_writes_is_a_text_verdict() -> None:
+    """The audit's CASE writes its words as SQL literals; each must parse as the enum the
+    rows are read into, or a stray word would fail the audit at read time, not at review."""
+    from store.words import TextVerdict
+
+    written = set(re.findall(r"THEN '([a-z_]+)'", _FACTS_CTE))
+    assert written and written <= {v.value for v in TextVerdict}
+
+
+def test_text_verdict_counts_list_the_ordinary_outcomes_first_then_by_name() -> None:
+    from store.words import TextVerdict as V
+
+    counts = {V.CHECKSUM_MISMATCH: 2, V.INTACT: 5, V.PURGED: 1, V.MISSING: 0, V.OUT_OF_SCOPE: 3}
+    assert ordered_counts(counts) == [
+        (V.PURGED, 1),
+        (V.OUT_OF_SCOPE, 3),
+        (V.INTACT, 5),
+        (V.CHECKSUM_MISMATCH, 2),
+    ]

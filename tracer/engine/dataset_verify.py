@@ -32,6 +32,7 @@ from typing import Any, Unpack
 
 import pyarrow as pa
 
+from store import audit
 from store import dataset as ds
 from store.casefile import case_row, fold_casefile
 from store.crypto import b64d, key_id_of
@@ -45,6 +46,7 @@ from store.merkle import RootAccumulator, leaf_hash
 from store.roster import Roster
 from store.rows import EntryRow
 from store.tiles import TILE_WIDTH, TileError, bundle, entry_tile_path, hash_tiles
+from store.words import TextVerdict
 from tracer.engine.dataset_check import (
     BatchResult,
     CheckContext,
@@ -465,7 +467,7 @@ class _Verifier:
         roots: list[bytes],
         stmts: _Statements,
         files_at: int,
-    ) -> tuple[pa.Table, dict[str, list[Any]], dict[str, tuple[str, str]]]:
+    ) -> tuple[pa.Table, dict[str, list[Any]], dict[str, tuple[TextVerdict, str]]]:
         """While the engine checks the manifests: what needs none of their results, each
         finding put in its place in the report; the texts (as read, and as columns), and
         those not matching their digests."""
@@ -613,14 +615,13 @@ class _Verifier:
             [],
         )
 
-    def _digest_verdicts(self, bad: dict[str, tuple[str, str]], plan: _Plan) -> list[Any]:
+    def _digest_verdicts(
+        self, bad: dict[str, tuple[TextVerdict, str]], plan: _Plan
+    ) -> list[audit.DigestVerdict]:
         """Every referenced text's verdict for the exporter (counted), and its findings."""
         held = sorted(str(k) for k in plan.exporter.get("data_keys", []))
         verdicts, found = self.reader.digest_verdicts(bad, held, plan.scopes)
-        for verdict in ("purged", "missing", "out_of_scope", "intact"):
-            if verdicts.get(verdict):
-                self.counts[verdict] = verdicts.pop(verdict)
-        for verdict, n in sorted(verdicts.items()):
+        for verdict, n in audit.ordered_counts(verdicts):
             self.counts[verdict] = n
         return found
 
@@ -721,7 +722,7 @@ class _Cp:
     note: str
 
 
-def _text_problems(cols: dict[str, list[Any]], held: set[str]) -> dict[str, tuple[str, str]]:
+def _text_problems(cols: dict[str, list[Any]], held: set[str]) -> dict[str, tuple[TextVerdict, str]]:
     """Digest -> problem of every text the exporter held whose bytes do not match their
     digest (a digest stored under several collections is judged by its first)."""
     first: dict[str, str] = {}
@@ -730,7 +731,7 @@ def _text_problems(cols: dict[str, list[Any]], held: set[str]) -> dict[str, tupl
         if k in held:
             seen[d] = seen.get(d, 0) + 1
             first[d] = min(first.get(d, c), c)
-    bad: dict[str, tuple[str, str]] = {}
+    bad: dict[str, tuple[TextVerdict, str]] = {}
     for d, c, k, s, t in zip(
         cols["digest"], cols["collection"], cols["dk_id"], cols["state"], cols["text"], strict=True
     ):
@@ -742,7 +743,7 @@ def _text_problems(cols: dict[str, list[Any]], held: set[str]) -> dict[str, tupl
     return bad
 
 
-def _text_problem(digest: str, state: str, text: bytes | None) -> tuple[str, str] | None:
+def _text_problem(digest: str, state: str, text: bytes | None) -> tuple[TextVerdict, str] | None:
     if state == "plaintext" and text is not None:
         return text_problem(digest, bytes(text))
     if state == "unreadable":

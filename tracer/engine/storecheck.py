@@ -14,6 +14,7 @@ from store import audit, queries
 from store.casefile import load_casefile
 from store.errors import UnwrapError
 from store.vault import Vault
+from store.words import TextVerdict
 from tracer.engine.jsonshapes import FindingRecord
 from tracer.engine.session import Session
 from tracer.engine.verdicts import (
@@ -89,7 +90,7 @@ def check_digests(vault: Vault, session: Session | None, tally: Tally) -> set[st
     Returns the digests whose texts no longer read as intact (covered passages reading
     them are traced again).
     """
-    bad: dict[str, tuple[str, str]] = {}
+    bad: dict[str, tuple[TextVerdict, str]] = {}
     dk_ids: list[str] = []
     if session is not None:
         dk_ids = sorted(session.keys.keys)
@@ -97,10 +98,7 @@ def check_digests(vault: Vault, session: Session | None, tally: Tally) -> set[st
     scopes = list(session.scopes) if session is not None else None
     counts, found = audit.digest_verdicts(vault, bad, dk_ids, scopes)
     changed = set(bad) | {f.digest for f in found}
-    for verdict in ("purged", "missing", "out_of_scope", "intact"):
-        if counts.get(verdict):
-            tally.bump(verdict, counts.pop(verdict))
-    for verdict, n in sorted(counts.items()):
+    for verdict, n in audit.ordered_counts(counts):
         tally.bump(verdict, n)
     tally.findings.extend(digest_findings(found))
     tally.progress("texts", 1, 1)
@@ -112,11 +110,11 @@ def check_digests(vault: Vault, session: Session | None, tally: Tally) -> set[st
 
 def _unreadable_texts(
     vault: Vault, session: Session, dk_ids: list[str], tally: Tally
-) -> dict[str, tuple[str, str]]:
+) -> dict[str, tuple[TextVerdict, str]]:
     """The digests whose first stored copy (by collection name, as `decrypt` reads it) does
     not decrypt and hash to its digest, with the problem; one streaming pass."""
     keys = session.keys
-    bad: dict[str, tuple[str, str]] = {}
+    bad: dict[str, tuple[TextVerdict, str]] = {}
     first = vault.blobs.first_copies(dk_ids)
     done = 0
     for batch in vault.blobs.batches(dk_ids):

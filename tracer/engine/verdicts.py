@@ -21,9 +21,10 @@ from store.audit import DigestVerdict
 from store.errors import InputError, SignatureError
 from store.guarded import signed_commitment
 from store.note import Checkpoint, Verifiers, open_note
+from store.words import TextVerdict
 from tracer.engine.jsonshapes import FindingRecord
 from tracer.engine.logcheck import Finding, finding
-from tracer.engine.vocabulary import FindingKind, Integrity
+from tracer.engine.vocabulary import FindingKind
 
 __all__ = [
     "AUTH_FAILED",
@@ -186,14 +187,14 @@ def gap_findings(gaps: Iterable[int], hints: Mapping[int, Mapping[str, Any]]) ->
     ]
 
 
-def text_problem(digest: str, data: bytes | None) -> tuple[FindingKind, str] | None:
+def text_problem(digest: str, data: bytes | None) -> tuple[TextVerdict, str] | None:
     """(state, detail) when a readable text does not verify against its digest; `data`
     None means its ciphertext failed authentication."""
     if data is None:
-        return (FindingKind.CHECKSUM_MISMATCH, AUTH_FAILED)
+        return (TextVerdict.CHECKSUM_MISMATCH, AUTH_FAILED)
     actual = hashlib.sha256(data).hexdigest()
     if actual != digest:
-        return (FindingKind.CHECKSUM_MISMATCH, f"recorded {digest[:16]}…, recomputed {actual[:16]}…")
+        return (TextVerdict.CHECKSUM_MISMATCH, f"recorded {digest[:16]}…, recomputed {actual[:16]}…")
     return None
 
 
@@ -208,7 +209,7 @@ def digest_findings(found: Iterable[DigestVerdict]) -> list[Finding]:
             "document_id": f.document_id,
             "revision": f.revision,
         }
-        if f.verdict == Integrity.PURGED:
+        if f.verdict == TextVerdict.PURGED:
             out.append(
                 finding(
                     FindingKind.PURGED_BLOB_STILL_PRESENT,
@@ -217,7 +218,7 @@ def digest_findings(found: Iterable[DigestVerdict]) -> list[Finding]:
                     **rec,
                 )
             )
-        elif f.verdict == Integrity.MISSING:
+        elif f.verdict == TextVerdict.MISSING:
             out.append(
                 finding(
                     FindingKind.MISSING,
