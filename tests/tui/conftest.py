@@ -55,8 +55,17 @@ async def settle(pilot: Pilot[None], rounds: int = 40) -> None:
         await pilot.pause()
         await _workers_done(app)
         await pilot.pause()
-        if all(w.is_finished for w in app.workers):
+        if all(w.is_finished for w in app.workers) and _states_shown(app):
             return
+
+
+def _states_shown(app: App[None]) -> bool:
+    """The answers list draws its states on a timer after its workers end: a worker
+    done is not a state shown (a test read a placeholder so under load)."""
+    from tracer.tui.screens.answers import AnswersScreen
+
+    screen = app.screen
+    return not isinstance(screen, AnswersScreen) or screen.states_shown
 
 
 async def _workers_done(app: App[None]) -> None:

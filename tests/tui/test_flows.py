@@ -375,7 +375,13 @@ async def test_rows_show_first_and_states_fill_in_from_the_engine(built: Built) 
         screen.post_message(AnswersScreen.Page(screen.generation, rows, {}, rows[-1].seq, True))
         await pilot.pause()
         assert table.row_count == len(ANSWER_IDS)
-        await settle(pilot)
+
+        def filled() -> bool:
+            return all(_PENDING not in [str(c) for c in table.get_row_at(i)] for i in range(table.row_count))
+
+        # the fill worker starts after the rows are painted and its states are drawn on a
+        # timer: workers done is not states shown (it failed so under load), so wait for them
+        await until(pilot, filled)
         with app.engine.use() as s:
             tracer = Tracer(s)
             want = {r.answer_id: tracer.summary(r.answer_id) for r in rows}

@@ -328,6 +328,14 @@ class AnswersScreen(TracerScreen):
         text = f.where.text.strip()
         return closest_answers(s.vault, text) if text and " " not in text else []
 
+    @property
+    def states_shown(self) -> bool:
+        """No state of the rows shown is still being computed or waiting for its redraw:
+        what the table shows now is all the engine will say (the tests wait on this)."""
+        with self._filling_lock:
+            filling = self._filling
+        return not filling and not self._redraw_due and not self._arrived and not self._unfilled
+
     def _begin_fill(self) -> None:
         with self._filling_lock:
             self._filling += 1
