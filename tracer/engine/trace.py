@@ -20,7 +20,7 @@ from typing import Any
 from store import queries
 from store.attest import FieldFact
 from store.dsse import verify_envelope
-from store.entries import FaultJSON, LogEntry
+from store.entries import EntryKind, FaultJSON, LogEntry
 from store.errors import InputError, SignatureError, StoreError, VaultError
 from store.filters import AnswerFilter
 from store.queries import AnswerRow, FindingRow
@@ -48,9 +48,11 @@ from tracer.engine.transform import (
     worst_failure,
 )
 from tracer.engine.vocabulary import (
+    AnswerReason,
     Currency,
     CurrencyReason,
     Integrity,
+    LineageGap,
     ModelInput,
     SignatureState,
     TransformState,
@@ -68,6 +70,9 @@ __all__ = [
     "Tracer",
     "UnknownAnswerError",
 ]
+
+#: an answer's reasons: its own (`AnswerReason`), and `out_of_scope` when it is hidden
+Reason = CurrencyReason | AnswerReason
 
 
 class UnknownAnswerError(LookupError):
@@ -124,7 +129,7 @@ class Summary:
     integrity: Integrity
     currency: Currency
     visible: bool
-    reasons: tuple[str, ...] = ()
+    reasons: tuple[Reason, ...] = ()
     pending: frozenset[str] = frozenset()
     #: answer-time currency of its own citations: current, unknown or superseded
     answer_time: AnswerTimeState = AnswerTimeState.UNKNOWN
@@ -249,7 +254,7 @@ class AnswerTrace:
     computed_at: str
     checkpoint_size: int
     checkpoint_root: str
-    reasons: tuple[str, ...] = ()
+    reasons: tuple[Reason, ...] = ()
     pending: frozenset[str] = frozenset()
     answer_time: AnswerTimeState = AnswerTimeState.UNKNOWN
     #: an imported trace (not a producer manifest): its export and per-field attestation
@@ -287,7 +292,7 @@ class _Walk:
     """What walking one answer's lineage ran into: open cycles and reasons to report."""
 
     pending: set[str] = field(default_factory=set)
-    reasons: set[str] = field(default_factory=set)
+    reasons: set[Reason] = field(default_factory=set)
 
 
 def _hidden(digest: str) -> TextResult:
@@ -334,7 +339,7 @@ class Tracer:
             self._unknown.add(answer_id)
             raise UnknownAnswerError(answer_id)
         seq, entry = row
-        if entry.kind == "imported_trace":
+        if entry.kind == EntryKind.IMPORTED_TRACE:
             return self._manifests.put(answer_id, self._imported(answer_id, seq, entry))
         try:
             env = entry.envelope
@@ -398,13 +403,13 @@ class Tracer:
         """The summary of a lineage source, as seen from the path `stack`."""
         if answer_id in stack:
             walk.pending.add(answer_id)
-            walk.reasons.add("lineage_cycle")
+            walk.reasons.add(AnswerReason.LINEAGE_CYCLE)
             # A loop adds nothing new to the states (the answers on it are all being
             # walked), but a claim resting on circular provenance cannot be called current.
             return _cycle_summary(answer_id)
         sub = self.summary(answer_id, stack)
         walk.pending.update(sub.pending)
-        walk.reasons.update(r for r in sub.reasons if r != "out_of_scope")
+        walk.reasons.update(r for r in sub.reasons if r != CurrencyReason.OUT_OF_SCOPE)
         return sub
 
     # -- public API -----------------------------------------------------------------------
@@ -470,10 +475,16 @@ class Tracer:
         try:
             t = self._build(answer_id, stack, full=False)
         except UnknownAnswerError:
-            out = Summary(answer_id, Integrity.MISSING, Currency.UNCHECKED, True, ("lineage_target_missing",))
+            out = Summary(
+                answer_id, Integrity.MISSING, Currency.UNCHECKED, True, (AnswerReason.LINEAGE_TARGET_MISSING,)
+            )
         except DamagedEntryError:
             out = Summary(
-                answer_id, Integrity.SIGNATURE_INVALID, Currency.UNCHECKED, True, ("entry_damaged",)
+                answer_id,
+                Integrity.SIGNATURE_INVALID,
+                Currency.UNCHECKED,
+                True,
+                (AnswerReason.ENTRY_DAMAGED,),
             )
         else:
             verdicts = tuple(
@@ -625,7 +636,9 @@ class Tracer:
         nodes: list[LineageNode] = []
         for aid in ids:
             if aid in stack:
-                nodes.append(LineageNode(aid, "?", Integrity.INTACT, Currency.UNCHECKED, True, cycle=True))
+                nodes.append(
+                    LineageNode(aid, LineageGap.CYCLE, Integrity.INTACT, Currency.UNCHECKED, True, cycle=True)
+                )
                 continue
             sub = self.summary(aid, stack)
             try:
@@ -633,11 +646,14 @@ class Tracer:
             except (UnknownAnswerError, DamagedEntryError):
                 m = None
             if m is None:
-                kind = "missing" if "lineage_target_missing" in sub.reasons else "damaged"
-                nodes.append(LineageNode(aid, kind, sub.integrity, sub.currency, sub.visible))
+                gap = (
+                    LineageGap.MISSING
+                    if AnswerReason.LINEAGE_TARGET_MISSING in sub.reasons
+                    else LineageGap.DAMAGED
+                )
+                nodes.append(LineageNode(aid, gap, sub.integrity, sub.currency, sub.visible))
                 continue
-            kind = m.record.kind
-            node = LineageNode(aid, kind, sub.integrity, sub.currency, sub.visible)
+            node = LineageNode(aid, m.record.kind, sub.integrity, sub.currency, sub.visible)
             if aid in seen:
                 node.shared = True
             elif sub.visible:
@@ -694,7 +710,7 @@ class Tracer:
         reasons = walk.reasons
         visible = self._visible(p, sources, passages)
         if not visible:
-            reasons.add("out_of_scope")
+            reasons.add(CurrencyReason.OUT_OF_SCOPE)
         question, answer = self._question_answer(m, visible)
         lin_i = [sub.integrity for sub in sources]
         lin_c = [sub.currency for sub in sources]
@@ -828,5 +844,10 @@ def _cycle_summary(answer_id: str) -> Summary:
     """An answer met again on its own lineage path: a loop adds nothing new to the states,
     but a claim resting on circular provenance cannot be called current."""
     return Summary(
-        answer_id, Integrity.INTACT, Currency.UNCHECKED, True, ("lineage_cycle",), frozenset({answer_id})
+        answer_id,
+        Integrity.INTACT,
+        Currency.UNCHECKED,
+        True,
+        (AnswerReason.LINEAGE_CYCLE,),
+        frozenset({answer_id}),
     )
