@@ -20,8 +20,8 @@ from store.errors import InputError, SignatureError, StoreError, VaultError
 from store.queries import AnswerRow
 from store.records import MalformedRecordError, Manifest
 from store.roster import producer_keys
-from tracer.engine.currency import Memo
 from tracer.engine.imported import ImportedFacts, read_imported
+from tracer.engine.memo import Memo
 from tracer.engine.session import Session
 from tracer.engine.vocabulary import SignatureState
 
