@@ -13,7 +13,7 @@ from typing import Any
 
 from store.casefile import digests_by_entry, load_casefile
 from store.crypto import Identity, PublicIdentity, b64e, is_sha256_hex
-from store.entries import HOLD_KINDS, Statement
+from store.entries import HOLD_KINDS, EntryKind, Statement
 from store.errors import InputError, VaultDamagedError, VaultError
 from store.guarded import guarded_kind
 from store.keyring import ALL_SCOPES, DataKeys
@@ -45,7 +45,7 @@ def _require_custodian(vault: Vault, custodian: Identity) -> None:
     vault.require_custodian(custodian)
 
 
-def _refuse(vault: Vault, roster: Roster, kind: str, stmt: Mapping[str, object]) -> None:
+def _refuse(vault: Vault, roster: Roster, kind: EntryKind, stmt: Mapping[str, object]) -> None:
     problem = roster.refusal(kind, stmt)
     if problem is not None:
         raise VaultError(f"{vault.path}: {kind} refused: {problem}")
@@ -78,9 +78,9 @@ def add_producer_key(
         stmt["valid_from"] = valid_from
     if valid_until:
         stmt["valid_until"] = valid_until
-    _refuse(vault, vault.roster(), "key_add", stmt)
+    _refuse(vault, vault.roster(), EntryKind.KEY_ADD, stmt)
     with vault.batch(custodian) as b:
-        return b.append(Statement("key_add", stmt, custodian))
+        return b.append(Statement(EntryKind.KEY_ADD, stmt, custodian))
 
 
 def revoke_producer_key(vault: Vault, custodian: Identity, key_id: str, now: str, reason: str = "") -> int:
@@ -88,9 +88,9 @@ def revoke_producer_key(vault: Vault, custodian: Identity, key_id: str, now: str
     roster = vault.roster()
     k: ProducerKey = roster.producers[_one_match(vault, "producer key", key_id, list(roster.producers))]
     stmt: KeyRevokeStatement = {"key_id": k.key_id, "at": now, "reason": reason}
-    _refuse(vault, roster, "key_revoke", stmt)
+    _refuse(vault, roster, EntryKind.KEY_REVOKE, stmt)
     with vault.batch(custodian) as b:
-        return b.append(Statement("key_revoke", stmt, custodian))
+        return b.append(Statement(EntryKind.KEY_REVOKE, stmt, custodian))
 
 
 def _scoped_collections(scopes: list[str], keys: DataKeys) -> set[str]:
@@ -123,10 +123,10 @@ def grant_investigator(
     }
     if rights:
         stmt["rights"] = sorted(set(rights))
-    _refuse(vault, vault.roster(), "investigator_grant", stmt)
+    _refuse(vault, vault.roster(), EntryKind.INVESTIGATOR_GRANT, stmt)
     keys = DataKeys(vault, custodian)
     with vault.batch(custodian) as b:
-        seq = b.append(Statement("investigator_grant", stmt, custodian))
+        seq = b.append(Statement(EntryKind.INVESTIGATOR_GRANT, stmt, custodian))
         for collection in sorted(_scoped_collections(wanted, keys)):
             keys.share(b, collection, who.key_id, who.x25519)
     return seq
@@ -144,10 +144,10 @@ def revoke_investigator(vault: Vault, custodian: Identity, key_id: str, now: str
         _one_match(vault, "investigator", key_id, list(roster.investigators))
     ]
     stmt: InvestigatorRevokeStatement = {"key_id": inv.key_id, "name": inv.name, "at": now, "reason": reason}
-    _refuse(vault, roster, "investigator_revoke", stmt)
+    _refuse(vault, roster, EntryKind.INVESTIGATOR_REVOKE, stmt)
     keys = DataKeys(vault, custodian)
     with vault.batch(custodian) as b:
-        seq = b.append(Statement("investigator_revoke", stmt, custodian))
+        seq = b.append(Statement(EntryKind.INVESTIGATOR_REVOKE, stmt, custodian))
         for collection in sorted(_scoped_collections(list(inv.scopes), keys)):
             recipients = {k: x for k, x in roster.recipients(collection).items() if k != inv.key_id}
             keys.rotate(b, collection, recipients)
@@ -195,7 +195,7 @@ def purge(
         "effective_at": effective_at,
     }
     with vault.batch(custodian) as b:
-        seq = b.append(Statement("tombstone", stmt, custodian))
+        seq = b.append(Statement(EntryKind.TOMBSTONE, stmt, custodian))
         b.delete_blobs(digest)
     return seq
 
@@ -248,7 +248,7 @@ def record_access(
     if case_id is not None:
         stmt["case_id"] = case_id
     with vault.batch(investigator) as b:
-        return b.append(Statement("access", stmt, investigator))
+        return b.append(Statement(EntryKind.ACCESS, stmt, investigator))
 
 
 def record_finding(
@@ -264,4 +264,4 @@ def record_finding(
     if case_id is not None:
         stmt["case_id"] = case_id
     with vault.batch(investigator) as b:
-        return b.append(Statement("finding", stmt, investigator))
+        return b.append(Statement(EntryKind.FINDING, stmt, investigator))

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from store import merkle
 from store.crypto import Identity
-from store.entries import CASE_KINDS, HOLD_KINDS, ROSTER_KINDS, LogEntry, Statement
+from store.entries import ANSWER_KINDS, CASE_KINDS, HOLD_KINDS, ROSTER_KINDS, EntryKind, LogEntry, Statement
 from store.errors import AccessDeniedError, InputError, VaultError
 from store.records import MalformedRecordError, Revision
 from store.roster import Roster, check_entry
@@ -162,7 +162,7 @@ class Note:
     """A case note (`kind` note) or a conclusion (`case_conclusion`)."""
 
     seq: int
-    kind: str
+    kind: EntryKind
     investigator: str
     case_id: str
     answer_id: str | None
@@ -263,29 +263,29 @@ class CaseFile:
 
     # -- the one rule ------------------------------------------------------------------
 
-    def refusal(self, kind: str, stmt: Mapping[str, object]) -> str | None:
+    def refusal(self, kind: EntryKind, stmt: Mapping[str, object]) -> str | None:
         """Why a statement of `kind` may not be appended now (None: it may)."""
         case_id = stmt.get("case_id")
-        if kind == "case_open":
+        if kind == EntryKind.CASE_OPEN:
             return self._open_refusal(case_id, stmt)
-        if case_id is not None or kind in ("note", "case_conclusion"):
+        if case_id is not None or kind in (EntryKind.NOTE, EntryKind.CASE_CONCLUSION):
             if not isinstance(case_id, str) or case_id not in self.cases:
                 return f"no open case {case_id!r}: open it first (`tracer case open`)"
         if not isinstance(stmt.get("at"), str):
             return "at is not a time"
         return self._kind_refusal(kind, stmt)
 
-    def _kind_refusal(self, kind: str, stmt: Mapping[str, object]) -> str | None:
+    def _kind_refusal(self, kind: EntryKind, stmt: Mapping[str, object]) -> str | None:
         """The rule of each statement kind, once its case and time are checked."""
-        if kind == "tag":
+        if kind == EntryKind.TAG:
             return self._tag_refusal(stmt)
-        if kind in ("note", "case_conclusion"):
+        if kind in (EntryKind.NOTE, EntryKind.CASE_CONCLUSION):
             return _note_refusal(stmt)
-        if kind == "hold":
+        if kind == EntryKind.HOLD:
             return _hold_refusal(stmt)
-        if kind == "hold_release":
+        if kind == EntryKind.HOLD_RELEASE:
             return self._release_refusal(stmt)
-        if kind in ("access", "finding"):
+        if kind in (EntryKind.ACCESS, EntryKind.FINDING):
             return None
         return f"{kind!r} is not a case-file statement"
 
@@ -324,7 +324,7 @@ class CaseFile:
 
     # -- folding -----------------------------------------------------------------------
 
-    def fold(self, seq: int, kind: str, signer: str, stmt: Mapping[str, object]) -> CaseProblem | None:
+    def fold(self, seq: int, kind: EntryKind, signer: str, stmt: Mapping[str, object]) -> CaseProblem | None:
         """Apply one checked statement; a statement the rules refuse is a problem, not applied."""
         refused = self.refusal(kind, stmt)
         if refused is not None:
@@ -336,25 +336,25 @@ class CaseFile:
 
     # refusal checked every member the kind's statement type names before these run
 
-    def _fold_open(self, seq: int, _kind: str, signer: str, stmt: Mapping[str, object]) -> None:
+    def _fold_open(self, seq: int, _kind: EntryKind, signer: str, stmt: Mapping[str, object]) -> None:
         opened, opening = str(stmt.get("case_id")), cast("CaseOpenStatement", stmt)
         self.cases[opened] = CaseRecord(
             opened, opening["title"], opening["purpose"], signer, str(stmt["at"]), seq
         )
 
-    def _fold_tag(self, seq: int, _kind: str, signer: str, stmt: Mapping[str, object]) -> None:
+    def _fold_tag(self, seq: int, _kind: EntryKind, signer: str, stmt: Mapping[str, object]) -> None:
         t = cast("TagStatement", stmt)
         case_id = cast("str | None", stmt.get("case_id"))
         self.tags.append(
             Tag(seq, signer, case_id, t["op"], t["tag"], t["answer_id"], t["target"], str(stmt["at"]))
         )
 
-    def _fold_note(self, seq: int, kind: str, signer: str, stmt: Mapping[str, object]) -> None:
+    def _fold_note(self, seq: int, kind: EntryKind, signer: str, stmt: Mapping[str, object]) -> None:
         n = cast("NoteStatement", stmt)
         case_id, at = str(stmt.get("case_id")), str(stmt["at"])
         self.notes.append(Note(seq, kind, signer, case_id, n.get("answer_id"), n["text"], at))
 
-    def _fold_hold(self, seq: int, _kind: str, signer: str, stmt: Mapping[str, object]) -> None:
+    def _fold_hold(self, seq: int, _kind: EntryKind, signer: str, stmt: Mapping[str, object]) -> None:
         hold = cast("HoldStatement", stmt)
         subject = hold["subject"]
         listed = hold.get("entries")
@@ -370,12 +370,12 @@ class CaseFile:
             entries=entries,
         )
 
-    def _fold_release(self, seq: int, _kind: str, signer: str, stmt: Mapping[str, object]) -> None:
+    def _fold_release(self, seq: int, _kind: EntryKind, signer: str, stmt: Mapping[str, object]) -> None:
         release = cast("ReleaseStatement", stmt)
         held = self.holds[release["hold_seq"]]
         self.holds[held.seq] = _released(held, Release(seq, signer, release["reason"], str(stmt["at"])))
 
-    def _fold_finding(self, seq: int, _kind: str, signer: str, stmt: Mapping[str, object]) -> None:
+    def _fold_finding(self, seq: int, _kind: EntryKind, signer: str, stmt: Mapping[str, object]) -> None:
         case_id = cast("str | None", stmt.get("case_id"))
         if case_id is None:  # a finding made outside a case is no case's
             return
@@ -391,7 +391,7 @@ class CaseFile:
             )
         )
 
-    def _fold_access(self, seq: int, _kind: str, signer: str, stmt: Mapping[str, object]) -> None:
+    def _fold_access(self, seq: int, _kind: EntryKind, signer: str, stmt: Mapping[str, object]) -> None:
         case_id = cast("str | None", stmt.get("case_id"))
         if case_id is None:  # access outside a case is no case's activity
             return
@@ -442,15 +442,15 @@ class CaseFile:
 
 
 #: how each statement kind the rules accepted is applied to the case file
-_FOLDS: dict[str, Callable[[CaseFile, int, str, str, Mapping[str, object]], None]] = {
-    "case_open": CaseFile._fold_open,
-    "tag": CaseFile._fold_tag,
-    "note": CaseFile._fold_note,
-    "case_conclusion": CaseFile._fold_note,
-    "hold": CaseFile._fold_hold,
-    "hold_release": CaseFile._fold_release,
-    "finding": CaseFile._fold_finding,
-    "access": CaseFile._fold_access,
+_FOLDS: dict[EntryKind, Callable[[CaseFile, int, EntryKind, str, Mapping[str, object]], None]] = {
+    EntryKind.CASE_OPEN: CaseFile._fold_open,
+    EntryKind.TAG: CaseFile._fold_tag,
+    EntryKind.NOTE: CaseFile._fold_note,
+    EntryKind.CASE_CONCLUSION: CaseFile._fold_note,
+    EntryKind.HOLD: CaseFile._fold_hold,
+    EntryKind.HOLD_RELEASE: CaseFile._fold_release,
+    EntryKind.FINDING: CaseFile._fold_finding,
+    EntryKind.ACCESS: CaseFile._fold_access,
 }
 
 
@@ -471,7 +471,7 @@ def _released(h: Hold, release: Release) -> Hold:
 
 
 #: the entry kinds that log an answer: a producer's manifest or an imported trace
-_ANSWER_KINDS = ("manifest", "imported_trace")
+_ANSWER_KINDS = ANSWER_KINDS
 
 
 def answer_entries(vault: Vault, answer_id: str, _seen: set[str] | None = None) -> list[int]:
@@ -515,7 +515,7 @@ def _cited_revisions(vault: Vault, cited: set[tuple[str, str]]) -> set[int]:
         seqs += [int(q) for q, d, r in rows if (str(d), str(r)) in cited]
     out: set[int] = set()
     for seq, entry in _checked_entries(vault, seqs).items():
-        if entry.kind != "revision":
+        if entry.kind != EntryKind.REVISION:
             continue
         try:
             rev = Revision.from_json(entry.payload_json())
@@ -592,7 +592,7 @@ def digests_by_entry(vault: Vault, seqs: Iterable[int]) -> dict[int, set[str]]:
 def _named_digests(entry: LogEntry) -> set[str]:
     out: set[str] = set()
     try:
-        if entry.kind == "revision":
+        if entry.kind == EntryKind.REVISION:
             return {str(Revision.from_json(entry.payload_json()).content_sha256)}
         if entry.kind not in _ANSWER_KINDS:
             return out
@@ -600,7 +600,7 @@ def _named_digests(entry: LogEntry) -> set[str]:
     except (MalformedRecordError, InputError, ValueError):
         return out
     out |= {str(m.question_sha256), str(m.answer_sha256)}
-    if entry.kind == "imported_trace":
+    if entry.kind == EntryKind.IMPORTED_TRACE:
         # the export file the trace was read from is evidence of the answer too
         export = entry.payload_json().get("export")
         if isinstance(export, dict) and isinstance(export.get("sha256"), str):
@@ -626,12 +626,12 @@ def document_digests(vault: Vault, document_id: str) -> set[str]:
     the revisions and answers of the log, which only a purge under a document hold pays.
     """
     out: set[str] = set()
-    for _seq, _kind, data, stored in vault.index.rows_claiming(["revision", "manifest", "imported_trace"]):
+    for _seq, _kind, data, stored in vault.index.rows_claiming([EntryKind.REVISION, *ANSWER_KINDS]):
         try:
             entry = LogEntry.from_bytes(data)
             if entry.leaf != stored:
                 continue  # altered bytes: verify pins them; they vouch for nothing
-            if entry.kind == "revision":
+            if entry.kind == EntryKind.REVISION:
                 rev = Revision.from_json(entry.payload_json())
                 if rev.document_id == document_id:
                     out.add(str(rev.content_sha256))
@@ -650,7 +650,7 @@ def case_rows(vault: Vault, since: int = 0) -> list[EntryRow]:
     bytes (a relabelled hold or revocation is a problem, not a row passed by), plus every
     access and finding row: whether one belongs to a case is read from its signed
     statement, not from the editable case index."""
-    return vault.index.rows_claiming(sorted(_FOLD_KINDS | {"access", "finding"}), since)
+    return vault.index.rows_claiming(_FOLD_KINDS | {EntryKind.ACCESS, EntryKind.FINDING}, since)
 
 
 def load_casefile(vault: Vault) -> CaseFile:
@@ -663,7 +663,7 @@ def load_casefile(vault: Vault) -> CaseFile:
 
 def case_row(row_kind: str, entry_kind: str) -> bool:
     """True for a row the case file reads: by its kind column or by the kind its bytes say."""
-    wanted = _FOLD_KINDS | {"access", "finding"}
+    wanted = _FOLD_KINDS | {EntryKind.ACCESS, EntryKind.FINDING}
     return row_kind in wanted or entry_kind in wanted
 
 
@@ -708,15 +708,16 @@ class CaseFold:
                 case.problems.append(CaseProblem(seq, kind, problem.code, problem.detail))
                 continue
             entry = LogEntry.from_bytes(data)
-            stmt = entry.payload_json()
-            if not isinstance(stmt, dict):
+            stmt, known = entry.payload_json(), entry.entry_kind
+            # check_entry found it signed by who may sign its kind: an unknown kind has no signers
+            if not isinstance(stmt, dict) or known is None:
                 continue
-            found = case.fold(seq, kind, entry.signer or "", stmt)
+            found = case.fold(seq, known, entry.signer or "", stmt)
             if found is not None:
                 case.problems.append(found)
 
 
-def append_case_statement(vault: Vault, signer: Identity, kind: str, stmt: CaseStatementJSON) -> int:
+def append_case_statement(vault: Vault, signer: Identity, kind: EntryKind, stmt: CaseStatementJSON) -> int:
     """Check `stmt` against the case file and the roster, then sign and append it.
 
     Holds and releases need the custodian or an investigator with the hold right; the

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, TypedDict
 
 from store.canonical import MAX_SAFE_INT, canonical
@@ -22,6 +23,7 @@ from store.records import MalformedRecordError, Manifest, imported_manifest
 from store.statements import JournalPlaceJSON, LogPlaceJSON, StatementJSON
 
 __all__ = [
+    "ANSWER_KINDS",
     "CASE_KINDS",
     "CUSTODIAN_KINDS",
     "HOLD_KINDS",
@@ -29,9 +31,11 @@ __all__ = [
     "MANIFEST_TYPE",
     "ROSTER_KINDS",
     "STATEMENT_TYPE",
+    "EntryKind",
     "FaultJSON",
     "LogEntry",
     "Statement",
+    "entry_kind",
     "make_entry",
     "make_statement",
     "place_of",
@@ -50,28 +54,74 @@ class FaultJSON(TypedDict):
 MANIFEST_TYPE = "application/vnd.tracer.manifest.v1+json"
 STATEMENT_TYPE = "application/vnd.tracer.statement.v1+json"
 
+
+class EntryKind(StrEnum):
+    """The kinds of log entry, the one list of them: the `kind` member of every entry and
+    the `type` its signed statement declares.  StrEnum members are the words themselves,
+    so the signed bytes, the `kind` column and the `--json` outputs see plain strings,
+    and a parameter typed with this enum makes mypy refuse a kind nobody registered.
+
+    What is read back from the log is not trusted to be one of these: `LogEntry.kind` is
+    the word as written, `LogEntry.entry_kind` the member it names (None for an unknown
+    kind, which `verify` reports as `entry_unknown_kind`)."""
+
+    #: a producer's manifest, kept exactly as signed
+    MANIFEST = "manifest"
+    # custodian statements
+    VAULT_INIT = "vault_init"
+    KEY_ADD = "key_add"
+    KEY_REVOKE = "key_revoke"
+    INVESTIGATOR_GRANT = "investigator_grant"
+    INVESTIGATOR_REVOKE = "investigator_revoke"
+    REVISION = "revision"
+    DOCUMENT_DELETION = "document_deletion"
+    TOMBSTONE = "tombstone"
+    #: an imported observability trace (store/imported.py): not a producer manifest
+    IMPORTED_TRACE = "imported_trace"
+    # investigator statements
+    ACCESS = "access"
+    FINDING = "finding"
+    CASE_OPEN = "case_open"
+    CASE_CONCLUSION = "case_conclusion"
+    TAG = "tag"
+    NOTE = "note"
+    HOLD = "hold"
+    HOLD_RELEASE = "hold_release"
+
+
+_K = EntryKind
 CUSTODIAN_KINDS = frozenset(
     {
-        "vault_init",
-        "key_add",
-        "key_revoke",
-        "investigator_grant",
-        "investigator_revoke",
-        "revision",
-        "document_deletion",
-        "tombstone",
-        # an imported observability trace (store/imported.py): not a producer manifest
-        "imported_trace",
+        _K.VAULT_INIT,
+        _K.KEY_ADD,
+        _K.KEY_REVOKE,
+        _K.INVESTIGATOR_GRANT,
+        _K.INVESTIGATOR_REVOKE,
+        _K.REVISION,
+        _K.DOCUMENT_DELETION,
+        _K.TOMBSTONE,
+        _K.IMPORTED_TRACE,
     }
 )
 #: case-file statements (store.casefile): an investigator (or the custodian) signs them
-CASE_KINDS = frozenset({"case_open", "case_conclusion", "tag", "note"})
+CASE_KINDS = frozenset({_K.CASE_OPEN, _K.CASE_CONCLUSION, _K.TAG, _K.NOTE})
 #: legal holds: signed by the custodian or an investigator granted the `hold` right
 #: (`store.roster.Roster.statement_signers` narrows who may sign them)
-HOLD_KINDS = frozenset({"hold", "hold_release"})
-INVESTIGATOR_KINDS = frozenset({"access", "finding"}) | CASE_KINDS | HOLD_KINDS
+HOLD_KINDS = frozenset({_K.HOLD, _K.HOLD_RELEASE})
+INVESTIGATOR_KINDS = frozenset({_K.ACCESS, _K.FINDING}) | CASE_KINDS | HOLD_KINDS
 #: statements that change who may sign or read: folded by `store.roster.Roster`
-ROSTER_KINDS = frozenset({"vault_init", "key_add", "key_revoke", "investigator_grant", "investigator_revoke"})
+ROSTER_KINDS = frozenset(
+    {_K.VAULT_INIT, _K.KEY_ADD, _K.KEY_REVOKE, _K.INVESTIGATOR_GRANT, _K.INVESTIGATOR_REVOKE}
+)
+#: the entries that log an answer: a producer's manifest or an imported trace
+ANSWER_KINDS = frozenset({_K.MANIFEST, _K.IMPORTED_TRACE})
+_BY_WORD: dict[str, EntryKind] = {k.value: k for k in EntryKind}
+
+
+def entry_kind(word: object) -> EntryKind | None:
+    """The registered kind `word` names, None for any other value: how a kind read from
+    the log (untrusted) becomes one the typed code may dispatch on."""
+    return _BY_WORD.get(word) if isinstance(word, str) else None
 
 
 @dataclass(frozen=True)
@@ -140,7 +190,13 @@ class LogEntry:
 
     @property
     def kind(self) -> str:
+        """The kind as written: any word, since whoever can write the file can write it."""
         return str(self.body.get("kind", ""))
+
+    @property
+    def entry_kind(self) -> EntryKind | None:
+        """The registered kind this entry names; None for a kind nobody registered."""
+        return entry_kind(self.body.get("kind", ""))
 
     @property
     def envelope(self) -> Envelope | None:
@@ -165,9 +221,9 @@ class LogEntry:
             payload = self.payload_json()
         except (InputError, ValueError) as exc:
             raise MalformedRecordError(f"payload unreadable: {exc}") from exc
-        if self.kind == "manifest":
+        if self.kind == EntryKind.MANIFEST:
             return Manifest.from_json(payload)
-        if self.kind == "imported_trace":
+        if self.kind == EntryKind.IMPORTED_TRACE:
             return imported_manifest(payload)
         raise MalformedRecordError(f"a {self.kind!r} entry logs no answer")
 
@@ -178,7 +234,7 @@ class LogEntry:
             if env is None:
                 return None
             payload = json.loads(env.payload)
-        if self.kind != "manifest" and isinstance(payload, dict):
+        if self.kind != EntryKind.MANIFEST and isinstance(payload, dict):
             return payload.get("statement", payload)
         return payload
 
@@ -189,7 +245,8 @@ _PAYLOAD_FIRST = b'{"envelope":{"payload":""'
 _B64_PUNCT = bytes.maketrans(b"+/=-_", b"AAAAA")
 
 
-def make_entry(kind: str, envelope: Envelope, **annotations: Any) -> LogEntry:
+def make_entry(kind: EntryKind, envelope: Envelope, **annotations: Any) -> LogEntry:
+    word = kind.value  # a plain str: the canonical encoder's fast path takes only those
     env = envelope.to_json()
     b64 = env["payload"]
     raw = b64.encode("ascii") if b64.isascii() else b""
@@ -197,14 +254,14 @@ def make_entry(kind: str, envelope: Envelope, **annotations: Any) -> LogEntry:
         # The payload string needs no escaping, so canonicalize the entry around an empty
         # one and put it in afterwards: when "envelope" is the first member its "payload"
         # comes first too, right after `_PAYLOAD_FIRST`'s opening quote.
-        small = canonical({"kind": kind, "envelope": {**env, "payload": ""}, **annotations})
+        small = canonical({"kind": word, "envelope": {**env, "payload": ""}, **annotations})
         if small.startswith(_PAYLOAD_FIRST):
             cut = len(_PAYLOAD_FIRST) - 1
             data = b"%b%b%b" % (small[:cut], raw, small[cut:])
             body = json.loads(small)
             body["envelope"]["payload"] = b64
             return LogEntry(data, body, None, True)
-    body = {"kind": kind, "envelope": env, **annotations}
+    body = {"kind": word, "envelope": env, **annotations}
     data = canonical(body)
     return LogEntry(data, json.loads(data), None, True)
 
@@ -221,18 +278,18 @@ class Statement:
     """A statement to be signed once its place is known: `Batch.append` binds it to the
     seq it lands at and the root before it, then signs."""
 
-    kind: str
+    kind: EntryKind
     body: StatementJSON
     signer: Identity
 
 
 def make_statement(
-    kind: str, statement: StatementJSON, signer: Identity, place: LogPlaceJSON | JournalPlaceJSON
+    kind: EntryKind, statement: StatementJSON, signer: Identity, place: LogPlaceJSON | JournalPlaceJSON
 ) -> LogEntry:
     """A custodian or investigator statement bound to `place`, as a DSSE envelope over JCS.
 
     The payload is `{"type": kind, "statement": ..., "log": place}`; journal lines (not in
     the log) name the checkpoint they were made against instead of a seq.
     """
-    payload = canonical({"type": kind, "statement": statement, "log": place})
+    payload = canonical({"type": kind.value, "statement": statement, "log": place})
     return make_entry(kind, sign_envelope(payload, STATEMENT_TYPE, signer))

@@ -22,7 +22,7 @@ import hashlib
 import re
 from collections.abc import Iterable
 
-from store.entries import HOLD_KINDS, ROSTER_KINDS
+from store.entries import HOLD_KINDS, ROSTER_KINDS, EntryKind, entry_kind
 
 __all__ = [
     "EXTENSION",
@@ -33,15 +33,15 @@ __all__ = [
     "signed_commitment",
 ]
 
-GUARDED_KINDS = ROSTER_KINDS | HOLD_KINDS | {"tombstone"}
+GUARDED_KINDS = ROSTER_KINDS | HOLD_KINDS | {EntryKind.TOMBSTONE}
 EXTENSION = "tracer-guarded"
 _TAIL = re.compile(rb'"kind":"([a-z_]+)","seq":[0-9]+\}\Z')
 
 
-def guarded_kind(data: bytes) -> str | None:
+def guarded_kind(data: bytes) -> EntryKind | None:
     """The kind the entry's own (canonical) bytes say, when it is a guarded kind."""
     m = _TAIL.search(data[-96:])
-    kind = m.group(1).decode("ascii") if m else None
+    kind = entry_kind(m.group(1).decode("ascii")) if m else None
     return kind if kind in GUARDED_KINDS else None
 
 

@@ -17,14 +17,13 @@ from dataclasses import dataclass
 
 from store.crypto import Identity, PublicIdentity, sha256_hex
 from store.dsse import Envelope, verify_envelope
-from store.entries import LogEntry, Statement
+from store.entries import EntryKind, LogEntry, Statement
 from store.errors import InputError, SignatureError
 from store.keyring import DataKeys
 from store.statements import ImportedTraceStatement
 from store.vault import Vault
 
 __all__ = [
-    "IMPORTED_KIND",
     "IMPORTED_SCHEMA",
     "ImportedItem",
     "SignedImport",
@@ -33,7 +32,6 @@ __all__ = [
     "signed_imports",
 ]
 
-IMPORTED_KIND = "imported_trace"
 IMPORTED_SCHEMA = "tracer.imported_trace/v1"
 #: `v_answers.answer_kind` of an imported answer: lists tell it apart without reading the log
 IMPORTED_ANSWER_KIND = "imported"
@@ -149,7 +147,7 @@ def _imported_envelope(seq: int, data: bytes | None) -> Envelope | str:
         env = entry.envelope
     except (InputError, ValueError) as exc:
         return f"log entry {seq} cannot be read: {exc}"
-    if entry.kind != IMPORTED_KIND or env is None:
+    if entry.kind != EntryKind.IMPORTED_TRACE or env is None:
         return f"log entry {seq} is a {entry.kind!r} entry, not an imported trace"
     return env
 
@@ -164,7 +162,7 @@ def _placed_statement(body: object, seq: int, origin: str, answer_id: str) -> di
         or not isinstance(place, dict)
         or place.get("seq") != seq
         or place.get("origin") != origin
-        or body.get("type") != IMPORTED_KIND
+        or body.get("type") != EntryKind.IMPORTED_TRACE
         or not isinstance(st, dict)
     ):
         return f"log entry {seq} is signed for another place (a copied entry)"
@@ -196,7 +194,7 @@ def append_imported(vault: Vault, custodian: Identity, items: list[ImportedItem]
     seqs: list[int] = []
     with vault.batch(custodian) as batch:
         for it in items:
-            seqs.append(batch.append(Statement(IMPORTED_KIND, it.statement, custodian)))
+            seqs.append(batch.append(Statement(EntryKind.IMPORTED_TRACE, it.statement, custodian)))
             collection = str(it.statement["collection"])
             if collection not in recipients:
                 recipients[collection] = vault.roster().recipients(collection)

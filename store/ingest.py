@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, cast
 from store.batch import Batch
 from store.canonical import parse_strict
 from store.crypto import Identity, sha256_hex
-from store.entries import Statement
+from store.entries import EntryKind, Statement
 from store.errors import InputError, StoreError
 from store.gcpause import no_cycle_collection
 from store.ingestpool import POOL_MIN_FILES, IngestPool, prepare_files, shared_pool
@@ -65,7 +65,7 @@ class Rejected:
 @dataclass
 class Accepted:
     file: str
-    kind: str
+    kind: EntryKind
     ident: str
     seq: int = -1
 
@@ -155,7 +155,7 @@ class _Ingest:
 
     def check_answers(self, items: list[_Prepared | InputError]) -> None:
         """Refuse (in place, in file order) manifests whose answer id is already taken."""
-        ids = [it.ident for it in items if isinstance(it, _Prepared) and it.kind == "manifest"]
+        ids = [it.ident for it in items if isinstance(it, _Prepared) and it.kind == EntryKind.MANIFEST]
         if not ids:
             return
         self.vault.views.require("v_answers")
@@ -167,7 +167,7 @@ class _Ingest:
             )
         )
         for i, it in enumerate(items):
-            if not (isinstance(it, _Prepared) and it.kind == "manifest"):
+            if not (isinstance(it, _Prepared) and it.kind == EntryKind.MANIFEST):
                 continue
             answer_id = it.ident
             seq = prior.get(answer_id)
@@ -207,8 +207,10 @@ class _Ingest:
                 f"log entry {tomb}); a purge is final and the text is not stored again",
             )
         # the schema fixed every member; the statement is the document less its text
-        entry = Statement("revision", cast("RevisionStatement", stmt), self.custodian)
-        return _Prepared(file, "revision", f"{key[0]}@{key[1]}", entry, [(doc["collection"], data)], [])
+        entry = Statement(EntryKind.REVISION, cast("RevisionStatement", stmt), self.custodian)
+        return _Prepared(
+            file, EntryKind.REVISION, f"{key[0]}@{key[1]}", entry, [(doc["collection"], data)], []
+        )
 
     def _reused_revision(self, key: tuple[str, str], digest: str) -> str:
         """Why a revision id seen before is refused: the same text again is a repeat; other
@@ -238,9 +240,9 @@ class _Ingest:
         stmt = {k: v for k, v in doc.items() if k != "schema"}
         return _Prepared(
             file,
-            "document_deletion",
+            EntryKind.DOCUMENT_DELETION,
             did,
-            Statement("document_deletion", cast("DocumentDeletionStatement", stmt), self.custodian),
+            Statement(EntryKind.DOCUMENT_DELETION, cast("DocumentDeletionStatement", stmt), self.custodian),
             [],
             [],
         )

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from store.canonical import member_path, parse_strict
 from store.crypto import sha256_hex
 from store.dsse import Envelope, verify_envelope
-from store.entries import MANIFEST_TYPE, FaultJSON, LogEntry, Statement, make_entry
+from store.entries import MANIFEST_TYPE, EntryKind, FaultJSON, LogEntry, Statement, make_entry
 from store.errors import InputError, SignatureError, StoreError
 from store.gcpause import no_cycle_collection
 from store.records import MANIFEST_V2, Manifest
@@ -227,7 +227,7 @@ class Prepared:
     """One input file checked and made into the entry (and texts) it appends."""
 
     file: str
-    kind: str
+    kind: EntryKind
     ident: str
     entry: LogEntry | Statement
     texts: list[tuple[str, bytes]]
@@ -275,11 +275,11 @@ def prepare_manifest(ctx: ManifestContext, file: str, doc: dict[str, Any]) -> Pr
         )
     manifest = Manifest.from_json(payload)
     faults, texts = manifest_faults(ctx, file, manifest, doc["contents"])
-    entry = make_entry("manifest", env, ingested_at=ctx.now, faults=[f.to_json() for f in faults])
+    entry = make_entry(EntryKind.MANIFEST, env, ingested_at=ctx.now, faults=[f.to_json() for f in faults])
     # the duplicate-answer check is the last one, made by `check_answers` for the
     # whole call with one query
     return Prepared(
-        file, "manifest", manifest.answer_id, entry.with_payload(payload, manifest), texts, faults
+        file, EntryKind.MANIFEST, manifest.answer_id, entry.with_payload(payload, manifest), texts, faults
     )
 
 
@@ -408,7 +408,7 @@ def from_wire(wire: _Wire) -> Prepared | InputError | None:
     entry = LogEntry(data, body, None, True, payload, Manifest.from_json(payload))
     return Prepared(
         file,
-        "manifest",
+        EntryKind.MANIFEST,
         ident,
         entry,
         [(c, t) for c, t in texts],

@@ -10,12 +10,12 @@ when a batch commits or fails, or when a recovery cuts the log back.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import duckdb
 
 from store import merkle
-from store.entries import ROSTER_KINDS, LogEntry
+from store.entries import ROSTER_KINDS, EntryKind, LogEntry
 from store.errors import InputError
 from store.guarded import GUARDED_KINDS, guarded_kind
 from store.rows import EntryRow, TombstoneRow
@@ -56,13 +56,13 @@ class LogIndex:
         if added_guarded:
             self._tombstones = None
 
-    def rows_claiming(self, kinds: Sequence[str], since: int = 0) -> list[EntryRow]:
+    def rows_claiming(self, kinds: Iterable[EntryKind], since: int = 0) -> list[EntryRow]:
         """Every row from entry `since` on whose kind column or whose own bytes name one
         of `kinds`, in seq order; callers decide by the bytes.
 
         The bytes' tail is read in SQL (one pass, no entry bytes leave DuckDB but those
         selected)."""
-        wanted = set(kinds)
+        wanted = {k.value for k in kinds}  # plain words: DuckDB binds str, not its subclasses
         tails = self._tail_kinds()
         start = max(since, 0)
         chosen = {seq for seq in range(start, len(tails)) if tails[seq] in wanted}
@@ -103,11 +103,11 @@ class LogIndex:
     def roster_rows(self) -> list[EntryRow]:
         """The entries that change the roster, selected by column or by bytes: a relabelled
         one is a problem `store.roster` reports."""
-        return self.rows_claiming(sorted(ROSTER_KINDS))
+        return self.rows_claiming(ROSTER_KINDS)
 
     def guarded_rows(self) -> list[EntryRow]:
         """Every row whose kind column or bytes say a guarded kind (`store.guarded`)."""
-        return self.rows_claiming(sorted(GUARDED_KINDS))
+        return self.rows_claiming(GUARDED_KINDS)
 
     def guarded_pairs(self) -> list[tuple[int, bytes]]:
         """(seq, stored leaf) of every entry whose bytes say a guarded kind: what each

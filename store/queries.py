@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from store.entries import LogEntry
+from store.entries import EntryKind, LogEntry
 from store.errors import VaultDamagedError
 from store.filters import AnswerFilter
 from store.records import MalformedRecordError, Revision
@@ -201,7 +201,7 @@ def _entry_of(answer_id: str, data: bytes | None) -> LogEntry | None:
     if data is None:
         return None
     entry = LogEntry.from_bytes(bytes(data))
-    if entry.kind not in ("manifest", "imported_trace"):
+    if entry.kind not in (EntryKind.MANIFEST, EntryKind.IMPORTED_TRACE):
         return None
     # bytes that no longer hash to their leaf still name their answer: the trace shows
     # the broken signature or record as its finding; only another answer's entry is refused

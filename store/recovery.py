@@ -36,7 +36,7 @@ from pathlib import Path
 
 from store.crypto import Identity
 from store.dsse import verify_envelope
-from store.entries import STATEMENT_TYPE, LogEntry
+from store.entries import STATEMENT_TYPE, EntryKind, LogEntry
 from store.errors import InputError, SignatureError, VaultError
 from store.guarded import GUARDED_KINDS, guarded_kind
 from store.ingest import IngestReport, ingest
@@ -157,14 +157,20 @@ class _Restore:
 
     def sort(self, e: QuarantinedEntry) -> None:
         entry = _parse(e)
-        if entry is not None and entry.kind == "manifest" and isinstance(entry.body.get("envelope"), dict):
+        if (
+            entry is not None
+            and entry.kind == EntryKind.MANIFEST
+            and isinstance(entry.body.get("envelope"), dict)
+        ):
             # the producer's envelope carries its own signature: ingest checks it again and
             # writes a new wrapper, so a rewritten wrapper (faults, times) is never kept
             if _answer_id(entry) not in self.present:
                 self.manifests.append((e.seq, _manifest_doc(entry, self.texts)))
             return
         rev = (
-            _custodian_revision(self.vault, entry) if entry is not None and entry.kind == "revision" else None
+            _custodian_revision(self.vault, entry)
+            if entry is not None and entry.kind == EntryKind.REVISION
+            else None
         )
         if rev:
             self._revision(e.seq, rev)
@@ -277,9 +283,9 @@ def _texts_of(vault: Vault, custodian: Identity, tail: list[QuarantinedEntry]) -
     wanted: set[str] = set()
     for e in tail:
         entry = _parse(e)
-        if entry is not None and entry.kind == "manifest":
+        if entry is not None and entry.kind == EntryKind.MANIFEST:
             wanted |= _digests_of(entry)
-        elif entry is not None and entry.kind == "revision":
+        elif entry is not None and entry.kind == EntryKind.REVISION:
             rev = _custodian_revision(vault, entry)
             if rev is not None:
                 wanted.add(str(rev.get("content_sha256")))

@@ -30,6 +30,7 @@ from store.entries import (
     INVESTIGATOR_KINDS,
     ROSTER_KINDS,
     STATEMENT_TYPE,
+    EntryKind,
     LogEntry,
     place_of,
 )
@@ -177,13 +178,13 @@ class Roster:
 
     # -- folding -----------------------------------------------------------------------
 
-    def refusal(self, kind: str, stmt: Mapping[str, object]) -> str | None:
+    def refusal(self, kind: EntryKind, stmt: Mapping[str, object]) -> str | None:
         """Why the statement may not change the roster now (None: it may).
 
         The same rules refuse a command before it is signed (`store.admin`) and a
         statement in the log that breaks them (`verify`, unlock).
         """
-        if kind == "vault_init":
+        if kind == EntryKind.VAULT_INIT:
             if self.custodian is not None:
                 return "the vault is already initialised"
             return _custodian_problem(stmt)
@@ -192,13 +193,13 @@ class Roster:
         key_id = stmt.get("key_id")
         if not isinstance(key_id, str):
             return "key_id is not a string"
-        if kind == "key_add":
+        if kind == EntryKind.KEY_ADD:
             return self._key_add_refusal(key_id, stmt)
-        if kind == "key_revoke":
+        if kind == EntryKind.KEY_REVOKE:
             return self._key_revoke_refusal(key_id, stmt)
-        if kind == "investigator_grant":
+        if kind == EntryKind.INVESTIGATOR_GRANT:
             return self._grant_refusal(key_id, stmt)
-        if kind == "investigator_revoke":
+        if kind == EntryKind.INVESTIGATOR_REVOKE:
             return self._investigator_revoke_refusal(key_id, stmt)
         return f"{kind!r} does not change the roster"
 
@@ -290,16 +291,16 @@ class Roster:
                 return f"name {name!r} is already taken by producer key {k.key_id[:16]}"
         return None
 
-    def fold(self, seq: int, kind: str, stmt: Mapping[str, object]) -> RosterProblem | None:
+    def fold(self, seq: int, kind: EntryKind, stmt: Mapping[str, object]) -> RosterProblem | None:
         """Apply one custodian statement of `ROSTER_KINDS` (already signature-checked)."""
         refused = self.refusal(kind, stmt)
         if refused is not None:
             return RosterProblem(seq, kind, FindingKind.ROSTER_CHANGE_REFUSED, refused)
         # refusal checked every member the kind's statement type names
-        if kind == "vault_init":
+        if kind == EntryKind.VAULT_INIT:
             c = cast("VaultInitStatement", stmt)["custodian"]
             self.custodian = PublicIdentity(str(c["name"]), b64d(c["ed25519"]), b64d(c["x25519"]))
-        elif kind == "key_add":
+        elif kind == EntryKind.KEY_ADD:
             add = cast("KeyAddStatement", stmt)
             self.producers[add["key_id"]] = ProducerKey(
                 add["key_id"],
@@ -310,11 +311,11 @@ class Roster:
                 None,
                 seq,
             )
-        elif kind == "key_revoke":
+        elif kind == EntryKind.KEY_REVOKE:
             revoke = cast("KeyRevokeStatement", stmt)
             k = self.producers[revoke["key_id"]]
             self.producers[k.key_id] = replace(k, revoked_at=revoke["at"], revoked_seq=seq)
-        elif kind == "investigator_grant":
+        elif kind == EntryKind.INVESTIGATOR_GRANT:
             grant = cast("InvestigatorGrantStatement", stmt)
             self.investigators[grant["key_id"]] = Investigator(
                 grant["key_id"],
@@ -327,7 +328,7 @@ class Roster:
                 seq,
                 rights=tuple(grant.get("rights", [])),
             )
-        elif kind == "investigator_revoke":
+        elif kind == EntryKind.INVESTIGATOR_REVOKE:
             gone = cast("InvestigatorRevokeStatement", stmt)
             i = self.investigators[gone["key_id"]]
             self.investigators[i.key_id] = replace(i, revoked_at=gone["at"], revoked_seq=seq)
@@ -339,7 +340,7 @@ class Roster:
     def producer_keys_at(self, when: str) -> dict[str, bytes]:
         return {k.key_id: k.ed25519 for k in self.producers.values() if k.valid_at(when)}
 
-    def statement_signers(self, kind: str) -> dict[str, bytes]:
+    def statement_signers(self, kind: EntryKind) -> dict[str, bytes]:
         """Key id -> Ed25519 key of who may sign a statement of `kind` now."""
         out: dict[str, bytes] = {}
         if self.custodian is not None and (kind in CUSTODIAN_KINDS or kind in INVESTIGATOR_KINDS):
@@ -525,19 +526,20 @@ def check_entry(
     entry = _entry_of_row(seq, row_kind, data, stored_leaf)
     if isinstance(entry, RosterProblem):
         return entry
-    if seq == 0 and entry.kind == "vault_init":
+    kind = entry.entry_kind
+    if seq == 0 and kind == EntryKind.VAULT_INIT:
         signers = _self_signer(entry.payload_json())
-    else:
-        signers = roster.statement_signers(entry.kind)
+    else:  # nobody may sign a kind nobody registered
+        signers = roster.statement_signers(kind) if kind is not None else {}
     root_before = acc.root() if acc.size == seq else None
     bad = statement_problem(entry, seq, origin, root_before, signers)
     if bad is not None:
         return RosterProblem(seq, entry.kind, bad[0], bad[1])
-    if entry.kind not in ROSTER_KINDS:
+    if kind is None or kind not in ROSTER_KINDS:
         return None
     stmt = entry.payload_json()
     assert isinstance(stmt, dict)  # noqa: S101 - statement_problem checked it
-    return roster.fold(seq, entry.kind, stmt)
+    return roster.fold(seq, kind, stmt)
 
 
 def _entry_of_row(seq: int, row_kind: str, data: bytes, stored_leaf: bytes) -> LogEntry | RosterProblem:

@@ -30,7 +30,7 @@ from store.batch import Batch, append_batch
 from store.blobstore import BlobStore
 from store.casecache import CaseCache
 from store.crypto import Identity, PublicIdentity, b64d, b64e, sha256_hex
-from store.entries import LogEntry, Statement
+from store.entries import EntryKind, LogEntry, Statement
 from store.errors import AccessDeniedError, VaultDamagedError, VaultError
 from store.logindex import LogIndex
 from store.note import Checkpoint
@@ -141,7 +141,7 @@ class Vault:
             with vault.batch(custodian, _in_transaction=True) as b:
                 b.append(
                     Statement(
-                        "vault_init",
+                        EntryKind.VAULT_INIT,
                         {
                             "origin": origin,
                             "format": FORMAT,

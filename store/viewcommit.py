@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from store.entries import LogEntry
+from store.entries import ANSWER_KINDS, EntryKind, LogEntry
 from store.errors import VaultDamagedError
 from store.guarded import extension_value
 from store.rowtables import insert_rows
@@ -84,29 +84,30 @@ DDL = (
 )
 
 #: the entry kinds (as their own bytes say) whose derivation writes rows of each table
-SOURCES: dict[str, frozenset[str]] = {
-    "v_keys": frozenset({"key_add", "key_revoke"}),
-    "v_investigators": frozenset({"investigator_grant", "investigator_revoke"}),
-    "v_answers": frozenset({"manifest", "imported_trace"}),
-    "v_passages": frozenset({"manifest", "imported_trace"}),
-    "v_citations": frozenset({"manifest", "imported_trace"}),
-    "v_revisions": frozenset({"revision"}),
-    "v_deletions": frozenset({"document_deletion"}),
-    "v_tombstones": frozenset({"tombstone"}),
-    "v_access": frozenset({"access"}),
-    "v_findings": frozenset({"finding"}),
-    "v_digests": frozenset({"manifest", "imported_trace", "revision"}),
-    "v_cases": frozenset({"case_open"}),
+_K = EntryKind
+SOURCES: dict[str, frozenset[EntryKind]] = {
+    "v_keys": frozenset({_K.KEY_ADD, _K.KEY_REVOKE}),
+    "v_investigators": frozenset({_K.INVESTIGATOR_GRANT, _K.INVESTIGATOR_REVOKE}),
+    "v_answers": frozenset({_K.MANIFEST, _K.IMPORTED_TRACE}),
+    "v_passages": frozenset({_K.MANIFEST, _K.IMPORTED_TRACE}),
+    "v_citations": frozenset({_K.MANIFEST, _K.IMPORTED_TRACE}),
+    "v_revisions": frozenset({_K.REVISION}),
+    "v_deletions": frozenset({_K.DOCUMENT_DELETION}),
+    "v_tombstones": frozenset({_K.TOMBSTONE}),
+    "v_access": frozenset({_K.ACCESS}),
+    "v_findings": frozenset({_K.FINDING}),
+    "v_digests": frozenset({_K.MANIFEST, _K.IMPORTED_TRACE, _K.REVISION}),
+    "v_cases": frozenset({_K.CASE_OPEN}),
     "v_case_items": frozenset(
-        {"case_open", "case_conclusion", "tag", "note", "hold", "hold_release", "access", "finding"}
+        {_K.CASE_OPEN, _K.CASE_CONCLUSION, _K.TAG, _K.NOTE, _K.HOLD, _K.HOLD_RELEASE, _K.ACCESS, _K.FINDING}
     ),
-    "v_tags": frozenset({"tag"}),
-    "v_notes": frozenset({"note", "case_conclusion"}),
-    "v_holds": frozenset({"hold", "hold_release"}),
+    "v_tags": frozenset({_K.TAG}),
+    "v_notes": frozenset({_K.NOTE, _K.CASE_CONCLUSION}),
+    "v_holds": frozenset({_K.HOLD, _K.HOLD_RELEASE}),
 }
 
 #: tables with a row per statement, not per answer: small, checked at every unlock
-EAGER_VIEWS = tuple(t for t in SOURCES if not SOURCES[t] & {"manifest", "imported_trace"})
+EAGER_VIEWS = tuple(t for t in SOURCES if not SOURCES[t] & ANSWER_KINDS)
 #: the per-answer tables, checked on first use (or ahead of it, `ViewGuard.check_aside`)
 ON_FIRST_USE = tuple(t for t in SOURCES if t not in EAGER_VIEWS)
 
@@ -460,7 +461,7 @@ class ViewGuard:
         """`table`'s rows, by group, derived from the entries that produce them, each entry
         checked against its stored leaf (which the signed tree covers)."""
         out: dict[int, list[tuple[Any, ...]]] = {}
-        for seq, _kind, data, stored in self._vault.index.rows_claiming(sorted(SOURCES[table])):
+        for seq, _kind, data, stored in self._vault.index.rows_claiming(SOURCES[table]):
             g = seq // GROUP
             if groups is not None and g not in groups:
                 continue

@@ -13,10 +13,12 @@ from __future__ import annotations
 from enum import StrEnum
 
 __all__ = [
+    "AnswerReason",
     "Currency",
     "CurrencyReason",
     "FindingKind",
     "Integrity",
+    "LineageGap",
     "ModelInput",
     "SignatureState",
     "TextVerdict",
@@ -65,6 +67,25 @@ class CurrencyReason(StrEnum):
     QUOTE_CHANGED = "quote_changed"
     QUOTE_REMOVED = "quote_removed"
     EMPTY_QUOTE = "empty_quote"
+
+
+class AnswerReason(StrEnum):
+    """Why an answer's own states are what they are, beside its passages' currency reasons
+    (`trace --json` `reasons`; the TUI words them in `tracer.tui.words`)."""
+
+    LINEAGE_CYCLE = "lineage_cycle"
+    LINEAGE_TARGET_MISSING = "lineage_target_missing"
+    ENTRY_DAMAGED = "entry_damaged"
+
+
+class LineageGap(StrEnum):
+    """What stands in a lineage tree's `kind` where no readable manifest does (otherwise
+    the kind is the manifest's own, as its producer signed it)."""
+
+    MISSING = "missing"
+    DAMAGED = "damaged"
+    #: a source that loops back to an answer already on the path
+    CYCLE = "?"
 
 
 class ModelInput(StrEnum):

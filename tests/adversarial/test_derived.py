@@ -16,6 +16,7 @@ import pytest
 
 from store import admin
 from store.casefile import load_casefile
+from store.entries import EntryKind
 from store.errors import AccessDeniedError, VaultDamagedError, VaultError
 from store.ingest import ingest
 from store.note import Checkpoint
@@ -307,10 +308,10 @@ def test_a_hold_whose_entries_are_not_an_answers_is_refused_from_the_case_file(t
     desk = CaseDesk(s)
     stmt = desk.hold_statement("digest", world.passage_digest, "litigation")
     for forged in ([3, 1], [-1], ["1"], 7):
-        refused = load_casefile(s.vault).refusal("hold", {**stmt, "entries": forged})
+        refused = load_casefile(s.vault).refusal(EntryKind.HOLD, {**stmt, "entries": forged})
         assert refused is not None and "entries" in refused
     answer = desk.hold_statement("answer", "ans-restart", "litigation")
-    assert load_casefile(s.vault).refusal("hold", answer) is None
+    assert load_casefile(s.vault).refusal(EntryKind.HOLD, answer) is None
     s.close()
 
 

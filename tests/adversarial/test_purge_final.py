@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from store import admin, queries
 from store.crypto import sha256_hex
-from store.entries import Statement
+from store.entries import EntryKind, Statement
 from store.keyring import DataKeys
 from tests.helpers import T0, Case, manifest, passage, revision, signed
 from tracer.engine.verify import verify
@@ -52,7 +52,9 @@ def test_a_blob_put_back_by_hand_is_never_shown_and_is_reported(case: Case) -> N
     keys = DataKeys(case.vault, case.custodian)
     with case.vault.batch(case.custodian) as b:  # the custodian's key, misused to restore it
         keys.encrypt_into(b, "support", text, {})
-        b.append(Statement("access", {"action": "restore", "target": digest, "at": T0}, case.custodian))
+        b.append(
+            Statement(EntryKind.ACCESS, {"action": "restore", "target": digest, "at": T0}, case.custodian)
+        )
     assert queries.blob_present(case.vault, digest)
     s = case.session()
     try:

@@ -12,7 +12,7 @@ import pytest
 
 from store import admin
 from store.crypto import Identity
-from store.entries import LogEntry, Statement
+from store.entries import EntryKind, LogEntry, Statement
 from store.errors import StoreError, VaultDamagedError, VaultError
 from store.vault import Vault
 from tests.cli.conftest import World, draft
@@ -81,7 +81,7 @@ def test_a_new_grant_for_a_revoked_key_is_refused_a_revocation_is_final(case: Ca
         admin.grant_investigator(case.vault, case.custodian, omar.public, ["support"], LATER)
     # A freshly signed (correctly placed) grant written by a custodian who bypasses the API:
     stmt = Statement(
-        "investigator_grant",
+        EntryKind.INVESTIGATOR_GRANT,
         {
             "key_id": omar.key_id,
             "name": "omar",

@@ -15,7 +15,7 @@ import pytest
 from store import admin, queries
 from store.casefile import load_casefile
 from store.crypto import b64e, sha256_hex
-from store.entries import STATEMENT_TYPE, Statement
+from store.entries import STATEMENT_TYPE, EntryKind, Statement
 from store.errors import StoreError, VaultError
 from tests.case.world import build_world
 from tests.cli.conftest import World
@@ -493,7 +493,7 @@ def test_verify_names_no_answer_outside_the_viewers_scope(tmp_path: Path) -> Non
 def test_a_revoked_investigators_checkpoint_covers_nothing(case: Case) -> None:
     omar = case.grant("omar", ["support"])
     admin.revoke_investigator(case.vault, case.custodian, omar.key_id, LATER)
-    stmt = Statement("access", {"action": "unlock", "target": "", "at": NOW}, omar)
+    stmt = Statement(EntryKind.ACCESS, {"action": "unlock", "target": "", "at": NOW}, omar)
     seq = append_by_hand(case, stmt, checkpoint_signer=omar)
     with pytest.raises(TrustError, match="no valid signature"):
         case.session("ines")
@@ -504,7 +504,9 @@ def test_a_revoked_investigators_checkpoint_covers_nothing(case: Case) -> None:
 
 def test_an_old_checkpoint_relabelled_to_the_new_size_covers_nothing(case: Case) -> None:
     note = case.vault.checkpoints()[-1].note
-    stmt = Statement("access", {"action": "unlock", "target": "", "at": NOW}, case.investigators["ines"])
+    stmt = Statement(
+        EntryKind.ACCESS, {"action": "unlock", "target": "", "at": NOW}, case.investigators["ines"]
+    )
     append_by_hand(case, stmt)
     size = case.vault.size()
     case.vault.con.execute(

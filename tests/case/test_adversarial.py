@@ -10,7 +10,7 @@ import pytest
 from store import admin
 from store.casefile import load_casefile
 from store.crypto import Identity
-from store.entries import LogEntry, Statement
+from store.entries import EntryKind, LogEntry, Statement
 from store.errors import VaultError
 from store.statements import CaseOpenStatement, HoldStatement, ReleaseStatement, TagStatement
 from tests.case.world import World
@@ -65,7 +65,7 @@ def test_a_tag_forged_without_a_key_is_refused_and_never_counts(world: World) ->
         "target": "answer",
         "at": NOW,
     }
-    seq = append_by_hand(world.case, Statement("tag", body, mallory))
+    seq = append_by_hand(world.case, Statement(EntryKind.TAG, body, mallory))
     with pytest.raises(TrustError, match="past the latest signed checkpoint"):
         world.session("ines")  # nobody signs over it
     world.case.reopen()
@@ -80,7 +80,7 @@ def test_a_hold_release_by_an_investigator_without_the_right_never_lifts_the_hol
     hold = _hold(world)
     pat = world.case.investigators["pat"]  # an insider: a real key, a real checkpoint, no hold right
     body: ReleaseStatement = {"hold_seq": hold, "reason": "done", "at": NOW}
-    seq = append_by_hand(world.case, Statement("hold_release", body, pat), checkpoint_signer=pat)
+    seq = append_by_hand(world.case, Statement(EntryKind.HOLD_RELEASE, body, pat), checkpoint_signer=pat)
     cf = load_casefile(world.case.vault)
     assert cf.holds[hold].in_force
     assert [(p.seq, p.code) for p in cf.problems] == [(seq, "signature_invalid")]
@@ -110,7 +110,7 @@ def test_a_hold_smuggled_under_another_kind_is_caught(world: World) -> None:
     """A hold statement signed by pat (who may sign findings) stored as a finding row."""
     pat = world.case.investigators["pat"]
     body: HoldStatement = {"subject": {"kind": "document", "id": "runbook"}, "reason": "x", "at": NOW}
-    entry = Statement("hold", body, pat)
+    entry = Statement(EntryKind.HOLD, body, pat)
     seq = append_by_hand(world.case, entry, checkpoint_signer=pat)
     world.case.vault.con.execute("UPDATE log SET kind = 'finding' WHERE seq = ?", [seq])
     assert not load_casefile(world.case.vault).holds
@@ -150,7 +150,7 @@ def test_a_case_opened_twice_by_hand_is_pinned_by_verify(world: World) -> None:
     world.case.reopen()
     ines = world.case.investigators["ines"]
     body: CaseOpenStatement = {"case_id": "INC-1", "title": "Impostor", "purpose": "overwrite", "at": NOW}
-    seq = append_by_hand(world.case, Statement("case_open", body, ines), checkpoint_signer=ines)
+    seq = append_by_hand(world.case, Statement(EntryKind.CASE_OPEN, body, ines), checkpoint_signer=ines)
     cf = load_casefile(world.case.vault)
     assert cf.cases["INC-1"].title == "First"
     assert ("case_statement_refused", seq) in _findings(world)

@@ -9,7 +9,7 @@ import pytest
 from store import admin, casecache, casefile, merkle
 from store.casefile import case_rows, fold_casefile, load_casefile
 from store.crypto import Identity
-from store.entries import LogEntry, Statement, make_statement, place_of
+from store.entries import EntryKind, LogEntry, Statement, make_statement, place_of
 from store.errors import VaultError
 from store.merkle import root
 from store.statements import HoldStatement
@@ -101,11 +101,11 @@ def test_a_batch_that_failed_leaves_nothing_remembered(world: World) -> None:
     vault = c.vault
     load_casefile(vault)
     with pytest.raises(RuntimeError), vault.batch(c.custodian) as b:
-        b.append(Statement("hold", _hold("brightwater"), c.custodian))
+        b.append(Statement(EntryKind.HOLD, _hold("brightwater"), c.custodian))
         # a row of the transaction (as the batch's flush writes it) is seen, not remembered
         leaves = vault.leaf_hashes()
         place = place_of(vault.origin, len(leaves), root(leaves))
-        _insert(vault, make_statement("hold", _hold("runbook"), c.custodian, place).at(len(leaves)))
+        _insert(vault, make_statement(EntryKind.HOLD, _hold("runbook"), c.custodian, place).at(len(leaves)))
         assert [h.subject for h in load_casefile(vault).holds.values()] == ["runbook"]
         raise RuntimeError("crash before commit")
     assert not load_casefile(vault).holds
@@ -125,7 +125,7 @@ def test_a_row_smuggled_in_after_the_fold_is_a_problem_not_a_hold(world: World) 
     omar = Identity.from_seed("omar", b"omar")
     leaves = vault.leaf_hashes()
     forged = make_statement(
-        "hold", _hold("brightwater"), omar, place_of(vault.origin, len(leaves), root(leaves))
+        EntryKind.HOLD, _hold("brightwater"), omar, place_of(vault.origin, len(leaves), root(leaves))
     )
     at2 = _insert(vault, forged.at(len(leaves)))
     folded = load_casefile(vault)

@@ -6,6 +6,7 @@ import pytest
 
 from store import admin
 from store.casefile import load_casefile
+from store.entries import EntryKind
 from store.errors import AccessDeniedError, VaultError
 from tests.case.world import World
 from tracer.engine.case import CaseDesk, CaseError
@@ -112,7 +113,7 @@ def test_holds_need_the_right(world: World) -> None:
     seq = append_case_statement(
         c.vault,
         c.custodian,
-        "hold",
+        EntryKind.HOLD,
         {
             "subject": {"kind": "digest", "id": world.runbook_digest},
             "reason": "r",

@@ -9,8 +9,7 @@ from pathlib import Path
 
 from store.crypto import Identity
 from store.dsse import Envelope
-from store.entries import LogEntry, Statement, make_entry
-from store.imported import IMPORTED_KIND
+from store.entries import EntryKind, LogEntry, Statement, make_entry
 from tests.cli.conftest import World
 from tests.helpers import Case, append_by_hand
 from tests.imports.conftest import NOW, dump, run_import, trace, write
@@ -38,7 +37,7 @@ def test_a_hand_written_import_without_the_custodian_key_is_caught(sourced: Case
     stmt["answer_id"] = "imp-forged"
     mallory = Identity.from_seed("mallory", b"mallory")
     seq = append_by_hand(
-        sourced, Statement(IMPORTED_KIND, stmt, mallory), checkpoint_signer=sourced.custodian
+        sourced, Statement(EntryKind.IMPORTED_TRACE, stmt, mallory), checkpoint_signer=sourced.custodian
     )
     found = _findings(sourced)
     assert any(
@@ -61,7 +60,7 @@ def test_an_import_presented_as_a_producer_manifest_is_refused(sourced: Case, tm
     _seq, data = _imported(sourced)
     env = Envelope.from_json(json.loads(data)["envelope"], "log", "$.envelope")
     # as a log entry of kind manifest
-    entry = make_entry("manifest", env, ingested_at=NOW, faults=[])
+    entry = make_entry(EntryKind.MANIFEST, env, ingested_at=NOW, faults=[])
     seq = len(sourced.vault.leaf_hashes())
     entry = entry.at(seq)
     # no view rows: a manifest's cannot be derived from it (verify says so too)

@@ -9,8 +9,8 @@ from collections.abc import Mapping
 import pytest
 
 from store.attest import IMPORTED_MARK
+from store.entries import EntryKind
 from store.errors import InputError
-from store.imported import IMPORTED_KIND
 from tests.helpers import Case
 from tests.imports.conftest import FIXTURES, run_import, trace, write
 from tracer.engine.serialize import trace_json
@@ -33,7 +33,7 @@ def test_langchain_export_imports_traces_and_verifies(sourced: Case, lc_export: 
     plan = run_import(sourced, write(sourced, "langchain.jsonl", lc_export))
     assert len(plan.items) == 2 and len(plan.seqs) == 2
     kinds = sourced.vault.query("SELECT kind FROM log WHERE seq IN (SELECT unnest(?::BIGINT[]))", [plan.seqs])
-    assert {k for (k,) in kinds} == {IMPORTED_KIND}
+    assert {k for (k,) in kinds} == {EntryKind.IMPORTED_TRACE}
     first = plan.items[0].statement
     assert first["export"]["sha256"] and first["span_ids"]
     t = trace(sourced, first["answer_id"])

@@ -13,7 +13,7 @@ from pathlib import Path
 import duckdb
 
 from store.dsse import Envelope
-from store.entries import make_entry
+from store.entries import EntryKind, make_entry
 from store.merkle import leaf_hash
 from tests.cli.conftest import World
 from tests.producer.test_cli_producer import _sdk_record
@@ -89,7 +89,7 @@ def test_a_forged_log_entry_holding_the_file_s_envelope_is_damage_not_done(vault
     env = Envelope.from_json(json.loads(fresh.read_text())["envelope"], str(fresh), "$.envelope")
     con = _con(w)
     ((size,),) = con.execute("SELECT count(*) FROM log").fetchall()
-    entry = make_entry("manifest", env, ingested_at="2026-06-01T00:00:00Z", faults=[]).at(int(size))
+    entry = make_entry(EntryKind.MANIFEST, env, ingested_at="2026-06-01T00:00:00Z", faults=[]).at(int(size))
     con.execute("INSERT INTO log VALUES (?, 'manifest', ?, ?)", [size, entry.data, leaf_hash(entry.data)])
     con.execute(
         "INSERT INTO v_answers SELECT * REPLACE (? AS answer_id, ? AS seq) FROM v_answers LIMIT 1",
@@ -111,7 +111,7 @@ def test_an_entry_whose_bytes_do_not_hash_to_its_leaf_is_not_believed(vault_worl
     env = Envelope.from_json(json.loads(fresh.read_text())["envelope"], str(fresh), "$.envelope")
     con = _con(w)
     ((seq,),) = con.execute("SELECT seq FROM v_answers LIMIT 1").fetchall()
-    entry = make_entry("manifest", env, ingested_at="2026-06-01T00:00:00Z", faults=[]).at(int(seq))
+    entry = make_entry(EntryKind.MANIFEST, env, ingested_at="2026-06-01T00:00:00Z", faults=[]).at(int(seq))
     con.execute("UPDATE log SET entry = ? WHERE seq = ?", [entry.data, seq])
     con.execute("UPDATE v_answers SET answer_id = 'ans-fresh' WHERE seq = ?", [seq])
     con.close()

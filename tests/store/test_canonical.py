@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from store.canonical import MAX_SAFE_INT, canonical, member_path, parse_strict
+from store.entries import EntryKind
 from store.errors import InputError
 
 # (input JSON text, expected canonical text) from cyberphone/json-canonicalization testdata.
@@ -414,7 +415,7 @@ def test_canonical_fast_path_key_order_is_utf16() -> None:
 
 @settings(max_examples=500, deadline=None)
 @given(
-    kind=st.text(max_size=8),
+    kind=st.sampled_from(list(EntryKind)),
     payload_b64=st.one_of(
         st.binary(max_size=64).map(lambda b: base64.b64encode(b).decode()),
         st.binary(max_size=64).map(lambda b: base64.urlsafe_b64encode(b).decode()),
@@ -429,7 +430,7 @@ def test_canonical_fast_path_key_order_is_utf16() -> None:
     ),
 )
 def test_make_entry_equals_canonical_of_the_whole_entry(
-    kind: str, payload_b64: str, payload_type: str, keyid: str, annotations: dict[str, Any]
+    kind: EntryKind, payload_b64: str, payload_type: str, keyid: str, annotations: dict[str, Any]
 ) -> None:
     from store.dsse import Envelope, Signature
     from store.entries import make_entry

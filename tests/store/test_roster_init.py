@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from store.crypto import Identity, b64e
+from store.entries import EntryKind
 from store.roster import Roster, RosterProblem
 from store.words import FindingKind
 
@@ -20,7 +21,9 @@ WHOLE = {
 
 def test_a_whole_custodian_initialises_the_roster() -> None:
     roster = Roster()
-    assert roster.fold(0, "vault_init", {"custodian": dict(WHOLE), "at": "2026-01-01T00:00:00Z"}) is None
+    assert (
+        roster.fold(0, EntryKind.VAULT_INIT, {"custodian": dict(WHOLE), "at": "2026-01-01T00:00:00Z"}) is None
+    )
     assert roster.custodian is not None and roster.custodian.name == "custodian"
 
 
@@ -41,7 +44,7 @@ def test_a_custodian_that_is_not_whole_is_refused_not_a_crash(custodian: object,
     stmt: dict[str, object] = {"at": "2026-01-01T00:00:00Z"}
     if custodian is not None:
         stmt["custodian"] = custodian
-    problem = roster.fold(0, "vault_init", stmt)
+    problem = roster.fold(0, EntryKind.VAULT_INIT, stmt)
     assert isinstance(problem, RosterProblem), problem
     assert problem.code == FindingKind.ROSTER_CHANGE_REFUSED and reason in problem.detail
     assert roster.custodian is None

@@ -7,13 +7,14 @@ import pytest
 
 from store import admin
 from store.crypto import sha256_hex
+from store.entries import EntryKind
 from store.logindex import LogIndex
 from store.rows import EntryRow
 from tests.helpers import Case, revision
 
 
 def _seqs(case: Case, *kinds: str) -> list[int]:
-    return [seq for seq, _k, _d, _l in case.vault.index.rows_claiming(list(kinds))]
+    return [seq for seq, _k, _d, _l in case.vault.index.rows_claiming([EntryKind(k) for k in kinds])]
 
 
 def test_a_relabelled_row_is_found_by_its_bytes_before_and_after_the_tail_is_remembered(case: Case) -> None:

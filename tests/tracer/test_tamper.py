@@ -24,7 +24,7 @@ import pytest
 from store import admin
 from store.canonical import canonical
 from store.crypto import aead_encrypt, sha256_hex
-from store.entries import LogEntry, Statement
+from store.entries import EntryKind, LogEntry, Statement
 from store.errors import AccessDeniedError
 from store.keyring import DataKeys
 from store.merkle import leaf_hash
@@ -500,11 +500,13 @@ def test_revoked_investigator_cannot_sign_later_entries(tv: Case) -> None:
     with pytest.raises(AccessDeniedError, match="neither the custodian's nor an active"):
         with tv.vault.batch(ines) as b:
             b.append(
-                Statement("access", {"action": "open", "target": "", "at": "2026-06-03T00:00:00Z"}, ines)
+                Statement(
+                    EntryKind.ACCESS, {"action": "open", "target": "", "at": "2026-06-03T00:00:00Z"}, ines
+                )
             )
     # ... so the attacker, who still holds ines's key and the file, writes rows by hand.
     forged = seq + 1
-    stmt = Statement("access", {"action": "open", "target": "", "at": "2026-06-03T00:00:00Z"}, ines)
+    stmt = Statement(EntryKind.ACCESS, {"action": "open", "target": "", "at": "2026-06-03T00:00:00Z"}, ines)
     assert append_by_hand(tv, stmt, checkpoint_signer=ines) == forged
     report = structural(tv)
     assert [(f.kind, f.seq) for f in report.findings] == [

@@ -15,7 +15,10 @@ from pathlib import Path
 import pytest
 
 from store.audit import _FACTS_CTE, DigestVerdict, ViewDiff, ordered_counts
-from store.casefile import CaseProblem
+from store.casefile import CaseProblem, Note
+from store.entries import EntryKind, Statement, entry_kind
+from store.ingest import Accepted
+from store.ingestprep import Prepared
 from store.records import MODEL_INPUT_STATES
 from store.roster import RosterProblem
 from tracer.engine.answertime import ANSWER_TIME_REASONS, AnswerTime, AnswerTimeReason, AnswerTimeState
@@ -158,6 +161,12 @@ _TYPED: list[tuple[type, str, str]] = [
     (AnswerTrace, "answer_time", "AnswerTimeState"),
     (AnswerTrace, "signature", "SignatureState"),
     (JournalEntry, "signature", "SignatureState"),
+    (Statement, "kind", "EntryKind"),
+    (Note, "kind", "EntryKind"),
+    (Prepared, "kind", "EntryKind"),
+    (Accepted, "kind", "EntryKind"),
+    (Summary, "reasons", "tuple[Reason, ...]"),
+    (AnswerTrace, "reasons", "tuple[Reason, ...]"),
 ] + [
     (cls, axis, axis.capitalize())
     for cls in (CitationVerdict, Summary, CitationTrace, LineageNode, AnswerTrace)
@@ -190,3 +199,15 @@ def test_text_verdict_counts_list_the_ordinary_outcomes_first_then_by_name() -> 
         (V.INTACT, 5),
         (V.CHECKSUM_MISMATCH, 2),
     ]
+
+
+def test_entry_kinds_are_one_list_and_a_word_read_back_is_parsed_not_trusted() -> None:
+    """Every kind set is made of `EntryKind` members, and a word read from the file names
+    a member or nothing: an unknown kind never reaches code typed with the enum."""
+    from store import entries
+
+    sets = [entries.CUSTODIAN_KINDS, entries.INVESTIGATOR_KINDS, entries.ROSTER_KINDS, entries.ANSWER_KINDS]
+    assert all(isinstance(k, EntryKind) for s in sets for k in s)
+    assert entries.CUSTODIAN_KINDS | entries.INVESTIGATOR_KINDS | {EntryKind.MANIFEST} == set(EntryKind)
+    assert entry_kind("tag") is EntryKind.TAG
+    assert entry_kind("case_reopen") is None and entry_kind(None) is None and entry_kind(["tag"]) is None

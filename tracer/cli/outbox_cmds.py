@@ -29,7 +29,7 @@ from store import merkle
 from store.canonical import parse_strict
 from store.crypto import Identity, sha256_hex
 from store.dsse import Envelope, EnvelopeJSON
-from store.entries import LogEntry
+from store.entries import EntryKind, LogEntry
 from store.errors import InputError, StoreError, VaultDamagedError, VaultInUseError
 from store.merkle import leaf_hash
 from store.producer import draft_to_input
@@ -218,13 +218,13 @@ def _checked_entry(seq: int, data: bytes, leaf: bytes) -> LogEntry | None:
 def _holds(entry: LogEntry, claim: _Claim) -> bool:
     body = entry.body
     if claim.envelope is not None:
-        return entry.kind == "manifest" and body.get("envelope") == claim.envelope
+        return entry.kind == EntryKind.MANIFEST and body.get("envelope") == claim.envelope
     try:
         statement = entry.payload_json()
     except (StoreError, ValueError):
         return False
     return (
-        entry.kind == "revision"
+        entry.kind == EntryKind.REVISION
         and isinstance(statement, dict)
         and (statement.get("document_id"), statement.get("revision")) == claim.revision
         and statement.get("content_sha256") == claim.content_sha256

@@ -42,7 +42,7 @@ from store.casefile import (
     load_casefile,
     target_problem,
 )
-from store.entries import LogEntry
+from store.entries import EntryKind, LogEntry
 from store.errors import AccessDeniedError, StoreError
 from store.keyring import ALL_SCOPES
 from store.records import MalformedRecordError, Manifest
@@ -452,7 +452,7 @@ class CaseDesk:
             n
             for n in self.file.notes
             if n.case_id == case_id
-            and n.kind == "note"
+            and n.kind == EntryKind.NOTE
             and self.covers(n.investigator)
             and (n.answer_id is None or self.answer_visible(n.answer_id))
         )
@@ -461,7 +461,7 @@ class CaseDesk:
         return [
             n
             for n in self.file.notes
-            if n.case_id == case_id and n.kind == "case_conclusion" and self.covers(n.investigator)
+            if n.case_id == case_id and n.kind == EntryKind.CASE_CONCLUSION and self.covers(n.investigator)
         ]
 
     def _findings(self, case_id: str) -> tuple[CaseFinding, ...]:
@@ -503,7 +503,7 @@ class CaseDesk:
         signer and it names one of `wanted` or is a case investigator's verify."""
         stmt = entry.payload_json()
         signer = entry.signer or ""
-        if entry.kind != "access" or not isinstance(stmt, dict) or not self.covers(signer):
+        if entry.kind != EntryKind.ACCESS or not isinstance(stmt, dict) or not self.covers(signer):
             return None
         action, target = str(stmt.get("action", "")), str(stmt.get("target", ""))
         named = {t.split("/", 1)[0] for t in target.split(",")} & wanted
@@ -513,7 +513,7 @@ class CaseDesk:
 
     # -- writing ----------------------------------------------------------------------
 
-    def _append(self, kind: str, stmt: CaseStatementJSON) -> int:
+    def _append(self, kind: EntryKind, stmt: CaseStatementJSON) -> int:
         s = self.s
         if s.status.journal is not None or s.vault.read_only:
             why = "opened forensically" if s.status.forensic else "read-only"
@@ -532,7 +532,7 @@ class CaseDesk:
         if problem:
             raise CaseError(f"{self.s.vault.path}: {problem}")
         stmt: CaseOpenStatement = {"case_id": case_id, "title": title, "purpose": purpose, "at": now_iso()}
-        return self._append("case_open", stmt)
+        return self._append(EntryKind.CASE_OPEN, stmt)
 
     def _visible_answer(self, wanted: str) -> str:
         answer_id = resolve_answer(self.s.vault, wanted)
@@ -554,7 +554,7 @@ class CaseDesk:
         }
         if case_id is not None:
             stmt["case_id"] = case_id
-        return self._append("tag", stmt)
+        return self._append(EntryKind.TAG, stmt)
 
     def target_of(self, answer_id: str, target: str) -> str:
         """`target` in its one spelling (`answer`, `claim:N`, `passage:ID`; older spellings
@@ -582,11 +582,11 @@ class CaseDesk:
         stmt: NoteStatement = {"case_id": case_id, "text": text, "at": now_iso()}
         if answer:
             stmt["answer_id"] = self._visible_answer(answer)
-        return self._append("note", stmt)
+        return self._append(EntryKind.NOTE, stmt)
 
     def conclude(self, case_id: str, text: str) -> int:
         self._require_case(case_id)
-        return self._append("case_conclusion", {"case_id": case_id, "text": text, "at": now_iso()})
+        return self._append(EntryKind.CASE_CONCLUSION, {"case_id": case_id, "text": text, "at": now_iso()})
 
     def finding(self, case_id: str | None, wanted: str, target: str, note: str) -> int:
         """An investigator's signed note on an answer, a claim or a passage (log kind
@@ -606,7 +606,7 @@ class CaseDesk:
             "at": now_iso(),
             "case_id": case_id,
         }
-        return self._append("finding", stmt)
+        return self._append(EntryKind.FINDING, stmt)
 
     def hold(self, kind: str, wanted: str, reason: str, case_id: str | None = None) -> int:
         return self.sign_hold(self.hold_statement(kind, wanted, reason, case_id))
@@ -636,7 +636,7 @@ class CaseDesk:
 
     def sign_hold(self, stmt: HoldStatement) -> int:
         """Sign and append a statement from `hold_statement` (the store checks the right)."""
-        return self._append("hold", stmt)
+        return self._append(EntryKind.HOLD, stmt)
 
     def release(self, hold_seq: int, reason: str, case_id: str | None = None) -> int:
         return self.sign_release(self.release_statement(hold_seq, reason, case_id))
@@ -660,7 +660,7 @@ class CaseDesk:
 
     def sign_release(self, stmt: ReleaseStatement) -> int:
         """Sign and append a statement from `release_statement`."""
-        return self._append("hold_release", stmt)
+        return self._append(EntryKind.HOLD_RELEASE, stmt)
 
     def record(self, case_id: str, action: str, target: str) -> int | None:
         """An access entry made while `case_id` is selected (the local journal when the

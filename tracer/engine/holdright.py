@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from store.entries import EntryKind
 from tracer.engine.case import CaseDesk, Person
 
 __all__ = ["HoldRight", "hold_request_text", "hold_right"]
@@ -36,7 +37,7 @@ class HoldRight:
 def hold_right(desk: CaseDesk) -> HoldRight:
     """Whether the session behind `desk` may sign a hold, and who may."""
     s = desk.s
-    signers = s.vault.roster().statement_signers("hold")  # the same signers as "hold_release"
+    signers = s.vault.roster().statement_signers(EntryKind.HOLD)  # the same signers as a release
     people = sorted(
         (desk.person(k) for k in signers),
         key=lambda p: (p.role != "custodian", p.name, p.key_id),

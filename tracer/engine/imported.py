@@ -15,8 +15,9 @@ from typing import Any
 
 from store.attest import IMPORTED_MARK, Attestation, FieldFact
 from store.dsse import Envelope, verify_envelope
+from store.entries import EntryKind
 from store.errors import SignatureError
-from store.imported import IMPORTED_KIND, IMPORTED_SCHEMA
+from store.imported import IMPORTED_SCHEMA
 from store.records import Manifest, imported_manifest
 from tracer.engine.currency import CurrencyResult
 from tracer.engine.evidence import TextResult
@@ -115,7 +116,7 @@ def _signed_for(body: object, seq: int, origin: str) -> bool:
     place = body.get("log") if isinstance(body, dict) else None
     return (
         isinstance(body, dict)
-        and body.get("type") == IMPORTED_KIND
+        and body.get("type") == EntryKind.IMPORTED_TRACE
         and isinstance(place, dict)
         and place.get("seq") == seq
         and place.get("origin") == origin

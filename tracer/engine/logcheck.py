@@ -19,7 +19,14 @@ from typing import Any, NamedTuple, Unpack, cast
 
 from store.crypto import b64d, key_id_of
 from store.dsse import Envelope, verify_envelope
-from store.entries import CUSTODIAN_KINDS, INVESTIGATOR_KINDS, MANIFEST_TYPE, ROSTER_KINDS, LogEntry
+from store.entries import (
+    CUSTODIAN_KINDS,
+    INVESTIGATOR_KINDS,
+    MANIFEST_TYPE,
+    ROSTER_KINDS,
+    EntryKind,
+    LogEntry,
+)
 from store.errors import InputError, SignatureError
 from store.keyring import in_scope
 from store.records import MalformedRecordError, Manifest, TransformKey
@@ -171,7 +178,7 @@ def _check_entry(
     rec = _entry_record(run, entry, kind, env_error)
     _place_findings(found, seq, kind, entry, rec, row.stored_leaf, row.leaf)
     manifest = _signature(run, keyring, found, seq, entry, rec, env, raw, env_error)
-    if kind == "manifest" and run.scopes is not None and entry.manifest is not None:
+    if kind == EntryKind.MANIFEST and run.scopes is not None and entry.manifest is not None:
         _tasks(run.scopes, out, seq, kind, entry.manifest)
     _derive(found, out, seq, entry)
     return manifest, entry.signer
@@ -280,7 +287,7 @@ def _place_findings(
 def _manifest(kind: str, payload: Any) -> Manifest | None:
     """The record of a manifest payload, parsed once for the derivation and the tasks;
     None when it is not one (the derivation then reports it as malformed)."""
-    if kind != "manifest":
+    if kind != EntryKind.MANIFEST:
         return None
     try:
         return Manifest.from_json(payload)
@@ -300,19 +307,19 @@ def _leaf_mismatch(seq: int, stored: bytes, leaf: bytes, rec: FindingRecord) -> 
 
 def _record(kind: str, payload: dict[str, Any]) -> FindingRecord:
     """The fields that pin a finding to an entry (best effort: the entry may be malformed)."""
-    if kind == "manifest":
+    if kind == EntryKind.MANIFEST:
         return {"answer_id": payload.get("answer_id"), "run_id": payload.get("run_id")}
-    if kind == "revision":
+    if kind == EntryKind.REVISION:
         return {
             "document_id": payload.get("document_id"),
             "revision": payload.get("revision"),
             "digest": payload.get("content_sha256"),
         }
-    if kind == "document_deletion":
+    if kind == EntryKind.DOCUMENT_DELETION:
         return {"document_id": payload.get("document_id")}
-    if kind == "tombstone":
+    if kind == EntryKind.TOMBSTONE:
         return {"digest": payload.get("digest")}
-    if kind == "finding":
+    if kind == EntryKind.FINDING:
         return {"answer_id": payload.get("answer_id")}
     return {}
 
@@ -334,12 +341,12 @@ def _signature(
             raise env_error
         if env is None:
             raise InputError("log", "$.envelope", "missing")
-        body = payload if entry.kind == "manifest" else payload.get("statement", {})
+        body = payload if entry.kind == EntryKind.MANIFEST else payload.get("statement", {})
     except (InputError, ValueError, AttributeError) as exc:
         found.append(finding(FindingKind.ENTRY_MALFORMED, seq, f"envelope unreadable: {exc}", **rec))
         return False
     kind = entry.kind
-    if kind == "manifest":
+    if kind == EntryKind.MANIFEST:
         return _manifest_signature(run, keyring, found, seq, entry, rec, env, body)
     if kind not in CUSTODIAN_KINDS and kind not in INVESTIGATOR_KINDS:
         found.append(finding(FindingKind.ENTRY_UNKNOWN_KIND, seq, f"unknown entry kind {kind!r}"))
@@ -390,8 +397,12 @@ def _statement_signature(
 ) -> None:
     """A statement signed by whoever may sign its kind, in its signed place; a roster
     statement is then folded into the keyring (entry 0 against the vault's custodian)."""
-    kind = entry.kind
-    signers = _self_signer(body) if kind == "vault_init" and seq == 0 else keyring.statement_signers(kind)
+    kind = entry.entry_kind
+    if kind is None:  # `_signature` reported it as entry_unknown_kind before calling this
+        return
+    signers = (
+        _self_signer(body) if kind == EntryKind.VAULT_INIT and seq == 0 else keyring.statement_signers(kind)
+    )
     bad = statement_problem(entry, seq, run.origin, run.roots.get(seq), signers)
     if bad is not None:
         found.append(finding(bad[0], seq, bad[1], **rec))
@@ -403,7 +414,7 @@ def _statement_signature(
         found.append(finding(refused.code, seq, refused.detail, **rec))
         return
     cust = keyring.custodian
-    if kind == "vault_init" and cust is not None and cust.ed25519 != run.custodian_ed25519:
+    if kind == EntryKind.VAULT_INIT and cust is not None and cust.ed25519 != run.custodian_ed25519:
         found.append(
             finding(
                 FindingKind.CUSTODIAN_MISMATCH,
@@ -428,7 +439,7 @@ def _self_signer(body: Mapping[str, object]) -> dict[str, bytes]:
 def _outside_scope(run: RunInput, kind: str, payload: Any) -> bool:
     """A manifest the viewer of this verification may not read (never true without a
     viewer: a structural check reports what anyone holding the file can see)."""
-    if run.scopes is None or kind != "manifest" or not isinstance(payload, dict):
+    if run.scopes is None or kind != EntryKind.MANIFEST or not isinstance(payload, dict):
         return False
     return not in_scope(run.scopes, str(payload.get("collection")))
 

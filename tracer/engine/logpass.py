@@ -12,7 +12,7 @@ import hashlib
 from typing import Any
 
 from store import audit, merkle
-from store.entries import ROSTER_KINDS
+from store.entries import ROSTER_KINDS, EntryKind
 from store.guarded import guarded_kind
 from store.roster import Roster
 from store.vault import Vault
@@ -30,9 +30,7 @@ from tracer.engine.verifyrun import Sizes, Tally
 __all__ = ["LogPass"]
 
 #: row kinds that change who may sign: the log pass waits for everything before them
-_KEYRING_KINDS = frozenset(
-    {"vault_init", "key_add", "key_revoke", "investigator_grant", "investigator_revoke"}
-)
+_KEYRING_KINDS = ROSTER_KINDS
 #: bytes every statement entry holds (its envelope's payloadType), whatever its row says
 _STATEMENT_MARK = b"application/vnd.tracer.statement.v1+json"
 
@@ -111,7 +109,7 @@ class LogPass:
                 continue
             # a statement row (or one relabelled as a manifest) is checked here, in
             # order, against the root before it: what its signed place must name
-            statement = kind != "manifest" or _STATEMENT_MARK in data
+            statement = kind != EntryKind.MANIFEST or _STATEMENT_MARK in data
             if statement:
                 self._roots[seq] = self._acc.root()
             self._advance(seq, leaf)
@@ -137,7 +135,7 @@ class LogPass:
         if run:
             self._submit(queue, run)
         queue.push([row])
-        if row.kind in _KEYRING_KINDS or row.kind == "manifest":
+        if row.kind in _KEYRING_KINDS or row.kind == EntryKind.MANIFEST:
             self._fold_all(queue)
         return []
 
@@ -154,7 +152,7 @@ class LogPass:
         only (rows whose bytes or kind changed, and roster statements, are checked in full)."""
         self._fold_all(queue)
         seq, kind = row.seq, row.kind
-        if kind == "manifest":
+        if kind == EntryKind.MANIFEST:
             self.tally.bump("manifests")
         self._checkpoints_at(seq)
         self.tally.progress("log", seq + 1, self._top)

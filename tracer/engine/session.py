@@ -15,7 +15,7 @@ from pathlib import Path
 
 from store import admin, merkle
 from store.crypto import Identity, PublicIdentity, b64d
-from store.entries import make_statement
+from store.entries import EntryKind, make_statement
 from store.errors import AccessDeniedError, InputError, SignatureError, VaultDamagedError
 from store.guarded import commitment, signed_commitment
 from store.keyring import ALL_SCOPES, DataKeys, in_scope
@@ -88,7 +88,7 @@ def _custodian_from_log(vault: Vault) -> PublicIdentity:
         entry = vault.entry(0)
         payload = entry.payload_json()
         cust = payload["custodian"] if isinstance(payload, dict) else None
-        if entry.kind != "vault_init" or not isinstance(cust, dict):
+        if entry.kind != EntryKind.VAULT_INIT or not isinstance(cust, dict):
             raise TrustError(f"{vault.path}: log entry 0 is not a vault_init statement")
         pub = PublicIdentity(str(cust["name"]), b64d(str(cust["ed25519"])), b64d(str(cust["x25519"])))
         meta = vault.custodian
@@ -249,7 +249,7 @@ class Session:
             stmt: AccessStatement = {"action": action, "target": target, "at": now, "journal": True}
             if self.case_id is not None:
                 stmt["case_id"] = self.case_id
-            entry = make_statement("access", stmt, self.identity, place)
+            entry = make_statement(EntryKind.ACCESS, stmt, self.identity, place)
             self.status.journal.parent.mkdir(parents=True, exist_ok=True)
             with self.status.journal.open("a", encoding="utf-8") as fh:
                 fh.write(json.dumps({"vault": self.vault.origin, "entry": entry.body}) + "\n")

@@ -12,32 +12,29 @@ unavailable to them, as a whole, with ids only.  Cycles are reported, never loop
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from store import queries
 from store.attest import FieldFact
-from store.dsse import verify_envelope
-from store.entries import FaultJSON, LogEntry
-from store.errors import InputError, SignatureError, StoreError, VaultError
+from store.entries import FaultJSON
 from store.filters import AnswerFilter
 from store.queries import AnswerRow, FindingRow
 from store.records import Citation, Locator, MalformedRecordError, Manifest, Passage, Producer
-from store.roster import producer_keys
 from tracer.clock import now_iso
 from tracer.engine.answertime import AnswerTimeReason, AnswerTimeState, strictest_answer_time
-from tracer.engine.currency import CurrencyEngine, CurrencyResult, Memo
+from tracer.engine.currency import CurrencyEngine, CurrencyResult
 from tracer.engine.evidence import TextResult
 from tracer.engine.imported import (
     ImportedFacts,
     not_captured,
     not_located,
     passage_attestation,
-    read_imported,
 )
+from tracer.engine.manifests import DamagedEntryError, ManifestReader, SignedManifest, UnknownAnswerError
 from tracer.engine.normalizers import RECORDED
+from tracer.engine.prefetch import Prefetch
 from tracer.engine.session import Session
 from tracer.engine.states import strictest_currency, strictest_integrity
 from tracer.engine.transform import (
@@ -48,9 +45,11 @@ from tracer.engine.transform import (
     worst_failure,
 )
 from tracer.engine.vocabulary import (
+    AnswerReason,
     Currency,
     CurrencyReason,
     Integrity,
+    LineageGap,
     ModelInput,
     SignatureState,
     TransformState,
@@ -69,15 +68,8 @@ __all__ = [
     "UnknownAnswerError",
 ]
 
-
-class UnknownAnswerError(LookupError):
-    pass
-
-
-class DamagedEntryError(StoreError):
-    """The log entry behind an answer cannot be read as a manifest at all."""
-
-    hint = "run `tracer verify` to pin the damage"
+#: an answer's reasons: its own (`AnswerReason`), and `out_of_scope` when it is hidden
+Reason = CurrencyReason | AnswerReason
 
 
 @dataclass(frozen=True)
@@ -124,7 +116,7 @@ class Summary:
     integrity: Integrity
     currency: Currency
     visible: bool
-    reasons: tuple[str, ...] = ()
+    reasons: tuple[Reason, ...] = ()
     pending: frozenset[str] = frozenset()
     #: answer-time currency of its own citations: current, unknown or superseded
     answer_time: AnswerTimeState = AnswerTimeState.UNKNOWN
@@ -249,7 +241,7 @@ class AnswerTrace:
     computed_at: str
     checkpoint_size: int
     checkpoint_root: str
-    reasons: tuple[str, ...] = ()
+    reasons: tuple[Reason, ...] = ()
     pending: frozenset[str] = frozenset()
     answer_time: AnswerTimeState = AnswerTimeState.UNKNOWN
     #: an imported trace (not a producer manifest): its export and per-field attestation
@@ -268,26 +260,12 @@ class AnswerTrace:
         return worst_failure(p.transform.state for p in self.transform_failures)
 
 
-@dataclass(frozen=True)
-class _Manifest:
-    seq: int
-    record: Manifest
-    signature: SignatureState
-    signer: str
-    faults: list[FaultJSON]
-    imported: ImportedFacts | None = None
-
-    @property
-    def sources(self) -> list[str]:
-        return self.record.sources
-
-
 @dataclass
 class _Walk:
     """What walking one answer's lineage ran into: open cycles and reasons to report."""
 
     pending: set[str] = field(default_factory=set)
-    reasons: set[str] = field(default_factory=set)
+    reasons: set[Reason] = field(default_factory=set)
 
 
 def _hidden(digest: str) -> TextResult:
@@ -309,150 +287,28 @@ class Tracer:
         self.session = session
         self.currency = CurrencyEngine(session, normalizer)
         self.transforms = TransformChecker(self.currency)
-        self._keys = producer_keys(session.vault)
+        self.manifests = ManifestReader(session)
+        self.prefetch = Prefetch(self.manifests, self.currency)
         self._summaries: dict[str, Summary] = {}
-        self._manifests: Memo[str, _Manifest] = Memo(4096)
-        self._unknown: set[str] = set()
-        self._primed: dict[str, tuple[int, LogEntry]] = {}
-        #: answers of the last primed page, whose texts were read in one batch
-        self._fetched: set[str] = set()
-
-    # -- reading manifests ----------------------------------------------------------------
-
-    def _manifest(self, answer_id: str) -> _Manifest:
-        """The signed manifest behind an answer, with its signature checked (memoized)."""
-        found = self._manifests.get(answer_id)
-        if found is not None:
-            return found
-        if answer_id in self._unknown:
-            raise UnknownAnswerError(answer_id)
-        try:
-            row = self._primed.pop(answer_id, None) or queries.answer_entry(self.session.vault, answer_id)
-        except (ValueError, VaultError) as exc:
-            raise DamagedEntryError(f"the log entry of answer {answer_id!r} is not readable: {exc}") from exc
-        if row is None:
-            self._unknown.add(answer_id)
-            raise UnknownAnswerError(answer_id)
-        seq, entry = row
-        if entry.kind == "imported_trace":
-            return self._manifests.put(answer_id, self._imported(answer_id, seq, entry))
-        try:
-            env = entry.envelope
-            if env is None:
-                raise InputError("log", "$.envelope", "missing")
-            payload = json.loads(env.payload)
-            if not isinstance(payload, dict):
-                raise ValueError("manifest payload is not a JSON object")
-        except (InputError, ValueError) as exc:
-            raise DamagedEntryError(f"log entry {seq} (answer {answer_id!r}) is damaged: {exc}") from exc
-        if payload.get("answer_id") != answer_id:
-            raise DamagedEntryError(
-                f"the views place answer {answer_id!r} at log entry {seq}, which holds "
-                f"{payload.get('answer_id')!r}: the views were altered"
-            )
-        signature, signer = SignatureState.VALID, entry.signer or ""
-        when = str(payload.get("generated_at", ""))
-        keys = {k: v.ed25519 for k, v in self._keys.items() if v.valid_at(when)}
-        try:
-            signer = verify_envelope(env, keys)
-        except SignatureError:
-            signature = SignatureState.SIGNATURE_INVALID
-        faults = entry.body.get("faults", [])
-        try:
-            record = Manifest.from_json(payload)
-        except MalformedRecordError as exc:
-            raise DamagedEntryError(
-                f"log entry {seq} (answer {answer_id!r}) is not a readable manifest"
-                f"{'' if signature == SignatureState.VALID else ' and fails its signature'}: {exc}"
-            ) from exc
-        m = _Manifest(seq, record, signature, signer, list(faults) if isinstance(faults, list) else [])
-        return self._manifests.put(answer_id, m)
-
-    def _imported(self, answer_id: str, seq: int, entry: LogEntry) -> _Manifest:
-        """An imported trace, read as an answer signed by its importer (engine/imported.py)."""
-        vault = self.session.vault
-        cust = vault.custodian
-        try:
-            env = entry.envelope
-            if env is None:
-                raise InputError("log", "$.envelope", "missing")
-            record, signature, facts = read_imported(env, seq, vault.origin, cust.key_id, cust.ed25519)
-        except (InputError, ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise DamagedEntryError(
-                f"log entry {seq} (imported answer {answer_id!r}) is damaged: {exc}"
-            ) from exc
-        if record.answer_id != answer_id:
-            raise DamagedEntryError(
-                f"the views place answer {answer_id!r} at log entry {seq}, which holds "
-                f"{record.answer_id!r}: the views were altered"
-            )
-        return _Manifest(seq, record, signature, entry.signer or "", [], facts)
-
-    def _text_or_absent(self, digest: str | None, collection: str, fact: FieldFact | None) -> TextResult:
-        """A recorded text; where an import kept none, its attestation (never a text)."""
-        if digest is None:
-            return not_captured(fact)
-        return self.currency.text(digest, collection)
 
     def _source(self, answer_id: str, stack: tuple[str, ...], walk: _Walk) -> Summary:
         """The summary of a lineage source, as seen from the path `stack`."""
         if answer_id in stack:
             walk.pending.add(answer_id)
-            walk.reasons.add("lineage_cycle")
+            walk.reasons.add(AnswerReason.LINEAGE_CYCLE)
             # A loop adds nothing new to the states (the answers on it are all being
             # walked), but a claim resting on circular provenance cannot be called current.
             return _cycle_summary(answer_id)
         sub = self.summary(answer_id, stack)
         walk.pending.update(sub.pending)
-        walk.reasons.update(r for r in sub.reasons if r != "out_of_scope")
+        walk.reasons.update(r for r in sub.reasons if r != CurrencyReason.OUT_OF_SCOPE)
         return sub
 
     # -- public API -----------------------------------------------------------------------
 
     def prime(self, rows: list[AnswerRow]) -> None:
         """Read the log entries of a page of answers in one go (a list or revalidation page)."""
-        wanted = [
-            r for r in rows if r.answer_id not in self._summaries and self._manifests.get(r.answer_id) is None
-        ]
-        try:
-            entries = queries.entries_at(self.session.vault, [r.seq for r in wanted])
-        except ValueError:
-            return  # a damaged entry: let each answer report it on its own
-        self._primed = {r.answer_id: (r.seq, entries[r.seq]) for r in wanted if r.seq in entries}
-        manifests: list[_Manifest] = []
-        for r in wanted:
-            try:
-                manifests.append(self._manifest(r.answer_id))
-            except (UnknownAnswerError, DamagedEntryError):
-                continue  # reported by the answer itself
-        self._prefetch(manifests)
-        self._fetched = {r.answer_id for r in wanted}
-
-    def _prefetch(self, manifests: list[_Manifest]) -> None:
-        """Read every text these manifests refer to, and their documents' revisions, in batches.
-
-        Only a cache fill: which text is released to whom is still decided per passage
-        by `_passage` (scope, lineage) exactly as without it.
-        """
-        items: list[tuple[str, str]] = []
-        docs: dict[str, set[str]] = {}
-        for m in manifests:
-            p = m.record
-            coll = p.collection
-            items += [(str(p.question_sha256), coll), (str(p.answer_sha256), coll)]
-            for ps in p.passages:
-                c = ps.collection
-                items += [(str(ps.retrieved_sha256), c), (str(ps.model_input_sha256), c)]
-                if ps.chain is not None:
-                    docs.setdefault(str(ps.chain.document_id), set()).add(str(ps.chain.revision))
-        cur = self.currency
-        cur.prefetch_revisions(docs)
-        for doc, cited in docs.items():
-            revs = cur.revisions(doc)
-            if revs:
-                items.append((revs[-1].content_sha256, revs[-1].collection))
-            items += [(r.content_sha256, r.collection) for r in revs if r.revision in cited]
-        cur.prefetch([(d, c) for d, c in items if d != "None"])  # an import may keep no text
+        self.prefetch.page([r for r in rows if r.answer_id not in self._summaries])
 
     def prime_ids(self, answer_ids: list[str]) -> None:
         """`prime` for answers named by id (a holds listing, a pack), a page at a time."""
@@ -470,10 +326,16 @@ class Tracer:
         try:
             t = self._build(answer_id, stack, full=False)
         except UnknownAnswerError:
-            out = Summary(answer_id, Integrity.MISSING, Currency.UNCHECKED, True, ("lineage_target_missing",))
+            out = Summary(
+                answer_id, Integrity.MISSING, Currency.UNCHECKED, True, (AnswerReason.LINEAGE_TARGET_MISSING,)
+            )
         except DamagedEntryError:
             out = Summary(
-                answer_id, Integrity.SIGNATURE_INVALID, Currency.UNCHECKED, True, ("entry_damaged",)
+                answer_id,
+                Integrity.SIGNATURE_INVALID,
+                Currency.UNCHECKED,
+                True,
+                (AnswerReason.ENTRY_DAMAGED,),
             )
         else:
             verdicts = tuple(
@@ -502,7 +364,7 @@ class Tracer:
         Only to a viewer who may see the whole answer (its lineage included); otherwise
         "outside your scope".  A page primed with `prime` has its questions read already.
         """
-        m = self._manifest(answer_id)
+        m = self.manifests.get(answer_id)
         recorded = m.record.question_sha256
         if recorded is None and m.imported is not None:  # an import that kept no question
             return (
@@ -523,26 +385,6 @@ class Tracer:
         return t
 
     # -- building -------------------------------------------------------------------------
-
-    def _imported_passage(
-        self, ps: Passage, idx: int, generated_at: str, att: dict[str, FieldFact]
-    ) -> PassageTrace:
-        """An imported passage: texts only where the export held them whole; currency only
-        where the importer located the passage in a source revision of this vault."""
-        coll = ps.collection
-        retrieved = self._text_or_absent(ps.retrieved_sha256, coll, att.get("retrieved_sha256"))
-        model_input = self._text_or_absent(ps.model_input_sha256, coll, att.get("model_input_sha256"))
-        integrity = strictest_integrity([retrieved.state, model_input.state])
-        key = ps.transform_key()
-        if key is not None and retrieved.digest:
-            currency = self.currency.currency(ps, retrieved, generated_at)
-            transform = self.transforms.check(key, retrieved)
-        else:
-            currency, transform = not_located(att)
-        return PassageTrace(
-            idx, ps.passage_id, coll, True, retrieved, model_input, integrity, currency, transform,
-            integrity, currency.state, ps, att,
-        )  # fmt: skip
 
     def _passage(
         self,
@@ -576,7 +418,8 @@ class Tracer:
                 None,  # out of scope: no title, path, heading or excerpt, ids only
             )
         if imported is not None:
-            return self._imported_passage(ps, idx, generated_at, passage_attestation(imported, idx))
+            att = passage_attestation(imported, idx)
+            return _imported_passage(self.currency, self.transforms, ps, idx, generated_at, att)
         retrieved = self.currency.text(str(ps.retrieved_sha256), ps.collection)
         if ps.not_sent:
             # nothing was sent, so there is no text to verify: the word, never a text
@@ -615,7 +458,7 @@ class Tracer:
 
     def _source_text(self, answer_id: str) -> TextResult | None:
         try:
-            p = self._manifest(answer_id).record
+            p = self.manifests.get(answer_id).record
         except (UnknownAnswerError, DamagedEntryError):
             return None
         return self.currency.text(str(p.answer_sha256), p.collection)
@@ -625,19 +468,24 @@ class Tracer:
         nodes: list[LineageNode] = []
         for aid in ids:
             if aid in stack:
-                nodes.append(LineageNode(aid, "?", Integrity.INTACT, Currency.UNCHECKED, True, cycle=True))
+                nodes.append(
+                    LineageNode(aid, LineageGap.CYCLE, Integrity.INTACT, Currency.UNCHECKED, True, cycle=True)
+                )
                 continue
             sub = self.summary(aid, stack)
             try:
-                m: _Manifest | None = self._manifest(aid)
+                m: SignedManifest | None = self.manifests.get(aid)
             except (UnknownAnswerError, DamagedEntryError):
                 m = None
             if m is None:
-                kind = "missing" if "lineage_target_missing" in sub.reasons else "damaged"
-                nodes.append(LineageNode(aid, kind, sub.integrity, sub.currency, sub.visible))
+                gap = (
+                    LineageGap.MISSING
+                    if AnswerReason.LINEAGE_TARGET_MISSING in sub.reasons
+                    else LineageGap.DAMAGED
+                )
+                nodes.append(LineageNode(aid, gap, sub.integrity, sub.currency, sub.visible))
                 continue
-            kind = m.record.kind
-            node = LineageNode(aid, kind, sub.integrity, sub.currency, sub.visible)
+            node = LineageNode(aid, m.record.kind, sub.integrity, sub.currency, sub.visible)
             if aid in seen:
                 node.shared = True
             elif sub.visible:
@@ -646,30 +494,9 @@ class Tracer:
             nodes.append(node)
         return nodes
 
-    def _lineage_manifests(self, m: _Manifest) -> list[_Manifest]:
-        """The manifests `m`'s lineage and derived passages name, their entries read in one
-        query. Only a cache fill: each is checked by `_manifest` as if read alone, an id
-        not read cleanly is left to it, and scope is still decided where each is shown."""
-        named = {*m.sources, *(str(ps.derived_from) for ps in m.record.passages if ps.derived_from)}
-        ids = sorted(x for x in named if x not in self._unknown and self._manifests.get(x) is None)
-        if not ids:
-            return []
-        self._primed.update(queries.answer_entries_many(self.session.vault, ids))
-        out: list[_Manifest] = []
-        for aid in ids:
-            if aid in self._primed:
-                try:
-                    out.append(self._manifest(aid))
-                except (UnknownAnswerError, DamagedEntryError):
-                    continue  # reported by the answer itself, read again alone
-        return out
-
     def _build(self, answer_id: str, stack: tuple[str, ...], full: bool) -> AnswerTrace:
-        m = self._manifest(answer_id)
-        if answer_id not in self._fetched:  # its page was not primed (a single trace, a source)
-            sources = self._lineage_manifests(m)
-            self._prefetch([m, *sources])
-            self._fetched.update(s.record.answer_id for s in sources)
+        m = self.manifests.get(answer_id)
+        self.prefetch.answer(answer_id, m)
         try:
             return self._assemble(m, answer_id, stack, full)
         except (MalformedRecordError, TypeError, AttributeError, IndexError) as exc:
@@ -679,7 +506,7 @@ class Tracer:
                 f"log entry {m.seq} (answer {answer_id!r}) fails its signature and cannot be read: {exc!r}"
             ) from exc
 
-    def _assemble(self, m: _Manifest, answer_id: str, stack: tuple[str, ...], full: bool) -> AnswerTrace:
+    def _assemble(self, m: SignedManifest, answer_id: str, stack: tuple[str, ...], full: bool) -> AnswerTrace:
         s = self.session
         p = m.record
         stack = (*stack, answer_id)
@@ -694,7 +521,7 @@ class Tracer:
         reasons = walk.reasons
         visible = self._visible(p, sources, passages)
         if not visible:
-            reasons.add("out_of_scope")
+            reasons.add(CurrencyReason.OUT_OF_SCOPE)
         question, answer = self._question_answer(m, visible)
         lin_i = [sub.integrity for sub in sources]
         lin_c = [sub.currency for sub in sources]
@@ -745,15 +572,18 @@ class Tracer:
             and (p.kind != "note" or all(pt.visible for pt in passages))
         )
 
-    def _question_answer(self, m: _Manifest, visible: bool) -> tuple[TextResult, TextResult]:
+    def _question_answer(self, m: SignedManifest, visible: bool) -> tuple[TextResult, TextResult]:
         p, facts = m.record, m.imported
         if not visible:
             return _hidden(str(p.question_sha256)), _hidden(str(p.answer_sha256))
-        question = self._text_or_absent(
-            p.question_sha256, p.collection, facts.field("$.question_sha256") if facts else None
+        question = _text_or_absent(
+            self.currency,
+            p.question_sha256,
+            p.collection,
+            facts.field("$.question_sha256") if facts else None,
         )
-        answer = self._text_or_absent(
-            p.answer_sha256, p.collection, facts.field("$.answer_sha256") if facts else None
+        answer = _text_or_absent(
+            self.currency, p.answer_sha256, p.collection, facts.field("$.answer_sha256") if facts else None
         )
         return question, answer
 
@@ -798,7 +628,7 @@ def _citation(
 
 
 def _answer_states(
-    m: _Manifest,
+    m: SignedManifest,
     text_states: list[Integrity],
     passages: list[PassageTrace],
     citations: list[CitationTrace],
@@ -828,5 +658,45 @@ def _cycle_summary(answer_id: str) -> Summary:
     """An answer met again on its own lineage path: a loop adds nothing new to the states,
     but a claim resting on circular provenance cannot be called current."""
     return Summary(
-        answer_id, Integrity.INTACT, Currency.UNCHECKED, True, ("lineage_cycle",), frozenset({answer_id})
+        answer_id,
+        Integrity.INTACT,
+        Currency.UNCHECKED,
+        True,
+        (AnswerReason.LINEAGE_CYCLE,),
+        frozenset({answer_id}),
     )
+
+
+def _text_or_absent(
+    currency: CurrencyEngine, digest: str | None, collection: str, fact: FieldFact | None
+) -> TextResult:
+    """A recorded text; where an import kept none, its attestation (never a text)."""
+    if digest is None:
+        return not_captured(fact)
+    return currency.text(digest, collection)
+
+
+def _imported_passage(
+    engine: CurrencyEngine,
+    transforms: TransformChecker,
+    ps: Passage,
+    idx: int,
+    generated_at: str,
+    att: dict[str, FieldFact],
+) -> PassageTrace:
+    """An imported passage: texts only where the export held them whole; currency only
+    where the importer located the passage in a source revision of this vault."""
+    coll = ps.collection
+    retrieved = _text_or_absent(engine, ps.retrieved_sha256, coll, att.get("retrieved_sha256"))
+    model_input = _text_or_absent(engine, ps.model_input_sha256, coll, att.get("model_input_sha256"))
+    integrity = strictest_integrity([retrieved.state, model_input.state])
+    key = ps.transform_key()
+    if key is not None and retrieved.digest:
+        currency = engine.currency(ps, retrieved, generated_at)
+        transform = transforms.check(key, retrieved)
+    else:
+        currency, transform = not_located(att)
+    return PassageTrace(
+        idx, ps.passage_id, coll, True, retrieved, model_input, integrity, currency, transform,
+        integrity, currency.state, ps, att,
+    )  # fmt: skip

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 
 from store.queries import RevisionRow
 from store.records import TransformKey
-from tracer.engine.currency import CurrencyEngine, Memo
+from tracer.engine.currency import CurrencyEngine
 from tracer.engine.evidence import TextResult
+from tracer.engine.memo import Memo
 from tracer.engine.normalizers import NORM1, Normalizer, by_version
 from tracer.engine.textnorm import normalize, normalize_quote
 from tracer.engine.vocabulary import FINDINGS, Severity, TransformState

@@ -19,9 +19,10 @@ from typing import Unpack
 from store import audit
 from store.records import TransformKey
 from store.vault import Vault
-from tracer.engine.currency import CurrencyEngine, Memo
+from tracer.engine.currency import CurrencyEngine
 from tracer.engine.jsonshapes import FindingRecord
 from tracer.engine.logcheck import Finding, Task, finding, manifest_tasks
+from tracer.engine.memo import Memo
 from tracer.engine.session import Session
 from tracer.engine.textsource import TextSource, VaultSource
 from tracer.engine.transform import Transform, TransformChecker, derived_transform

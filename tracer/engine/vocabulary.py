@@ -15,10 +15,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from store.words import (
+    AnswerReason,
     Currency,
     CurrencyReason,
     FindingKind,
     Integrity,
+    LineageGap,
     ModelInput,
     SignatureState,
     TransformState,
@@ -30,10 +32,12 @@ __all__ = [
     "INFO_KINDS",
     "INTEGRITY_MEANING",
     "MODEL_INPUT_MEANING",
+    "AnswerReason",
     "Currency",
     "CurrencyReason",
     "FindingKind",
     "Integrity",
+    "LineageGap",
     "ModelInput",
     "Severity",
     "SignatureState",

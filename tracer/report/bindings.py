@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from store.crypto import sha256_hex
+from store.entries import EntryKind
 from tracer.engine.times import utc
 from tracer.engine.vocabulary import Currency, Integrity
 from tracer.report.checks import PackVerification
@@ -75,7 +76,11 @@ class _Answer:
 
     def hidden(self) -> None:
         a = self.a
-        if set(a) - _HIDDEN_KEYS or a.get("integrity") != "unavailable" or a.get("currency") != "unavailable":
+        if (
+            set(a) - _HIDDEN_KEYS
+            or a.get("integrity") != Integrity.UNAVAILABLE
+            or a.get("currency") != Currency.UNAVAILABLE
+        ):
             self.fail(self.path, "an out-of-scope answer must appear as `unavailable` only")
 
     def texts(self, node: Any, path: str, passage_id: str = "") -> None:
@@ -253,7 +258,7 @@ def check_answers(v: PackVerification, report: dict[str, Any], records: Records)
     revisions = {
         (str(r["stmt"].get("document_id")), str(r["stmt"].get("revision"))): r["stmt"]
         for r in records.values()
-        if r["body"].get("kind") == "revision" and isinstance(r["stmt"], dict)
+        if r["body"].get("kind") == EntryKind.REVISION and isinstance(r["stmt"], dict)
     }
     for i, a in enumerate(answers):
         aid = str(a.get("answer_id", "")) if isinstance(a, dict) else ""

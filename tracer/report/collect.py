@@ -13,7 +13,7 @@ from typing import Any
 
 from store import merkle, queries
 from store.crypto import PublicIdentity
-from store.entries import LogEntry
+from store.entries import EntryKind, LogEntry
 from store.errors import SignatureError
 from store.note import Checkpoint, verify_checkpoint
 from store.queries import RevisionRow
@@ -306,14 +306,14 @@ class _Collector:
             self.records.cite(self.pkeys[key].added_seq, "producer_key")
         records = self.records.build(self.vault, cp_size, leaves, head_size, entries)
         for rec in records:
-            if rec["kind"] == "manifest":
+            if rec["kind"] == EntryKind.MANIFEST:
                 rec["signature"], rec["signer"] = signers[rec["seq"]]
         return records, used
 
     def _manifest_signers(self, entries: dict[int, LogEntry]) -> dict[int, tuple[str, str]]:
         out: dict[int, tuple[str, str]] = {}
         for seq, entry in sorted(entries.items()):
-            if entry.kind == "manifest":
+            if entry.kind == EntryKind.MANIFEST:
                 out[seq] = manifest_signature(entry, self.pkeys)
         return out
 

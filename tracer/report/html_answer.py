@@ -12,7 +12,14 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from tracer.engine.currency import COMPARED
-from tracer.engine.vocabulary import CURRENCY_MEANING, INTEGRITY_MEANING, model_input_meaning
+from tracer.engine.vocabulary import (
+    CURRENCY_MEANING,
+    INTEGRITY_MEANING,
+    Currency,
+    Integrity,
+    ModelInput,
+    model_input_meaning,
+)
 from tracer.report.htmltext import block, esc, keyref, state
 from tracer.report.imported import (
     IMPORTED_HEAD,
@@ -75,7 +82,7 @@ def _tombstone_table(tombs: list[dict[str, Any]]) -> str:
 def _text_slot(label: str, t: dict[str, Any], tag: str = "") -> str:
     """The historical text if it verified, else what stands in its place; never other text.
     `tag`: an imported text's mark and attestation (`[imported — …: importer-computed]`)."""
-    st = t.get("state", "unavailable")
+    st = t.get("state", Integrity.UNAVAILABLE)
     if isinstance(t.get("text"), str):
         head = f"{esc(label)}: historical text as recorded, SHA-256 verified ({esc(t['digest'][:16])}…)"
         if tag:
@@ -84,20 +91,20 @@ def _text_slot(label: str, t: dict[str, Any], tag: str = "") -> str:
                 f"importer signed ({esc(t['digest'][:16])}…)"
             )
         return block("historical", head, t["text"])
-    if tag and st == "not_captured":
+    if tag and st == Integrity.NOT_CAPTURED:
         return (
             f"<p>{esc(label)} <span class='imported'>{esc(tag)}</span>: {state(st)} "
             f"<span class='reason'>{esc(t.get('detail', ''))}</span>: the export held no whole text, "
             "nothing to verify</p>"
         )
-    if st == "purged" and t.get("tombstone"):
+    if st == Integrity.PURGED and t.get("tombstone"):
         return tombstone_card({"subject": label, **t["tombstone"]})
-    if st == "missing":
+    if st == Integrity.MISSING:
         return (
             f'<div class="alarm"><strong>Missing</strong>: {esc(label)} is absent and no tombstone '
             f"explains it. Evidence lost (alarm). Recorded digest {esc(t.get('digest'))}.</div>"
         )
-    if st == "checksum_mismatch":
+    if st == Integrity.CHECKSUM_MISMATCH:
         return (
             f'<div class="alarm"><strong>Checksum mismatch</strong>: the retained '
             f"{esc(label.lower())} does not hash to its recorded digest and is not shown. "
@@ -200,7 +207,7 @@ def _candidates(cur: Mapping[str, Any]) -> str:
     """Where the quote was found in the current revision, when more than one place fits."""
     found = cur.get("candidates") or []
     current = cur.get("current_revision") or {}
-    if cur.get("state") != "ambiguous" or not found:
+    if cur.get("state") != Currency.AMBIGUOUS or not found:
         return ""
     items = "".join(f"<li>{esc(locator_text(loc))}</li>" for loc in found)
     intro = esc(candidates_intro(len(found), current.get("revision")))
@@ -210,7 +217,7 @@ def _candidates(cur: Mapping[str, Any]) -> str:
 def _passage(p: dict[str, Any], tombs: list[dict[str, Any]]) -> str:
     title = f"Passage {esc(p['passage_id'])}"
     if not p["visible"]:
-        hidden = _states("unavailable", "unavailable")
+        hidden = _states(Integrity.UNAVAILABLE, Currency.UNAVAILABLE)
         return f"<article class='passage hidden'><h4>{title}</h4>{hidden}</article>"
     cur = p["currency"]
     eff = p["effective"]
@@ -251,7 +258,7 @@ def _model_input_html(p: dict[str, Any]) -> str:
             f"<p>Model input: {state(str(sent))} "
             f"<span class='reason'>{esc(model_input_meaning(str(sent)))}</span></p>"
         )
-    if sent == "not_sent":
+    if sent == ModelInput.NOT_SENT:
         return out  # no model input: the word above stands where it would be
     if p["model_input"].get("digest") == p["retrieved"].get("digest"):
         return out + "<p class='muted'>Model input: identical to the retrieved text (same SHA-256).</p>"
@@ -345,7 +352,7 @@ def answer_section(i: int, a: dict[str, Any], people: dict[str, str] | None = No
     names = people or {}
     head = f"<section class='answer' id='answer-{i + 1}'><h2>{i + 1}. Answer {esc(a['answer_id'])}</h2>"
     if not a["visible"]:
-        return head + _states("unavailable", "unavailable") + "<p>Unavailable.</p></section>"
+        return head + _states(Integrity.UNAVAILABLE, Currency.UNAVAILABLE) + "<p>Unavailable.</p></section>"
     t = a["trace"]
     parts = [head, _states(a["integrity"], a["currency"])]
     parts.append(

@@ -15,6 +15,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
+from tracer.report.redact import UNAVAILABLE
+
 __all__ = ["prov_json"]
 
 _VOCAB = "https://tracer.invalid/ns/prov#"
@@ -78,7 +80,7 @@ def _lineage(g: _Graph, parent: str, nodes: list[dict[str, Any]]) -> None:
             g.entity(ident, {"prov:type": _qn(f"tracer:{n['kind']}"), "tracer:integrity": n["integrity"]})
             g.entity(ident, {"tracer:currency": n["currency"]})
         else:
-            g.entity(ident, {"tracer:state": "unavailable"})
+            g.entity(ident, {"tracer:state": UNAVAILABLE})
         g.derived(parent, ident, "wasDerivedFrom")
         if n["visible"] and not n["cycle"]:
             _lineage(g, ident, n["children"])
@@ -87,7 +89,7 @@ def _lineage(g: _Graph, parent: str, nodes: list[dict[str, Any]]) -> None:
 def _answer(g: _Graph, a: dict[str, Any]) -> None:
     aid = _answer_id(a["answer_id"])
     if not a["visible"]:
-        g.entity(aid, {"tracer:state": "unavailable"})
+        g.entity(aid, {"tracer:state": UNAVAILABLE})
         return
     t = a["trace"]
     g.entity(
@@ -104,7 +106,7 @@ def _answer(g: _Graph, a: dict[str, Any]) -> None:
         pid = _passage_id(a["answer_id"], p["passage_id"])
         g.derived(aid, pid, "wasDerivedFrom")
         if not p["visible"]:
-            g.entity(pid, {"tracer:state": "unavailable"})
+            g.entity(pid, {"tracer:state": UNAVAILABLE})
             continue
         g.entity(
             pid,

@@ -13,14 +13,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tracer.engine.vocabulary import INFO_KINDS
+from tracer.engine.vocabulary import INFO_KINDS, Integrity
 
 __all__ = ["EvidenceRecord", "RecordedFinding", "recorded_in"]
 
 #: text states that are not findings: the text is there and hashes, was purged on the
 #: record (a tombstone), was never captured (an import), was never sent (a model input
 #: the producer signed `not_sent`), or is outside the exporter's scope
-_SOUND_TEXT = frozenset({"intact", "purged", "not_captured", "not_sent", "unavailable"})
+_SOUND_TEXT = frozenset(
+    {Integrity.INTACT, Integrity.PURGED, Integrity.NOT_CAPTURED, Integrity.NOT_SENT, Integrity.UNAVAILABLE}
+)
 
 
 @dataclass(frozen=True, slots=True)

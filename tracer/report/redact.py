@@ -11,10 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from tracer.engine.vocabulary import CurrencyReason, Integrity
+
 __all__ = ["UNAVAILABLE", "hidden_answer", "redact_trace"]
 
-UNAVAILABLE = "unavailable"
-_UNDISCLOSED_REASONS = frozenset({"out_of_scope"})
+#: the word for anything outside the exporter's scope, on every axis (a plain str: packs
+#: are signed, and the canonical encoder's fast path takes only those)
+UNAVAILABLE = Integrity.UNAVAILABLE.value
+_UNDISCLOSED_REASONS = frozenset({CurrencyReason.OUT_OF_SCOPE})
 
 
 def hidden_answer(answer_id: str) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tracer.engine.vocabulary import model_input_meaning
+from tracer.engine.vocabulary import Currency, Integrity, ModelInput, model_input_meaning
 from tracer.report.case_md import case_cover_md, case_sections_md, holds_md, signature_md
 from tracer.report.imported import (
     IMPORTED_HEAD,
@@ -48,17 +48,17 @@ def _text_slot(label: str, t: dict[str, Any], tag: str = "") -> str:
         return fence(
             f"{label}: historical text as recorded, SHA-256 verified ({md(t['digest'][:16])}…)", t["text"]
         )
-    st = t.get("state", "unavailable")
-    if tag and st == "not_captured":
+    st = t.get("state", Integrity.UNAVAILABLE)
+    if tag and st == Integrity.NOT_CAPTURED:
         return (
             f"**{md(label)}** {md(tag)}: **{md(st)}** ({md(t.get('detail', ''))}): "
             "the export held no whole text, nothing to verify\n"
         )
-    if st == "purged" and t.get("tombstone"):
+    if st == Integrity.PURGED and t.get("tombstone"):
         return _tombstone({"subject": label, **t["tombstone"]})
-    if st == "missing":
+    if st == Integrity.MISSING:
         return f"> **ALARM: MISSING.** {md(label)} is absent and no tombstone explains it: evidence lost.\n"
-    if st == "checksum_mismatch":
+    if st == Integrity.CHECKSUM_MISMATCH:
         return (
             f"> **ALARM: CHECKSUM MISMATCH.** The retained {md(label.lower())} does not hash to its digest; "
             "it is not shown.\n"
@@ -164,7 +164,7 @@ def _model_input_md(p: dict[str, Any]) -> list[str]:
     sent = p.get("model_input_state")
     if sent:
         out.append(f"Model input: **{md(sent)}** ({md(model_input_meaning(str(sent)))})\n")
-    if sent == "not_sent":
+    if sent == ModelInput.NOT_SENT:
         return out  # no model input: the word above stands where it would be
     if p["model_input"].get("digest") == p["retrieved"].get("digest"):
         out.append("Model input: identical to the retrieved text (same SHA-256).\n")
@@ -175,7 +175,7 @@ def _model_input_md(p: dict[str, Any]) -> list[str]:
 
 def _candidates_md(cur: dict[str, Any]) -> list[str]:
     """An ambiguous quote's candidate places in the current revision (none otherwise)."""
-    if cur["state"] != "ambiguous" or not cur.get("candidates"):
+    if cur["state"] != Currency.AMBIGUOUS or not cur.get("candidates"):
         return []
     rev = (cur.get("current_revision") or {}).get("revision")
     return [

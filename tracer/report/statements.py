@@ -14,7 +14,7 @@ from typing import Any
 
 from store.crypto import b64d
 from store.dsse import Envelope, verify_envelope
-from store.entries import CUSTODIAN_KINDS, INVESTIGATOR_KINDS, MANIFEST_TYPE, STATEMENT_TYPE
+from store.entries import CUSTODIAN_KINDS, INVESTIGATOR_KINDS, MANIFEST_TYPE, STATEMENT_TYPE, EntryKind
 from store.errors import InputError, SignatureError
 from tracer.report.checks import PackVerification
 from tracer.report.model import KEYS_FILE, REPORT_FILE
@@ -25,7 +25,7 @@ __all__ = ["check_record_signature", "statement_of"]
 def statement_of(body: dict[str, Any]) -> dict[str, Any]:
     """The signed statement (or manifest payload) inside a log entry body."""
     payload = json.loads(Envelope.from_json(body["envelope"], REPORT_FILE).payload)
-    if body.get("kind") != "manifest" and isinstance(payload, dict) and "statement" in payload:
+    if body.get("kind") != EntryKind.MANIFEST and isinstance(payload, dict) and "statement" in payload:
         inner: dict[str, Any] = payload["statement"]
         return inner
     out: dict[str, Any] = payload
@@ -87,9 +87,9 @@ def _statement(v: PackVerification, path: str, rec: Any, env: Envelope, keys: An
 def _key_facts(v: PackVerification, path: str, rec: Any, body: dict[str, Any], keys: Any) -> None:
     """Keys in keys.json must be the ones the log itself recorded."""
     stmt = statement_of(body)
-    if rec["kind"] == "vault_init" and stmt["custodian"]["ed25519"] != keys["custodian"]["ed25519"]:
+    if rec["kind"] == EntryKind.VAULT_INIT and stmt["custodian"]["ed25519"] != keys["custodian"]["ed25519"]:
         v.fail(KEYS_FILE, "$.custodian.ed25519", "differs from the custodian named in log entry 0")
-    if rec["kind"] == "key_add":
+    if rec["kind"] == EntryKind.KEY_ADD:
         listed = _keys_by_id(keys.get("producers")).get(stmt["key_id"])
         if listed is not None and listed["ed25519"] != stmt["ed25519"]:
             v.fail(KEYS_FILE, "$.producers", f"key {stmt['key_id'][:16]} differs from log entry {rec['seq']}")
@@ -104,7 +104,7 @@ def check_record_signature(v: PackVerification, path: str, rec: Any, body: dict[
     if not isinstance(keys, dict) or "custodian" not in keys:
         return
     with v.guard(REPORT_FILE, f"{path}.entry"):
-        if rec["kind"] == "manifest":
+        if rec["kind"] == EntryKind.MANIFEST:
             _manifest(v, path, rec, env, keys)
         else:
             _statement(v, path, rec, env, keys)

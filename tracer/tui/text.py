@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
-from tracer.engine.vocabulary import Currency, Integrity
+from tracer.engine.vocabulary import Currency, Integrity, SignatureState
 from tracer.inert import has_hidden, inert
 
 __all__ = ["STATE_STYLES", "STATE_WIDTH", "hidden_note", "plain", "safe", "safe_line", "short", "state_word"]
@@ -18,18 +18,18 @@ __all__ = ["STATE_STYLES", "STATE_WIDTH", "hidden_note", "plain", "safe", "safe_
 #: Colour only repeats the word; the monochrome theme maps all of these to white,
 #: and bold/reverse keep the alarms distinct without colour.
 STATE_STYLES: dict[str, str] = {
-    "intact": "green",
-    "verified": "green",
-    "valid": "green",
-    "moved": "cyan",
-    "purged": "yellow",
-    "unchecked": "yellow",
-    "ambiguous": "bold magenta",
-    "stale": "bold yellow",
-    "unavailable": "bold blue",
-    "checksum_mismatch": "bold reverse red",
-    "signature_invalid": "bold reverse red",
-    "missing": "bold reverse red",
+    Integrity.INTACT: "green",
+    Currency.VERIFIED: "green",
+    SignatureState.VALID: "green",
+    Currency.MOVED: "cyan",
+    Integrity.PURGED: "yellow",
+    Currency.UNCHECKED: "yellow",
+    Currency.AMBIGUOUS: "bold magenta",
+    Currency.STALE: "bold yellow",
+    Integrity.UNAVAILABLE: "bold blue",
+    Integrity.CHECKSUM_MISMATCH: "bold reverse red",
+    Integrity.SIGNATURE_INVALID: "bold reverse red",
+    Integrity.MISSING: "bold reverse red",
 }
 
 

@@ -8,57 +8,58 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from tracer.engine.vocabulary import AnswerReason, CurrencyReason, TransformState
 from tracer.tui.text import plain
 
 __all__ = ["REASON_WORDS", "TRANSFORM_WORDS", "reason", "transform"]
 
 REASON_WORDS: dict[str, str] = {
     # decided from the log (currency.py)
-    "out_of_scope": "outside your scope",
-    "source_deleted": "source document deleted",
-    "latest_revision_purged": "latest revision purged by retention",
-    "no_revisions_imported": "no revision of the document imported",
-    "cited_revision_not_imported": "cited revision never imported",
-    "latest_revision_unreadable": "latest revision's text unreadable",
-    "historical_text_unavailable": "no readable historical quote",
-    "derived_text": "derived text: state comes from its lineage",
-    "unknown_normalizer": "normalizer unknown to this build",
-    "imported_not_located": "imported: not located in a source revision",
+    CurrencyReason.OUT_OF_SCOPE: "outside your scope",
+    CurrencyReason.SOURCE_DELETED: "source document deleted",
+    CurrencyReason.LATEST_REVISION_PURGED: "latest revision purged by retention",
+    CurrencyReason.NO_REVISIONS_IMPORTED: "no revision of the document imported",
+    CurrencyReason.CITED_REVISION_NOT_IMPORTED: "cited revision never imported",
+    CurrencyReason.LATEST_REVISION_UNREADABLE: "latest revision's text unreadable",
+    CurrencyReason.HISTORICAL_TEXT_UNAVAILABLE: "no readable historical quote",
+    CurrencyReason.DERIVED_TEXT: "derived text: state comes from its lineage",
+    CurrencyReason.UNKNOWN_NORMALIZER: "normalizer unknown to this build",
+    CurrencyReason.IMPORTED_NOT_LOCATED: "imported: not located in a source revision",
     # decided by the relocation rules (relocate.py)
-    "at_locator": "current revision, quote at its place",
-    "normalized_identical": "later revision identical apart from whitespace",
-    "unchanged_at_locator": "later revision, quote at the same place",
-    "relocated_same_section": "same section, shifted",
-    "relocated_compatible_section": "moved to a compatible section",
-    "relocated_heading_agrees": "several places, one with a matching heading",
-    "relocated_renumbered_section": "same section, renumbered heading",
-    "multiple_matches": "several places, none preferred",
-    "unique_match_incompatible_section": "one place, under an incompatible heading",
-    "not_at_locator": "not at the recorded place in the same revision",
-    "quote_changed": "quote changed",
-    "quote_removed": "quote removed",
-    "empty_quote": "empty quote",
+    CurrencyReason.AT_LOCATOR: "current revision, quote at its place",
+    CurrencyReason.NORMALIZED_IDENTICAL: "later revision identical apart from whitespace",
+    CurrencyReason.UNCHANGED_AT_LOCATOR: "later revision, quote at the same place",
+    CurrencyReason.RELOCATED_SAME_SECTION: "same section, shifted",
+    CurrencyReason.RELOCATED_COMPATIBLE_SECTION: "moved to a compatible section",
+    CurrencyReason.RELOCATED_HEADING_AGREES: "several places, one with a matching heading",
+    CurrencyReason.RELOCATED_RENUMBERED_SECTION: "same section, renumbered heading",
+    CurrencyReason.MULTIPLE_MATCHES: "several places, none preferred",
+    CurrencyReason.UNIQUE_MATCH_INCOMPATIBLE_SECTION: "one place, under an incompatible heading",
+    CurrencyReason.NOT_AT_LOCATOR: "not at the recorded place in the same revision",
+    CurrencyReason.QUOTE_CHANGED: "quote changed",
+    CurrencyReason.QUOTE_REMOVED: "quote removed",
+    CurrencyReason.EMPTY_QUOTE: "empty quote",
     # answer-level reasons
-    "lineage_cycle": "circular lineage",
-    "lineage_target_missing": "a lineage source is not in the vault",
-    "entry_damaged": "log entry unreadable",
+    AnswerReason.LINEAGE_CYCLE: "circular lineage",
+    AnswerReason.LINEAGE_TARGET_MISSING: "a lineage source is not in the vault",
+    AnswerReason.ENTRY_DAMAGED: "log entry unreadable",
 }
 
 TRANSFORM_WORDS: dict[str, str] = {
-    "found_at_locator": "found at its locator",
-    "found_elsewhere": "found elsewhere in the cited revision",
-    "not_found": "not in the cited revision",
-    "unknown_normalizer": "unknown normalizer",
-    "revision_not_imported": "cannot check: cited revision never imported",
-    "revision_unreadable": "cannot check: cited revision's text unreadable",
-    "passage_unreadable": "cannot check: passage text unreadable",
-    "matches_source": "is its source's stored text",
-    "found_in_source": "quotes its source's stored text",
-    "not_in_source": "not in its source's stored text",
-    "source_missing": "source not in the vault",
-    "source_unreadable": "source's text unreadable",
-    "unavailable": "outside your scope",
-    "imported_not_located": "imported: not located, nothing to check",
+    TransformState.FOUND_AT_LOCATOR: "found at its locator",
+    TransformState.FOUND_ELSEWHERE: "found elsewhere in the cited revision",
+    TransformState.NOT_FOUND: "not in the cited revision",
+    TransformState.UNKNOWN_NORMALIZER: "unknown normalizer",
+    TransformState.REVISION_NOT_IMPORTED: "cannot check: cited revision never imported",
+    TransformState.REVISION_UNREADABLE: "cannot check: cited revision's text unreadable",
+    TransformState.PASSAGE_UNREADABLE: "cannot check: passage text unreadable",
+    TransformState.MATCHES_SOURCE: "is its source's stored text",
+    TransformState.FOUND_IN_SOURCE: "quotes its source's stored text",
+    TransformState.NOT_IN_SOURCE: "not in its source's stored text",
+    TransformState.SOURCE_MISSING: "source not in the vault",
+    TransformState.SOURCE_UNREADABLE: "source's text unreadable",
+    TransformState.UNAVAILABLE: "outside your scope",
+    TransformState.IMPORTED_NOT_LOCATED: "imported: not located, nothing to check",
 }
 
 
