@@ -180,7 +180,7 @@ def _ingest_and_incremental(out: dict[str, Any], root: Path, path: Path, home: P
     """ingest 2 % new manifests, then verify incrementally what was added."""
     from store.ingest import ingest
     from store.vault import Vault
-    from store.viewcommit import ViewGuard
+    from store.viewguard import ViewGuard
     from tracer.engine.session import unlock
     from tracer.engine.trust import TrustStore
     from tracer.engine.verify import verify

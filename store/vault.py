@@ -41,7 +41,7 @@ from store.schema import DB_FILE, FORMAT, RAW_DDL, RAW_INDEXES, VIEW_COLUMNS, VI
 from store.treehead import TreeHead
 from store.vaultfile import INDEX_CHUNK, add_views, check_tables, connect, one
 from store.viewcommit import DDL as VIEW_GROUPS_DDL
-from store.viewcommit import ViewGuard
+from store.viewguard import ViewGuard
 
 __all__ = ["Batch", "CheckpointRow", "Vault"]
 

@@ -76,14 +76,14 @@ def test_only_purge_deletes_and_nothing_updates() -> None:
             "recovery.py: DELETE FROM {table} WHERE seq >= ?",
             "recovery.py: DELETE FROM view_groups WHERE grp >= ?",
             # derived rows that disagree with the signed commitment, replaced by rows derived
-            # again from the log (`ViewGuard._replace`), and the cache of group digests
-            "viewcommit.py: DROP TABLE IF EXISTS temp.main.{table}",
-            "viewcommit.py: DROP TABLE IF EXISTS temp.{scratch}",
-            "viewcommit.py: DROP TABLE IF EXISTS temp.{scratch}",
-            "viewcommit.py: DELETE FROM temp.main.{table} WHERE {where}",
-            "viewcommit.py: DELETE FROM {table} WHERE {where}",
-            "viewcommit.py: DELETE FROM view_groups",
-            "viewcommit.py: DELETE FROM view_groups WHERE grp >= {start // GROUP}",
+            # again from the log (`ViewMender._replace`), and the cache of group digests (`ViewGuard`)
+            "viewmend.py: DROP TABLE IF EXISTS temp.main.{table}",
+            "viewmend.py: DROP TABLE IF EXISTS temp.{scratch}",
+            "viewmend.py: DROP TABLE IF EXISTS temp.{scratch}",
+            "viewmend.py: DELETE FROM temp.main.{table} WHERE {where}",
+            "viewmend.py: DELETE FROM {table} WHERE {where}",
+            "viewguard.py: DELETE FROM view_groups",
+            "viewguard.py: DELETE FROM view_groups WHERE grp >= {start // GROUP}",
         ]
     )
     callers = [

@@ -21,24 +21,23 @@ half-done.
 from __future__ import annotations
 
 import os
-import re
-import unicodedata
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from difflib import SequenceMatcher
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal
 
 from store.records import MANIFEST_V1, MANIFEST_V2, DocumentRef, SourceRef
-from tracer.engine.textnorm import CHUNKER_VERSION, fold_whitespace, normalize_quote, parse_structure
-from tracer.engine.textnorm2 import NORMALIZER_V2, parse_structure2
+from store.words import ModelInput
 from tracer.producer import model as m
+from tracer.producer.chunkclaim import UNSPECIFIED_CHUNKER, chunk_claim, reference_chunk
+from tracer.producer.citations import Citation, check_range, quoted_range
 from tracer.producer.errors import CitationError, ModelInputError, ProducerError, RecordError
-from tracer.producer.locate import DEFAULT_NORMALIZER, Locator, chunks, locate, normalizer
+from tracer.producer.locate import DEFAULT_NORMALIZER, Locator, locate, normalizer
 from tracer.producer.model import Authorization, Chunker, Producer, Runtime, SourceRevision
+from tracer.producer.modelinput import MIN_CUT_SHARE, ModelInputs, derivable, find_model_input
 from tracer.producer.outbox import Outbox, file_stem
 from tracer.producer.signer import Signer
 
@@ -50,6 +49,7 @@ __all__ = [
     "Passage",
     "Recorder",
     "Written",
+    "derivable",
     "find_model_input",
 ]
 
@@ -58,11 +58,6 @@ Clock = Callable[[], datetime]
 #: the manifest schema's limit on passages per manifest
 MAX_PASSAGES = 10_000
 NOTE_CHUNKER = "tracer-note/1"
-#: the chunker recorded for a pipeline's own chunk id when the pipeline does not name one
-UNSPECIFIED_CHUNKER = "unspecified"
-#: made once: a Chunker checks its parameters through RFC 8785 when it is made
-_REFERENCE = Chunker()
-_UNSPECIFIED = Chunker(UNSPECIFIED_CHUNKER)
 
 
 def _utc_now() -> datetime:
@@ -241,144 +236,6 @@ class Recorder:
         return m.timestamp(self.clock(), "clock")
 
 
-def _reference_chunk(content: str, text: str, loc: Locator, version: str) -> int | None:
-    """The index of the `tracer-para-chunker/1` chunk the text is, at its locator; None
-    when it is not one. The chunker is defined over `tracer-norm/1` blocks: under `/2`
-    the `/1` block is the one the located `/2` block lies in (`Structure2.parent`)."""
-    if version != NORMALIZER_V2:
-        return next(
-            (
-                c.chunk_index
-                for c in chunks(content)
-                if (c.locator.char_start, c.locator.char_end) == (loc.char_start, loc.char_end)
-            ),
-            None,
-        )
-    s2 = parse_structure2(content)
-    block = s2.block_at(loc.char_start)
-    if block is None:
-        return None
-    s1 = parse_structure(content)
-    b1 = s1.blocks[s2.parent[s2.blocks.index(block)]]
-    if b1.is_heading or b1.text != normalize_quote(text):
-        return None
-    return next(n for n, b in enumerate(s1.paragraphs()) if b is b1)
-
-
-#: a cut-down passage carries it only when at least this share of its text (whitespace
-#: folded) survives: a shorter common run is as likely a phrase two passages share (a
-#: chunk overlap, boilerplate) as the passage itself
-MIN_CUT_SHARE = 0.5
-_WORD = re.compile(r"\S+")
-
-
-def derivable(model_input: str, retrieved: str) -> bool:
-    """Whether a model-input text carries its retrieved text, the one rule `model_input`,
-    `sent`, `not_sent` and the adapters apply: in NFC, with whitespace folded
-    (`fold_whitespace`), it contains the retrieved text (a label, a metadata header, a
-    re-wrap) or is a part of it keeping at least `MIN_CUT_SHARE` of it (a cut-down passage)."""
-    sent = fold_whitespace(unicodedata.normalize("NFC", model_input))
-    got = fold_whitespace(unicodedata.normalize("NFC", retrieved))
-    if not sent or not got:
-        return False
-    return got in sent or (sent in got and len(sent) >= MIN_CUT_SHARE * len(got))
-
-
-def find_model_input(parts: Sequence[str], retrieved: str, forms: Sequence[str] = ()) -> str | None:
-    """The exact text of `parts` that carried `retrieved`, as `model_input` accepts it.
-
-    Tried in order: each of `forms` (a framework's own rendering, such as a metadata
-    header) and the retrieved text verbatim; the retrieved text re-wrapped (its words in
-    order with any whitespace between, so the prompt's span contains it once folded);
-    then the longest run of the prompt that is part of the retrieved text (a passage cut
-    to fit the context, possibly mid-word), if it keeps at least `MIN_CUT_SHARE` of it.
-    This only searches: whatever it returns satisfies `derivable`, the rule, and None
-    means no part of any prompt does (so the passage was not sent).
-    """
-    for form in (*forms, retrieved):
-        if form and any(form in part for part in parts) and (form is retrieved or derivable(form, retrieved)):
-            return form
-    words = [unicodedata.normalize("NFC", w) for w in retrieved.split()]
-    if not words:
-        return None
-    return _rewrapped(parts, words) or _longest_kept_cut(parts, words, retrieved)
-
-
-def _rewrapped(parts: Sequence[str], words: list[str]) -> str | None:
-    """The first span of a part holding the passage's words in order, any whitespace between."""
-    wrapped = re.compile(r"\s+".join(map(re.escape, words)))
-    for part in parts:
-        found = wrapped.search(unicodedata.normalize("NFC", part))
-        if found is not None and found.group() in part:
-            return found.group()
-    return None
-
-
-def _longest_kept_cut(parts: Sequence[str], words: list[str], retrieved: str) -> str | None:
-    """The longest run of any part that is a cut of the passage keeping at least
-    `MIN_CUT_SHARE` of it, and still `derivable` from it."""
-    need = MIN_CUT_SHARE * len(" ".join(words))
-    best: str | None = None
-    for part in parts:
-        cut = _longest_cut(part, words)
-        if cut is not None and not derivable(cut, retrieved):  # a word NFC changed at a cut edge
-            cut = None
-        if cut is not None and len(fold_whitespace(cut)) >= need and (best is None or len(cut) > len(best)):
-            best = cut
-    return best
-
-
-def _longest_cut(part: str, words: Sequence[str]) -> str | None:
-    """The longest span of `part` whose words are consecutive words of the passage, with
-    the part of a word cut at either end (`"thir…"`) that is that end of the passage's word."""
-    spans = [(m.start(), m.end()) for m in _WORD.finditer(part)]
-    got = [unicodedata.normalize("NFC", part[a:b]) for a, b in spans]
-    match = SequenceMatcher(None, got, list(words), autojunk=False).find_longest_match(
-        0, len(got), 0, len(words)
-    )
-    i, j, k = match.a, match.b, match.size
-    if k == 0:
-        return None
-    start, end = spans[i][0], spans[i + k - 1][1]
-    if i > 0 and j > 0:
-        tail = _common_suffix(got[i - 1], words[j - 1])
-        start = spans[i - 1][1] - len(tail) if tail else start
-    if i + k < len(got) and j + k < len(words):
-        head = _common_prefix(got[i + k], words[j + k])
-        end = spans[i + k][0] + len(head) if head else end
-    return part[start:end]
-
-
-def _common_prefix(a: str, b: str) -> str:
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return a[:n]
-
-
-def _common_suffix(a: str, b: str) -> str:
-    return _common_prefix(a[::-1], b[::-1])[::-1]
-
-
-def _check_range(start: int, end: int, length: int) -> None:
-    """A citation range is two integers with 0 <= start < end <= the answer's length."""
-    for value, what in ((start, "answer_start"), (end, "answer_end")):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise CitationError(f"{what}: expected an integer, got {value!r}")
-    if not 0 <= start < end <= length:
-        raise CitationError(
-            f"citation [{start}, {end}) is outside the answer's {length} characters (or empty)"
-        )
-
-
-def _prompt_parts(prompt: str | Sequence[str]) -> tuple[str, ...]:
-    parts = (prompt,) if isinstance(prompt, str) else tuple(prompt)
-    for n, part in enumerate(parts):
-        if not isinstance(part, str):
-            raise ModelInputError(f"prompt part {n}: expected a string, got {type(part).__name__}")
-    return parts
-
-
 class AnswerRecord:
     """The facts of one answer, collected as the pipeline runs (see the module docstring)."""
 
@@ -409,13 +266,9 @@ class AnswerRecord:
         self.kind: Kind = kind
         self.runtime = runtime
         self._passages: list[Passage] = []
-        self._model_inputs: dict[str, str] = {}
-        #: passage ids whose model input the pipeline transformed (`rewritten=True`)
-        self._rewritten: set[str] = set()
-        #: passage ids retrieved but in no prompt (`not_sent`)
-        self._unsent: set[str] = set()
+        self._inputs = ModelInputs()
         self._answer: str | None = None
-        self._citations: list[tuple[int, int, tuple[str, ...]]] = []
+        self._citations: list[Citation] = []
         self._lineage: list[str] = []
         self._closed = False
 
@@ -458,22 +311,17 @@ class AnswerRecord:
         return self._answer
 
     def has_model_input(self, passage: Passage) -> bool:
-        return passage.passage_id in self._model_inputs
+        return self._inputs.given(passage.passage_id)
 
-    def model_input_state(self, passage: Passage) -> str | None:
+    def model_input_state(self, passage: Passage) -> ModelInput | None:
         """What is recorded of `passage`'s model input: `sent`, `rewritten`, `not_sent`,
         or None while nothing is (the words `tracer.manifest/v2` signs)."""
-        pid = passage.passage_id
-        if pid in self._unsent:
-            return "not_sent"
-        if pid not in self._model_inputs:
-            return None
-        return "rewritten" if pid in self._rewritten else "sent"
+        return self._inputs.state(passage.passage_id)
 
     @property
     def sent_passages(self) -> tuple[Passage, ...]:
         """The passages the model was given (sent or rewritten): what a citation may name."""
-        return tuple(p for p in self._passages if p.passage_id in self._model_inputs)
+        return tuple(p for p in self._passages if self._inputs.given(p.passage_id))
 
     # -- passages -----------------------------------------------------------------------
 
@@ -528,8 +376,8 @@ class AnswerRecord:
         loc = locate(
             revision.content, text, occurrence=occurrence, near=near, what=what, normalizer_version=version
         )
-        index = _reference_chunk(revision.content, text, loc, version)
-        chunk_id, chunker = self._chunk_claim(revision, index, chunk_id, chunker, what)
+        index = reference_chunk(revision.content, text, loc, version)
+        chunk_id, chunker = chunk_claim(revision, index, chunk_id, chunker, what)
         passage = Passage(
             passage_id=pid,
             text=text,
@@ -549,35 +397,6 @@ class AnswerRecord:
         )
         self._passages.append(passage)
         return passage
-
-    @staticmethod
-    def _chunk_claim(
-        revision: SourceRevision, index: int | None, chunk_id: str | None, chunker: Chunker | None, what: str
-    ) -> tuple[str, Chunker]:
-        """The chunk id and chunker a passage is signed with; a reference claim is checked.
-
-        `tracer-para-chunker/1` is claimed only for the reference chunk at the passage's
-        locator (given or defaulted). A pipeline chunk id with the chunker left out is
-        signed as `unspecified` when the text is not that chunk: the SDK does not know
-        which splitter cut it and never says it was tracer's.
-        """
-        if chunker is None:
-            chunker = _REFERENCE if index is not None or chunk_id is None else _UNSPECIFIED
-        if chunker.version == CHUNKER_VERSION and index is None:
-            if chunk_id is None:
-                raise RecordError(
-                    f"{what}: chunk_id is required (the text is not one {CHUNKER_VERSION} chunk); pass "
-                    "chunk_id= and chunker=Chunker('<your splitter>/<version>', {...})"
-                )
-            raise RecordError(
-                f"{what}: the text is not one {CHUNKER_VERSION} chunk at its locator, so that chunker "
-                "is not claimed; pass chunker=Chunker('<your splitter>/<version>', {...}) or leave it out"
-            )
-        if chunk_id is None:
-            if index is None:
-                raise RecordError(f"{what}: chunk_id is required with chunker {chunker.version!r}")
-            chunk_id = f"{revision.document_id}#{index}"
-        return m.name(chunk_id, "chunk_id"), chunker
 
     def retrieved_note(
         self,
@@ -647,19 +466,8 @@ class AnswerRecord:
         text the model saw. A passage already given a model input, or cited, is refused.
         """
         self._open()
-        self._own(passage)
-        pid = passage.passage_id
-        if pid in self._model_inputs:
-            raise ModelInputError(f"passage {pid}: a model input is recorded; it was sent, not not_sent")
-        if any(pid in ids for _, _, ids in self._citations):
-            raise ModelInputError(f"passage {pid}: it is cited; a passage the answer rests on was sent")
-        found = find_model_input(_prompt_parts(prompt), passage.text)
-        if found is not None:
-            raise ModelInputError(
-                f"passage {pid}: the prompt carries it ({len(found)} characters, starting {found[:40]!r}); "
-                "record that as its model input (model_input or sent), not not_sent"
-            )
-        self._unsent.add(pid)
+        cited = any(self._own(passage).passage_id in c.passage_ids for c in self._citations)
+        self._inputs.not_sent(passage, prompt, cited)
 
     # -- what the model saw -------------------------------------------------------------
 
@@ -680,28 +488,7 @@ class AnswerRecord:
         self._open()
         self._own(passage)
         m.text(text, f"model input of passage {passage.passage_id}")
-        if passage.passage_id in self._model_inputs:
-            raise ModelInputError(f"passage {passage.passage_id}: model input already recorded")
-        if passage.passage_id in self._unsent:
-            raise ModelInputError(f"passage {passage.passage_id}: it is marked not_sent")
-        if not isinstance(rewritten, bool):
-            raise ModelInputError(f"rewritten: expected True or False, got {rewritten!r}")
-        if not any(text in part for part in _prompt_parts(prompt)):
-            raise ModelInputError(
-                f"passage {passage.passage_id}: the model-input text is not an exact substring of the "
-                f"prompt sent ({len(text)} characters, starting {text[:40]!r})"
-            )
-        if not rewritten and not derivable(text, passage.text):
-            raise ModelInputError(
-                f"passage {passage.passage_id}: the model-input text ({len(text)} characters, starting "
-                f"{text[:40]!r}) neither contains the retrieved text nor is part of it keeping at least "
-                f"{MIN_CUT_SHARE:.0%} of it (compared in NFC with whitespace folded); record the part of "
-                "the prompt that carried this passage, or pass rewritten=True if the pipeline "
-                "transformed it before sending"
-            )
-        self._model_inputs[passage.passage_id] = text
-        if rewritten:
-            self._rewritten.add(passage.passage_id)
+        self._inputs.record(passage, text, prompt, rewritten)
 
     def sent(self, prompt: str | Sequence[str], passages: Iterable[Passage] | None = None) -> None:
         """Record, for each passage still without one, the span of `prompt` that carried it.
@@ -713,28 +500,10 @@ class AnswerRecord:
         `model_input(..., rewritten=True)` with the text as sent, or `not_sent`.
         """
         self._open()
-        parts = _prompt_parts(prompt)
-        todo = self._unrecorded(self._passages if passages is None else passages)
-        found = {p.passage_id: find_model_input(parts, p.text) for p in todo}
-        missing = [pid for pid, text in found.items() if text is None]
-        if missing:
-            raise ModelInputError(
-                f"passage(s) {', '.join(missing)}: the prompt does not carry the retrieved text (not "
-                "verbatim, re-wrapped or cut down to half); record what was sent with "
-                "model_input(passage, text, prompt=..., rewritten=True), or not_sent(passage, prompt=...) "
-                "if the model was not given it"
-            )
-        for pid, text in found.items():
-            if text is not None:
-                self._model_inputs[pid] = text
-
-    def _unrecorded(self, passages: Iterable[Passage]) -> list[Passage]:
-        """The record's own passages among `passages` with no model input and not marked not_sent."""
-        return [
-            self._own(p)
-            for p in passages
-            if p.passage_id not in self._model_inputs and p.passage_id not in self._unsent
+        todo = [
+            self._own(p) for p in self._inputs.unrecorded(self._passages if passages is None else passages)
         ]
+        self._inputs.sent(prompt, todo)
 
     # -- the answer and its citations ---------------------------------------------------
 
@@ -750,39 +519,26 @@ class AnswerRecord:
         self._open()
         if self._answer is None:
             raise CitationError("cite before answer(): the citation range has nothing to refer to")
-        _check_range(start, end, len(self._answer))
+        check_range(start, end, len(self._answer))
         if not passages:
             raise CitationError("a citation needs at least one passage")
         ids = tuple(self._own(p).passage_id for p in passages)
-        unsent = [pid for pid in ids if pid in self._unsent]
+        unsent = [pid for pid in ids if self._inputs.unsent(pid)]
         if unsent:
             raise CitationError(
                 f"passage(s) {', '.join(unsent)} are marked not_sent: the model never saw them, so no "
                 "part of the answer can rest on them"
             )
-        self._citations.append((start, end, ids))
+        self._citations.append(Citation(start, end, ids))
 
     def cite_text(self, quoted: str, *passages: Passage, occurrence: int | None = None) -> tuple[int, int]:
         """Cite the part of the answer that reads exactly `quoted`; returns its range."""
         self._open()
         if self._answer is None:
             raise CitationError("cite_text before answer()")
-        m.text(quoted, "cited text")
-        starts: list[int] = []
-        i = self._answer.find(quoted)
-        while i >= 0:
-            starts.append(i)
-            i = self._answer.find(quoted, i + 1)
-        if not starts:
-            raise CitationError(f"the answer does not contain {quoted[:60]!r}")
-        if occurrence is None and len(starts) > 1:
-            raise CitationError(f"{quoted[:60]!r} occurs {len(starts)} times in the answer: pass occurrence=")
-        n = 0 if occurrence is None else occurrence
-        if not 0 <= n < len(starts):
-            raise CitationError(f"occurrence {n} asked for, {quoted[:60]!r} occurs {len(starts)} time(s)")
-        start = starts[n]
-        self.cite(start, start + len(quoted), *passages)
-        return start, start + len(quoted)
+        start, end = quoted_range(self._answer, quoted, occurrence)
+        self.cite(start, end, *passages)
+        return start, end
 
     def derived_from(self, *answer_ids: str) -> None:
         """Lineage: earlier answers or notes this text was derived from."""
@@ -805,11 +561,7 @@ class AnswerRecord:
             raise RecordError(f"record {self.answer_id!r}: close before answer()")
         if self._question is None:
             raise RecordError(f"record {self.answer_id!r}: close before set_question()")
-        missing = [
-            p.passage_id
-            for p in self._passages
-            if p.passage_id not in self._model_inputs and p.passage_id not in self._unsent
-        ]
+        missing = [p.passage_id for p in self._inputs.unrecorded(self._passages)]
         if missing:
             raise ModelInputError(
                 f"passage(s) {', '.join(missing)}: no model input recorded; call sent(prompt) or "
@@ -829,7 +581,7 @@ class AnswerRecord:
         return {
             # v1 while every passage was sent as v1 means it (older readers verify it); v2
             # states each passage's model input once one was rewritten or not sent
-            "schema": MANIFEST_V2 if self._unsent or self._rewritten else MANIFEST_V1,
+            "schema": MANIFEST_V2 if self._inputs.needs_v2 else MANIFEST_V1,
             "kind": self.kind,
             "run_id": self.run_id,
             "answer_id": self.answer_id,
@@ -840,38 +592,37 @@ class AnswerRecord:
             "collection": self.collection,
             "question": self._question,
             "answer": answer,
-            "passages": [self._passage_json(p) for p in self._passages],
-            "citations": [
-                {"answer_start": s, "answer_end": e, "passage_ids": list(ids)}
-                for s, e, ids in self._citations
-            ],
+            "passages": [_passage_json(p, self._inputs) for p in self._passages],
+            "citations": [c.to_json() for c in self._citations],
             "lineage": list(self._lineage),
         }
 
-    def _passage_json(self, p: Passage) -> dict[str, Any]:
-        out: dict[str, Any] = {
-            "passage_id": p.passage_id,
-            "collection": p.collection,
-            "source": p.source.to_json(),
-            "document": p.document.to_json(),
-            "chunk": {
-                "chunk_id": p.chunk_id,
-                "pipeline_version": p.chunker.version,
-                "parameters": dict(p.chunker.parameters),
-            },
-            "locator": p.locator.to_json(),
-            "retrieved_text": p.text,
-            "normalizer_version": p.normalizer_version,
-            "retrieved_at": p.retrieved_at,
-            "rank": p.rank,
-            "score": p.score,
-            "query": p.query,
-        }
-        state = self.model_input_state(p)
-        if self._unsent or self._rewritten:
-            out["model_input"] = state
-        if state != "not_sent":
-            out["model_input_text"] = self._model_inputs[p.passage_id]
-        if p.derived_from is not None:
-            out["derived_from"] = p.derived_from
-        return out
+
+def _passage_json(p: Passage, inputs: ModelInputs) -> dict[str, Any]:
+    """A passage as the draft carries it, its model input as `inputs` records it."""
+    out: dict[str, Any] = {
+        "passage_id": p.passage_id,
+        "collection": p.collection,
+        "source": p.source.to_json(),
+        "document": p.document.to_json(),
+        "chunk": {
+            "chunk_id": p.chunk_id,
+            "pipeline_version": p.chunker.version,
+            "parameters": dict(p.chunker.parameters),
+        },
+        "locator": p.locator.to_json(),
+        "retrieved_text": p.text,
+        "normalizer_version": p.normalizer_version,
+        "retrieved_at": p.retrieved_at,
+        "rank": p.rank,
+        "score": p.score,
+        "query": p.query,
+    }
+    state = inputs.state(p.passage_id)
+    if inputs.needs_v2:
+        out["model_input"] = None if state is None else state.value
+    if state != ModelInput.NOT_SENT:
+        out["model_input_text"] = inputs.text(p.passage_id)
+    if p.derived_from is not None:
+        out["derived_from"] = p.derived_from
+    return out

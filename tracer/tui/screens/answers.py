@@ -16,8 +16,6 @@ for the page is not computed again for the counts, a filter or an opened answer.
 
 from __future__ import annotations
 
-import threading
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
@@ -33,6 +31,7 @@ from textual.worker import Worker, get_current_worker
 from tracer.engine.times import utc
 from tracer.engine.vocabulary import Integrity
 from tracer.tui import export
+from tracer.tui.answerstates import FILL_STEP, AnswerStates, Counting, Looked
 
 if TYPE_CHECKING:
     from store.queries import AnswerRow
@@ -46,30 +45,16 @@ from tracer.tui.widgets.status_bar import StatusBar
 
 if TYPE_CHECKING:
     from tracer.engine.evidence import TextResult
-    from tracer.engine.session import Session
-    from tracer.engine.trace import Summary, Tracer
 
 __all__ = ["AnswersScreen", "Looked"]
 
-PAGE = 100
-#: answers whose states are computed per hold of the engine lock (page fill / counts)
-FILL_STEP = 5
-COUNT_STEP = 10
-COUNT_PAGE = 500
 #: most important first: at 80 columns the id and both states are on screen, and what
 #: goes past the right edge is what matters least (the run id last)
 COLUMNS = ("answer id", "integrity", "currency", "generated at", "cites", "question", "producer", "run id")
 _PENDING = "…"
 QUESTION_WIDTH = 48
-#: seconds a state worker sleeps after each step, so key events never queue behind it
-_BREATHE = 0.002
 #: seconds between two redraws of the table for states that arrived
 REDRAW = 0.15
-
-
-def _question_text(looked: Looked) -> str | None:
-    q = looked.question
-    return q.text if q is not None and q.verified else None
 
 
 def _counts_text(total: int, done: int, integ: Counter[str], curr: Counter[str]) -> Text:
@@ -98,26 +83,6 @@ def _pending_cell() -> Text:
     return Text(_PENDING, style="dim")
 
 
-@dataclass
-class _Counting:
-    """How far the counts of one listing got (only its counts worker writes it)."""
-
-    generation: int
-    cursor: int = -1
-    done: int = 0
-    total: int | None = None
-    integrity: Counter[str] = field(default_factory=Counter)
-    currency: Counter[str] = field(default_factory=Counter)
-
-
-@dataclass(frozen=True)
-class Looked:
-    """What the engine said about one answer of the list: its states and its question."""
-
-    summary: Summary
-    question: TextResult | None  # None: the manifest could not be read (its states say why)
-
-
 def _question_cell(q: TextResult | None) -> Text:
     """The question's first line, inert; else why it is not shown (never other text)."""
     if q is None:
@@ -128,17 +93,6 @@ def _question_cell(q: TextResult | None) -> Text:
     if q.state == Integrity.UNAVAILABLE:
         return plain("(outside your scope)", "italic")
     return Text.assemble(plain("(question "), state_word(q.state), plain(")"))
-
-
-def _look(tracer: Tracer, answer_id: str) -> Looked:
-    from tracer.engine.trace import DamagedEntryError, UnknownAnswerError
-
-    summary = tracer.summary(answer_id)
-    try:
-        question: TextResult | None = tracer.question(answer_id)
-    except (UnknownAnswerError, DamagedEntryError):
-        question = None
-    return Looked(summary, question)
 
 
 #: not priority: Enter on the list is the table's own (`PickTable`), after the arrows
@@ -200,10 +154,9 @@ class AnswersScreen(TracerScreen):
         self._redraw_due = False
         #: where the fill and the counts stopped when another screen came on top
         self._unfilled: list[AnswerRow] = []
-        self._counts_paused: _Counting | None = None
-        # how many page fills are running: the counts worker steps aside while any is
-        self._filling = 0
-        self._filling_lock = threading.Lock()
+        self._counts_paused: Counting | None = None
+        #: the engine side: rows, states and counts, and how many page fills run
+        self.loader = AnswerStates(lambda: self.engine, lambda: self.generation)
 
     def compose(self) -> ComposeResult:
         yield from self.frame_top()
@@ -257,92 +210,24 @@ class AnswersScreen(TracerScreen):
             lambda: generation != self.generation or worker.is_cancelled,
         )
 
-    def _summaries(self, generation: int, rows: list[AnswerRow]) -> dict[str, Looked]:
-        """States and questions of `rows`, FILL_STEP answers per hold of the engine lock."""
-        out: dict[str, Looked] = {}
-        worker = get_current_worker()
-        for i in range(0, len(rows), FILL_STEP):
-            if generation != self.generation or worker.is_cancelled:
-                break
-            step = rows[i : i + FILL_STEP]
-            with self.engine.use() as s:
-                tracer = self.engine.tracer(s)
-                tracer.prime(step)
-                out.update((r.answer_id, _look(tracer, r.answer_id)) for r in step)
-            time.sleep(_BREATHE)  # let the UI thread take the GIL between steps
-        return out
-
     @work(thread=True, exclusive=True, group="answers-page")
     def _load_page(self, generation: int, f: ListFilter, cursor: int, desc: bool) -> None:
         try:
             if f.computed:
-                page = self._computed_page(generation, f, cursor, desc)
+                got = self.loader.computed_page(generation, f, cursor, desc, get_current_worker())
             else:
-                page = self._sql_page(generation, f, cursor, desc)
+                got = self.loader.sql_page(f, cursor, desc)
         except Exception as exc:  # shown to the investigator instead of crashing the app
             self.post_message(Failed("answers", str(exc)))
             return
-        self.post_message(page)
-
-    def _sql_page(self, generation: int, f: ListFilter, cursor: int, desc: bool) -> Page:
-        """Rows first: pure SQL, shown at once; states follow from `_fill`."""
-        from store import queries  # DuckDB loads while the first frame is drawn, not before it
-
-        with self.engine.use() as s:
-            kept = queries.answer_rows(s.vault, f.where, PAGE, cursor, descending=desc)
-            closest = self._closest(s, f) if cursor < 0 and not kept else []
-        end = kept[-1].seq if kept else cursor
-        return self.Page(generation, kept, {}, end, len(kept) < PAGE, closest)
-
-    def _computed_page(self, generation: int, f: ListFilter, cursor: int, desc: bool) -> Page:
-        """A filter on computed words: pages of rows, each answer's states computed, until
-        a page's worth is kept or the log is exhausted."""
-        from store import queries
-
-        kept: list[AnswerRow] = []
-        states: dict[str, Looked] = {}
-        exhausted = False
-        self._begin_fill()
-        try:
-            while len(kept) < PAGE and not exhausted and generation == self.generation:
-                with self.engine.use() as s:
-                    page = queries.answer_rows(s.vault, f.where, PAGE, cursor, descending=desc)
-                exhausted = len(page) < PAGE
-                if page:
-                    cursor = page[-1].seq
-                got = self._summaries(generation, page)
-                for r in page:
-                    looked = got.get(r.answer_id)
-                    if looked is not None and f.keeps(looked.summary, _question_text(looked)):
-                        kept.append(r)
-                        states[r.answer_id] = looked
-        finally:
-            self._end_fill()
-        return self.Page(generation, kept, states, cursor, exhausted)
-
-    @staticmethod
-    def _closest(s: Session, f: ListFilter) -> list[str]:
-        """Nothing matched an id or words: the closest known answer ids (lookup.py)."""
-        from tracer.engine.lookup import closest_answers
-
-        text = f.where.text.strip()
-        return closest_answers(s.vault, text) if text and " " not in text else []
+        self.post_message(self.Page(generation, got.rows, got.states, got.cursor, got.exhausted, got.closest))
 
     @property
     def states_shown(self) -> bool:
         """No state of the rows shown is still being computed or waiting for its redraw:
         what the table shows now is all the engine will say (the tests wait on this)."""
-        with self._filling_lock:
-            filling = self._filling
+        filling = self.loader.filling
         return not filling and not self._redraw_due and not self._arrived and not self._unfilled
-
-    def _begin_fill(self) -> None:
-        with self._filling_lock:
-            self._filling += 1
-
-    def _end_fill(self) -> None:
-        with self._filling_lock:
-            self._filling -= 1
 
     @work(thread=True, group="answers-states")
     def _fill(self, generation: int, rows: list[AnswerRow]) -> None:
@@ -355,17 +240,17 @@ class AnswersScreen(TracerScreen):
                     if generation == self.generation and not worker.is_cancelled:
                         self._unfilled.extend(rows[i:])
                     return
-                got = self._summaries(generation, rows[i : i + FILL_STEP])
+                got = self.loader.summaries(generation, rows[i : i + FILL_STEP], worker)
                 if generation != self.generation:
                     return
                 self.post_message(self.States(generation, got))
         except Exception as exc:  # shown to the investigator instead of crashing the app
             self.post_message(Failed("answers", str(exc)))
         finally:
-            self._end_fill()
+            self.loader.end_fill()
 
     @work(thread=True, exclusive=True, group="answers-counts")
-    def _count(self, p: _Counting, f: ListFilter) -> None:
+    def _count(self, p: Counting, f: ListFilter) -> None:
         """Count every answer's states in small steps; stopped while another screen is on
         top, with where it was kept in `p` for `on_screen_resume`."""
         from store import queries
@@ -383,66 +268,26 @@ class AnswersScreen(TracerScreen):
         if finished and generation == self.generation and not worker.is_cancelled:
             self.post_message(self.Counts(generation, p.total, p.total, p.integrity, p.currency))
 
-    def _count_pages(self, p: _Counting, f: ListFilter, worker: Worker[None]) -> bool:
+    def _count_pages(self, p: Counting, f: ListFilter, worker: Worker[None]) -> bool:
         """The counts' pages of rows, each in steps; False when it stopped on the way
         (another screen on top: where it was is kept for `on_screen_resume`)."""
-        from store import queries
+        generation = p.generation
 
-        generation, last_post = p.generation, 0.0
-        while generation == self.generation and not worker.is_cancelled:
-            with self.engine.use() as s:
-                rows = queries.answer_rows(s.vault, f.where, COUNT_PAGE, p.cursor)
-            if not rows:
-                return True
-            for i in range(0, len(rows), COUNT_STEP):
-                self._wait_for_fill(generation, worker)
-                if not self._turn(generation, worker):
-                    if generation == self.generation and not worker.is_cancelled:
-                        self._counts_paused = p
-                    return False
-                self._count_step(p, f, rows[i : i + COUNT_STEP])
-                now = time.monotonic()
-                if now - last_post > 0.25:
-                    last_post = now
-                    total = p.total or 0
-                    self.post_message(
-                        self.Counts(generation, total, p.done, p.integrity.copy(), p.currency.copy())
-                    )
-        return True
+        def progress(c: Counting) -> None:
+            total = c.total or 0
+            self.post_message(self.Counts(generation, total, c.done, c.integrity.copy(), c.currency.copy()))
 
-    def _wait_for_fill(self, generation: int, worker: Worker[None]) -> None:
-        """A visible page being filled goes first, but never starves the counts for more
-        than about two seconds a step."""
-        waited = 0
-        while self._filling and generation == self.generation and not worker.is_cancelled:
-            time.sleep(0.005)
-            waited += 1
-            if waited > 400:
-                break
-
-    def _count_step(self, p: _Counting, f: ListFilter, step: list[AnswerRow]) -> None:
-        """Add one small step of answers' states to the counts."""
-        with self.engine.use() as s:
-            tracer = self.engine.tracer(s)
-            tracer.prime(step)
-            if f.question:
-                got = [_look(tracer, r.answer_id) for r in step]
-            else:
-                got = [Looked(tracer.summary(r.answer_id), None) for r in step]
-        p.done += len(step)
-        p.cursor = step[-1].seq
-        time.sleep(_BREATHE)
-        for looked in got:
-            if f.keeps(looked.summary, _question_text(looked)):
-                p.integrity[looked.summary.integrity] += 1
-                p.currency[looked.summary.currency] += 1
+        finished = self.loader.count_pages(p, f, worker, lambda: self._turn(generation, worker), progress)
+        if not finished and generation == self.generation and not worker.is_cancelled:
+            self._counts_paused = p
+        return finished
 
     def on_screen_resume(self) -> None:
         """Back on top: the fill and the counts go on from where they stopped."""
         super().on_screen_resume()
         rows, self._unfilled = self._unfilled, []
         if rows:
-            self._begin_fill()
+            self.loader.begin_fill()
             self._fill(self.generation, rows)
         p, self._counts_paused = self._counts_paused, None
         if p is not None and p.generation == self.generation:
@@ -476,12 +321,12 @@ class AnswersScreen(TracerScreen):
             self.query_one("#filter-line", Static).update(line)
         pending = [r for r in message.rows if r.answer_id not in message.states]
         if pending:
-            self._begin_fill()  # here, not in the worker: the counts must see it at once
+            self.loader.begin_fill()  # here, not in the worker: the counts must see it at once
             # after the rows are painted: the workers compete with the first frame for the GIL
             self.call_after_refresh(self._fill, message.generation, pending)
         if not self._counting:
             self._counting = True
-            self.call_after_refresh(self._count, _Counting(self.generation), self.list_filter)
+            self.call_after_refresh(self._count, Counting(self.generation), self.list_filter)
 
     def on_answers_screen_states(self, message: States) -> None:
         if message.generation != self.generation:
