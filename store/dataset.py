@@ -338,22 +338,55 @@ class DatasetReader:
 
     def reference_diff(self, limit: int = 200) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
         """(rows of references.parquet the log does not imply, references the log implies
-        that the file lacks), as multisets, each in (seq, digest, role) order."""
-        derived = (
-            "SELECT f.seq, a.answer_id, f.passage_id, f.role, f.digest, f.collection FROM temp.r_refs f "
-            "LEFT JOIN temp.r_answer_refs a ON a.seq = f.seq"
-        )
+        that the file lacks), as multisets, each in (seq, digest, role) order.
+
+        The export writes the rows unique on (seq, digest, role) and in that order, so
+        an untampered file equals the derived rows sorted the same way, row for row:
+        that one comparison (a sort, no hashing of either side) answers "no
+        difference".  Any other file (a row dropped, added, altered or moved, or a
+        column of another type) takes the exact multiset difference, so the findings
+        never depend on which path ran."""
         source = self._parquet(REFERENCES_FILE)
-        stored = f"SELECT seq, answer_id, passage_id, role, digest, collection FROM {source}"  # noqa: S608
-        # each side evaluated once (the join, the file's read), then compared both ways
-        self.con.execute(f"CREATE OR REPLACE TEMP TABLE _refs_stored AS {stored}")
-        self.con.execute(f"CREATE OR REPLACE TEMP TABLE _refs_derived AS {derived}")
-        out = []
-        for a, b in (("_refs_stored", "_refs_derived"), ("_refs_derived", "_refs_stored")):
-            out.append(
-                self.con.execute(
-                    f"SELECT * FROM (SELECT * FROM temp.{a} EXCEPT ALL SELECT * FROM temp.{b}) "  # noqa: S608
-                    f"ORDER BY seq, digest, role, answer_id, passage_id, collection LIMIT {int(limit)}"
-                ).fetchall()
-            )
+        stored = self.con.sql(
+            f"SELECT {_REFERENCE_COLUMNS} FROM {source}"  # noqa: S608
+        ).to_arrow_table()
+        derived = self.con.sql(
+            f"SELECT f.seq, a.answer_id, f.passage_id, f.role, f.digest, f.collection FROM temp.r_refs f "  # noqa: S608
+            f"LEFT JOIN temp.r_answer_refs a ON a.seq = f.seq ORDER BY {_REFERENCE_ORDER}"
+        ).to_arrow_table()
+        if _same_rows(stored, derived):
+            return [], []
+        return self._reference_multiset_diff(stored, derived, limit)
+
+    def _reference_multiset_diff(
+        self, stored: pa.Table, derived: pa.Table, limit: int
+    ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+        """`reference_diff` when the two sides differ: EXCEPT ALL both ways."""
+        self.con.register("_refs_stored", stored)
+        self.con.register("_refs_derived", derived)
+        try:
+            out = []
+            for a, b in (("_refs_stored", "_refs_derived"), ("_refs_derived", "_refs_stored")):
+                out.append(
+                    self.con.execute(
+                        f"SELECT * FROM (SELECT {_REFERENCE_COLUMNS} FROM {a} "  # noqa: S608
+                        f"EXCEPT ALL SELECT {_REFERENCE_COLUMNS} FROM {b}) "
+                        f"ORDER BY {_REFERENCE_ORDER} LIMIT {int(limit)}"
+                    ).fetchall()
+                )
+        finally:
+            self.con.unregister("_refs_stored")
+            self.con.unregister("_refs_derived")
         return out[0], out[1]
+
+
+def _same_rows(stored: pa.Table, derived: pa.Table) -> bool:
+    """Row for row the same values of the same types (nulls where the other has nulls)."""
+    return bool(stored.equals(derived))
+
+
+#: the columns of references.parquet, in the order it holds them
+_REFERENCE_COLUMNS = "seq, answer_id, passage_id, role, digest, collection"
+#: the order the export writes references in ((seq, digest, role), unique there), then
+#: the other columns so that even a derived table with ties sorts one way only
+_REFERENCE_ORDER = "seq, digest, role, answer_id, passage_id, collection"
