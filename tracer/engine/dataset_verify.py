@@ -42,7 +42,7 @@ from store.errors import InputError, SignatureError
 from store.gcpause import no_cycle_collection
 from store.guarded import guarded_kind
 from store.keyring import in_scope
-from store.merkle import RootAccumulator, leaf_hash
+from store.merkle import RootAccumulator
 from store.roster import Roster
 from store.rows import EntryRow
 from store.tiles import TILE_WIDTH, TileError, bundle, entry_tile_path, hash_tiles
@@ -121,7 +121,7 @@ class _Log:
 
     rows: list[_Row]
     statements: dict[int, bytes]
-    entries: pa.ChunkedArray
+    entries: list[memoryview]
 
 
 @dataclass(frozen=True)
@@ -342,33 +342,29 @@ class _Verifier:
     # -- the steps, in order -----------------------------------------------------------
 
     def _read_log(self) -> _Log:
-        """One read of the log: leaves recomputed here, statement rows picked by their bytes."""
+        """One read of the log: leaves recomputed from the entries' bytes where they lie,
+        statement rows picked by their bytes."""
         table = self.reader.log_table()
-        entries = table.column("entry")
+        chunks = self.reader.log_entries()
         rows: list[_Row] = []
         statements: dict[int, bytes] = {}
         meta = ("file_row_number", "seq", "kind", "leaf_hash", "signer")
-        for (pos, seq, kind, stored, signer), data in zip(
+        for (pos, seq, kind, stored, signer), (data, start, end), leaf in zip(
             zip(*(table.column(c).to_pylist() for c in meta), strict=True),
-            (bytes(e or b"") for e in entries.to_pylist()),
+            _spans(chunks),
+            self.reader.log_leaves(),
             strict=True,
         ):
             kind = str(kind or "")
-            statement = is_statement(kind, data)
+            statement = is_statement(kind, data, start, end)
             if statement:
-                statements[int(pos)] = data
+                statements[int(pos)] = data[start:end]
             row = _Row(
-                int(pos),
-                -1 if seq is None else int(seq),
-                kind,
-                bytes(stored or b""),
-                leaf_hash(data),
-                statement,
-                signer,
+                int(pos), -1 if seq is None else int(seq), kind, bytes(stored or b""), leaf, statement, signer
             )
             rows.append(row)
         self.counts["entries"] = len(rows)
-        return _Log(rows, statements, entries)
+        return _Log(rows, statements, [v for chunk in chunks for v in chunk.views()])
 
     def _checkpoints(self) -> dict[int, list[_Cp]]:
         cps_table = self.reader.table(ds.CHECKPOINTS_FILE, "id, size, signer, note", "id")
@@ -664,7 +660,7 @@ class _Verifier:
             self._tile(path, data, _tile_span(path))
         size = min(size, len(log.entries))
         for n in range(0, size, TILE_WIDTH):
-            chunk = [bytes(e or b"") for e in log.entries[n : min(n + TILE_WIDTH, size)].to_pylist()]
+            chunk = log.entries[n : min(n + TILE_WIDTH, size)]
             path = entry_tile_path(n // TILE_WIDTH, len(chunk))
             try:
                 data = bundle(chunk, n)
@@ -758,6 +754,15 @@ def _statement_rows(stmts: _Statements) -> dict[str, list[tuple[Any, ...]]]:
         for table, items in res.rows.items():
             out.setdefault(table, []).extend(items)
     return out
+
+
+def _spans(chunks: list[ds.EntryChunk]) -> Iterator[tuple[bytes, int, int]]:
+    """Each entry as (its chunk's bytes, start, end): one copy a chunk, which
+    `bytes.find` searches in place, rather than one `bytes` an entry."""
+    for chunk in chunks:
+        data = bytes(chunk.values)
+        for start, end in zip(chunk.starts, chunk.ends, strict=True):
+            yield data, start, end
 
 
 def _ring_at(rings: list[tuple[int, Roster]], seq: int) -> Roster:
