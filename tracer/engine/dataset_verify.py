@@ -286,7 +286,9 @@ class _Verifier:
             )
         return manifest, env
 
-    def _files(self, manifest: dict[str, Any]) -> None:
+    def _files(self, manifest: dict[str, Any], read: dict[str, str]) -> None:
+        """Every file against the signed manifest's list and SHA-256 (`read`: those of
+        the files already read, by path)."""
         listed: dict[str, str] = {}
         for item in manifest.get("files", []):
             if isinstance(item, dict):
@@ -303,7 +305,7 @@ class _Verifier:
                     f"{path} is not in the signed manifest",
                     file=path,
                 )
-            elif ds.sha256_file(self.root / path) != listed[path]:
+            elif (read.get(path) or ds.sha256_file(self.root / path)) != listed[path]:
                 self.find(
                     FindingKind.DATASET_FILE_MISMATCH,
                     None,
@@ -468,15 +470,18 @@ class _Verifier:
         finding put in its place in the report; the texts (as read, and as columns), and
         those not matching their digests."""
         later, self.extra = self.extra, []
-        self._files(manifest)
-        later[files_at:files_at] = self.extra
-        self.extra = later
         if log.rows and perfect_root([x for x in roots if x]) != stmts.root:
             self.find(
                 FindingKind.DATASET_ROOT_FOLD_MISMATCH, None, "row-group roots do not fold into the tree root"
             )
         self._signature(env, stmts.keyring, plan.exporter)
-        self._tiles(log)
+        # the tiles first: each tile file is read once, its SHA-256 taken from the bytes
+        # compared (the files' findings still come first, where the manifest's are)
+        read = self._tiles(log)
+        tail, self.extra = self.extra, []
+        self._files(manifest, read)
+        later[files_at:files_at] = self.extra
+        self.extra = later + tail
         texts = self.reader.texts(plan.text_files)
         cols = texts.to_pydict()
         return texts, cols, _text_problems(cols, {str(k) for k in plan.exporter.get("data_keys", [])})
@@ -643,7 +648,10 @@ class _Verifier:
                 file=ds.DSSE_FILE,
             )
 
-    def _tiles(self, log: _Log) -> None:
+    def _tiles(self, log: _Log) -> dict[str, str]:
+        """Every tile against the tree's hashes and the entries; the SHA-256 of each tile
+        file read, by path."""
+        read: dict[str, str] = {}
         try:
             from store.note import Checkpoint
 
@@ -654,10 +662,10 @@ class _Verifier:
             self.find(
                 FindingKind.DATASET_TILE_MISMATCH, None, f"checkpoint: unreadable ({exc})", file="checkpoint"
             )
-            return
+            return read
         leaves = [r.leaf for r in log.rows[:size]]
         for path, data in hash_tiles(leaves):
-            self._tile(path, data, _tile_span(path))
+            self._tile(path, data, _tile_span(path), read)
         size = min(size, len(log.entries))
         for n in range(0, size, TILE_WIDTH):
             chunk = log.entries[n : min(n + TILE_WIDTH, size)]
@@ -666,14 +674,18 @@ class _Verifier:
                 data = bundle(chunk, n)
             except TileError:
                 continue
-            self._tile(path, data, (n, n + len(chunk) - 1))
+            self._tile(path, data, (n, n + len(chunk) - 1), read)
+        return read
 
-    def _tile(self, path: str, want: bytes, span: tuple[int, int]) -> None:
+    def _tile(self, path: str, want: bytes, span: tuple[int, int], read: dict[str, str]) -> None:
         file = self.root / path
+        have: bytes | None = None
         try:
             have = file.read_bytes()
         except OSError:
-            have = None
+            pass
+        if have is not None:
+            read[path] = hashlib.sha256(have).hexdigest()
         if have != want:
             self.find(
                 FindingKind.DATASET_TILE_MISMATCH,
