@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,6 +34,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from store.errors import StoreError
+from store.merkle import leaf_hash
 from store.rows import StoredBlob
 from store.rowtables import RowsTable, insert_rows, insert_table
 from store.schema import VIEW_COLUMNS, view_ddl
@@ -55,6 +57,7 @@ __all__ = [
     "REFERENCES_FILE",
     "DatasetError",
     "DatasetReader",
+    "EntryChunk",
     "log_schema",
     "reference_rows",
     "sha256_file",
@@ -153,6 +156,39 @@ def data_key_table(vault: Vault) -> pa.Table:
     ).to_arrow_table()
 
 
+@dataclass(frozen=True)
+class EntryChunk:
+    """One chunk of the log's entry column in place: its values buffer (Arrow's memory,
+    not copied) and where each entry lies in it, so entries are hashed and bundled
+    where they lie rather than copied out one `bytes` each (a log's entries are most of
+    its size).  A null entry is empty, as `bytes(e or b"")` reads it."""
+
+    values: memoryview
+    starts: list[int]
+    ends: list[int]
+
+    @classmethod
+    def of(cls, chunk: pa.Array) -> EntryChunk:
+        if not pa.types.is_binary(chunk.type) and not pa.types.is_large_binary(chunk.type):
+            chunk = chunk.cast(pa.large_binary())
+        n = len(chunk)
+        _validity, offsets, values = chunk.buffers()
+        if n == 0 or offsets is None:
+            return cls(memoryview(b""), [], [])
+        view = memoryview(offsets)
+        ints = view.cast("i") if pa.types.is_binary(chunk.type) else view.cast("q")
+        at = ints[chunk.offset : chunk.offset + n + 1].tolist()
+        starts, ends = at[:-1], at[1:]
+        if chunk.null_count:
+            for i, null in enumerate(chunk.is_null().to_pylist()):
+                if null:
+                    ends[i] = starts[i]
+        return cls(memoryview(values) if values is not None else memoryview(b""), starts, ends)
+
+    def views(self) -> list[memoryview]:
+        return [self.values[a:b] for a, b in zip(self.starts, self.ends, strict=True)]
+
+
 class DatasetReader:
     """An export read through one in-memory DuckDB connection.
 
@@ -168,6 +204,8 @@ class DatasetReader:
         if not log.is_file():
             raise DatasetError(f"{root}: not a dataset ({LOG_FILE} is missing)")
         self._log: pa.Table | None = None
+        self._entries: list[EntryChunk] | None = None
+        self._leaves: list[bytes] | None = None
         #: answer id -> its first manifest's (answer digest, collection), read in one query
         #: once the facts are kept (`end_facts`)
         self._answer_refs: dict[str, tuple[str, str]] | None = None
@@ -257,6 +295,19 @@ class DatasetReader:
             self._log = log
         return self._log
 
+    def log_entries(self) -> list[EntryChunk]:
+        """The log's entries in place, chunk by chunk (`EntryChunk`), once per reader."""
+        if self._entries is None:
+            self._entries = [EntryChunk.of(c) for c in self.log_table().column("entry").chunks]
+        return self._entries
+
+    def log_leaves(self) -> list[bytes]:
+        """Every row's leaf hash recomputed from its entry's bytes (never the file's
+        `leaf_hash` column), once per reader: the verifier and the pool's slices share it."""
+        if self._leaves is None:
+            self._leaves = [leaf_hash(v) for chunk in self.log_entries() for v in chunk.views()]
+        return self._leaves
+
     def begin_facts(self, rows: Rows) -> None:
         """Once per reader: temp tables for the view rows derived from the log, with the
         rows given as tuples (the statement rows) already in."""
@@ -338,22 +389,55 @@ class DatasetReader:
 
     def reference_diff(self, limit: int = 200) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
         """(rows of references.parquet the log does not imply, references the log implies
-        that the file lacks), as multisets, each in (seq, digest, role) order."""
-        derived = (
-            "SELECT f.seq, a.answer_id, f.passage_id, f.role, f.digest, f.collection FROM temp.r_refs f "
-            "LEFT JOIN temp.r_answer_refs a ON a.seq = f.seq"
-        )
+        that the file lacks), as multisets, each in (seq, digest, role) order.
+
+        The export writes the rows unique on (seq, digest, role) and in that order, so
+        an untampered file equals the derived rows sorted the same way, row for row:
+        that one comparison (a sort, no hashing of either side) answers "no
+        difference".  Any other file (a row dropped, added, altered or moved, or a
+        column of another type) takes the exact multiset difference, so the findings
+        never depend on which path ran."""
         source = self._parquet(REFERENCES_FILE)
-        stored = f"SELECT seq, answer_id, passage_id, role, digest, collection FROM {source}"  # noqa: S608
-        # each side evaluated once (the join, the file's read), then compared both ways
-        self.con.execute(f"CREATE OR REPLACE TEMP TABLE _refs_stored AS {stored}")
-        self.con.execute(f"CREATE OR REPLACE TEMP TABLE _refs_derived AS {derived}")
-        out = []
-        for a, b in (("_refs_stored", "_refs_derived"), ("_refs_derived", "_refs_stored")):
-            out.append(
-                self.con.execute(
-                    f"SELECT * FROM (SELECT * FROM temp.{a} EXCEPT ALL SELECT * FROM temp.{b}) "  # noqa: S608
-                    f"ORDER BY seq, digest, role, answer_id, passage_id, collection LIMIT {int(limit)}"
-                ).fetchall()
-            )
+        stored = self.con.sql(
+            f"SELECT {_REFERENCE_COLUMNS} FROM {source}"  # noqa: S608
+        ).to_arrow_table()
+        derived = self.con.sql(
+            f"SELECT f.seq, a.answer_id, f.passage_id, f.role, f.digest, f.collection FROM temp.r_refs f "  # noqa: S608
+            f"LEFT JOIN temp.r_answer_refs a ON a.seq = f.seq ORDER BY {_REFERENCE_ORDER}"
+        ).to_arrow_table()
+        if _same_rows(stored, derived):
+            return [], []
+        return self._reference_multiset_diff(stored, derived, limit)
+
+    def _reference_multiset_diff(
+        self, stored: pa.Table, derived: pa.Table, limit: int
+    ) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+        """`reference_diff` when the two sides differ: EXCEPT ALL both ways."""
+        self.con.register("_refs_stored", stored)
+        self.con.register("_refs_derived", derived)
+        try:
+            out = []
+            for a, b in (("_refs_stored", "_refs_derived"), ("_refs_derived", "_refs_stored")):
+                out.append(
+                    self.con.execute(
+                        f"SELECT * FROM (SELECT {_REFERENCE_COLUMNS} FROM {a} "  # noqa: S608
+                        f"EXCEPT ALL SELECT {_REFERENCE_COLUMNS} FROM {b}) "
+                        f"ORDER BY {_REFERENCE_ORDER} LIMIT {int(limit)}"
+                    ).fetchall()
+                )
+        finally:
+            self.con.unregister("_refs_stored")
+            self.con.unregister("_refs_derived")
         return out[0], out[1]
+
+
+def _same_rows(stored: pa.Table, derived: pa.Table) -> bool:
+    """Row for row the same values of the same types (nulls where the other has nulls)."""
+    return bool(stored.equals(derived))
+
+
+#: the columns of references.parquet, in the order it holds them
+_REFERENCE_COLUMNS = "seq, answer_id, passage_id, role, digest, collection"
+#: the order the export writes references in ((seq, digest, role), unique there), then
+#: the other columns so that even a derived table with ties sorts one way only
+_REFERENCE_ORDER = "seq, digest, role, answer_id, passage_id, collection"

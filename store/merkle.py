@@ -55,7 +55,7 @@ class ProofError(StoreError):
     hint = "the log does not match the checkpoint; keep both files unchanged for inspection"
 
 
-def leaf_hash(data: bytes) -> bytes:
+def leaf_hash(data: bytes | memoryview) -> bytes:
     """RFC 9162 MTH of a one-entry list; the prefix keeps leaves apart from interior nodes."""
     return _sha256(LEAF_PREFIX + data).digest()
 

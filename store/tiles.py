@@ -73,7 +73,7 @@ def hash_tiles(leaf_hashes: Sequence[bytes]) -> Iterator[tuple[str, bytes]]:
         level += 1
 
 
-def bundle(entries: Sequence[bytes], first_seq: int) -> bytes:
+def bundle(entries: Sequence[bytes | memoryview], first_seq: int) -> bytes:
     """One entry bundle: each entry as a big-endian uint16 length and its bytes."""
     out = bytearray()
     for i, data in enumerate(entries):

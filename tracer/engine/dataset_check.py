@@ -52,8 +52,10 @@ __all__ = [
 STATEMENT_MARK = b"application/vnd.tracer.statement.v1+json"
 
 
-def is_statement(kind: str, data: bytes) -> bool:
-    return kind != "manifest" or STATEMENT_MARK in data
+def is_statement(kind: str, data: bytes, start: int = 0, end: int | None = None) -> bool:
+    """The row is checked in order by the verifying process (`data[start:end]` its entry:
+    searched in place where the entry lies in a larger buffer)."""
+    return kind != "manifest" or data.find(STATEMENT_MARK, start, len(data) if end is None else end) >= 0
 
 
 def subtree_root(leaves: Sequence[bytes]) -> bytes:
@@ -226,15 +228,20 @@ def check_table(batch: pa.Table, ctx: CheckContext) -> BatchResult:
     return _check_rows_of(batch, ctx, None)
 
 
-def check_batch(batch: pa.Table, ctx: CheckContext) -> BatchResult:
+def check_batch(batch: pa.Table, ctx: CheckContext, leaves: bytes | None = None) -> BatchResult:
     """`check_table` over the manifest rows of a batch of (file_row_number, seq, kind,
     entry, leaf_hash, signer) as an engine reads it: statement rows are left out (the
-    verifying process checked them in order already)."""
-    return _check_rows_of(batch, ctx, is_statement)
+    verifying process checked them in order already).  `leaves`, the rows' leaf hashes
+    (32 bytes each) where the verifying process already recomputed them from these very
+    bytes, saves hashing them again; never the file's `leaf_hash` column."""
+    return _check_rows_of(batch, ctx, is_statement, leaves)
 
 
 def _check_rows_of(
-    batch: pa.Table, ctx: CheckContext, skip: Callable[[str, bytes], bool] | None
+    batch: pa.Table,
+    ctx: CheckContext,
+    skip: Callable[[str, bytes], bool] | None,
+    leaves: bytes | None = None,
 ) -> BatchResult:
     """The rows of `batch` that `skip` leaves (all, without it), each column read once."""
     kinds = [str(k or "") for k in batch.column("kind").to_pylist()]
@@ -244,7 +251,9 @@ def _check_rows_of(
         return BatchResult([], [])
     signers = batch.column("signer").to_pylist()
     positions = batch.column("file_row_number").to_pylist()
-    rows = _log_rows(batch, kinds, entries, keep)
+    if leaves is not None and len(leaves) != 32 * len(entries):
+        raise ValueError(f"{len(leaves)} bytes of leaves for {len(entries)} rows")
+    rows = _log_rows(batch, kinds, entries, keep, leaves)
     with no_cycle_collection():  # a batch's rows and results are many small acyclic objects
         return check_rows(rows, [int(positions[i]) for i in keep], ctx, [signers[i] for i in keep])
 
@@ -255,11 +264,16 @@ def _kept(kinds: list[str], entries: list[bytes], skip: Callable[[str, bytes], b
     return [i for i, (k, e) in enumerate(zip(kinds, entries, strict=True)) if not skip(k, e)]
 
 
-def _log_rows(batch: pa.Table, kinds: list[str], entries: list[bytes], keep: list[int]) -> list[LogRow]:
-    """Rows `keep` of `batch` with their leaves recomputed from the entry bytes."""
+def _log_rows(
+    batch: pa.Table, kinds: list[str], entries: list[bytes], keep: list[int], leaves: bytes | None
+) -> list[LogRow]:
+    """Rows `keep` of `batch` with their leaves recomputed from the entry bytes (here,
+    or by the verifying process: `leaves`)."""
     seqs = [-1 if s is None else int(s) for s in batch.column("seq").to_pylist()]
     stored = [bytes(st or b"") for st in batch.column("leaf_hash").to_pylist()]
-    return [LogRow(seqs[i], kinds[i], entries[i], stored[i], leaf_hash(entries[i])) for i in keep]
+    if leaves is None:
+        return [LogRow(seqs[i], kinds[i], entries[i], stored[i], leaf_hash(entries[i])) for i in keep]
+    return [LogRow(seqs[i], kinds[i], entries[i], stored[i], leaves[32 * i : 32 * i + 32]) for i in keep]
 
 
 def dump_results(results: BatchResult) -> bytes:

@@ -49,9 +49,10 @@ def worker_count(entries: int, workers: int | None = None) -> int:
     return runqueue.worker_count(entries, workers, POOL_MIN_ENTRIES)
 
 
-def check_slice(data: bytes, ctx: CheckContext) -> BatchResult:
-    """One task: a slice of the log as Arrow IPC bytes, its manifest rows checked."""
-    return check_batch(pa.ipc.open_stream(data).read_all(), ctx)
+def check_slice(data: bytes, ctx: CheckContext, leaves: bytes) -> BatchResult:
+    """One task: a slice of the log as Arrow IPC bytes, its manifest rows checked, with
+    the leaves the verifying process recomputed from the same bytes (32 bytes a row)."""
+    return check_batch(pa.ipc.open_stream(data).read_all(), ctx, leaves)
 
 
 def _ipc(table: pa.Table) -> bytes:
@@ -143,15 +144,18 @@ class PoolChecks:
         """Start checking every slice of the log; the function returned yields each
         slice's results as they come, in log order."""
         log = reader.log_table()
+        leaves = reader.log_leaves()
         step = _slice_rows(log.num_rows, self.workers, self.batch_rows)
         slices = [log.slice(start, step) for start in range(0, log.num_rows, step)]
         futures: list[Future[BatchResult] | None] = []
         self._started()
-        for part in slices:
+        for start, part in zip(range(0, log.num_rows, step), slices, strict=True):
             future = None
             if self._pool is not None:
                 try:
-                    future = self._pool.submit(check_slice, _ipc(part), ctx)
+                    future = self._pool.submit(
+                        check_slice, _ipc(part), ctx, b"".join(leaves[start : start + step])
+                    )
                 except BrokenProcessPool:
                     self._pool = None
             futures.append(future)
@@ -164,6 +168,6 @@ class PoolChecks:
                         result = future.result()
                     except BrokenProcessPool:
                         result = None
-                yield result if result is not None else check_batch(part, ctx)
+                yield result if result is not None else check_batch(part, ctx, None)
 
         return results

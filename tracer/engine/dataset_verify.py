@@ -42,7 +42,7 @@ from store.errors import InputError, SignatureError
 from store.gcpause import no_cycle_collection
 from store.guarded import guarded_kind
 from store.keyring import in_scope
-from store.merkle import RootAccumulator, leaf_hash
+from store.merkle import RootAccumulator
 from store.roster import Roster
 from store.rows import EntryRow
 from store.tiles import TILE_WIDTH, TileError, bundle, entry_tile_path, hash_tiles
@@ -121,7 +121,7 @@ class _Log:
 
     rows: list[_Row]
     statements: dict[int, bytes]
-    entries: pa.ChunkedArray
+    entries: list[memoryview]
 
 
 @dataclass(frozen=True)
@@ -286,7 +286,9 @@ class _Verifier:
             )
         return manifest, env
 
-    def _files(self, manifest: dict[str, Any]) -> None:
+    def _files(self, manifest: dict[str, Any], read: dict[str, str]) -> None:
+        """Every file against the signed manifest's list and SHA-256 (`read`: those of
+        the files already read, by path)."""
         listed: dict[str, str] = {}
         for item in manifest.get("files", []):
             if isinstance(item, dict):
@@ -303,7 +305,7 @@ class _Verifier:
                     f"{path} is not in the signed manifest",
                     file=path,
                 )
-            elif ds.sha256_file(self.root / path) != listed[path]:
+            elif (read.get(path) or ds.sha256_file(self.root / path)) != listed[path]:
                 self.find(
                     FindingKind.DATASET_FILE_MISMATCH,
                     None,
@@ -342,33 +344,29 @@ class _Verifier:
     # -- the steps, in order -----------------------------------------------------------
 
     def _read_log(self) -> _Log:
-        """One read of the log: leaves recomputed here, statement rows picked by their bytes."""
+        """One read of the log: leaves recomputed from the entries' bytes where they lie,
+        statement rows picked by their bytes."""
         table = self.reader.log_table()
-        entries = table.column("entry")
+        chunks = self.reader.log_entries()
         rows: list[_Row] = []
         statements: dict[int, bytes] = {}
         meta = ("file_row_number", "seq", "kind", "leaf_hash", "signer")
-        for (pos, seq, kind, stored, signer), data in zip(
+        for (pos, seq, kind, stored, signer), (data, start, end), leaf in zip(
             zip(*(table.column(c).to_pylist() for c in meta), strict=True),
-            (bytes(e or b"") for e in entries.to_pylist()),
+            _spans(chunks),
+            self.reader.log_leaves(),
             strict=True,
         ):
             kind = str(kind or "")
-            statement = is_statement(kind, data)
+            statement = is_statement(kind, data, start, end)
             if statement:
-                statements[int(pos)] = data
+                statements[int(pos)] = data[start:end]
             row = _Row(
-                int(pos),
-                -1 if seq is None else int(seq),
-                kind,
-                bytes(stored or b""),
-                leaf_hash(data),
-                statement,
-                signer,
+                int(pos), -1 if seq is None else int(seq), kind, bytes(stored or b""), leaf, statement, signer
             )
             rows.append(row)
         self.counts["entries"] = len(rows)
-        return _Log(rows, statements, entries)
+        return _Log(rows, statements, [v for chunk in chunks for v in chunk.views()])
 
     def _checkpoints(self) -> dict[int, list[_Cp]]:
         cps_table = self.reader.table(ds.CHECKPOINTS_FILE, "id, size, signer, note", "id")
@@ -472,15 +470,18 @@ class _Verifier:
         finding put in its place in the report; the texts (as read, and as columns), and
         those not matching their digests."""
         later, self.extra = self.extra, []
-        self._files(manifest)
-        later[files_at:files_at] = self.extra
-        self.extra = later
         if log.rows and perfect_root([x for x in roots if x]) != stmts.root:
             self.find(
                 FindingKind.DATASET_ROOT_FOLD_MISMATCH, None, "row-group roots do not fold into the tree root"
             )
         self._signature(env, stmts.keyring, plan.exporter)
-        self._tiles(log)
+        # the tiles first: each tile file is read once, its SHA-256 taken from the bytes
+        # compared (the files' findings still come first, where the manifest's are)
+        read = self._tiles(log)
+        tail, self.extra = self.extra, []
+        self._files(manifest, read)
+        later[files_at:files_at] = self.extra
+        self.extra = later + tail
         texts = self.reader.texts(plan.text_files)
         cols = texts.to_pydict()
         return texts, cols, _text_problems(cols, {str(k) for k in plan.exporter.get("data_keys", [])})
@@ -647,7 +648,10 @@ class _Verifier:
                 file=ds.DSSE_FILE,
             )
 
-    def _tiles(self, log: _Log) -> None:
+    def _tiles(self, log: _Log) -> dict[str, str]:
+        """Every tile against the tree's hashes and the entries; the SHA-256 of each tile
+        file read, by path."""
+        read: dict[str, str] = {}
         try:
             from store.note import Checkpoint
 
@@ -658,26 +662,30 @@ class _Verifier:
             self.find(
                 FindingKind.DATASET_TILE_MISMATCH, None, f"checkpoint: unreadable ({exc})", file="checkpoint"
             )
-            return
+            return read
         leaves = [r.leaf for r in log.rows[:size]]
         for path, data in hash_tiles(leaves):
-            self._tile(path, data, _tile_span(path))
+            self._tile(path, data, _tile_span(path), read)
         size = min(size, len(log.entries))
         for n in range(0, size, TILE_WIDTH):
-            chunk = [bytes(e or b"") for e in log.entries[n : min(n + TILE_WIDTH, size)].to_pylist()]
+            chunk = log.entries[n : min(n + TILE_WIDTH, size)]
             path = entry_tile_path(n // TILE_WIDTH, len(chunk))
             try:
                 data = bundle(chunk, n)
             except TileError:
                 continue
-            self._tile(path, data, (n, n + len(chunk) - 1))
+            self._tile(path, data, (n, n + len(chunk) - 1), read)
+        return read
 
-    def _tile(self, path: str, want: bytes, span: tuple[int, int]) -> None:
+    def _tile(self, path: str, want: bytes, span: tuple[int, int], read: dict[str, str]) -> None:
         file = self.root / path
+        have: bytes | None = None
         try:
             have = file.read_bytes()
         except OSError:
-            have = None
+            pass
+        if have is not None:
+            read[path] = hashlib.sha256(have).hexdigest()
         if have != want:
             self.find(
                 FindingKind.DATASET_TILE_MISMATCH,
@@ -758,6 +766,15 @@ def _statement_rows(stmts: _Statements) -> dict[str, list[tuple[Any, ...]]]:
         for table, items in res.rows.items():
             out.setdefault(table, []).extend(items)
     return out
+
+
+def _spans(chunks: list[ds.EntryChunk]) -> Iterator[tuple[bytes, int, int]]:
+    """Each entry as (its chunk's bytes, start, end): one copy a chunk, which
+    `bytes.find` searches in place, rather than one `bytes` an entry."""
+    for chunk in chunks:
+        data = bytes(chunk.values)
+        for start, end in zip(chunk.starts, chunk.ends, strict=True):
+            yield data, start, end
 
 
 def _ring_at(rings: list[tuple[int, Roster]], seq: int) -> Roster:
