@@ -120,6 +120,41 @@ def _body(t: AnswerTrace, holds: list[HoldView]) -> list[Widget]:
     return out
 
 
+def _fill_claims(table: DataTable[Text], t: AnswerTrace, data: AnswerData) -> None:
+    """The claims, then the passages retrieved but not cited, each with its states, notes
+    and tags (every word inert: a tag is signed text too)."""
+
+    def tags(claim: str | None, passage_ids: list[str]) -> Text:
+        return safe_line(", ".join(data.tag_words(claim, passage_ids)), limit=30)
+
+    table.clear()
+    for c in t.citations:
+        n = data.note_count(c.index)
+        span = safe_line(c.span, limit=60) if c.span is not None else plain("(span not available)")
+        ids = ", ".join(c.passage_ids) + (" UNSUPPORTED" if c.unknown_passages else "")
+        table.add_row(
+            claim_label(t, c.index),
+            state_word(c.integrity),
+            state_word(c.currency),
+            plain(str(n) if n else ""),
+            tags(f"claim:{c.index + 1}", c.passage_ids),
+            safe_line(ids, limit=30),
+            span,
+            key=f"c{c.index}",
+        )
+    for p in data.uncited(t):
+        table.add_row(
+            plain("—"),
+            state_word(p.effective_integrity),
+            state_word(p.effective_currency),
+            plain(""),
+            tags(None, [p.passage_id]),
+            safe_line(p.passage_id, limit=30),
+            plain("retrieved, not cited", "italic"),
+            key=f"p{p.index}",
+        )
+
+
 class AnswerScreen(TracerScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         BACK,
@@ -275,38 +310,8 @@ class AnswerScreen(TracerScreen):
             )
 
     def _fill_citations(self, t: AnswerTrace) -> None:
-        table = self.query_one("#citations", DataTable)
-        table.clear()
-        for c in t.citations:
-            n = self.data.note_count(c.index)
-            span = safe_line(c.span, limit=60) if c.span is not None else plain("(span not available)")
-            ids = ", ".join(c.passage_ids) + (" UNSUPPORTED" if c.unknown_passages else "")
-            table.add_row(
-                claim_label(t, c.index),
-                state_word(c.integrity),
-                state_word(c.currency),
-                plain(str(n) if n else ""),
-                self._tags_cell(f"claim:{c.index + 1}", c.passage_ids),
-                safe_line(ids, limit=30),
-                span,
-                key=f"c{c.index}",
-            )
-        for p in self.data.uncited(t):
-            table.add_row(
-                plain("—"),
-                state_word(p.effective_integrity),
-                state_word(p.effective_currency),
-                plain(""),
-                self._tags_cell(None, [p.passage_id]),
-                safe_line(p.passage_id, limit=30),
-                plain("retrieved, not cited", "italic"),
-                key=f"p{p.index}",
-            )
+        _fill_claims(self.query_one("#citations", DataTable), t, self.data)
         self._show_notes()
-
-    def _tags_cell(self, claim: str | None, passage_ids: list[str]) -> Text:
-        """The tags on a claim and on its passages, inert (a tag is signed text too)."""
-        return safe_line(", ".join(self.data.tag_words(claim, passage_ids)), limit=30)
 
     def on_answer_screen_tags_changed(self, message: TagsChanged) -> None:
         self.data.took_tags(message.tags)
