@@ -32,6 +32,7 @@ from store.records import MANIFEST_V2, Manifest
 from store.schemacheck import validate
 from store.textrules import id_problem
 from store.timeutil import instant
+from store.words import ModelInput
 
 if TYPE_CHECKING:
     from store.payloads import ManifestPayloadJSON
@@ -172,15 +173,15 @@ def _check_model_inputs(file: str, payload: ManifestPayloadJSON) -> None:
     unsent = set()
     for i, ps in enumerate(payload["passages"]):
         state, digest = ps["model_input"], ps.get("model_input_sha256")
-        if state == "not_sent" and digest is not None:
+        if state == ModelInput.NOT_SENT and digest is not None:
             raise InputError(
                 file,
                 f"{at}.passages[{i}].model_input_sha256",
                 "a passage marked not_sent has no model input: the model was given nothing of it",
             )
-        if state != "not_sent" and digest is None:
+        if state != ModelInput.NOT_SENT and digest is None:
             raise InputError(file, f"{at}.passages[{i}]", f"model_input {state!r} needs model_input_sha256")
-        if state == "not_sent":
+        if state == ModelInput.NOT_SENT:
             unsent.add(ps["passage_id"])
     for i, c in enumerate(payload["citations"]):
         for j, pid in enumerate(c["passage_ids"]):

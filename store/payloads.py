@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, Literal, NotRequired, TypedDict
 
 from store.records import ChunkJSON, LocatorJSON, SourceJSON
+from store.words import ModelInput
 
 __all__ = [
     "ManifestAuthorizationJSON",
@@ -61,8 +62,8 @@ class ManifestPassageJSON(TypedDict):
     retrieved_sha256: str
     #: required in v1; in v2 absent exactly when `model_input` is `not_sent`
     model_input_sha256: NotRequired[str]
-    #: v2 only (`store.words.ModelInput`'s words)
-    model_input: NotRequired[Literal["sent", "rewritten", "not_sent"]]
+    #: v2 only (the words of `store.words.ModelInput`; the schema allows no other)
+    model_input: NotRequired[ModelInput]
     normalizer_version: str
     retrieved_at: str
     rank: int

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from store.words import SignatureState
 from tracer.cli.common import (
     LazyChoices,
     Sub,
@@ -202,7 +203,7 @@ def _print_access(out: list[dict[str, Any]], local: Sequence[Mapping[str, Any]])
         print(f"local journal on this machine (read-only or forensic opens): {len(local)} entries")
     for j in local:
         flag = " FORENSIC" if j["forensic"] else ""
-        sig = "" if j["signature"] == "valid" else f" [{j['signature'].upper()}]"
+        sig = "" if j["signature"] == SignatureState.VALID else f" [{j['signature'].upper()}]"
         print(
             f" journal  {inert(str(j['at']))}  {inert(str(j['investigator'])):<14} "
             f"{inert(str(j['action'])):<14} {inert(str(j['target']))}{flag}{sig}"

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from store.errors import InputError, KeyFileError, VaultError
 from store.textrules import name_problem
+from store.words import FindingKind
 from tracer.cli.common import Sub, add_custodian, emit_json, existing_vault, json_arg, open_vault, vault_arg
 from tracer.clock import now_iso, valid_iso
 from tracer.engine.times import spell_utc
@@ -404,7 +405,7 @@ def _cover_checked_tail(args: argparse.Namespace) -> int:
         if cp is not None:
             print(f"nothing to cover: the checkpoint at size {size} already covers every entry")
             return 0
-        if code != "entry_not_checkpointed":
+        if code != FindingKind.ENTRY_NOT_CHECKPOINTED:
             raise VaultError(f"{args.vault}: {why}; only an uncovered tail can be recovered, not this")
         seen = TrustStore().all_seen(vault.origin)
         if any(s.size == size and s.root == root.hex() for _who, s in seen):

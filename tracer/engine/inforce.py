@@ -10,6 +10,7 @@ verdicts, which both use.
 from __future__ import annotations
 
 from bisect import bisect_right
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,20 @@ if TYPE_CHECKING:
     from tracer.engine.currency import CurrencyEngine, CurrencyResult, Scope
 
 __all__ = ["AnswerTimeJudge"]
+
+
+@dataclass(frozen=True)
+class _Superseded:
+    """A passage whose cited revision `ci` of `revs` (dated by `instants`) was no longer
+    in force at answer time: revision `k` was.  What `_in_force` judges from, one value."""
+
+    chain: Chain
+    retrieved: TextResult
+    cited: RevisionRow
+    revs: list[RevisionRow]
+    instants: list[datetime]
+    ci: int
+    k: int
 
 
 class AnswerTimeJudge:
@@ -121,27 +136,16 @@ class AnswerTimeJudge:
             )
         # the rest depends on the answer's time only through the revision in force (k):
         # answers given from the same superseded revision share it
-        return self._in_force_memo(key, chain, retrieved, cited, revs, instants, ci, k).at(generated_at)
+        superseded = _Superseded(chain, retrieved, cited, revs, instants, ci, k)
+        return self._in_force_memo(key, superseded).at(generated_at)
 
-    def _in_force_memo(
-        self,
-        key: tuple[Any, ...] | None,
-        chain: Chain,
-        retrieved: TextResult,
-        cited: RevisionRow,
-        revs: list[RevisionRow],
-        instants: list[datetime],
-        ci: int,
-        k: int,
-    ) -> AnswerTime:
+    def _in_force_memo(self, key: tuple[Any, ...] | None, sup: _Superseded) -> AnswerTime:
         """`_in_force`, memoized per passage and revision in force (`key` None: not memoized)."""
         if key is None:
-            return self._in_force(chain, retrieved, cited, revs, instants, ci, k)
-        memo = self._superseded.get((*key, k))
+            return self._in_force(sup)
+        memo = self._superseded.get((*key, sup.k))
         if memo is None:
-            memo = self._superseded.put(
-                (*key, k), self._in_force(chain, retrieved, cited, revs, instants, ci, k)
-            )
+            memo = self._superseded.put((*key, sup.k), self._in_force(sup))
         return memo
 
     def _cited_index(self, document_id: str, revision: str) -> int | None:
@@ -153,18 +157,11 @@ class AnswerTimeJudge:
             self._cited_at[pair] = next((i for i, r in enumerate(revs) if r.revision == revision), None)
         return self._cited_at[pair]
 
-    def _in_force(
-        self,
-        chain: Chain,
-        retrieved: TextResult,
-        cited: RevisionRow,
-        revs: list[RevisionRow],
-        instants: list[datetime],
-        ci: int,
-        k: int,
-    ) -> AnswerTime:
+    def _in_force(self, sup: _Superseded) -> AnswerTime:
         """The answer-time fact when revision `k`, later than the cited `ci`, was in force
         (`generated_at` left empty: the caller fills it in)."""
+        chain, retrieved, cited, revs, instants = sup.chain, sup.retrieved, sup.cited, sup.revs, sup.instants
+        ci, k = sup.ci, sup.k
         s = self.engine.source
         norms = self.engine.norms(chain)
         assert norms is not None  # noqa: S101 - the caller returned earlier otherwise

@@ -61,7 +61,7 @@ def check_views(vault: Vault, tally: Tally, diffs: list[audit.ViewDiff], gaps: l
     hints: dict[int, FindingRecord] = {}
     for d in diffs:
         rec = _view_record(d.table, d.values)
-        if d.problem == "view_row_altered_or_extra" and d.table in _ENTRY_TABLES:
+        if d.problem == FindingKind.VIEW_ROW_ALTERED_OR_EXTRA and d.table in _ENTRY_TABLES:
             hints.setdefault(d.seq, {}).update(rec)
         tally.find(d.problem, d.seq, f"{d.table} row does not match the log: {d.row}", **rec)
     # rows found edited and derived again in place, by this process or an earlier one
@@ -139,7 +139,7 @@ def check_case_file(vault: Vault, tally: Tally) -> None:
     out of the case file, and named here.  Signature and place problems of the same
     entries are the log pass's findings already."""
     for p in load_casefile(vault).problems:
-        if p.code == "case_statement_refused":
+        if p.code == FindingKind.CASE_STATEMENT_REFUSED:
             tally.find(FindingKind.CASE_STATEMENT_REFUSED, p.seq, p.detail, kind=p.kind)
 
 

@@ -23,8 +23,10 @@ import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, Literal
 
+from store.words import ModelInput
 from tracer.producer.errors import ModelInputError, RecordError
 from tracer.producer.model import Chunker, SourceRevision
 from tracer.producer.recorder import AnswerRecord, Passage, Written, find_model_input
@@ -37,12 +39,25 @@ __all__ = [
     "Resolver",
     "Retrieved",
     "Run",
+    "UnsentPolicy",
     "cite_all_sent",
     "log",
     "unsent_policy",
 ]
 
+#: how a pipeline spells its policy (`unsent="not_sent"`); held as an `UnsentPolicy`
 Unsent = Literal["error", "not_sent", "rewritten"]
+
+
+class UnsentPolicy(StrEnum):
+    """What a run does with a retrieved passage found in no prompt: refuse to write the
+    answer, or sign the passage with the model-input state of the same name."""
+
+    ERROR = "error"
+    NOT_SENT = ModelInput.NOT_SENT.value
+    REWRITTEN = ModelInput.REWRITTEN.value
+
+
 OnError = Literal["raise", "skip"]
 #: how many written answers and failures a handler keeps (a server runs for months)
 KEEP = 1000
@@ -171,7 +186,7 @@ class Run:
     `rewritten`, its model input the prompt message that shares most of its words.
     """
 
-    def __init__(self, record: AnswerRecord, resolve: Resolver, unsent: Unsent) -> None:
+    def __init__(self, record: AnswerRecord, resolve: Resolver, unsent: Unsent | UnsentPolicy) -> None:
         self.record = record
         self.resolve = resolve
         self.unsent = unsent_policy(unsent)
@@ -217,7 +232,9 @@ class Run:
 
     def finish(self, answer: str, cite: Citer) -> Written:
         unsent = [p for p in self.record.passages if not self.record.has_model_input(p)]
-        if unsent and (self.unsent == "error" or (self.unsent == "rewritten" and not self._prompts)):
+        if unsent and (
+            self.unsent == UnsentPolicy.ERROR or (self.unsent == UnsentPolicy.REWRITTEN and not self._prompts)
+        ):
             raise _unsent_error(unsent)
         self._record_unsent(unsent)
         self.record.answer(answer)
@@ -229,7 +246,7 @@ class Run:
         prompt), or as rewritten into the prompt message closest to them."""
         everything = tuple(part for parts in self._prompts for part in parts)
         for p in unsent:
-            if self.unsent == "not_sent":
+            if self.unsent == UnsentPolicy.NOT_SENT:
                 self.record.not_sent(p, prompt=everything)
                 continue
             part = _closest_part(self._prompts, p.text)
@@ -247,13 +264,10 @@ def _unsent_error(unsent: list[Passage]) -> ModelInputError:
     )
 
 
-def unsent_policy(value: object) -> Unsent:
-    if value == "error":
-        return "error"
-    if value == "not_sent":
-        return "not_sent"
-    if value == "rewritten":
-        return "rewritten"
+def unsent_policy(value: object) -> UnsentPolicy:
+    for policy in UnsentPolicy:  # compared as the words were, in the same order
+        if value == policy.value:
+            return policy
     if value == "omit":
         raise RecordError(
             "unsent='omit' was removed: it signed answers without the passages they retrieved. "

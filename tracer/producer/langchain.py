@@ -42,6 +42,7 @@ from tracer.producer.adapters import (
     Retrieved,
     Run,
     Unsent,
+    UnsentPolicy,
     cite_all_sent,
     keep_written,
     on_error_policy,
@@ -169,7 +170,7 @@ class TracerCallbackHandler(BaseCallbackHandler):
         self.authorization = authorization
         self.collection = collection
         self.cite = cite
-        self.unsent: Unsent = unsent_policy(unsent)
+        self.unsent: UnsentPolicy = unsent_policy(unsent)
         self.on_error: OnError = on_error_policy(on_error)
         self.answer_id = answer_id or (lambda run_id: f"ans-{run_id}")
         #: what each finished root run wrote, in order (the latest `adapters.KEEP`)

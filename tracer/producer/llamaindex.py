@@ -62,6 +62,7 @@ from tracer.producer.adapters import (
     Retrieved,
     Run,
     Unsent,
+    UnsentPolicy,
     cite_all_sent,
     keep_written,
     on_error_policy,
@@ -136,7 +137,7 @@ class TracerEventHandler(BaseEventHandler):
     _authorization: Authorization | Callable[[], Authorization] = PrivateAttr()
     _collection: str = PrivateAttr()
     _cite: Citer = PrivateAttr()
-    _unsent: Unsent = PrivateAttr()
+    _unsent: UnsentPolicy = PrivateAttr()
     _on_error: OnError = PrivateAttr()
     _active: ContextVar[_Active | None] = PrivateAttr()
     _retrieval: ContextVar[str | None] = PrivateAttr()

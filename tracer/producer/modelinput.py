@@ -20,7 +20,7 @@ from tracer.engine.textnorm import fold_whitespace
 from tracer.producer.errors import ModelInputError
 
 if TYPE_CHECKING:
-    from tracer.producer.recorder import Passage
+    from tracer.producer.passages import Passage
 
 __all__ = ["MIN_CUT_SHARE", "ModelInputs", "derivable", "find_model_input", "prompt_parts"]
 

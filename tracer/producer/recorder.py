@@ -27,18 +27,19 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Literal
+from typing import Any
 
-from store.records import MANIFEST_V1, MANIFEST_V2, DocumentRef, SourceRef
 from store.words import ModelInput
 from tracer.producer import model as m
-from tracer.producer.chunkclaim import UNSPECIFIED_CHUNKER, chunk_claim, reference_chunk
+from tracer.producer.chunkclaim import UNSPECIFIED_CHUNKER
 from tracer.producer.citations import Citation, check_range, quoted_range
+from tracer.producer.draft import Draft, Kind
 from tracer.producer.errors import CitationError, ModelInputError, ProducerError, RecordError
-from tracer.producer.locate import DEFAULT_NORMALIZER, Locator, locate, normalizer
+from tracer.producer.locate import DEFAULT_NORMALIZER, normalizer
 from tracer.producer.model import Authorization, Chunker, Producer, Runtime, SourceRevision
 from tracer.producer.modelinput import MIN_CUT_SHARE, ModelInputs, derivable, find_model_input
 from tracer.producer.outbox import Outbox, file_stem
+from tracer.producer.passages import Note, Passage, Passages, Retrieval
 from tracer.producer.signer import Signer
 
 __all__ = [
@@ -53,64 +54,11 @@ __all__ = [
     "find_model_input",
 ]
 
-Kind = Literal["answer", "note"]
 Clock = Callable[[], datetime]
-#: the manifest schema's limit on passages per manifest
-MAX_PASSAGES = 10_000
-NOTE_CHUNKER = "tracer-note/1"
 
 
 def _utc_now() -> datetime:
     return datetime.now(UTC)
-
-
-@dataclass(frozen=True, slots=True)
-class Note:
-    """A note (or answer) already written, as a later answer retrieves it.
-
-    Its passage points at a pseudo-document `memory-note/<answer_id>` revision `1` in the
-    memory store `system`, with `derived_from` naming the note: the vault then follows
-    the note's own lineage to the source passages it was built from.
-    """
-
-    answer_id: str
-    text: str
-    collection: str
-    system: str
-    backend: str = "assistant-memory"
-
-    def __post_init__(self) -> None:
-        m.name(self.answer_id, "note.answer_id")
-        m.text(self.text, "note.text")
-        m.name(self.collection, "note.collection")
-        m.name(self.system, "note.system")
-        m.name(self.backend, "note.backend")
-
-
-@dataclass(frozen=True, slots=True)
-class Passage:
-    """One retrieved passage of a record, with every fact the manifest states about it."""
-
-    passage_id: str
-    text: str
-    collection: str
-    source: SourceRef
-    document: DocumentRef
-    chunk_id: str
-    chunker: Chunker
-    locator: Locator
-    rank: int
-    score: float | int
-    retrieved_at: str
-    query: str = field(repr=False)
-    derived_from: str | None
-    owner: int = field(repr=False, compare=False)
-    #: the normalizer whose coordinates `locator` is in (`normalizer_version`)
-    normalizer_version: str = DEFAULT_NORMALIZER
-    sha256: str = field(init=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "sha256", m.text_sha256(self.text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,7 +213,7 @@ class AnswerRecord:
         self.run_id = m.name(run_id or f"run-{self.answer_id}", "run_id")
         self.kind: Kind = kind
         self.runtime = runtime
-        self._passages: list[Passage] = []
+        self._passages = Passages(id(self), lambda: recorder.normalizer_version, recorder.now)
         self._inputs = ModelInputs()
         self._answer: str | None = None
         self._citations: list[Citation] = []
@@ -325,14 +273,6 @@ class AnswerRecord:
 
     # -- passages -----------------------------------------------------------------------
 
-    def _next_id(self, passage_id: str | None) -> str:
-        pid = m.name(passage_id or f"p{len(self._passages) + 1}", "passage_id")
-        if any(p.passage_id == pid for p in self._passages):
-            raise RecordError(f"passage_id {pid!r} is already used in this record")
-        if len(self._passages) >= MAX_PASSAGES:
-            raise RecordError(f"a manifest holds at most {MAX_PASSAGES} passages")
-        return pid
-
     def _time(self, value: datetime | str | None, what: str) -> str:
         return self._recorder.now() if value is None else m.timestamp(value, what)
 
@@ -362,41 +302,16 @@ class AnswerRecord:
         with `chunker` left out, is signed with the chunker `unspecified`.
         """
         self._open()
-        m.text(text, "retrieved text")
-        if revision is None:
-            raise RecordError(
-                "a passage needs the source revision it was cut from (revision=None): without "
-                "it no locator can be computed and the vault cannot check the passage"
-            )
-        if not isinstance(revision, SourceRevision):
-            raise RecordError(f"revision: expected a SourceRevision, got {type(revision).__name__}")
-        pid = self._next_id(passage_id)
-        what = f"passage {pid} ({revision.document_id} revision {revision.revision})"
-        version = self._recorder.normalizer_version
-        loc = locate(
-            revision.content, text, occurrence=occurrence, near=near, what=what, normalizer_version=version
-        )
-        index = reference_chunk(revision.content, text, loc, version)
-        chunk_id, chunker = chunk_claim(revision, index, chunk_id, chunker, what)
-        passage = Passage(
-            passage_id=pid,
-            text=text,
-            collection=m.name(collection or revision.collection, "passage collection"),
-            source=SourceRef(revision.source_system, revision.path, revision.source_revision),
-            document=DocumentRef(revision.document_id, revision.revision, revision.uri, revision.backend),
+        return self._passages.from_revision(
+            text,
+            revision,
+            Retrieval(rank, score, query, retrieved_at, passage_id),
             chunk_id=chunk_id,
             chunker=chunker,
-            locator=loc,
-            rank=m.non_negative(rank, "rank"),
-            score=m.score(score, "score"),
-            retrieved_at=self._time(retrieved_at, "retrieved_at"),
-            query=m.text(query, "query"),
-            derived_from=None,
-            owner=id(self),
-            normalizer_version=version,
+            collection=collection,
+            occurrence=occurrence,
+            near=near,
         )
-        self._passages.append(passage)
-        return passage
 
     def retrieved_note(
         self,
@@ -411,43 +326,14 @@ class AnswerRecord:
     ) -> Passage:
         """A passage whose text is a recorded note's text (or part of it); adds the lineage."""
         self._open()
-        if not isinstance(note, Note):
-            raise RecordError(f"note: expected a Note, got {type(note).__name__}")
-        body = note.text if text is None else m.text(text, "note passage text")
-        pid = self._next_id(passage_id)
-        version = self._recorder.normalizer_version
-        what = f"passage {pid} (note {note.answer_id})"
-        loc = locate(note.text, body, what=what, normalizer_version=version)
-        passage = Passage(
-            passage_id=pid,
-            text=body,
-            collection=note.collection,
-            source=SourceRef(note.system, f"notes/{note.answer_id}", "1"),
-            document=DocumentRef(
-                f"memory-note/{note.answer_id}",
-                "1",
-                uri=f"{note.backend}://{note.system}/notes/{note.answer_id}",
-                backend=note.backend,
-            ),
-            chunk_id=f"{note.answer_id}:0",
-            chunker=Chunker(NOTE_CHUNKER),
-            locator=loc,
-            rank=m.non_negative(rank, "rank"),
-            score=m.score(score, "score"),
-            retrieved_at=self._time(retrieved_at, "retrieved_at"),
-            query=m.text(query, "query"),
-            derived_from=note.answer_id,
-            owner=id(self),
-            normalizer_version=version,
+        passage = self._passages.from_note(
+            note, Retrieval(rank, score, query, retrieved_at, passage_id), text
         )
-        self._passages.append(passage)
         self.derived_from(note.answer_id)
         return passage
 
     def _own(self, passage: object) -> Passage:
-        if not isinstance(passage, Passage) or passage.owner != id(self) or passage not in self._passages:
-            raise CitationError(f"{passage!r} is not a passage of record {self.answer_id!r}")
-        return passage
+        return self._passages.own(passage, self.answer_id)
 
     def drop(self, passage: Passage) -> None:
         """Removed: a retrieval that happened is evidence. Use `not_sent`."""
@@ -577,52 +463,19 @@ class AnswerRecord:
         )
 
     def _draft(self, generated_at: str) -> dict[str, Any]:
-        answer = self._answer if self._answer is not None else ""
-        return {
-            # v1 while every passage was sent as v1 means it (older readers verify it); v2
-            # states each passage's model input once one was rewritten or not sent
-            "schema": MANIFEST_V2 if self._inputs.needs_v2 else MANIFEST_V1,
-            "kind": self.kind,
-            "run_id": self.run_id,
-            "answer_id": self.answer_id,
-            "generated_at": generated_at,
-            "producer": self._recorder.producer.to_json(),
-            "runtime": self.runtime.to_json(),
-            "authorization": self.authorization.to_json(),
-            "collection": self.collection,
-            "question": self._question,
-            "answer": answer,
-            "passages": [_passage_json(p, self._inputs) for p in self._passages],
-            "citations": [c.to_json() for c in self._citations],
-            "lineage": list(self._lineage),
-        }
-
-
-def _passage_json(p: Passage, inputs: ModelInputs) -> dict[str, Any]:
-    """A passage as the draft carries it, its model input as `inputs` records it."""
-    out: dict[str, Any] = {
-        "passage_id": p.passage_id,
-        "collection": p.collection,
-        "source": p.source.to_json(),
-        "document": p.document.to_json(),
-        "chunk": {
-            "chunk_id": p.chunk_id,
-            "pipeline_version": p.chunker.version,
-            "parameters": dict(p.chunker.parameters),
-        },
-        "locator": p.locator.to_json(),
-        "retrieved_text": p.text,
-        "normalizer_version": p.normalizer_version,
-        "retrieved_at": p.retrieved_at,
-        "rank": p.rank,
-        "score": p.score,
-        "query": p.query,
-    }
-    state = inputs.state(p.passage_id)
-    if inputs.needs_v2:
-        out["model_input"] = None if state is None else state.value
-    if state != ModelInput.NOT_SENT:
-        out["model_input_text"] = inputs.text(p.passage_id)
-    if p.derived_from is not None:
-        out["derived_from"] = p.derived_from
-    return out
+        return Draft(
+            kind=self.kind,
+            run_id=self.run_id,
+            answer_id=self.answer_id,
+            generated_at=generated_at,
+            producer=self._recorder.producer,
+            runtime=self.runtime,
+            authorization=self.authorization,
+            collection=self.collection,
+            question=self._question,
+            answer=self._answer if self._answer is not None else "",
+            passages=tuple(self._passages),
+            inputs=self._inputs,
+            citations=tuple(self._citations),
+            lineage=tuple(self._lineage),
+        ).to_json()

@@ -66,7 +66,7 @@ class _Answer:
     def fail(self, path: str, message: str, passage_id: str = "") -> None:
         self.v.fail(REPORT_FILE, path, message, self.aid, passage_id)
 
-    def entry(self, seq: Any, kind: str, path: str, passage_id: str = "") -> dict[str, Any] | None:
+    def entry(self, seq: Any, kind: EntryKind, path: str, passage_id: str = "") -> dict[str, Any] | None:
         rec = self.records.get(seq) if isinstance(seq, int) else None
         if rec is None or rec["body"].get("kind") != kind:
             self.fail(path, f"cites log entry {seq} as {kind}, but the pack holds no such entry", passage_id)
@@ -130,7 +130,7 @@ class _Answer:
         carry their located chain, or none)."""
         tp = f"{self.path}.trace"
         imported = bool(t.get("imported"))
-        m = self.entry(t["seq"], "imported_trace" if imported else "manifest", f"{tp}.seq")
+        m = self.entry(t["seq"], EntryKind.IMPORTED_TRACE if imported else EntryKind.MANIFEST, f"{tp}.seq")
         if m is None:
             return
         # the report echoes times in UTC (`utc`), so the signed time is compared as that instant
@@ -212,7 +212,7 @@ class _Answer:
         for j, tb in enumerate(self.a.get("tombstones", [])):
             path = f"{self.path}.tombstones[{j}]"
             pid = str(tb.get("passage_id") or "")
-            stmt = self.entry(tb["seq"], "tombstone", f"{path}.seq", pid)
+            stmt = self.entry(tb["seq"], EntryKind.TOMBSTONE, f"{path}.seq", pid)
             if stmt is None:
                 continue
             for field in ("digest", "policy", "reason", "authorizer", "effective_at"):
@@ -222,7 +222,7 @@ class _Answer:
     def findings(self, t: dict[str, Any]) -> None:
         for j, f in enumerate(t["findings"]):
             path = f"{self.path}.trace.findings[{j}]"
-            stmt = self.entry(f["seq"], "finding", f"{path}.seq")
+            stmt = self.entry(f["seq"], EntryKind.FINDING, f"{path}.seq")
             if stmt is None:
                 continue
             rec = self.records[f["seq"]]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from store.entries import EntryKind
 from tracer.report.checks import PackVerification
 from tracer.report.model import KEYS_FILE, REPORT_FILE
 
@@ -32,7 +33,9 @@ class _Check:
             self.counted.add((what, seq))
             self.v.checked[what] += 1
 
-    def entry(self, path: str, seq: Any, kind: str, answer_id: str = "") -> tuple[dict[str, Any], str] | None:
+    def entry(
+        self, path: str, seq: Any, kind: EntryKind, answer_id: str = ""
+    ) -> tuple[dict[str, Any], str] | None:
         rec = self.records.get(seq) if isinstance(seq, int) else None
         if rec is None or rec["body"].get("kind") != kind:
             self.v.fail(
@@ -112,7 +115,7 @@ class _Check:
                 )
             self.count("holds shown without their reason", h.get("seq"))
             return
-        got = self.entry(f"{path}.seq", h["seq"], "hold", answer_id)
+        got = self.entry(f"{path}.seq", h["seq"], EntryKind.HOLD, answer_id)
         if got is None:
             return
         stmt, signer = got
@@ -131,7 +134,7 @@ class _Check:
 
     def release(self, path: str, h: dict[str, Any], rel: dict[str, Any], answer_id: str) -> None:
         """A shown release is its signed entry, and that entry releases this very hold."""
-        got = self.entry(f"{path}.release.seq", rel["seq"], "hold_release", answer_id)
+        got = self.entry(f"{path}.release.seq", rel["seq"], EntryKind.HOLD_RELEASE, answer_id)
         if got is None:
             return
         stmt, signer = got
@@ -141,7 +144,7 @@ class _Check:
         self.person(f"{path}.release.signer", rel["signer"], signer, answer_id)
 
     def item(
-        self, path: str, item: dict[str, Any], kind: str, fields: dict[str, str], case_id: str | None
+        self, path: str, item: dict[str, Any], kind: EntryKind, fields: dict[str, str], case_id: str | None
     ) -> None:
         got = self.entry(f"{path}.seq", item["seq"], kind)
         if got is None:
@@ -159,25 +162,29 @@ class _Check:
         self.item(
             "$.case",
             {**opened, "at": c["opened"]["at"], "by": c["opened"]["by"]},
-            "case_open",
+            EntryKind.CASE_OPEN,
             {"case_id": "case_id", "title": "title", "purpose": "purpose", "at": "at"},
             None,
         )
         for j, t in enumerate(c["tags"]):
             fields = {"tag": "tag", "answer_id": "answer_id", "target": "target", "at": "at"}
-            self.item(f"$.case.tags[{j}]", t, "tag", fields, cid)
+            self.item(f"$.case.tags[{j}]", t, EntryKind.TAG, fields, cid)
         for j, n in enumerate(c["notes"]):
             self.item(
-                f"$.case.notes[{j}]", n, "note", {"text": "text", "answer_id": "answer_id", "at": "at"}, cid
+                f"$.case.notes[{j}]",
+                n,
+                EntryKind.NOTE,
+                {"text": "text", "answer_id": "answer_id", "at": "at"},
+                cid,
             )
         for j, f in enumerate(c["findings"]):
             fields = {"answer_id": "answer_id", "target": "target", "note": "note", "at": "at"}
-            self.item(f"$.case.findings[{j}]", f, "finding", fields, cid)
+            self.item(f"$.case.findings[{j}]", f, EntryKind.FINDING, fields, cid)
         for j, a in enumerate(c["activity"]):
             self.item(
                 f"$.case.activity[{j}]",
                 a,
-                "access",
+                EntryKind.ACCESS,
                 {"action": "action", "target": "target", "at": "at"},
                 cid if a.get("under_case") else None,
             )
@@ -185,7 +192,11 @@ class _Check:
             self.hold(f"$.case.holds[{j}]", h)
         if c["conclusion"] is not None:
             self.item(
-                "$.case.conclusion", c["conclusion"], "case_conclusion", {"text": "text", "at": "at"}, cid
+                "$.case.conclusion",
+                c["conclusion"],
+                EntryKind.CASE_CONCLUSION,
+                {"text": "text", "at": "at"},
+                cid,
             )
 
 

@@ -19,7 +19,7 @@ from store.keyring import ALL_SCOPES
 from tracer.engine.case import CaseDesk, CaseView, HoldView
 from tracer.engine.jsonshapes import CaseActivityJSON, CaseJSON, HoldJSON
 from tracer.engine.verify import INFO_KINDS, VerifyReport
-from tracer.report.records import RecordSet
+from tracer.report.records import CitingRole, RecordSet
 
 __all__ = ["CaseSelection", "case_section", "cite_hold", "holds_of_answer", "verification_section"]
 
@@ -46,21 +46,21 @@ class CaseSelection:
 
 
 def _cite_view(records: RecordSet, v: CaseView, related: list[CaseActivityJSON]) -> None:
-    records.cite(v.record.seq, "case_open")
+    records.cite(v.record.seq, CitingRole.CASE_OPEN)
     for t in v.tags:
-        records.cite(t.seq, "case_tag", t.answer_id)
+        records.cite(t.seq, CitingRole.CASE_TAG, t.answer_id)
     for n in v.notes:
-        records.cite(n.seq, "case_note", n.answer_id or "")
+        records.cite(n.seq, CitingRole.CASE_NOTE, n.answer_id or "")
     for f in v.findings:
-        records.cite(f.seq, "case_finding", f.answer_id)
+        records.cite(f.seq, CitingRole.CASE_FINDING, f.answer_id)
     for h in v.holds:
         cite_hold(records, h)
     for a in v.activity:
-        records.cite(a.seq, "case_activity")
+        records.cite(a.seq, CitingRole.CASE_ACTIVITY)
     for item in related:
-        records.cite(int(item["seq"]), "case_activity")
+        records.cite(int(item["seq"]), CitingRole.CASE_ACTIVITY)
     if v.conclusion is not None:
-        records.cite(v.conclusion.seq, "case_conclusion")
+        records.cite(v.conclusion.seq, CitingRole.CASE_CONCLUSION)
 
 
 def case_section(desk: CaseDesk, sel: CaseSelection, answer_ids: list[str], records: RecordSet) -> CaseJSON:
@@ -90,9 +90,9 @@ def cite_hold(records: RecordSet, h: HoldView, answer_id: str = "") -> None:
     """Cite a hold's entries, except those whose text is withheld from the exporter: an
     entry travels whole (its signed bytes), so citing it would hand over the reason."""
     if "reason" not in h.withheld:
-        records.cite(h.hold.seq, "hold", answer_id)
+        records.cite(h.hold.seq, CitingRole.HOLD, answer_id)
     if h.hold.release is not None and "release.reason" not in h.withheld:
-        records.cite(h.hold.release.seq, "hold_release", answer_id)
+        records.cite(h.hold.release.seq, CitingRole.HOLD_RELEASE, answer_id)
 
 
 def holds_of_answer(desk: CaseDesk, answer_id: str, records: RecordSet) -> list[HoldJSON]:

@@ -18,6 +18,7 @@ from store.errors import SignatureError
 from store.note import Checkpoint, verify_checkpoint
 from store.queries import RevisionRow
 from store.roster import investigators, producer_keys
+from store.words import CurrencyReason, SignatureState
 from tracer.engine.case import CaseDesk
 from tracer.engine.evidence import TextResult
 from tracer.engine.normalizers import RECORDED
@@ -29,7 +30,7 @@ from tracer.engine.vocabulary import Integrity
 from tracer.report.casepack import CaseSelection, case_section, holds_of_answer, verification_section
 from tracer.report.keys import keys_json, manifest_signature
 from tracer.report.model import LIMITS, SCHEMA_ID, ReportError
-from tracer.report.records import RecordSet, read_entries
+from tracer.report.records import CitingRole, RecordSet, read_entries
 from tracer.report.redact import hidden_answer, redact_trace
 
 __all__ = ["Collected", "collect"]
@@ -101,7 +102,7 @@ class _Collector:
         t = self.tracer.trace(answer_id, record=False)
         if not t.visible:
             return hidden_answer(answer_id)
-        self.records.cite(t.seq, "manifest", answer_id)
+        self.records.cite(t.seq, CitingRole.MANIFEST, answer_id)
         tombs: list[dict[str, Any]] = []
         self._text_tomb(t.question, "question", answer_id, "", tombs)
         self._text_tomb(t.answer, "answer", answer_id, "", tombs)
@@ -109,7 +110,7 @@ class _Collector:
             if p.visible:
                 self._passage(answer_id, p, tombs)
         for f in t.findings:
-            self.records.cite(f.seq, "finding", answer_id)
+            self.records.cite(f.seq, CitingRole.FINDING, answer_id)
             self.authors.add(f.investigator)
         self._lineage(answer_id, t.lineage)
         docs = sorted({p.document_id for p in t.passages if p.visible and p.document_id})
@@ -159,7 +160,7 @@ class _Collector:
         tomb = text.tombstone
         if tomb is None:
             return
-        self.records.cite(tomb.seq, "tombstone", answer_id, passage_id)
+        self.records.cite(tomb.seq, CitingRole.TOMBSTONE, answer_id, passage_id)
         item: dict[str, Any] = {
             "subject": subject,
             "revision": revision,
@@ -176,7 +177,7 @@ class _Collector:
             out.append(item)
 
     def _revision(
-        self, rev: RevisionRow, role: str, answer_id: str, passage_id: str, out: list[dict[str, Any]]
+        self, rev: RevisionRow, role: CitingRole, answer_id: str, passage_id: str, out: list[dict[str, Any]]
     ) -> None:
         if not self.s.can_read(rev.collection):
             return
@@ -184,20 +185,20 @@ class _Collector:
         tomb = queries.tombstone_of(self.vault, rev.content_sha256)
         if tomb is not None:
             text = TextResult(rev.content_sha256, Integrity.PURGED, tombstone=tomb)
-            self._text_tomb(text, role, answer_id, passage_id, out, rev.revision)
+            self._text_tomb(text, role.value, answer_id, passage_id, out, rev.revision)
 
     def _passage(self, answer_id: str, p: PassageTrace, tombs: list[dict[str, Any]]) -> None:
         pid, cur = p.passage_id, p.currency
         self._text_tomb(p.retrieved, "retrieved", answer_id, pid, tombs)
         self._text_tomb(p.model_input, "model_input", answer_id, pid, tombs)
         if cur.cited is not None:
-            self._revision(cur.cited, "cited_revision", answer_id, pid, tombs)
+            self._revision(cur.cited, CitingRole.CITED_REVISION, answer_id, pid, tombs)
         if cur.current is not None:
-            self._revision(cur.current, "current_revision", answer_id, pid, tombs)
-        if cur.reason == "source_deleted":
+            self._revision(cur.current, CitingRole.CURRENT_REVISION, answer_id, pid, tombs)
+        if cur.reason == CurrencyReason.SOURCE_DELETED:
             deleted = queries.deletion_of(self.vault, str(p.document_id))
             if deleted is not None:
-                self.records.cite(deleted[0], "document_deletion", answer_id, pid)
+                self.records.cite(deleted[0], CitingRole.DOCUMENT_DELETION, answer_id, pid)
 
     def _lineage(self, answer_id: str, nodes: list[LineageNode]) -> None:
         for n in nodes:
@@ -205,7 +206,7 @@ class _Collector:
                 continue
             found = queries.answer_entry(self.vault, n.answer_id)
             if found is not None:
-                self.records.cite(found[0], "lineage_manifest", answer_id)
+                self.records.cite(found[0], CitingRole.LINEAGE_MANIFEST, answer_id)
             self._lineage(answer_id, n.children)
 
     def _proven_leaves(self, cp: Checkpoint, head: dict[str, Any] | None, size: int) -> list[bytes]:
@@ -296,22 +297,24 @@ class _Collector:
     ) -> tuple[list[dict[str, Any]], set[str]]:
         """Every cited log entry with its proof (the vault's first entry, the export's own,
         the producer keys that signed the manifests), and the producer keys used."""
-        self.records.cite(0, "vault_init")
+        self.records.cite(0, CitingRole.VAULT_INIT)
         if export_seq is not None:
-            self.records.cite(export_seq, "export")
+            self.records.cite(export_seq, CitingRole.EXPORT)
         entries = read_entries(self.vault, self.records.seqs())
         signers = self._manifest_signers(entries)
         used = {key for _state, key in signers.values() if key in self.pkeys}
         for key in sorted(used):
-            self.records.cite(self.pkeys[key].added_seq, "producer_key")
+            self.records.cite(self.pkeys[key].added_seq, CitingRole.PRODUCER_KEY)
         records = self.records.build(self.vault, cp_size, leaves, head_size, entries)
         for rec in records:
             if rec["kind"] == EntryKind.MANIFEST:
-                rec["signature"], rec["signer"] = signers[rec["seq"]]
+                state, signer = signers[rec["seq"]]
+                # the plain word, as the pack has always held it (and in the same key order)
+                rec["signature"], rec["signer"] = state.value, signer
         return records, used
 
-    def _manifest_signers(self, entries: dict[int, LogEntry]) -> dict[int, tuple[str, str]]:
-        out: dict[int, tuple[str, str]] = {}
+    def _manifest_signers(self, entries: dict[int, LogEntry]) -> dict[int, tuple[SignatureState, str]]:
+        out: dict[int, tuple[SignatureState, str]] = {}
         for seq, entry in sorted(entries.items()):
             if entry.kind == EntryKind.MANIFEST:
                 out[seq] = manifest_signature(entry, self.pkeys)

@@ -17,6 +17,7 @@ from store.entries import LogEntry
 from store.errors import SignatureError
 from store.note import note_key_id, verifier_key
 from store.roster import Investigator, ProducerKey
+from store.words import SignatureState
 
 __all__ = ["KEYS_SCHEMA", "keys_json", "manifest_signature", "parse_vkey", "sslib_key"]
 
@@ -70,21 +71,21 @@ def keys_json(
     }
 
 
-def manifest_signature(entry: LogEntry, keys: dict[str, ProducerKey]) -> tuple[str, str]:
-    """("valid", key id) when a producer key valid at generated_at signed it, else the claim.
+def manifest_signature(entry: LogEntry, keys: dict[str, ProducerKey]) -> tuple[SignatureState, str]:
+    """(`valid`, key id) when a producer key valid at generated_at signed it, else the claim.
 
     The same rule as the engine's trace, repeated here because the pack must say which
     key a reader should check each included manifest with, lineage manifests too.
     """
     env = entry.envelope
     if env is None:
-        return "signature_invalid", ""
+        return SignatureState.SIGNATURE_INVALID, ""
     generated_at = str(json.loads(env.payload).get("generated_at", ""))
     valid = {k: v.ed25519 for k, v in keys.items() if v.valid_at(generated_at)}
     try:
-        return "valid", verify_envelope(env, valid)
+        return SignatureState.VALID, verify_envelope(env, valid)
     except SignatureError:
-        return "signature_invalid", entry.signer or ""
+        return SignatureState.SIGNATURE_INVALID, entry.signer or ""
 
 
 def parse_vkey(text: str) -> tuple[str, bytes]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tracer.engine.vocabulary import INFO_KINDS, Integrity
+from tracer.engine.vocabulary import INFO_KINDS, Integrity, SignatureState
 
 __all__ = ["EvidenceRecord", "RecordedFinding", "recorded_in"]
 
@@ -87,7 +87,7 @@ def _answer(a: dict[str, Any]) -> list[RecordedFinding]:
     trace = _obj(a.get("trace"))
     out: list[RecordedFinding] = []
     signature = _obj(trace.get("signature")).get("state")
-    if isinstance(signature, str) and signature != "valid":
+    if isinstance(signature, str) and signature != SignatureState.VALID:
         out.append(RecordedFinding(aid, "producer signature", signature))
     out += _text(aid, "question text", trace.get("question"))
     out += _text(aid, "answer text", trace.get("answer"))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from store import merkle, queries
@@ -19,7 +20,7 @@ from store.entries import LogEntry
 from store.vault import Vault
 from tracer.report.model import ReportError
 
-__all__ = ["AFTER_CHECKPOINT", "RecordSet", "read_entries"]
+__all__ = ["AFTER_CHECKPOINT", "CitingRole", "RecordSet", "read_entries"]
 
 #: seqs per query when a pack's cited entries are read
 _READ_CHUNK = 500
@@ -30,14 +31,39 @@ AFTER_CHECKPOINT = (
 )
 
 
+class CitingRole(StrEnum):
+    """Why the pack cites a log entry (`records[].cited_by[].role`).  Not `EntryKind`: an
+    entry of one kind is cited in several roles (a revision as the cited or the current
+    one, a manifest as the answer's own or as lineage, a note or a tag in a case)."""
+
+    MANIFEST = "manifest"
+    LINEAGE_MANIFEST = "lineage_manifest"
+    FINDING = "finding"
+    TOMBSTONE = "tombstone"
+    CITED_REVISION = "cited_revision"
+    CURRENT_REVISION = "current_revision"
+    DOCUMENT_DELETION = "document_deletion"
+    VAULT_INIT = "vault_init"
+    EXPORT = "export"
+    PRODUCER_KEY = "producer_key"
+    CASE_OPEN = "case_open"
+    CASE_TAG = "case_tag"
+    CASE_NOTE = "case_note"
+    CASE_FINDING = "case_finding"
+    CASE_ACTIVITY = "case_activity"
+    CASE_CONCLUSION = "case_conclusion"
+    HOLD = "hold"
+    HOLD_RELEASE = "hold_release"
+
+
 @dataclass
 class RecordSet:
     """Which log entries the pack cites, and for whom (answer, passage, role)."""
 
     _cites: dict[int, list[dict[str, str]]] = field(default_factory=dict)
 
-    def cite(self, seq: int, role: str, answer_id: str = "", passage_id: str = "") -> None:
-        ref = {"role": role}
+    def cite(self, seq: int, role: CitingRole, answer_id: str = "", passage_id: str = "") -> None:
+        ref = {"role": role.value}  # the plain word: the pack's JSON is built of plain values
         if answer_id:
             ref["answer_id"] = answer_id
         if passage_id:

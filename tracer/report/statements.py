@@ -16,6 +16,7 @@ from store.crypto import b64d
 from store.dsse import Envelope, verify_envelope
 from store.entries import CUSTODIAN_KINDS, INVESTIGATOR_KINDS, MANIFEST_TYPE, STATEMENT_TYPE, EntryKind
 from store.errors import InputError, SignatureError
+from store.words import SignatureState
 from tracer.report.checks import PackVerification
 from tracer.report.model import KEYS_FILE, REPORT_FILE
 
@@ -46,7 +47,7 @@ def _in_window(key: dict[str, Any], when: str) -> bool:
 
 def _manifest(v: PackVerification, path: str, rec: Any, env: Envelope, keys: Any) -> None:
     seq = rec["seq"]
-    if rec.get("signature") != "valid":
+    if rec.get("signature") != SignatureState.VALID:
         v.warnings.append(f"entry {seq}: the report declares this manifest's signature invalid")
         return
     key = _keys_by_id(keys.get("producers")).get(rec.get("signer", ""))

@@ -47,8 +47,8 @@ def start_tag(screen: AnswerScreen, whole_answer: bool = False) -> None:
     from tracer.tui.screens.prompt import PromptScreen
 
     app = screen.tracer_app
-    sel = None if whole_answer else screen._selected()  # the screen's own reading of its cursor
-    target = case_target(sel[2]) if sel is not None else "answer"
+    sel = None if whole_answer else screen.selected()  # the screen's own reading of its cursor
+    target = case_target(sel.target) if sel is not None else "answer"
     shown = "the whole answer" if target == "answer" else target
     where = Text.assemble(plain("Tag "), safe_line(shown), plain(" of "), safe_line(screen.answer_id))
     if app.case_id is not None:

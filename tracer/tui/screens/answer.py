@@ -20,19 +20,18 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import DataTable, Static
 
-from store import queries
-from store.casefile import Tag, canonical_target
-from tracer.engine.case import CaseDesk, HoldView
-from tracer.engine.trace import AnswerTrace, PassageTrace, UnknownAnswerError
+from store.casefile import Tag
+from tracer.engine.case import HoldView
+from tracer.engine.trace import AnswerTrace, UnknownAnswerError
 from tracer.tui import export
+from tracer.tui.answerdata import AnswerData, Opened, Selection
 from tracer.tui.hold_actions import HoldSubject, start_hold, start_release
 from tracer.tui.messages import Failed, Recorded
-from tracer.tui.notes_view import NoteRow, citation_target, notes_text, passage_target
+from tracer.tui.notes_view import NoteRow, notes_text
 from tracer.tui.screens.base import BACK, COPY_ID, HOLD, RELEASE, TracerScreen, row_key
 from tracer.tui.screens.evidence import EvidenceScreen
 from tracer.tui.screens.lineage import LineageScreen
 from tracer.tui.screens.prompt import PromptScreen
-from tracer.tui.signers import signer_names
 from tracer.tui.text import STATE_WIDTH, hidden_note, plain, safe_line, state_word
 from tracer.tui.widgets.answer_head import answer_head, state_meanings
 from tracer.tui.widgets.answer_text import answer_with_citations
@@ -89,6 +88,73 @@ def _claims_table() -> ClaimsTable:
     return table
 
 
+def _body(t: AnswerTrace, holds: list[HoldView]) -> list[Widget]:
+    """The body under the claims: meanings, holds, time, question, answer, notes, faults."""
+    if not t.visible:
+        return [Static(plain(OUT_OF_SCOPE, "bold"), id="out-of-scope", classes="withheld")]
+    out: list[Widget] = [Static(state_meanings(t), id="answer-meanings")]
+    if holds:
+        out.insert(0, HoldNotice(holds, id="answer-holds"))
+    out.append(Static(answer_time_summary(t), id="answer-time"))
+    out.append(HistoricalText(plain("Question (as recorded)"), t.question, id="question"))
+    if t.answer.verified and t.answer.text is not None:
+        out.append(Static(plain("Answer (as recorded; cited spans underlined and numbered)", "bold")))
+        out.append(Static(digest_line(t.answer), classes="digests"))
+        note = hidden_note(t.answer.text)
+        if note is not None:
+            out.append(Static(note, classes="hidden-note"))
+        out.append(Static(answer_with_citations(t.answer.text, t.citations), id="answer-text"))
+    else:
+        out.append(HistoricalText(plain("Answer (as recorded)"), t.answer, id="answer-text"))
+    out.append(Static(id="claim-notes"))
+    for f in t.faults:
+        out.append(
+            Static(
+                Text.assemble(
+                    plain("PRODUCER FAULT ", "bold"),
+                    safe_line(f"{f.get('path')}: {f.get('code')}: {f.get('message')}"),
+                ),
+                classes="fault",
+            )
+        )
+    return out
+
+
+def _fill_claims(table: DataTable[Text], t: AnswerTrace, data: AnswerData) -> None:
+    """The claims, then the passages retrieved but not cited, each with its states, notes
+    and tags (every word inert: a tag is signed text too)."""
+
+    def tags(claim: str | None, passage_ids: list[str]) -> Text:
+        return safe_line(", ".join(data.tag_words(claim, passage_ids)), limit=30)
+
+    table.clear()
+    for c in t.citations:
+        n = data.note_count(c.index)
+        span = safe_line(c.span, limit=60) if c.span is not None else plain("(span not available)")
+        ids = ", ".join(c.passage_ids) + (" UNSUPPORTED" if c.unknown_passages else "")
+        table.add_row(
+            claim_label(t, c.index),
+            state_word(c.integrity),
+            state_word(c.currency),
+            plain(str(n) if n else ""),
+            tags(f"claim:{c.index + 1}", c.passage_ids),
+            safe_line(ids, limit=30),
+            span,
+            key=f"c{c.index}",
+        )
+    for p in data.uncited(t):
+        table.add_row(
+            plain("—"),
+            state_word(p.effective_integrity),
+            state_word(p.effective_currency),
+            plain(""),
+            tags(None, [p.passage_id]),
+            safe_line(p.passage_id, limit=30),
+            plain("retrieved, not cited", "italic"),
+            key=f"p{p.index}",
+        )
+
+
 class AnswerScreen(TracerScreen):
     BINDINGS: ClassVar[list[BindingType]] = [
         BACK,
@@ -132,10 +198,7 @@ class AnswerScreen(TracerScreen):
 
     @dataclass
     class Loaded(Message):
-        trace: AnswerTrace
-        names: dict[str, str]
-        holds: list[HoldView]
-        tags: list[Tag]
+        opened: Opened
 
     @dataclass
     class HoldsChanged(Message):
@@ -153,12 +216,15 @@ class AnswerScreen(TracerScreen):
     def __init__(self, answer_id: str):
         super().__init__()
         self.answer_id = answer_id
-        self.trace: AnswerTrace | None = None
-        self.notes: list[NoteRow] = []
-        self.names: dict[str, str] = {}
-        self.holds: list[HoldView] = []
-        #: case-file tags in force on this answer (any case, those the viewer may see)
-        self.tags: list[Tag] = []
+        self.data = AnswerData(answer_id)
+
+    @property
+    def trace(self) -> AnswerTrace | None:
+        return self.data.trace
+
+    @property
+    def holds(self) -> list[HoldView]:
+        return self.data.holds
 
     def compose(self) -> ComposeResult:
         yield from self.frame_top()
@@ -189,14 +255,13 @@ class AnswerScreen(TracerScreen):
     def refresh_notes(self) -> None:
         """Reread the notes (on resume, and after any append: a note signed on the evidence
         screen may land after the investigator has already come back here)."""
-        if self.trace is not None and self.trace.visible:
+        if self.data.visible:
             self._reload_notes()
 
     @work(thread=True, exclusive=True, group="notes-reload")
     def _reload_notes(self) -> None:
         try:
-            with self.engine.use() as s:
-                rows = queries.finding_rows(s.vault, self.answer_id)
+            rows = self.data.read_notes(self.engine)
         except Exception as exc:  # shown to the investigator instead of crashing the app
             self.post_message(Failed("notes", str(exc)))
             return
@@ -205,17 +270,7 @@ class AnswerScreen(TracerScreen):
     @work(thread=True, exclusive=True, group="trace")
     def _load(self) -> None:
         try:
-            with self.engine.use() as s:
-                if queries.answer_entry(s.vault, self.answer_id) is None:
-                    raise UnknownAnswerError(self.answer_id)
-                # the look goes on the record before the states are computed, so they are
-                # computed against the checkpoint that includes it (the one the bar shows)
-                s.record("open_answer", self.answer_id)
-                t = self.engine.tracer(s).trace(self.answer_id, record=False)
-                names = signer_names(s)
-                desk = CaseDesk(s)
-                holds = desk.holds_on_answer(self.answer_id) if t.visible else []
-                tags = desk.tags_of_answer(self.answer_id) if t.visible else []
+            opened = self.data.open(self.engine)
         except UnknownAnswerError:
             self.post_message(Failed("trace", f"no answer {self.answer_id!r} in this vault"))
             return
@@ -223,17 +278,13 @@ class AnswerScreen(TracerScreen):
             self.post_message(Failed("trace", str(exc)))
             return
         self.app.post_message(Recorded())
-        self.post_message(self.Loaded(t, names, holds, tags))
+        self.post_message(self.Loaded(opened))
 
     async def on_answer_screen_loaded(self, message: Loaded) -> None:
-        t = self.trace = message.trace
-        self.names = message.names
-        self.holds = message.holds
-        self.tags = message.tags
-        self.notes = list(t.findings)
+        t = self.data.took_opened(message.opened)
         body = self.query_one("#answer-body", VerticalScroll)
         await body.remove_children()
-        await body.mount_all(self._widgets(t))
+        await body.mount_all(_body(t, self.holds))
         self.refresh_bindings()
         for claims in (self.query_one("#claims-label"), self.query_one("#citations")):
             claims.display = t.visible
@@ -248,8 +299,8 @@ class AnswerScreen(TracerScreen):
         """The header, with the checkpoint the bar shows now if appends came since."""
         if self.trace is not None:
             now = self.engine.session.status.checkpoint_size
-            words = [tag.tag for tag in self.tags if tag.target == "answer"]
-            self.query_one("#answer-head", Static).update(answer_head(self.trace, now, words, self.holds))
+            head = answer_head(self.trace, now, self.data.answer_tags(), self.holds)
+            self.query_one("#answer-head", Static).update(head)
 
     def on_failed(self, message: Failed) -> None:
         super().on_failed(message)
@@ -258,82 +309,12 @@ class AnswerScreen(TracerScreen):
                 Text.assemble(plain(f"{message.what} failed: ", "bold"), safe_line(message.error))
             )
 
-    def _widgets(self, t: AnswerTrace) -> list[Widget]:
-        if not t.visible:
-            return [Static(plain(OUT_OF_SCOPE, "bold"), id="out-of-scope", classes="withheld")]
-        out: list[Widget] = [Static(state_meanings(t), id="answer-meanings")]
-        if self.holds:
-            out.insert(0, HoldNotice(self.holds, id="answer-holds"))
-        out.append(Static(answer_time_summary(t), id="answer-time"))
-        out.append(HistoricalText(plain("Question (as recorded)"), t.question, id="question"))
-        if t.answer.verified and t.answer.text is not None:
-            out.append(Static(plain("Answer (as recorded; cited spans underlined and numbered)", "bold")))
-            out.append(Static(digest_line(t.answer), classes="digests"))
-            note = hidden_note(t.answer.text)
-            if note is not None:
-                out.append(Static(note, classes="hidden-note"))
-            out.append(Static(answer_with_citations(t.answer.text, t.citations), id="answer-text"))
-        else:
-            out.append(HistoricalText(plain("Answer (as recorded)"), t.answer, id="answer-text"))
-        out.append(Static(id="claim-notes"))
-        for f in t.faults:
-            out.append(
-                Static(
-                    Text.assemble(
-                        plain("PRODUCER FAULT ", "bold"),
-                        safe_line(f"{f.get('path')}: {f.get('code')}: {f.get('message')}"),
-                    ),
-                    classes="fault",
-                )
-            )
-        return out
-
-    def _uncited(self, t: AnswerTrace) -> list[PassageTrace]:
-        cited = {p.passage_id for c in t.citations for p in c.passages}
-        return [p for p in t.passages if p.passage_id not in cited]
-
     def _fill_citations(self, t: AnswerTrace) -> None:
-        table = self.query_one("#citations", DataTable)
-        table.clear()
-        for c in t.citations:
-            # a note written before targets had one spelling (`citation [N]`) counts too
-            claim = citation_target(c.index)
-            n = sum(1 for f in self.notes if canonical_target(f.target, f.answer_id) == claim)
-            span = safe_line(c.span, limit=60) if c.span is not None else plain("(span not available)")
-            ids = ", ".join(c.passage_ids) + (" UNSUPPORTED" if c.unknown_passages else "")
-            table.add_row(
-                claim_label(t, c.index),
-                state_word(c.integrity),
-                state_word(c.currency),
-                plain(str(n) if n else ""),
-                self._tags_cell(f"claim:{c.index + 1}", c.passage_ids),
-                safe_line(ids, limit=30),
-                span,
-                key=f"c{c.index}",
-            )
-        for p in self._uncited(t):
-            table.add_row(
-                plain("—"),
-                state_word(p.effective_integrity),
-                state_word(p.effective_currency),
-                plain(""),
-                self._tags_cell(None, [p.passage_id]),
-                safe_line(p.passage_id, limit=30),
-                plain("retrieved, not cited", "italic"),
-                key=f"p{p.index}",
-            )
+        _fill_claims(self.query_one("#citations", DataTable), t, self.data)
         self._show_notes()
 
-    def _tags_cell(self, claim: str | None, passage_ids: list[str]) -> Text:
-        """The tags on a claim and on its passages, inert (a tag is signed text too)."""
-        targets = {f"passage:{pid}" for pid in passage_ids}
-        if claim is not None:
-            targets.add(claim)
-        words = dict.fromkeys(tag.tag for tag in self.tags if tag.target in targets)
-        return safe_line(", ".join(words), limit=30)
-
     def on_answer_screen_tags_changed(self, message: TagsChanged) -> None:
-        self.tags = message.tags
+        self.data.took_tags(message.tags)
         self._refill_claims()
         self.show_head()
 
@@ -357,38 +338,20 @@ class AnswerScreen(TracerScreen):
 
     def _show_notes(self) -> None:
         self.query_one("#claim-notes", Static).update(
-            notes_text(self.notes, "Investigator notes on this answer", self.names)
+            notes_text(self.data.notes, "Investigator notes on this answer", self.data.names)
         )
 
-    def _selected(self, key: str | None = None) -> tuple[str, list[PassageTrace], str] | None:
-        """(heading, passages, note target) of the row `key`, or of the highlighted row."""
-        t = self.trace
-        if t is None or not t.visible:
-            return None
-        if key is None:
-            table = self.query_one("#citations", DataTable)
-            if not table.row_count:
-                return None
-            key = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
-        idx = int(key[1:])
-        if key.startswith("c"):
-            c = t.citations[idx]
-            return f"claim [{idx + 1}]", c.passages, citation_target(idx)
-        p = t.passages[idx]
-        return "retrieved, not cited", [p], passage_target(p.passage_id)
+    def selected(self, key: str | None = None) -> Selection | None:
+        """The row `key`, or the highlighted row."""
+        if key is None and self.data.visible:
+            key = row_key(self.query_one("#citations", DataTable))
+        return self.data.selection(key)
 
     def copy_target(self) -> tuple[str, str] | None:
         """The highlighted claim's passage ids (a passage row: its id), or the answer's."""
-        if self.trace is None or not self.trace.visible:
+        if not self.data.visible:
             return None
-        key = row_key(self.query_one("#citations", DataTable))
-        if key is None:
-            return ("answer id", self.answer_id)
-        idx = int(key[1:])
-        if key.startswith("c"):
-            ids = self.trace.citations[idx].passage_ids
-            return ("passage id" if len(ids) == 1 else "passage ids", ", ".join(ids))
-        return ("passage id", self.trace.passages[idx].passage_id)
+        return self.data.copy_target(row_key(self.query_one("#citations", DataTable)))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         """Enter (or a click) on a row: the row the event names, not wherever the cursor
@@ -401,15 +364,14 @@ class AnswerScreen(TracerScreen):
         self._open_citation()
 
     def _open_citation(self, key: str | None = None) -> None:
-        sel = self._selected(key)
+        sel = self.selected(key)
         if sel is not None and self.trace is not None:
-            heading, passages, _target = sel
-            self.app.push_screen(EvidenceScreen(self.trace, heading, passages, self.holds))
+            self.app.push_screen(EvidenceScreen(self.trace, sel.heading, sel.passages, self.holds))
 
     def action_timeline(self) -> None:
         t = self.trace
-        chosen = self._selected()
-        passages = chosen[1] if chosen is not None else (t.passages if t is not None else [])
+        chosen = self.selected()
+        passages = chosen.passages if chosen is not None else (t.passages if t is not None else [])
         from tracer.tui.screens.timeline import TimelineScreen, timeline_document
 
         doc = timeline_document(passages)
@@ -421,10 +383,10 @@ class AnswerScreen(TracerScreen):
             self.app.push_screen(LineageScreen(self.trace))
 
     def action_add_note(self) -> None:
-        sel = self._selected()
+        sel = self.selected()
         if sel is None:
             return
-        target = sel[2]
+        target = sel.target
         title = Text.assemble(
             plain("Investigator note on "), safe_line(target), plain(" (signed with your key, appended)")
         )
@@ -440,11 +402,7 @@ class AnswerScreen(TracerScreen):
     @work(thread=True, exclusive=True, group="note")
     def _append_note(self, target: str, note: str) -> None:
         try:
-            with self.engine.use() as s:
-                # through the case desk: the target is checked against the signed answer,
-                # and the note belongs to the selected case, if any
-                CaseDesk(s).finding(self.tracer_app.case_id, self.answer_id, target, note)
-                rows = queries.finding_rows(s.vault, self.answer_id)
+            rows = self.data.append_note(self.engine, self.tracer_app.case_id, target, note)
         except Exception as exc:  # e.g. read-only vault: said plainly
             self.post_message(Failed("note", str(exc)))
             return
@@ -452,9 +410,8 @@ class AnswerScreen(TracerScreen):
         self.post_message(self.NotesChanged(rows))
 
     def on_answer_screen_notes_changed(self, message: NotesChanged) -> None:
-        if message.rows == self.notes and not message.announce:
+        if not self.data.took_notes(message.rows, message.announce):
             return
-        self.notes = message.rows
         self._refill_claims()
         if message.announce:
             self.notify("note signed and appended to the log", markup=False)
@@ -465,19 +422,7 @@ class AnswerScreen(TracerScreen):
 
     def hold_subjects(self) -> list[HoldSubject]:
         """The answer, then the documents of the highlighted claim (or passage)."""
-        out = [
-            HoldSubject(
-                "answer", self.answer_id, f"the answer {self.answer_id} (its texts, passages, revisions)"
-            )
-        ]
-        sel = self._selected()
-        for p in sel[1] if sel is not None else []:
-            doc = p.document_id
-            if doc is not None and all(s.id != doc for s in out):
-                out.append(
-                    HoldSubject("document", doc, f"document {doc} (every revision, every passage quoted)")
-                )
-        return out
+        return self.data.hold_subjects(self.selected())
 
     def action_hold(self) -> None:
         start_hold(self, self.hold_subjects(), self._reload_holds)
@@ -488,15 +433,14 @@ class AnswerScreen(TracerScreen):
     @work(thread=True, exclusive=True, group="holds-reload")
     def _reload_holds(self) -> None:
         try:
-            with self.engine.use() as s:
-                holds = CaseDesk(s).holds_on_answer(self.answer_id)
+            holds = self.data.read_holds(self.engine)
         except Exception as exc:
             self.post_message(Failed("holds", str(exc)))
             return
         self.post_message(self.HoldsChanged(holds))
 
     async def on_answer_screen_holds_changed(self, message: HoldsChanged) -> None:
-        self.holds = message.holds
+        self.data.took_holds(message.holds)
         body = self.query_one("#answer-body", VerticalScroll)
         for old in body.query("#answer-holds"):
             await old.remove()

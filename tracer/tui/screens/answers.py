@@ -31,6 +31,7 @@ from textual.worker import Worker, get_current_worker
 from tracer.engine.times import utc
 from tracer.engine.vocabulary import Integrity
 from tracer.tui import export
+from tracer.tui.answercounts import AnswerCounts, Tally
 from tracer.tui.answerstates import FILL_STEP, AnswerStates, Counting, Looked
 
 if TYPE_CHECKING:
@@ -134,11 +135,7 @@ class AnswersScreen(TracerScreen):
 
     @dataclass
     class Counts(Message):
-        generation: int
-        total: int
-        done: int
-        integrity: Counter[str]
-        currency: Counter[str]
+        tally: Tally
 
     def __init__(self) -> None:
         super().__init__()
@@ -148,15 +145,23 @@ class AnswersScreen(TracerScreen):
         self.cursor = -1
         self.exhausted = False
         self.loading = False
-        self._counting = False
         #: states arrived but not drawn yet, and whether a redraw is scheduled
         self._arrived: dict[str, Looked] = {}
         self._redraw_due = False
         #: where the fill and the counts stopped when another screen came on top
         self._unfilled: list[AnswerRow] = []
-        self._counts_paused: Counting | None = None
         #: the engine side: rows, states and counts, and how many page fills run
         self.loader = AnswerStates(lambda: self.engine, lambda: self.generation)
+        #: the per-state counts' worker, where it paused, and whether it started
+        self.counts = AnswerCounts(
+            self,
+            self.loader,
+            lambda: self.engine,
+            lambda: self.generation,
+            self._turn,
+            lambda tally: self.post_message(self.Counts(tally)),
+            lambda error: self.post_message(Failed("counts", error)),
+        )
 
     def compose(self) -> ComposeResult:
         yield from self.frame_top()
@@ -189,7 +194,7 @@ class AnswersScreen(TracerScreen):
 
     def reload(self) -> None:
         self.generation += 1
-        self._arrived, self._unfilled, self._counts_paused = {}, [], None
+        self._arrived, self._unfilled = {}, []
         self.cursor, self.exhausted, self.loading = -1, False, True
         self.table.clear()
         order = "newest first" if self.descending else "oldest first"
@@ -197,7 +202,7 @@ class AnswersScreen(TracerScreen):
         line.append_text(safe_line(self.list_filter.source or "(none)  press / to filter"))
         self.query_one("#filter-line", Static).update(line)
         self.query_one("#summary", Static).update(plain("counting…"))
-        self._counting = False  # started with the first page, so it never delays it
+        self.counts.reset()  # started with the first page, so it never delays it
         self._load_page(self.generation, self.list_filter, -1, self.descending)
 
     # -- engine side (worker threads) ---------------------------------------------------
@@ -249,39 +254,6 @@ class AnswersScreen(TracerScreen):
         finally:
             self.loader.end_fill()
 
-    @work(thread=True, exclusive=True, group="answers-counts")
-    def _count(self, p: Counting, f: ListFilter) -> None:
-        """Count every answer's states in small steps; stopped while another screen is on
-        top, with where it was kept in `p` for `on_screen_resume`."""
-        from store import queries
-
-        generation = p.generation
-        worker = get_current_worker()
-        try:
-            if p.total is None:
-                with self.engine.use() as s:
-                    p.total = queries.answer_count(s.vault, f.where)
-            finished = self._count_pages(p, f, worker)
-        except Exception as exc:  # shown to the investigator instead of crashing the app
-            self.post_message(Failed("counts", str(exc)))
-            return
-        if finished and generation == self.generation and not worker.is_cancelled:
-            self.post_message(self.Counts(generation, p.total, p.total, p.integrity, p.currency))
-
-    def _count_pages(self, p: Counting, f: ListFilter, worker: Worker[None]) -> bool:
-        """The counts' pages of rows, each in steps; False when it stopped on the way
-        (another screen on top: where it was is kept for `on_screen_resume`)."""
-        generation = p.generation
-
-        def progress(c: Counting) -> None:
-            total = c.total or 0
-            self.post_message(self.Counts(generation, total, c.done, c.integrity.copy(), c.currency.copy()))
-
-        finished = self.loader.count_pages(p, f, worker, lambda: self._turn(generation, worker), progress)
-        if not finished and generation == self.generation and not worker.is_cancelled:
-            self._counts_paused = p
-        return finished
-
     def on_screen_resume(self) -> None:
         """Back on top: the fill and the counts go on from where they stopped."""
         super().on_screen_resume()
@@ -289,9 +261,7 @@ class AnswersScreen(TracerScreen):
         if rows:
             self.loader.begin_fill()
             self._fill(self.generation, rows)
-        p, self._counts_paused = self._counts_paused, None
-        if p is not None and p.generation == self.generation:
-            self._count(p, self.list_filter)
+        self.counts.resume(self.list_filter)
 
     # -- UI side ------------------------------------------------------------------------
 
@@ -324,9 +294,8 @@ class AnswersScreen(TracerScreen):
             self.loader.begin_fill()  # here, not in the worker: the counts must see it at once
             # after the rows are painted: the workers compete with the first frame for the GIL
             self.call_after_refresh(self._fill, message.generation, pending)
-        if not self._counting:
-            self._counting = True
-            self.call_after_refresh(self._count, Counting(self.generation), self.list_filter)
+        if self.counts.begin():
+            self.call_after_refresh(self.counts.start, Counting(self.generation), self.list_filter)
 
     def on_answers_screen_states(self, message: States) -> None:
         if message.generation != self.generation:
@@ -356,9 +325,9 @@ class AnswersScreen(TracerScreen):
                     table.update_cell(answer_id, col, plain("—"))
 
     def on_answers_screen_counts(self, message: Counts) -> None:
-        if message.generation == self.generation:
-            text = _counts_text(message.total, message.done, message.integrity, message.currency)
-            self.query_one("#summary", Static).update(text)
+        t = message.tally
+        if t.generation == self.generation:
+            self.query_one("#summary", Static).update(_counts_text(t.total, t.done, t.integrity, t.currency))
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         near_end = event.cursor_row >= self.table.row_count - 10

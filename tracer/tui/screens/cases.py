@@ -11,7 +11,6 @@ conclusion, every string drawn inert.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
@@ -24,7 +23,7 @@ from textual.widgets import DataTable, Static
 
 from store.casefile import CaseRecord, case_id_problem
 from tracer.engine.case import CaseDesk, CaseView
-from tracer.tui.export import in_tui_words, pack_check
+from tracer.tui.case_export import start_case_export
 from tracer.tui.hold_actions import HoldSubject, start_hold, start_release
 from tracer.tui.messages import Failed, Recorded
 from tracer.tui.screens.base import BACK, HOLD, RELEASE, TracerScreen
@@ -323,92 +322,7 @@ class CasesScreen(TracerScreen):
         if case_id is None:
             self.notify("no case to export", markup=False)
             return
-        self._tags_for_export(case_id)
-
-    @work(thread=True, exclusive=True, group="case-export")
-    def _tags_for_export(self, case_id: str) -> None:
-        try:
-            with self.engine.use() as s:
-                tags = [t.tag for t in CaseDesk(s).view(case_id).tags]
-        except Exception as exc:  # shown, never a crash
-            self.post_message(Failed("case export", in_tui_words(str(exc))))
-            return
-        self.app.call_from_thread(self._ask_tag, case_id, list(dict.fromkeys(tags)))
-
-    def _ask_tag(self, case_id: str, known: list[str]) -> None:
-        title = Text.assemble(
-            plain("Case pack of "),
-            safe_line(case_id),
-            plain(
-                ": only the answers carrying this tag (empty: every answer the case tagged, "
-                "annotated, found or held)"
-            ),
-        )
-        if known:
-            title.append_text(
-                Text.assemble(plain("\ntags in this case: ", "dim"), safe_line(", ".join(known), "dim"))
-            )
-
-        def tagged(tag: str | None) -> None:
-            if tag is not None:
-                self._ask_why(case_id, tag.strip() or None)
-
-        self.app.push_screen(PromptScreen(title, placeholder="(empty: every answer of the case)"), tagged)
-
-    def _ask_why(self, case_id: str, tag: str | None) -> None:
-        title = Text.assemble(
-            plain("Why this selection? (optional; the cover page says it, or 'not stated')")
-        )
-
-        def why(reason: str | None) -> None:
-            if reason is not None:
-                self._ask_where(case_id, tag, reason.strip())
-
-        self.app.push_screen(PromptScreen(title, placeholder="(optional)"), why)
-
-    def _ask_where(self, case_id: str, tag: str | None, why: str) -> None:
-        title = Text.assemble(plain("Write the case pack of "), safe_line(case_id), plain(" into directory:"))
-        safe = "".join(c if c.isalnum() or c in "-._" else "_" for c in case_id)
-
-        def chosen(out: str | None) -> None:
-            if out:
-                self._export_case(case_id, Path(out), tag, why)
-
-        self.app.push_screen(PromptScreen(title, f"tracer-case-{safe}"), chosen)
-
-    @work(thread=True, exclusive=True, group="case-export")
-    def _export_case(self, case_id: str, out: Path, tag: str | None = None, why: str = "") -> None:
-        from tracer.report import FORMATS, export_pack
-        from tracer.report.casepack import CaseSelection
-
-        try:
-            with self.engine.use() as s:
-                ids, what = CaseDesk(s).pack_answers(case_id, tag)
-                if tag is not None and not ids:
-                    raise ValueError(
-                        f"no answer of case {case_id} you may read carries tag {tag!r}; nothing exported"
-                    )
-                pack = export_pack(
-                    s,
-                    ids,
-                    out,
-                    set(FORMATS),
-                    selection=what,
-                    case=CaseSelection(case_id, what, why),
-                    normalizer=self.engine.normalizer,
-                )
-        except Exception as exc:  # shown to the investigator instead of crashing the app
-            self.post_message(Failed("case export", in_tui_words(str(exc))))
-            return
-        self.app.post_message(Recorded())
-        ok, checked = pack_check(Path(pack))
-        self.notify(
-            f"case pack of {len(ids)} answer(s) written to {pack} "
-            f"(signed; export recorded in the access log); {checked}",
-            severity="information" if ok else "error",
-            markup=False,
-            timeout=12,
-        )
+        start_case_export(self, case_id)
 
     def action_note(self) -> None:
         case_id = self.current

@@ -250,7 +250,7 @@ class PassageView(Vertical):
     @staticmethod
     def _model_input(p: PassageTrace) -> Widget:
         """The model input: not sent, the same text as retrieved, or its own recorded text."""
-        if p.model_input_state == "not_sent":
+        if p.model_input_state == ModelInput.NOT_SENT:
             return Static(model_input_line(p), classes="model-input-state")
         if p.model_input.digest == p.retrieved.digest:
             return Static(
@@ -261,7 +261,7 @@ class PassageView(Vertical):
                 classes="digests",
             )
         title = "Model input as recorded" + (
-            ", rewritten by the pipeline" if p.model_input_state == "rewritten" else ""
+            ", rewritten by the pipeline" if p.model_input_state == ModelInput.REWRITTEN else ""
         )
         return HistoricalText(plain(title), p.model_input, classes="historical")
 
