@@ -20,8 +20,10 @@ from typing import TypeVar
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual.render import measure
 from textual.strip import Strip
 from textual.widgets import DataTable, Tree
+from textual.widgets.data_table import RowKey
 
 __all__ = ["ELLIPSIS", "MarkedTable", "MarkedTree", "mark_edges"]
 
@@ -66,7 +68,27 @@ class MarkedTable(DataTable[Text]):
     """A `DataTable` whose lines mark a word cut by the visible edge.
 
     On a row table `Home` and `End` go to the first and last row (Textual's scroll
-    sideways there, which read as a key doing nothing)."""
+    sideways there, which read as a key doing nothing).
+
+    A column fits its cells as soon as a row is added.  Textual widens auto-width
+    columns later, in the table's idle step; on a loaded machine a screen was drawn,
+    and stayed drawn, with the notes table's columns at their labels' widths (`ans-r…`,
+    `pro…`), every value cut.  The idle step still runs and finds nothing left to widen.
+    """
+
+    def add_row(
+        self,
+        *cells: Text,
+        height: int | None = 1,
+        key: str | None = None,
+        label: str | Text | None = None,
+    ) -> RowKey:
+        row_key = super().add_row(*cells, height=height, key=key, label=label)
+        console = self.app.console
+        for column, cell in zip(self.ordered_columns, cells, strict=False):
+            if column.auto_width:
+                column.content_width = max(column.content_width, measure(console, cell, 1))
+        return row_key
 
     def action_scroll_home(self) -> None:
         if self.cursor_type == "row" and self.row_count:
