@@ -91,17 +91,19 @@ async def _all(vault: Path) -> dict[str, str]:
     return {f: await _shoot(vault, title, steps) for f, (title, steps) in SHOTS.items()}
 
 
-def render() -> dict[str, str]:
-    """Build the sample vault in a scratch directory and take every screenshot."""
+def render(vault: Path | None = None) -> dict[str, str]:
+    """Build the sample vault in a scratch directory (or take `vault`, a fresh build nothing
+    has opened yet, e.g. a copy of one) and take every screenshot."""
     saved = {k: os.environ.get(k) for k in ("TRACER_HOME", "TRACER_CLOCK")}
     with tempfile.TemporaryDirectory(prefix="tracer-shots-") as tmp:
         os.environ["TRACER_HOME"] = str(Path(tmp) / "home")
         os.environ["TRACER_CLOCK"] = CLOCK
         try:
-            from sample_vault.build import build
+            if vault is None:
+                from sample_vault.build import build
 
-            info = build(Path(tmp) / "vault")
-            return asyncio.run(_all(info.vault_dir))
+                vault = build(Path(tmp) / "vault").vault_dir
+            return asyncio.run(_all(vault))
         finally:
             for k, v in saved.items():
                 if v is None:
@@ -114,12 +116,12 @@ def _committed(path: Path) -> str | None:
     return path.read_text(encoding="utf-8") if path.is_file() else None
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, vault: Path | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare with docs/images; write nothing")
     parser.add_argument("--out", type=Path, default=OUT, help="where the SVGs go (default docs/images)")
     args = parser.parse_args(argv)
-    shots = render()
+    shots = render(vault)
     if args.check:
         stale = [
             f

@@ -26,8 +26,11 @@ OPS = "northstar-ops-copilot"
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> BuildInfo:
-    return build(tmp_path_factory.mktemp("northstar-a"))
+def built(sample_build: BuildInfo) -> BuildInfo:
+    """The session's sample build (tests/conftest.py), built by the same `build` as here:
+    this module only reads it (read-only, never copied into), and builds again itself
+    where a second build is the point."""
+    return sample_build
 
 
 @pytest.fixture(scope="module")

@@ -7,13 +7,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from textual.app import App
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
 from store.crypto import load_identity
 from tests.case.world import World, build_world
 from tests.helpers import PASSPHRASE
-from tests.tui.conftest import SIZE, Built, screen_text, settle
+from tests.tui.conftest import SIZE, Built, screen_text, settle, until
 from tests.tui.fixture_vault import make_vault
 from tracer.engine.case import CaseDesk, CaseView, HoldView
 from tracer.engine.session import unlock
@@ -286,14 +287,25 @@ def _palette_titles(app: TracerApp) -> list[str]:
     return [str(options.get_option_at_index(i).prompt).split("\n")[0] for i in range(options.option_count)]
 
 
+def _searched(app: App[None], query: str) -> bool:
+    """The palette shows what it found for `query`: typed, no search still gathering,
+    and the last one's results dropped into the list."""
+    from textual.command import CommandInput, CommandPalette
+
+    palette = app.screen
+    if not isinstance(palette, CommandPalette) or palette.query_one(CommandInput).value.strip() != query:
+        return False
+    group = CommandPalette._GATHER_COMMANDS_GROUP
+    return palette.has_class("-ready") and not any(w.group == group for w in app.workers)
+
+
 async def _palette(pilot: Pilot[None], query: str) -> None:
     await pilot.press("ctrl+p")
     await settle(pilot)
     for ch in query:
         await pilot.press(ch)
-    for _ in range(20):  # the palette searches in its own workers, after a short delay
-        await pilot.pause(0.05)
-        await settle(pilot)
+    # the palette searches in its own worker, one per keystroke (a newer one cancels the older)
+    await until(pilot, lambda: _searched(pilot.app, query))
 
 
 async def test_the_palette_opened_on_an_answer_offers_tag(built: Built) -> None:

@@ -86,7 +86,15 @@ async def until(pilot: Pilot[None], condition: Callable[[], bool], rounds: int =
         if condition():
             return
         await settle(pilot, rounds=1)
-    assert condition(), f"state not reached after {rounds} rounds"
+    assert condition(), f"state not reached after {rounds} rounds; {_where(pilot)}"
+
+
+def _where(pilot: Pilot[None]) -> str:
+    """What a failed wait saw: the screen, its workers and what it showed (a flake under
+    load is diagnosed from this line, not rerun)."""
+    app = pilot.app
+    workers = [f"{w.name}:{w.state.name}" for w in app.workers]
+    return f"screen {app.screen!r}, workers {workers}, showing:\n{screen_text(pilot)}"
 
 
 def screen_text(pilot: Pilot[None]) -> str:

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import json
 import shutil
+import time
 from pathlib import Path
 
+import pytest
+import textual.notifications
 from textual.widgets import DataTable, Input, Static
 
 from store import admin, queries
@@ -313,7 +316,9 @@ async def test_the_unlock_card_says_origin_changed_not_first_use(tmp_path: Path)
         assert "tracer.test/vault" in card  # the vault this machine opened here before
 
 
-async def test_after_unlock_the_origin_change_stays_in_view(tmp_path: Path) -> None:
+async def test_after_unlock_the_origin_change_stays_in_view(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     vault, key = _two_vaults_at_one_path(tmp_path)
     app = TracerApp(LaunchOptions(vault, key, PASSPHRASE))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -323,7 +328,13 @@ async def test_after_unlock_the_origin_change_stays_in_view(tmp_path: Path) -> N
         loud = [n for n in app._notifications if "ORIGIN CHANGED" in n.message or "ORIGIN" in n.title]
         assert loud and max(n.timeout for n in loud) >= 30
         assert all(n.title != "first use" for n in app._notifications)
-        await pilot.pause(6)  # past the default toast timeout: the warning is still up
+        # past the default toast timeout, the warning is still up: the clock the notifications
+        # expire by is moved on and the toasts drawn again from what is left (no sleep)
+        later = time.time() + app.NOTIFICATION_TIMEOUT + 1
+        monkeypatch.setattr(textual.notifications, "time", lambda: later)
+        app._refresh_notifications()
+        await settle(pilot)
+        assert not any(n.timeout <= app.NOTIFICATION_TIMEOUT for n in app._notifications)  # those went
         assert any("ORIGIN CHANGED at" in n.message for n in app._notifications)
         assert "ORIGIN CHANGED" in screen_text(pilot)  # and the status bar says it
 

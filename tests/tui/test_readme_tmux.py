@@ -21,6 +21,9 @@ import pytest
 
 from tests.tui.test_tmux import Tmux, open_command
 
+#: the real `tracer open` in a real terminal (tmux), like test_tmux: `-m 'not slow'` skips it
+pytestmark = pytest.mark.slow
+
 BUDGET = 150.0
 ROOT = Path(__file__).resolve().parents[2]
 
