@@ -271,15 +271,15 @@ class DatasetReader:
         """Every text row of the listed text files, in file order."""
         parts = [self.table(n, "digest, collection, dk_id, state, text") for n in names]
         if not parts:
-            return pa.table(
-                {
-                    "digest": pa.array([], pa.string()),
-                    "collection": pa.array([], pa.string()),
-                    "dk_id": pa.array([], pa.string()),
-                    "state": pa.array([], pa.string()),
-                    "text": pa.array([], pa.binary()),
-                }
-            )
+            return pa.schema(
+                [
+                    ("digest", pa.string()),
+                    ("collection", pa.string()),
+                    ("dk_id", pa.string()),
+                    ("state", pa.string()),
+                    ("text", pa.binary()),
+                ]
+            ).empty_table()
         return pa.concat_tables(parts)
 
     def log_table(self) -> pa.Table:

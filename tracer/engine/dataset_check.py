@@ -25,7 +25,7 @@ from store import dataset as ds
 from store.gcpause import no_cycle_collection
 from store.merkle import leaf_hash, node_hash
 from store.roster import Roster
-from store.rowtables import RowsTable, rows_table
+from store.rowtables import RowsTable, exact_array, rows_table
 from store.schema import VIEW_COLUMNS
 from tracer.engine.logcheck import Finding, LogRow, RunInput, Task, check_run, finding
 from tracer.engine.vocabulary import FindingKind
@@ -183,8 +183,19 @@ def fact_tables(rows: dict[str, list[tuple[Any, ...]]]) -> dict[str, RowsTable]:
             continue
         names = [name for name, _type in VIEW_COLUMNS[table]]
         picked = {c: names.index(c) for c in columns}
-        out[table] = RowsTable(pa.table({c: [row[i] for row in items] for c, i in picked.items()}), False)
+        types = dict(VIEW_COLUMNS[table])
+        out[table] = RowsTable(
+            pa.table({c: _inferred([row[i] for row in items], types[c]) for c, i in picked.items()}), False
+        )
     return out
+
+
+def _inferred(values: list[Any], sql_type: str) -> pa.Array:
+    """The array `pa.array(values)` infers, built from buffers when the values allow
+    (`exact_array`: no pandas import in the worker); cast to `sql_type` on insert."""
+    want = {"VARCHAR": pa.string(), "BIGINT": pa.int64()}.get(sql_type)
+    exact = exact_array(values, want) if want is not None else None
+    return exact if exact is not None else pa.array(values)
 
 
 def check_rows(

@@ -80,11 +80,12 @@ def _context() -> BaseContext:
     connection open (the server imports DuckDB, never connects)."""
     if "forkserver" in get_all_start_methods():
         context = get_context("forkserver")
-        # pandas too: pyarrow imports it (when installed) on a process's first `pa.array`
-        # of a list, to ask whether the list is a pandas object; imported in the server,
-        # a worker finds it there.  The server is started once per process, at the first
-        # pool: one already running keeps what it imported
-        context.set_forkserver_preload([__name__, "pandas"])
+        # not pandas: pyarrow imports it on a process's first `pa.array`, to ask whether
+        # the values are a pandas object, but a batch's columns are built from their
+        # buffers (`store.rowtables.exact_array`), so no worker asks.  The server is
+        # started once per process, at the first pool: one already running keeps what it
+        # imported
+        context.set_forkserver_preload([__name__])
         return context
     return get_context("spawn")
 
