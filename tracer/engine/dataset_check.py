@@ -17,11 +17,10 @@ import pickle
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from store import dataset as ds
 from store.gcpause import no_cycle_collection
 from store.merkle import leaf_hash, node_hash
 from store.roster import Roster
@@ -29,6 +28,11 @@ from store.rowtables import RowsTable, exact_array, rows_table
 from store.schema import VIEW_COLUMNS
 from tracer.engine.logcheck import Finding, LogRow, RunInput, Task, check_run, finding
 from tracer.engine.vocabulary import FindingKind
+
+if TYPE_CHECKING:
+    # the workers check rows, they never read an export: not imported there (DuckDB,
+    # Parquet and the vault's modules would cost the fork server their import)
+    from store import dataset as ds
 
 __all__ = [
     "FACT_COLUMNS",
@@ -142,7 +146,7 @@ def _batch_result(
 #: how an engine checks the manifest rows: (reader, context, their file positions) to a
 #: function that gives the batches' results (in any order) as they come, so the
 #: verifying process can do other work while the engine checks
-ManifestRows = Callable[[ds.DatasetReader, CheckContext, list[int]], Callable[[], Iterable[BatchResult]]]
+ManifestRows = Callable[["ds.DatasetReader", CheckContext, list[int]], Callable[[], Iterable[BatchResult]]]
 
 
 def _runs(positions: list[int], ctx: CheckContext) -> Iterator[tuple[Roster, list[int]]]:

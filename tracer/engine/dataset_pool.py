@@ -29,12 +29,17 @@ from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_all_start_methods, get_context
 from multiprocessing.context import BaseContext
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from store import dataset as ds
 from tracer.engine import runqueue
 from tracer.engine.dataset_check import BatchResult, CheckContext, check_batch
+
+if TYPE_CHECKING:
+    # the workers check rows, they never read an export: not imported there (DuckDB,
+    # Parquet and the vault's modules would cost the fork server their import)
+    from store import dataset as ds
 
 __all__ = ["BATCH_ROWS", "POOL_MIN_ENTRIES", "PoolChecks", "worker_count"]
 
