@@ -45,6 +45,7 @@ from store.roster import Roster
 from store.rows import EntryRow
 from store.words import TextVerdict
 from tracer.engine.dataset_check import (
+    FACT_COLUMNS,
     BatchResult,
     CheckContext,
     ManifestRows,
@@ -222,7 +223,7 @@ class _Verifier:
         self._other_statements(stmts, plan)
         texts, text_cols, bad = self._meanwhile(manifest, env, plan, log, roots, stmts)
         facts = _statement_rows(stmts)
-        self.reader.begin_facts({t: facts.get(t, []) for t in _tables()})
+        self.reader.begin_facts({t: facts.get(t, []) for t in _tables()}, FACT_COLUMNS)
         transforms = self._transform_pass(plan, text_cols, stmts, facts)
         derived = self._collect(log.rows, stmts, self._batches(waiting(), transforms), plan)
         findings = derived.findings
