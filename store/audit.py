@@ -15,7 +15,7 @@ from typing import Any, TypedDict
 
 import duckdb
 
-from store.rowtables import RowsTable, insert_rows, insert_table
+from store.rowtables import RowsTable, insert_rows, insert_table, string_array
 from store.schema import VIEW_COLUMNS, view_ddl
 from store.vault import Vault
 from store.vaultfile import join_wanted
@@ -485,14 +485,14 @@ def digest_verdicts_on(
         "_v_bad",
         pa.table(
             {
-                "digest": pa.array(digests, pa.string()),
-                "state": pa.array([bad[d][0] for d in digests], pa.string()),
-                "detail": pa.array([bad[d][1] for d in digests], pa.string()),
+                "digest": string_array(digests),
+                "state": string_array([bad[d][0] for d in digests]),
+                "detail": string_array([bad[d][1] for d in digests]),
             }
         ),
     )
-    con.register("_v_keys", pa.table({"dk_id": pa.array(sorted(dk_ids), pa.string())}))
-    con.register("_v_scopes", pa.table({"c": pa.array(sorted(scopes or []), pa.string())}))
+    con.register("_v_keys", pa.table({"dk_id": string_array(sorted(dk_ids))}))
+    con.register("_v_scopes", pa.table({"c": string_array(sorted(scopes or []))}))
     try:
         cte = "WITH " + _FACTS_CTE.format(readable=readable)
         counts = {

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
-from store.batch import Batch
 from store.crypto import (
     Identity,
     aead_decrypt,
@@ -27,7 +27,11 @@ from store.crypto import (
 )
 from store.errors import UnwrapError
 from store.rows import BlobRow
-from store.vault import Vault
+
+if TYPE_CHECKING:
+    # types only: a worker that checks log rows imports this module, never a vault
+    from store.batch import Batch
+    from store.vault import Vault
 
 __all__ = ["ALL_SCOPES", "DataKeys", "in_scope"]
 

@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from store.entries import EntryKind, LogEntry
 from store.errors import VaultDamagedError
 from store.filters import AnswerFilter
 from store.records import MalformedRecordError, Revision
 from store.rows import TombstoneRow
-from store.vault import Vault
+
+if TYPE_CHECKING:
+    # types only: a worker that checks log rows imports this module, never a vault
+    from store.vault import Vault
 
 __all__ = [
     "AccessRow",

@@ -9,9 +9,11 @@ one is a bulk Arrow insert, because per-row INSERTs are far too slow on a large 
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
 from store.schema import VIEW_COLUMNS
@@ -20,7 +22,7 @@ if TYPE_CHECKING:
     import duckdb
     import pyarrow as pa
 
-__all__ = ["RowsTable", "insert_rows", "insert_table", "rows_table"]
+__all__ = ["RowsTable", "exact_array", "insert_rows", "insert_table", "rows_table", "string_array"]
 
 
 @cache
@@ -59,6 +61,9 @@ def _typed_column(values: Sequence[Any], sql_type: str) -> pa.Array | None:
     want = _arrow_types().get(sql_type)
     if want is None:
         return None
+    exact = exact_array(values, want)
+    if exact is not None:
+        return exact
     try:
         # inferred, not forced: a forced string type would also take bytes, which
         # DuckDB's CAST of a BLOB renders differently
@@ -71,6 +76,83 @@ def _typed_column(values: Sequence[Any], sql_type: str) -> pa.Array | None:
     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError):
         return None
     return None
+
+
+#: the Python type each Arrow type is built from by `exact_array`, and the `array`
+#: typecode of its values buffer (strings are offsets and bytes, booleans bits)
+_EXACT: dict[str, tuple[type, str]] = {
+    "string": (str, ""),
+    "int64": (int, "q"),
+    "int32": (int, "i"),
+    "double": (float, "d"),
+    "bool": (bool, ""),
+}
+
+
+def exact_array(values: Sequence[Any], want: pa.DataType) -> pa.Array | None:
+    """`values` as an Arrow array of `want` built from its buffers, when every value is
+    None or exactly the Python type `want` is made from (str or a subclass, int in range,
+    float, bool):
+    the array `pa.array` would give for them, without `pa.array`'s question whether
+    `values` is a pandas object, which imports pandas (about 0.2 CPU-s a process).  None
+    when a value is of another type, out of range or not encodable: the caller's
+    `pa.array` then decides, as before."""
+    import pyarrow as pa
+
+    kind = _EXACT.get(str(want))
+    if kind is None:
+        return None
+    py, code = kind
+    present = [v for v in values if v is not None]
+    if not _all_of(present, py):
+        return None
+    nulls = len(values) - len(present)
+    valid = _bits([v is not None for v in values]) if nulls else None
+    try:
+        buffers = _values_buffers(values, py, code)
+    except (UnicodeEncodeError, OverflowError):
+        return None
+    return pa.Array.from_buffers(want, len(values), [valid, *buffers], null_count=nulls)
+
+
+def _all_of(present: list[Any], py: type) -> bool:
+    """Every value exactly of `py` (a str subclass, an enum of words, is its characters,
+    as `pa.array` reads it)."""
+    if py is str:
+        return all(isinstance(v, str) for v in present)
+    return all(type(v) is py for v in present)
+
+
+def _values_buffers(values: Sequence[Any], py: type, code: str) -> list[pa.Buffer]:
+    """The buffers after the validity bitmap: offsets and bytes of strings, bits of
+    booleans, else the values (a null's slot holds zero)."""
+    import pyarrow as pa
+
+    if py is str:
+        data = [v.encode("utf-8") if v is not None else b"" for v in values]
+        offsets = array("i", [0, *accumulate(len(d) for d in data)])
+        return [pa.py_buffer(offsets), pa.py_buffer(b"".join(data))]
+    if py is bool:
+        return [_bits([bool(v) for v in values])]
+    zero = 0.0 if py is float else 0
+    return [pa.py_buffer(array(code, [zero if v is None else v for v in values]))]
+
+
+def string_array(values: Sequence[Any]) -> pa.Array:
+    """`pa.array(values, pa.string())`, built from buffers when the values are all str
+    or None (`exact_array`)."""
+    import pyarrow as pa
+
+    exact = exact_array(values, pa.string())
+    return exact if exact is not None else pa.array(values, pa.string())
+
+
+def _bits(flags: list[bool]) -> pa.Buffer:
+    """Arrow's bit-packed layout (least significant bit first) of `flags`."""
+    import pyarrow as pa
+
+    packed = bytes(sum(1 << j for j, f in enumerate(flags[i : i + 8]) if f) for i in range(0, len(flags), 8))
+    return pa.py_buffer(packed)
 
 
 def rows_table(table: str, rows: list[tuple[Any, ...]]) -> RowsTable:

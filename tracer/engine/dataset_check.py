@@ -17,18 +17,22 @@ import pickle
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
-from store import dataset as ds
 from store.gcpause import no_cycle_collection
 from store.merkle import leaf_hash, node_hash
 from store.roster import Roster
-from store.rowtables import RowsTable, rows_table
+from store.rowtables import RowsTable, exact_array, rows_table
 from store.schema import VIEW_COLUMNS
 from tracer.engine.logcheck import Finding, LogRow, RunInput, Task, check_run, finding
 from tracer.engine.vocabulary import FindingKind
+
+if TYPE_CHECKING:
+    # the workers check rows, they never read an export: not imported there (DuckDB,
+    # Parquet and the vault's modules would cost the fork server their import)
+    from store import dataset as ds
 
 __all__ = [
     "FACT_COLUMNS",
@@ -142,7 +146,7 @@ def _batch_result(
 #: how an engine checks the manifest rows: (reader, context, their file positions) to a
 #: function that gives the batches' results (in any order) as they come, so the
 #: verifying process can do other work while the engine checks
-ManifestRows = Callable[[ds.DatasetReader, CheckContext, list[int]], Callable[[], Iterable[BatchResult]]]
+ManifestRows = Callable[["ds.DatasetReader", CheckContext, list[int]], Callable[[], Iterable[BatchResult]]]
 
 
 def _runs(positions: list[int], ctx: CheckContext) -> Iterator[tuple[Roster, list[int]]]:
@@ -183,8 +187,19 @@ def fact_tables(rows: dict[str, list[tuple[Any, ...]]]) -> dict[str, RowsTable]:
             continue
         names = [name for name, _type in VIEW_COLUMNS[table]]
         picked = {c: names.index(c) for c in columns}
-        out[table] = RowsTable(pa.table({c: [row[i] for row in items] for c, i in picked.items()}), False)
+        types = dict(VIEW_COLUMNS[table])
+        out[table] = RowsTable(
+            pa.table({c: _inferred([row[i] for row in items], types[c]) for c, i in picked.items()}), False
+        )
     return out
+
+
+def _inferred(values: list[Any], sql_type: str) -> pa.Array:
+    """The array `pa.array(values)` infers, built from buffers when the values allow
+    (`exact_array`: no pandas import in the worker); cast to `sql_type` on insert."""
+    want = {"VARCHAR": pa.string(), "BIGINT": pa.int64()}.get(sql_type)
+    exact = exact_array(values, want) if want is not None else None
+    return exact if exact is not None else pa.array(values)
 
 
 def check_rows(

@@ -29,12 +29,17 @@ from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_all_start_methods, get_context
 from multiprocessing.context import BaseContext
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from store import dataset as ds
 from tracer.engine import runqueue
 from tracer.engine.dataset_check import BatchResult, CheckContext, check_batch
+
+if TYPE_CHECKING:
+    # the workers check rows, they never read an export: not imported there (DuckDB,
+    # Parquet and the vault's modules would cost the fork server their import)
+    from store import dataset as ds
 
 __all__ = ["BATCH_ROWS", "POOL_MIN_ENTRIES", "PoolChecks", "worker_count"]
 
@@ -80,11 +85,12 @@ def _context() -> BaseContext:
     connection open (the server imports DuckDB, never connects)."""
     if "forkserver" in get_all_start_methods():
         context = get_context("forkserver")
-        # pandas too: pyarrow imports it (when installed) on a process's first `pa.array`
-        # of a list, to ask whether the list is a pandas object; imported in the server,
-        # a worker finds it there.  The server is started once per process, at the first
-        # pool: one already running keeps what it imported
-        context.set_forkserver_preload([__name__, "pandas"])
+        # not pandas: pyarrow imports it on a process's first `pa.array`, to ask whether
+        # the values are a pandas object, but a batch's columns are built from their
+        # buffers (`store.rowtables.exact_array`), so no worker asks.  The server is
+        # started once per process, at the first pool: one already running keeps what it
+        # imported
+        context.set_forkserver_preload([__name__])
         return context
     return get_context("spawn")
 

@@ -15,20 +15,20 @@ The passes follow `tracer verify` so the findings are its records in its order:
 5. with a plaintext export, `verify`'s transform pass over the export's texts
    (`tracer.engine.dataset_texts.DatasetSource`), as the exporter.
 
-Then what only a dataset has: the DSSE-signed manifest (by a key the log's roster
-names), each file's SHA-256, the row-group layout, the tiles against the recomputed
-leaves, the references file against the derived references, and each plaintext
+Then what only a dataset has (`tracer.engine.dataset_files.DatasetFiles`): the
+DSSE-signed manifest (by a key the log's roster names), each file's SHA-256, the
+row-group layout, the tiles against the recomputed leaves, the references and
+tombstones files against the derived rows, and the data keys; here, each plaintext
 against its digest.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Unpack
+from typing import Any
 
 import pyarrow as pa
 
@@ -36,37 +36,33 @@ from store import audit
 from store import dataset as ds
 from store.casefile import case_row, fold_casefile
 from store.crypto import b64d, key_id_of
-from store.dsse import Envelope, verify_envelope
+from store.dsse import Envelope
 from store.entries import ROSTER_KINDS, LogEntry
-from store.errors import InputError, SignatureError
 from store.gcpause import no_cycle_collection
 from store.guarded import guarded_kind
-from store.keyring import in_scope
 from store.merkle import RootAccumulator
 from store.roster import Roster
 from store.rows import EntryRow
-from store.tiles import TILE_WIDTH, TileError, bundle, entry_tile_path, hash_tiles
 from store.words import TextVerdict
 from tracer.engine.dataset_check import (
+    FACT_COLUMNS,
     BatchResult,
     CheckContext,
     ManifestRows,
     RowResult,
     is_statement,
-    perfect_root,
     signer_finding,
-    subtree_root,
 )
+from tracer.engine.dataset_files import DatasetFiles
 from tracer.engine.dataset_pool import PoolChecks
 from tracer.engine.dataset_texts import DatasetSource
-from tracer.engine.jsonshapes import DatasetCheckpointJSON, DatasetReportJSON, FindingRecord
+from tracer.engine.jsonshapes import DatasetCheckpointJSON, DatasetReportJSON
 from tracer.engine.logcheck import Finding, LogRow, RunInput, Task, check_run, finding
 from tracer.engine.transformpass import TransformPass
 from tracer.engine.verdicts import (
     CheckpointState,
     beyond_log_findings,
     checkpoint_findings,
-    data_key_findings,
     digest_findings,
     duplicate_findings,
     gap_findings,
@@ -212,28 +208,22 @@ class _Verifier:
         self.reader = reader
         self.engine = engine
         self.manifests = manifests
-        self.extra: list[Finding] = []
+        self.files = DatasetFiles(root, reader)
         self.counts: dict[str, int] = {}
 
-    def find(
-        self, kind: FindingKind, seq: int | None, detail: str, /, **record: Unpack[FindingRecord]
-    ) -> None:
-        self.extra.append(finding(kind, seq, detail, **record))
-
     def run(self) -> DatasetReport:
-        manifest, env = self._manifest()
-        files_at = len(self.extra)
+        manifest, env = self.files.manifest()
         plan = _Plan.of(manifest)
         log = self._read_log()
-        roots = self._layout(log.rows, plan.group)
+        roots = self.files.layout(log.rows, plan.group)
         stmts = self._statements(log, plan, self._checkpoints())
         waiting = self.manifests(
             self.reader, plan.context(stmts.keyrings), [r.pos for r in log.rows if not r.statement]
         )
         self._other_statements(stmts, plan)
-        texts, text_cols, bad = self._meanwhile(manifest, env, plan, log, roots, stmts, files_at)
+        texts, text_cols, bad = self._meanwhile(manifest, env, plan, log, roots, stmts)
         facts = _statement_rows(stmts)
-        self.reader.begin_facts({t: facts.get(t, []) for t in _tables()})
+        self.reader.begin_facts({t: facts.get(t, []) for t in _tables()}, FACT_COLUMNS)
         transforms = self._transform_pass(plan, text_cols, stmts, facts)
         derived = self._collect(log.rows, stmts, self._batches(waiting(), transforms), plan)
         findings = derived.findings
@@ -244,12 +234,12 @@ class _Verifier:
         self.reader.end_facts(texts.select(["digest", "collection", "dk_id"]))
         findings.extend(self._log_wide(log, stmts, plan))
         findings.extend(digest_findings(self._digest_verdicts(bad, plan)))
-        findings.extend(self._data_keys(texts, plan.texts, plan.exporter, plan.scopes))
+        findings.extend(self.files.data_keys(texts, plan.texts, plan.exporter, plan.scopes))
         findings.extend(unreferenced_findings(self.reader.unreferenced()))
         findings.extend(self._transform_findings(transforms, derived))
-        self._references()
-        self._tombstones()
-        findings.extend(self.extra)
+        self.files.references()
+        self.files.tombstones()
+        findings.extend(self.files.findings)
         return DatasetReport(
             engine=self.engine,
             checkpoint={"size": covered, "recomputed_root": stmts.root.hex(), "log_size": len(log.rows)},
@@ -257,89 +247,6 @@ class _Verifier:
             findings=findings,
             exporter={k: plan.exporter.get(k) for k in ("name", "key_id", "role", "scopes")},
         )
-
-    # -- the manifest ------------------------------------------------------------------
-
-    def _manifest(self) -> tuple[dict[str, Any], Envelope | None]:
-        try:
-            payload = (self.root / ds.MANIFEST_FILE).read_bytes()
-            manifest = json.loads(payload)
-            if not isinstance(manifest, dict) or manifest.get("format") != ds.FORMAT:
-                raise ValueError(f"not a {ds.FORMAT} manifest")
-        except (OSError, ValueError) as exc:
-            raise ds.DatasetError(f"{self.root / ds.MANIFEST_FILE}: unreadable ({exc})") from exc
-        env: Envelope | None = None
-        try:
-            raw = json.loads((self.root / ds.DSSE_FILE).read_bytes())
-            env = Envelope.from_json(raw, ds.DSSE_FILE)
-            if env.payload != payload or env.payload_type != ds.PAYLOAD_TYPE:
-                self.find(
-                    FindingKind.DATASET_MANIFEST_MISMATCH,
-                    None,
-                    f"{ds.DSSE_FILE} signs other bytes (or another type) than {ds.MANIFEST_FILE}: "
-                    "the manifest was edited after it was signed",
-                    file=ds.MANIFEST_FILE,
-                )
-        except (OSError, ValueError, InputError) as exc:
-            self.find(
-                FindingKind.DATASET_MANIFEST_UNSIGNED, None, f"{ds.DSSE_FILE}: {exc}", file=ds.DSSE_FILE
-            )
-        return manifest, env
-
-    def _files(self, manifest: dict[str, Any], read: dict[str, str]) -> None:
-        """Every file against the signed manifest's list and SHA-256 (`read`: those of
-        the files already read, by path)."""
-        listed: dict[str, str] = {}
-        for item in manifest.get("files", []):
-            if isinstance(item, dict):
-                listed[str(item.get("path"))] = str(item.get("sha256"))
-        skip = {ds.MANIFEST_FILE, ds.DSSE_FILE}
-        present = {p.relative_to(self.root).as_posix() for p in self.root.rglob("*") if p.is_file()} - skip
-        for path in sorted(set(listed) | present):
-            if path not in present:
-                self.find(FindingKind.DATASET_FILE_MISSING, None, f"{path} is listed but absent", file=path)
-            elif path not in listed:
-                self.find(
-                    FindingKind.DATASET_FILE_UNLISTED,
-                    None,
-                    f"{path} is not in the signed manifest",
-                    file=path,
-                )
-            elif (read.get(path) or ds.sha256_file(self.root / path)) != listed[path]:
-                self.find(
-                    FindingKind.DATASET_FILE_MISMATCH,
-                    None,
-                    f"{path}: SHA-256 differs from the signed manifest",
-                    file=path,
-                )
-
-    def _layout(self, rows: list[_Row], group: int) -> list[bytes]:
-        """Row group g holds entries g*G.. in order; the subtree root of each group."""
-        sizes = self.reader.row_group_sizes
-        roots = []
-        start = 0
-        for g, n in enumerate(sizes):
-            part = rows[start : start + n]
-            if n != group and g != len(sizes) - 1:
-                self.find(
-                    FindingKind.DATASET_ROW_GROUP_MISALIGNED,
-                    g * group,
-                    f"row group {g} holds {n} rows, not {group}: rows were dropped or added",
-                    row_group=g,
-                )
-            bad = [r for i, r in enumerate(part) if r.seq != g * group + i]
-            if bad:
-                first = bad[0]
-                self.find(
-                    FindingKind.DATASET_ROW_OUT_OF_PLACE,
-                    first.seq,
-                    f"row group {g} holds entry {first.seq} at position {first.pos - start} "
-                    f"({len(bad)} rows of the group out of place): dropped, duplicated or reordered",
-                    row_group=g,
-                )
-            roots.append(subtree_root([r.leaf for r in part]) if part else b"")
-            start += n
-        return roots
 
     # -- the steps, in order -----------------------------------------------------------
 
@@ -464,24 +371,17 @@ class _Verifier:
         log: _Log,
         roots: list[bytes],
         stmts: _Statements,
-        files_at: int,
     ) -> tuple[pa.Table, dict[str, list[Any]], dict[str, tuple[TextVerdict, str]]]:
         """While the engine checks the manifests: what needs none of their results, each
         finding put in its place in the report; the texts (as read, and as columns), and
         those not matching their digests."""
-        later, self.extra = self.extra, []
-        if log.rows and perfect_root([x for x in roots if x]) != stmts.root:
-            self.find(
-                FindingKind.DATASET_ROOT_FOLD_MISMATCH, None, "row-group roots do not fold into the tree root"
-            )
-        self._signature(env, stmts.keyring, plan.exporter)
+        if log.rows:
+            self.files.fold(roots, stmts.root)
+        self.files.signature(env, stmts.keyring, plan.exporter)
         # the tiles first: each tile file is read once, its SHA-256 taken from the bytes
         # compared (the files' findings still come first, where the manifest's are)
-        read = self._tiles(log)
-        tail, self.extra = self.extra, []
-        self._files(manifest, read)
-        later[files_at:files_at] = self.extra
-        self.extra = later + tail
+        read = self.files.tiles([r.leaf for r in log.rows], log.entries)
+        self.files.files(manifest, read)
         texts = self.reader.texts(plan.text_files)
         cols = texts.to_pydict()
         return texts, cols, _text_problems(cols, {str(k) for k in plan.exporter.get("data_keys", [])})
@@ -574,48 +474,6 @@ class _Verifier:
             self.counts[key] = self.counts.get(key, 0) + n
         return transforms.tally.findings
 
-    def _tombstones(self) -> None:
-        for seq, digest, side in self.reader.tombstone_diff():
-            self.find(
-                FindingKind.DATASET_TOMBSTONE_MISMATCH,
-                int(seq),
-                "tombstones.parquet names a tombstone the log does not hold"
-                if side == "file"
-                else "a tombstone the log holds is not in tombstones.parquet",
-                digest=digest,
-            )
-
-    def _data_keys(
-        self, texts: pa.Table, mode: str, exporter: dict[str, Any], scopes: list[str] | None
-    ) -> list[Finding]:
-        """`data_key_findings` for the exporter, from what the export holds: the data key of
-        every stored text, and which keys the exporter held (a plaintext export's signed
-        list; a ciphertext export's wrapped keys to the exporter, taken as unwrapping: a
-        wrapped key that would not unwrap cannot be told without the exporter's private
-        key).  A digests-only export says neither, so nothing is recomputed for it."""
-        if mode == "plaintext":
-            held = {str(k) for k in exporter.get("data_keys", [])}
-        elif mode == "ciphertext":
-            keys = self.reader.table(ds.DATA_KEYS_FILE, "dk_id, recipient")
-            me = str(exporter.get("key_id"))
-            held = {
-                str(d)
-                for d, r in zip(keys.column(0).to_pylist(), keys.column(1).to_pylist(), strict=True)
-                if r == me
-            }
-        else:
-            return []
-        stored: dict[tuple[str, str], int] = {}
-        cols = texts.select(["collection", "dk_id"]).to_pydict()
-        for c, k in zip(cols["collection"], cols["dk_id"], strict=True):
-            stored[(str(c), str(k))] = stored.get((str(c), str(k)), 0) + 1
-        return data_key_findings(
-            [(c, k, n) for (c, k), n in sorted(stored.items())],
-            lambda collection: scopes is not None and in_scope(scopes, collection),
-            held,
-            [],
-        )
-
     def _digest_verdicts(
         self, bad: dict[str, tuple[TextVerdict, str]], plan: _Plan
     ) -> list[audit.DigestVerdict]:
@@ -625,101 +483,6 @@ class _Verifier:
         for verdict, n in audit.ordered_counts(verdicts):
             self.counts[verdict] = n
         return found
-
-    def _signature(self, env: Envelope | None, keyring: Roster, exporter: dict[str, Any]) -> None:
-        if env is None:
-            return
-        keys: dict[str, bytes] = {}
-        if keyring.custodian is not None:
-            keys[keyring.custodian.key_id] = keyring.custodian.ed25519
-        for key_id, inv in keyring.investigators.items():
-            if not inv.revoked_at:
-                keys[key_id] = inv.ed25519
-        try:
-            signer = verify_envelope(env, keys)
-        except SignatureError as exc:
-            self.find(FindingKind.DATASET_SIGNATURE_INVALID, None, str(exc), file=ds.DSSE_FILE)
-            return
-        if signer != exporter.get("key_id"):
-            self.find(
-                FindingKind.DATASET_SIGNATURE_INVALID,
-                None,
-                f"signed by {signer[:16]}, the manifest names exporter {str(exporter.get('key_id'))[:16]}",
-                file=ds.DSSE_FILE,
-            )
-
-    def _tiles(self, log: _Log) -> dict[str, str]:
-        """Every tile against the tree's hashes and the entries; the SHA-256 of each tile
-        file read, by path."""
-        read: dict[str, str] = {}
-        try:
-            from store.note import Checkpoint
-
-            text = (self.root / "checkpoint").read_text(encoding="utf-8")
-            body = text.split("\n\n", 1)[0] + "\n"
-            size = Checkpoint.parse(body).size
-        except (OSError, ValueError, InputError) as exc:
-            self.find(
-                FindingKind.DATASET_TILE_MISMATCH, None, f"checkpoint: unreadable ({exc})", file="checkpoint"
-            )
-            return read
-        leaves = [r.leaf for r in log.rows[:size]]
-        for path, data in hash_tiles(leaves):
-            self._tile(path, data, _tile_span(path), read)
-        size = min(size, len(log.entries))
-        for n in range(0, size, TILE_WIDTH):
-            chunk = log.entries[n : min(n + TILE_WIDTH, size)]
-            path = entry_tile_path(n // TILE_WIDTH, len(chunk))
-            try:
-                data = bundle(chunk, n)
-            except TileError:
-                continue
-            self._tile(path, data, (n, n + len(chunk) - 1), read)
-        return read
-
-    def _tile(self, path: str, want: bytes, span: tuple[int, int], read: dict[str, str]) -> None:
-        file = self.root / path
-        have: bytes | None = None
-        try:
-            have = file.read_bytes()
-        except OSError:
-            pass
-        if have is not None:
-            read[path] = hashlib.sha256(have).hexdigest()
-        if have != want:
-            self.find(
-                FindingKind.DATASET_TILE_MISMATCH,
-                span[0],
-                f"{path} does not hold the tree's hashes for entries {span[0]}..{span[1]}"
-                if have is not None
-                else f"{path} is missing",
-                file=path,
-                first_seq=span[0],
-                last_seq=span[1],
-            )
-
-    def _references(self) -> None:
-        extra, lost = self.reader.reference_diff()
-        for problem, items in (
-            (FindingKind.DATASET_REFERENCE_ALTERED, extra),
-            (FindingKind.DATASET_REFERENCE_MISSING, lost),
-        ):
-            for r in items:
-                self.find(
-                    problem,
-                    None if r[0] is None else int(r[0]),
-                    f"{ds.REFERENCES_FILE} row {_REF_WORDS[problem]} the log",
-                    answer_id=r[1],
-                    passage_id=r[2],
-                    role=r[3],
-                    digest=r[4],
-                )
-
-
-_REF_WORDS = {
-    FindingKind.DATASET_REFERENCE_ALTERED: "not derivable from",
-    FindingKind.DATASET_REFERENCE_MISSING: "missing, derived from",
-}
 
 
 @dataclass(frozen=True)
@@ -790,20 +553,6 @@ def _entry_kind(data: bytes) -> str:
         return LogEntry.from_bytes(data).kind
     except ValueError:
         return ""
-
-
-def _tile_span(path: str) -> tuple[int, int]:
-    parts = path.split("/")
-    level = int(parts[1])
-    tail = "/".join(parts[2:])
-    width = TILE_WIDTH
-    if ".p/" in tail:
-        tail, w = tail.split(".p/")
-        width = int(w)
-    n = int("".join(p.lstrip("x") for p in tail.split("/")))
-    unit = TILE_WIDTH**level
-    first = n * TILE_WIDTH * unit
-    return first, first + width * unit - 1
 
 
 def _tables() -> list[str]:
