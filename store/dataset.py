@@ -210,6 +210,8 @@ class DatasetReader:
         #: once the facts are kept (`end_facts`)
         self._answer_refs: dict[str, tuple[str, str]] | None = None
         self._facts_kept = False
+        #: each batch's view rows as they came, inserted at `end_facts` (`add_facts`)
+        self._facts: dict[str, list[RowsTable]] = {}
         self.con = duckdb.connect(":memory:")
         self.con.execute("SET enable_progress_bar = false")
         if threads:
@@ -335,20 +337,36 @@ class DatasetReader:
 
     def add_facts(self, tables: Mapping[str, RowsTable]) -> None:
         """View rows built as Arrow tables where a batch was checked (some of a view's
-        columns, or all of them)."""
+        columns, or all of them), held until `end_facts`: nothing reads them before, and
+        one insert of a table's rows from every batch costs a third of one insert a
+        batch (each insert has a fixed cost of a few milliseconds)."""
         for table, part in sorted(tables.items()):
-            if not part.num_rows:
-                continue
-            if part.table.column_names == [c for c, _t in VIEW_COLUMNS[table]]:
-                insert_table(self.con, table, part, target=f"temp.r_{table}")
-            else:
-                self._insert_columns(table, part.table)
+            if part.num_rows:
+                self._facts.setdefault(table, []).append(part)
+
+    def _insert_facts(self) -> None:
+        """The rows `add_facts` held, one insert per run of batches with one schema
+        (Arrow may infer a column's type differently in two batches)."""
+        for table, parts in sorted(self._facts.items()):
+            start = 0
+            while start < len(parts):
+                end = start + 1
+                while end < len(parts) and _same_shape(parts[end], parts[start]):
+                    end += 1
+                part = RowsTable(pa.concat_tables([p.table for p in parts[start:end]]), parts[start].typed)
+                if part.table.column_names == [c for c, _t in VIEW_COLUMNS[table]]:
+                    insert_table(self.con, table, part, target=f"temp.r_{table}")
+                else:
+                    self._insert_columns(table, part.table)
+                start = end
+        self._facts = {}
 
     def end_facts(self, stored: pa.Table) -> None:
         """The compact facts kept as `store.audit` keeps them, and the stored blob rows
         as `blobs`: what the verdict queries read."""
         from store import audit
 
+        self._insert_facts()
         audit.keep_facts(self.con)
         self._facts_kept, self._answer_refs = True, None
         self.con.register("_stored_blobs", stored)
@@ -454,3 +472,8 @@ _REFERENCE_COLUMNS = "seq, answer_id, passage_id, role, digest, collection"
 #: the order the export writes references in ((seq, digest, role), unique there), then
 #: the other columns so that even a derived table with ties sorts one way only
 _REFERENCE_ORDER = "seq, digest, role, answer_id, passage_id, collection"
+
+
+def _same_shape(a: RowsTable, b: RowsTable) -> bool:
+    """Whether two batches' rows can be inserted as one table."""
+    return a.typed == b.typed and a.table.schema.equals(b.table.schema)

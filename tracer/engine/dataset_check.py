@@ -166,10 +166,11 @@ def _runs(positions: list[int], ctx: CheckContext) -> Iterator[tuple[Roster, lis
 
 
 #: the view tables the log-wide checks read (`store.audit.keep_facts`) that manifests
-#: derive: what a batch hands back, `v_passages` cut to the columns read (a large log's
-#: widest table, built in the worker and shipped back for four columns of it)
+#: derive: what a batch hands back, cut to the columns read (`v_passages` is a large
+#: log's widest table, `v_answers` fifteen columns, lineage and faults among them, of
+#: which four are read: each column built in a worker is shipped back and inserted)
 FACT_COLUMNS: dict[str, tuple[str, ...] | None] = {
-    "v_answers": None,
+    "v_answers": ("seq", "answer_id", "answer_sha256", "collection"),
     "v_digests": None,
     "v_passages": ("seq", "passage_id", "retrieved_sha256", "model_input_sha256"),
 }
