@@ -63,13 +63,18 @@ class World:
     def pub(self, name: str) -> Path:
         return self.keys / f"{name}.pub"
 
-    def run(self, *args: str | Path) -> Result:
-        """`tracer ARGS` in this process; SystemExit from argparse becomes the code."""
+    def run(self, *args: str | Path, env: dict[str, str] | None = None) -> Result:
+        """`tracer ARGS` in this process, with `env` set for this call only; SystemExit
+        from argparse becomes the code.  What the console script adds is `sys.exit` of the
+        same code: a test needs `spawn` only where the process itself is the point."""
         self.capsys.readouterr()
-        try:
-            code = main([str(a) for a in args])
-        except SystemExit as exc:
-            code = int(exc.code or 0)
+        with pytest.MonkeyPatch.context() as mp:
+            for name, value in (env or {}).items():
+                mp.setenv(name, value)
+            try:
+                code = main([str(a) for a in args])
+            except SystemExit as exc:
+                code = int(exc.code or 0)
         captured = self.capsys.readouterr()
         return Result(code, captured.out, captured.err)
 
