@@ -80,7 +80,7 @@ def test_a_llamaindex_query_engine_writes_manifests_that_ingest_and_verify(
     assert report["ok"] and report["ingest"]["faults"] == [], report
     w.env["TRACER_KEY"] = str(w.key("ines"))
     for written in tracer.written:
-        t = w.spawn("trace", w.vault, written.answer_id, "--json")
+        t = w.run("trace", w.vault, written.answer_id, "--json")
         assert t.code == 0, t.err
         doc = t.json()
         assert (doc["integrity"], doc["currency"]) == ("intact", "verified")
@@ -158,7 +158,7 @@ def _ingest_and_trace(w: World, written: list[Written]) -> None:
     assert report["ok"] and report["ingest"]["faults"] == [], report
     w.env["TRACER_KEY"] = str(w.key("ines"))
     for x in written:
-        doc = w.spawn("trace", w.vault, x.answer_id, "--json").json()
+        doc = w.run("trace", w.vault, x.answer_id, "--json").json()
         assert (doc["integrity"], doc["currency"]) == ("intact", "verified"), doc
 
 
@@ -374,6 +374,6 @@ def test_a_node_a_postprocessor_left_out_is_signed_not_sent(
     assert "model_input_sha256" in first and "model_input_sha256" not in second
     assert payload["citations"][0]["passage_ids"] == [first["passage_id"]]
     _ingest_and_trace(w, [written])
-    t = w.spawn("trace", w.vault, written.answer_id, "--json").json()
+    t = w.run("trace", w.vault, written.answer_id, "--json").json()
     assert [p["model_input_state"] for p in t["passages"]] == ["sent", "not_sent"]
     assert t["passages"][1]["model_input"]["state"] == "not_sent"
