@@ -64,13 +64,13 @@ class World:
         return self.keys / f"{name}.pub"
 
     def run(self, *args: str | Path, env: dict[str, str] | None = None) -> Result:
-        """`tracer ARGS` in this process, with `self.env` and `env` set for this call only
-        (as `spawn` would); SystemExit from argparse becomes the code.  What the console
-        script adds is `sys.exit` of the same code: a test needs `spawn` only where the
-        process itself is the point."""
+        """`tracer ARGS` in this process (its environment as the test left it), with `env`
+        set for this call only; SystemExit from argparse becomes the code.  What the
+        console script adds is `sys.exit` of the same code: a test needs `spawn` only where
+        the process itself is the point."""
         self.capsys.readouterr()
         with pytest.MonkeyPatch.context() as mp:
-            for name, value in {**self.env, **(env or {})}.items():
+            for name, value in (env or {}).items():
                 mp.setenv(name, value)
             try:
                 code = main([str(a) for a in args])
