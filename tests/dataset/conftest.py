@@ -63,9 +63,16 @@ def exported(sample_build: BuildInfo, tmp_path_factory: pytest.TempPathFactory) 
         trust.read_text(encoding="utf-8").replace(str(src.resolve()), str(base.resolve())), encoding="utf-8"
     )
     verify_json = json.loads((base / "verify.json").read_text(encoding="utf-8"))
-    yield Exported(
-        base / "vault", base / "export", verify_json, base / "vault" / "keys" / "omar.key", base / "omar.pass"
-    )
+    with pytest.MonkeyPatch.context() as mp:
+        # as before: the module's own fixtures, set up before each test's home, share this one
+        mp.setenv("TRACER_HOME", str(base / "home"))
+        yield Exported(
+            base / "vault",
+            base / "export",
+            verify_json,
+            base / "vault" / "keys" / "omar.key",
+            base / "omar.pass",
+        )
 
 
 def _export_sample(sample_build: BuildInfo, base: Path) -> None:
