@@ -205,15 +205,6 @@ async def test_every_footer_keeps_its_keys_and_help_verify_quit_at_80(built: Bui
     assert not any(short.values()), {name: keys for name, keys in short.items() if keys}
 
 
-async def test_the_unlock_footer_keeps_unlock_and_quit_at_80_columns(built: Built) -> None:
-    app = built.app(passphrase=None)
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        assert isinstance(app.screen, UnlockScreen)
-        footer = screen_text(pilot).splitlines()[-1]
-        assert "⏎ Unlock" in footer and "esc Quit" in footer, footer
-
-
 async def test_an_answer_outside_your_scope_offers_no_action_on_it(built: Built) -> None:
     app = built.app(built.keys.rita)  # support only: note-1 cites a restricted draft
     async with app.run_test(size=(160, 48)) as pilot:
@@ -228,7 +219,7 @@ async def test_an_answer_outside_your_scope_offers_no_action_on_it(built: Built)
             assert key in footer, (key, footer)
 
 
-async def test_the_unlock_card_is_whole_at_80x24(built: Built) -> None:
+async def test_the_unlock_card_and_its_footer_are_whole_at_80x24(built: Built) -> None:
     app = built.app(passphrase=None)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -238,8 +229,10 @@ async def test_the_unlock_card_is_whole_at_80x24(built: Built) -> None:
             assert label in text, label
         assert "Forensic (inspect a vault that failed the rollback check): off" in text
         footer = text.splitlines()[-1]
-        # the fields take printable keys: q is not offered here, Escape quits
-        assert "q Quit" not in footer and "esc Quit" in footer
+        # the fields take printable keys: q is not offered here, Escape quits; and the
+        # footer keeps Unlock and Quit at 80 columns
+        assert "q Quit" not in footer and "esc Quit" in footer, footer
+        assert "⏎ Unlock" in footer, footer
 
 
 async def test_the_answer_header_stays_while_the_body_scrolls(built: Built) -> None:
