@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import inspect
+import os
+import pickle
 import shutil
 from collections.abc import Callable, Iterator
 from concurrent import futures
@@ -14,6 +17,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from tests.helpers import Case, new_case
+
+try:
+    import fcntl
+except ImportError:  # not on Windows: each worker builds its own
+    fcntl = None  # type: ignore[assignment]
 
 if TYPE_CHECKING:
     from sample_vault.build import BuildInfo
@@ -49,10 +57,32 @@ def case(tmp_path: Path) -> Iterator[Case]:
 
 @pytest.fixture(scope="session")
 def sample_build(tmp_path_factory: pytest.TempPathFactory) -> BuildInfo:
-    """The sample vault, built once per test session through the real ingest path."""
+    """The sample vault, built once per test run through the real ingest path.  Under
+    pytest-xdist the first worker to ask builds it in the run's shared temporary directory
+    and every worker takes its own copy (the build is deterministic and costs seconds)."""
     from sample_vault.build import build
 
-    return build(tmp_path_factory.mktemp("sample") / "sample_vault")
+    mine = tmp_path_factory.mktemp("sample") / "sample_vault"
+    if not os.environ.get("PYTEST_XDIST_WORKER") or fcntl is None:
+        return build(mine)
+    shared = tmp_path_factory.getbasetemp().parent / "sample-build"
+    shared.mkdir(exist_ok=True)
+    with (shared / "lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # held until this worker has the finished build
+        done = shared / "info.pickle"
+        if not done.exists():
+            built = build(shared / "sample_vault")
+            (shared / "info.tmp").write_bytes(pickle.dumps(built))
+            os.replace(shared / "info.tmp", done)
+        info: BuildInfo = pickle.loads(done.read_bytes())  # noqa: S301 - written just above, by this run
+    shutil.copytree(info.out_dir, mine)
+    return dataclasses.replace(
+        info,
+        out_dir=mine,
+        vault_dir=mine / info.vault_dir.relative_to(info.out_dir),
+        db_path=mine / info.db_path.relative_to(info.out_dir),
+        keys_dir=mine / info.keys_dir.relative_to(info.out_dir),
+    )
 
 
 @pytest.fixture

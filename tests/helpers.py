@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from store import admin
 from store.crypto import Identity
@@ -96,6 +99,46 @@ def new_case(path: Path, scopes: dict[str, list[str]] | None = None) -> Case:
         c = Case(path, Vault.open(path), custodian, producer)
         c.investigators = {n: Identity.from_seed(n, n.encode()) for n in scopes}
     return c
+
+
+#: where `tests/conftest.py` points TRACER_HOME, under a test's tmp_path
+HOME = "tracer-home"
+
+
+def case_copy(
+    name: str, build: Callable[[Case], object], tmp: Path, scopes: dict[str, list[str]] | None = None
+) -> Case:
+    """The case `build` makes of `new_case(scopes)`, with the TRACER_HOME it left (pins,
+    remembered checkpoints, receipts): built once per process under `name`, then copied to
+    `tmp / 'vault'` and `tmp / HOME` for each test.  The one thing in the home that names
+    the build's directory, the path a vault was last opened at, is rewritten to the copy's,
+    so the copy is what building it at `tmp` would have left."""
+    investigators: dict[str, Identity] = {}
+
+    def make(d: Path) -> None:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("TRACER_HOME", str(d / HOME))
+            c = new_case(d / "vault", scopes)
+            try:
+                build(c)
+                investigators.update(c.investigators)
+            finally:
+                c.close()
+
+    src = copy_of(name, make, tmp)
+    trust = TrustStore(tmp / HOME).path
+    if trust.exists():
+        text = trust.read_text(encoding="utf-8")
+        trust.write_text(text.replace(str(src.resolve()), str(tmp.resolve())), encoding="utf-8")
+    path = tmp / "vault"
+    c = Case(path, Vault.open(path), Identity.from_seed("custodian", b"custodian"), _PRODUCER)
+    c.investigators = {n: Identity.from_seed(n, n.encode()) for n in (scopes or {"ines": ["*"]})}
+    c.investigators.update(investigators)
+    c.counter = len(list(c.inputs.glob("input-*.json")))
+    return c
+
+
+_PRODUCER = Identity.from_seed("producer", b"producer")
 
 
 def _create(path: Path, custodian: Identity, producer: Identity, scopes: dict[str, list[str]]) -> Case:

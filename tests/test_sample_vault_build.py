@@ -8,6 +8,7 @@ currency states per answer are asserted by the engine's own tests against
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -84,13 +85,18 @@ def test_vault_root_matches_the_latest_checkpoint(built: BuildInfo, vault: Vault
     assert vault.root().hex() == built.root_hex
 
 
-def test_cli_refuses_to_overwrite_without_force(tmp_path: Path) -> None:
+def test_cli_refuses_to_overwrite_without_force(built: BuildInfo, tmp_path: Path) -> None:
+    """A vault already there (a copy of the session's build: the refusal looks only at the
+    file) is kept without --force and rebuilt, the same vault, with it."""
     out = tmp_path / "cli"
-    assert main(["--out", str(out)]) == 0
-    assert (out / "vault.duckdb").is_file()
+    shutil.copytree(built.out_dir, out)
+    before = (out / "vault.duckdb").read_bytes()
     with pytest.raises(SystemExit):
         main(["--out", str(out)])
+    assert (out / "vault.duckdb").read_bytes() == before
     assert main(["--out", str(out), "--force"]) == 0
+    with Vault.open(out, read_only=True) as again:
+        assert again.root().hex() == built.root_hex
 
 
 # -- counts, producers and keys -------------------------------------------------------------

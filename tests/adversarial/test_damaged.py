@@ -30,7 +30,7 @@ def test_a_dropped_table_is_named(vault_world: World, table: str) -> None:
     con.execute(f"DROP TABLE {table} CASCADE")
     con.close()
     for cmd in (["verify", w.vault, "--structural-only"], ["verify", w.vault, *_ines(w)], ["log", w.vault]):
-        r = w.spawn(*cmd)
+        r = w.run(*cmd)
         assert r.code == 2, (cmd, r)
         assert "Traceback" not in r.err and ("missing" in r.err or "not a tracer vault" in r.err), r.err
 
@@ -46,7 +46,7 @@ def test_a_corrupted_file_is_exit_2(vault_world: World, how: str) -> None:
         db.write_bytes(data[: len(data) // 3])
     else:
         db.write_bytes(bytes(8192) + data[8192:])
-    r = w.spawn("verify", w.vault, "--structural-only")
+    r = w.run("verify", w.vault, "--structural-only")
     assert r.code == 2, r
     assert "Traceback" not in r.err, r.err
 
@@ -67,7 +67,7 @@ def test_a_damaged_trust_store_is_refused_and_kept(vault_world: World, content: 
     store = Path(w.env["TRACER_HOME"]) / "known_vaults.json"
     store.parent.mkdir(parents=True, exist_ok=True)
     store.write_text(content, encoding="utf-8")
-    r = w.spawn("verify", w.vault, *_ines(w))
+    r = w.run("verify", w.vault, *_ines(w))
     assert r.code == 2 and "known_vaults.json" in r.err and "Traceback" not in r.err, r
     assert store.read_text(encoding="utf-8") == content
 
@@ -86,7 +86,7 @@ def test_a_bad_remembered_checkpoint_is_refused_before_anything_is_written(vault
     store.parent.mkdir(parents=True, exist_ok=True)
     content = json.dumps({"tracer.test/cli": record})
     store.write_text(content, encoding="utf-8")
-    r = w.spawn("verify", w.vault, *_ines(w))
+    r = w.run("verify", w.vault, *_ines(w))
     assert r.code == 2 and "remembered size -5" in r.err and "Traceback" not in r.err, r
     assert store.read_text(encoding="utf-8") == content
 
@@ -115,7 +115,7 @@ def test_a_block_damaged_inside_a_table_is_exit_2(vault_world: World, table: str
     if table == "log":
         cmds += [["log", w.vault], ["verify", w.vault, "--structural-only"]]
     for cmd in cmds:
-        r = w.spawn(*cmd)
+        r = w.run(*cmd)
         assert r.code == 2, (cmd, r)
         assert "Traceback" not in r.err and "could not be read" in r.err, (cmd, r.err)
     if table == "log":  # unlock reads the whole log first, so nothing was appended
@@ -128,6 +128,6 @@ def test_a_retyped_column_is_named(vault_world: World) -> None:
     con.execute("CREATE OR REPLACE TABLE log AS SELECT seq::VARCHAR AS seq, kind, entry, leaf_hash FROM log")
     con.close()
     for cmd in (["verify", w.vault, "--structural-only"], ["trace", w.vault, "ans-1", *_ines(w)]):
-        r = w.spawn(*cmd)
+        r = w.run(*cmd)
         assert r.code == 2, (cmd, r)
         assert "Traceback" not in r.err and "seq VARCHAR" in r.err and "the file was altered" in r.err, r.err

@@ -23,7 +23,7 @@ from store.note import Checkpoint
 from store.vault import Vault
 from store.viewcommit import EXTENSION, signed_commitment
 from tests.case.world import build_world
-from tests.helpers import Case, manifest, new_case, passage, revision, signed
+from tests.helpers import Case, case_copy, manifest, new_case, passage, revision, signed
 from tracer.cli.common import open_vault
 from tracer.engine.case import CaseDesk
 from tracer.engine.session import head_checkpoint
@@ -40,6 +40,14 @@ FOURTEEN = THIRTY.replace("thirty", "fourteen")
 @pytest.fixture
 def case(tmp_path: Path) -> Any:
     c = new_case(tmp_path / "vault")
+    yield c
+    c.close()
+
+
+@pytest.fixture
+def stale_case(tmp_path: Path) -> Any:
+    """`_stale_case`, ingested once per process and copied."""
+    c = case_copy("derived-stale", _stale_case, tmp_path)
     yield c
     c.close()
 
@@ -72,15 +80,15 @@ def _currency(case: Case, **kw: Any) -> tuple[str, list[str]]:
 # -- verdicts ---------------------------------------------------------------------------
 
 
-def test_every_checkpoint_commits_to_the_derived_tables(case: Case) -> None:
-    _stale_case(case)
+def test_every_checkpoint_commits_to_the_derived_tables(stale_case: Case) -> None:
+    case = stale_case
     cp = Checkpoint.parse(case.vault.latest_checkpoint().note.split("\n\n")[0] + "\n")
     assert signed_commitment(cp.extensions) is not None
     assert any(e.startswith(EXTENSION + " ") for e in cp.extensions)
 
 
-def test_a_deleted_revision_row_does_not_turn_stale_into_verified(case: Case) -> None:
-    _stale_case(case)
+def test_a_deleted_revision_row_does_not_turn_stale_into_verified(stale_case: Case) -> None:
+    case = stale_case
     assert _currency(case)[0] == "stale"
     _edit(case, "DELETE FROM v_revisions WHERE revision = 'r2'")
     state, warnings = _currency(case)
@@ -89,9 +97,9 @@ def test_a_deleted_revision_row_does_not_turn_stale_into_verified(case: Case) ->
 
 
 def test_a_deleted_revision_row_is_mended_in_a_read_only_session_without_touching_the_file(
-    case: Case,
+    stale_case: Case,
 ) -> None:
-    _stale_case(case)
+    case = stale_case
     _edit(case, "DELETE FROM v_revisions WHERE revision = 'r2'")
     state, _w = _currency(case, read_only=True, forensic=True)
     assert state == "stale"
@@ -102,8 +110,8 @@ def test_a_deleted_revision_row_is_mended_in_a_read_only_session_without_touchin
         con.close()
 
 
-def test_an_edited_revision_row_and_its_cached_digest_together_are_still_caught(case: Case) -> None:
-    _stale_case(case)
+def test_an_edited_revision_row_and_its_cached_digest_together_are_still_caught(stale_case: Case) -> None:
+    case = stale_case
     _edit(
         case,
         "UPDATE v_revisions SET committed_at = '2025-01-01T00:00:00Z' WHERE revision = 'r2'",
@@ -112,8 +120,8 @@ def test_an_edited_revision_row_and_its_cached_digest_together_are_still_caught(
     assert _currency(case)[0] == "stale"
 
 
-def test_a_mend_in_place_is_still_reported_by_verify(case: Case) -> None:
-    _stale_case(case)
+def test_a_mend_in_place_is_still_reported_by_verify(stale_case: Case) -> None:
+    case = stale_case
     _edit(case, "DELETE FROM v_revisions WHERE revision = 'r2'")
     s = case.session("ines")
     try:
@@ -123,10 +131,10 @@ def test_a_mend_in_place_is_still_reported_by_verify(case: Case) -> None:
     assert "view_row_missing_or_altered" in kinds
 
 
-def test_a_mend_in_place_is_reported_by_a_verify_in_a_later_process(case: Case) -> None:
+def test_a_mend_in_place_is_reported_by_a_verify_in_a_later_process(stale_case: Case) -> None:
     """The session that found the edit mended the file; the next one (a new process, as a
     later `tracer verify` is) still reports what was edited, from the mend's record."""
-    _stale_case(case)
+    case = stale_case
     _edit(case, "DELETE FROM v_revisions WHERE revision = 'r2'")
     assert _currency(case)[0] == "stale"  # this session mends in place, then closes
     case.reopen()
@@ -142,11 +150,11 @@ def test_a_mend_in_place_is_reported_by_a_verify_in_a_later_process(case: Case) 
     assert found[0].record["revision"] == "r2"
 
 
-def test_a_write_that_adds_no_row_to_an_edited_table_does_not_sign_the_edit(case: Case) -> None:
+def test_a_write_that_adds_no_row_to_an_edited_table_does_not_sign_the_edit(stale_case: Case) -> None:
     """A write checks and re-hashes only the tables it adds rows to; an edited table it does
     not touch keeps its honest signed digests, so the edit is never signed over, and the
     next reader finds it, mends it from the log and keeps the verdict."""
-    _stale_case(case)
+    case = stale_case
     _edit(case, "DELETE FROM v_revisions WHERE revision = 'r2'")
     vault = case.reopen()
     before = signed_commitment(
@@ -164,8 +172,8 @@ def test_a_write_that_adds_no_row_to_an_edited_table_does_not_sign_the_edit(case
     assert any("v_revisions" in w for w in warnings)
 
 
-def test_a_deleted_answer_row_does_not_read_as_no_such_answer(case: Case) -> None:
-    _stale_case(case)
+def test_a_deleted_answer_row_does_not_read_as_no_such_answer(stale_case: Case) -> None:
+    case = stale_case
     _edit(case, "DELETE FROM v_answers WHERE answer_id = 'ans-1'")
     s = case.session("ines")
     try:
@@ -174,8 +182,8 @@ def test_a_deleted_answer_row_does_not_read_as_no_such_answer(case: Case) -> Non
         s.close()
 
 
-def test_an_answer_row_pointed_at_another_entry_never_lends_it_that_record(case: Case) -> None:
-    _stale_case(case)
+def test_an_answer_row_pointed_at_another_entry_never_lends_it_that_record(stale_case: Case) -> None:
+    case = stale_case
     r3 = revision("other", "o1", FOURTEEN, "2026-01-05T00:00:00Z")
     other = manifest("ans-2", "Within fourteen days.", [passage(r3, "fourteen")])
     assert case.ingest(r3, signed(case, other)).ok
@@ -206,11 +214,13 @@ def _note_on_ans_1(case: Case) -> None:
     ],
     ids=["deleted", "pointed-at-the-note"],
 )
-def test_a_lineage_source_read_in_one_batch_is_still_proven_from_the_log(case: Case, attack: str) -> None:
+def test_a_lineage_source_read_in_one_batch_is_still_proven_from_the_log(
+    stale_case: Case, attack: str
+) -> None:
     """A trace reads its lineage sources' entries in one query; a source whose answer row
     was deleted or pointed elsewhere is not trusted from that read but proven alone, so the
     note still inherits the source's own states."""
-    _stale_case(case)
+    case = stale_case
     _note_on_ans_1(case)
     s = case.session("ines")
     try:
@@ -315,8 +325,8 @@ def test_a_hold_whose_entries_are_not_an_answers_is_refused_from_the_case_file(t
     s.close()
 
 
-def test_a_forged_digest_row_does_not_make_an_unreferenced_text_purgeable(case: Case) -> None:
-    _stale_case(case)
+def test_a_forged_digest_row_does_not_make_an_unreferenced_text_purgeable(stale_case: Case) -> None:
+    case = stale_case
     seq = case.vault.query("SELECT seq FROM v_answers WHERE answer_id = 'ans-1'")[0][0]
     nobody = "ab" * 32
     _edit(
@@ -331,8 +341,8 @@ def test_a_forged_digest_row_does_not_make_an_unreferenced_text_purgeable(case: 
 # -- the log's length -------------------------------------------------------------------
 
 
-def test_deleting_the_newest_entry_but_keeping_every_checkpoint_is_truncation(case: Case) -> None:
-    _stale_case(case)
+def test_deleting_the_newest_entry_but_keeping_every_checkpoint_is_truncation(stale_case: Case) -> None:
+    case = stale_case
     omar_hold = admin.record_access(case.vault, case.investigators["ines"], "view", "ans-1", NOW, False)
     size = case.vault.size()
     assert omar_hold == size - 1
@@ -400,14 +410,14 @@ def test_an_investigators_key_cannot_ingest_producer_evidence(case: Case) -> Non
 
 
 def test_a_recovery_interrupted_after_the_cut_loses_nothing(
-    case: Case, monkeypatch: pytest.MonkeyPatch
+    stale_case: Case, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The quarantine file is durable before the log is cut; the manifests it holds come
     back through `restore` (`tracer quarantine FILE --restore VAULT`) even when the process
     died between the cut and the re-ingest."""
     from store import recovery
 
-    _stale_case(case)
+    case = stale_case
     kept = case.vault.size()
     second = manifest(
         "ans-2",

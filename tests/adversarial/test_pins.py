@@ -61,7 +61,7 @@ def test_the_custodian_cannot_extend_a_copy_this_machine_caught_rolled_back(vaul
     w = vault_world
     older = w.root / "older"
     shutil.copytree(w.vault, older)
-    assert w.spawn("verify", w.vault, "--key", w.key("ines")).code == 0  # ines's pin: the newer vault
+    assert w.run("verify", w.vault, "--key", w.key("ines")).code == 0  # ines's pin: the newer vault
     shutil.rmtree(w.vault)
     shutil.copytree(older, w.vault)  # the attacker puts the older copy back
     before = (w.vault / "vault.duckdb").read_bytes()
@@ -73,6 +73,6 @@ def test_the_custodian_cannot_extend_a_copy_this_machine_caught_rolled_back(vaul
         ["keys", "add", w.vault, w.pub("ines"), "--role", "producer", *w.cust()],
         ["purge", w.vault, digest, "--policy", "P", "--reason", "R", *w.cust()],
     ):
-        r = w.spawn(*cmd)
+        r = w.run(*cmd)
         assert r.code == 2 and "ROLLBACK" in r.err and "Refusing to write" in r.err, (cmd, r)
     assert (w.vault / "vault.duckdb").read_bytes() == before

@@ -187,13 +187,13 @@ def test_a_deleted_checkpoint_row_is_signed_again_where_it_was_remembered(vault_
     exactly those bytes (size and root), so the custodian signs it again; an unlock
     before that names the way."""
     w = vault_world
-    assert w.spawn("verify", w.vault, "--key", w.key("ines")).code == 0  # appends signed entries
+    assert w.run("verify", w.vault, "--key", w.key("ines")).code == 0  # appends signed entries
     _drop_last_checkpoint(w)
-    refused = w.spawn("verify", w.vault, "--key", w.key("ines"))
+    refused = w.run("verify", w.vault, "--key", w.key("ines"))
     assert refused.code == 2 and "--cover-checked-tail" in refused.err, refused
-    r = w.spawn("checkpoint", w.vault, "--cover-checked-tail", *w.cust())
+    r = w.run("checkpoint", w.vault, "--cover-checked-tail", *w.cust())
     assert r.code == 0 and "remembers a checkpoint over exactly these entries" in r.out, r
-    assert w.spawn("verify", w.vault, "--key", w.key("ines")).code == 0
+    assert w.run("verify", w.vault, "--key", w.key("ines")).code == 0
 
 
 def test_a_tail_no_machine_remembers_is_quarantined_and_its_manifests_ingested_again(
@@ -209,11 +209,11 @@ def test_a_tail_no_machine_remembers_is_quarantined_and_its_manifests_ingested_a
     fresh = {"TRACER_HOME": str(tmp_path / "other-machine")}
     w.write("second-draft.json", draft("ans-second"))
     answer = w.root / "inputs" / "second.json"
-    packed = w.spawn(
+    packed = w.run(
         "pack", w.root / "inputs" / "second-draft.json", "--key", w.key("producer"), "--out", answer
     )
     assert packed.code == 0, packed
-    assert w.spawn("ingest", w.vault, answer, *w.cust()).code == 0
+    assert w.run("ingest", w.vault, answer, *w.cust()).code == 0
     db = w.vault / "vault.duckdb"
     con = duckdb.connect(str(db))
     ((before,),) = con.execute("SELECT count(*) FROM log").fetchall()
@@ -226,19 +226,19 @@ def test_a_tail_no_machine_remembers_is_quarantined_and_its_manifests_ingested_a
         "UPDATE log SET entry = ? WHERE seq = ?", [bytes(entry).replace(b'"faults":[]', b'"faults":[ ]'), seq]
     )
     con.close()
-    r = w.spawn("checkpoint", w.vault, "--cover-checked-tail", *w.cust(), env=fresh)
+    r = w.run("checkpoint", w.vault, "--cover-checked-tail", *w.cust(), env=fresh)
     assert r.code == 0, r
     assert "none was signed over them" in r.out and "ingested again: 1 of 1" in r.out, r
     quarantined = sorted((w.vault / "quarantine").glob("*.jsonl"))
     assert len(quarantined) == 1
-    listed = w.spawn("quarantine", quarantined[0], env=fresh)
+    listed = w.run("quarantine", quarantined[0], env=fresh)
     assert listed.code == 0 and "ans-second" in listed.out, listed
     con = duckdb.connect(str(db), read_only=True)
     ((after,),) = con.execute("SELECT count(*) FROM log").fetchall()
     ((held,),) = con.execute("SELECT count(*) FROM v_answers WHERE answer_id = 'ans-second'").fetchall()
     con.close()
     assert after == before and held == 1
-    assert w.spawn("verify", w.vault, "--key", w.key("ines"), env=fresh).code == 0
+    assert w.run("verify", w.vault, "--key", w.key("ines"), env=fresh).code == 0
 
 
 def test_a_forged_tail_is_never_covered(vault_world: World) -> None:
@@ -255,7 +255,7 @@ def test_a_forged_tail_is_never_covered(vault_world: World) -> None:
     )
     con.execute("INSERT INTO log VALUES (?, ?, ?, ?)", [size, kind, entry, leaf])
     con.close()
-    r = w.spawn("checkpoint", w.vault, "--cover-checked-tail", *w.cust())
+    r = w.run("checkpoint", w.vault, "--cover-checked-tail", *w.cust())
     # the copy repeats an answer the vault holds: quarantined, never re-ingested, nothing signed
     assert r.code == 0 and "none was signed over them" in r.out and "ingested again: 0 of 0" in r.out, r
     con = duckdb.connect(str(db), read_only=True)

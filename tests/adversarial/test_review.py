@@ -214,34 +214,34 @@ def _clean(text: str) -> bool:
 
 def test_a_hostile_pinned_custodian_name_never_reaches_the_terminal(vault_world: World) -> None:
     w = vault_world
-    assert w.spawn(*_ines(w)).code == 0  # pins the custodian
+    assert w.run(*_ines(w)).code == 0  # pins the custodian
     data = json.loads(_trust(w).read_text(encoding="utf-8"))
     data["tracer.test/cli"]["custodian"] = "0" * 64
     data["tracer.test/cli"]["custodian_name"] = ESC
     _trust(w).write_text(json.dumps(data), encoding="utf-8")
-    r = w.spawn(*_ines(w))
+    r = w.run(*_ines(w))
     assert r.code == 2 and "CUSTODIAN KEY CHANGED" in r.err
     assert _clean(r.err), repr(r.err)
 
 
 def test_a_hostile_remembered_origin_never_reaches_the_terminal(vault_world: World) -> None:
     w = vault_world
-    assert w.spawn(*_ines(w)).code == 0
+    assert w.run(*_ines(w)).code == 0
     data = json.loads(_trust(w).read_text(encoding="utf-8"))
     data["_paths"] = {k: ESC for k in data["_paths"]}
     _trust(w).write_text(json.dumps(data), encoding="utf-8")
-    r = w.spawn(*_ines(w))
+    r = w.run(*_ines(w))
     assert "ORIGIN CHANGED" in r.err
     assert _clean(r.err), repr(r.err)
 
 
 def test_a_hostile_access_view_row_never_reaches_the_terminal(vault_world: World) -> None:
     w = vault_world
-    assert w.spawn(*_ines(w)).code == 0  # leaves access entries
+    assert w.run(*_ines(w)).code == 0  # leaves access entries
     con = _con(w)
     con.execute("UPDATE v_access SET action = ?, at_time = ?", [ESC, ESC])
     con.close()
-    r = w.spawn("access", w.vault)
+    r = w.run("access", w.vault)
     assert r.code == 0
     assert _clean(r.out), repr(r.out)
 
@@ -265,7 +265,7 @@ def test_a_forged_journal_line_never_puts_escapes_on_the_terminal(vault_world: W
     w = vault_world
     stmt = {"statement": {"action": ESC, "target": "x", "at": ESC}, "type": "access"}
     _journal(w).write_text(_forged_line(json.dumps(stmt).encode()), encoding="utf-8")
-    r = w.spawn("access", w.vault)
+    r = w.run("access", w.vault)
     assert r.code == 0 and "SIGNATURE_INVALID" in r.out
     assert _clean(r.out), repr(r.out)
 
@@ -273,7 +273,7 @@ def test_a_forged_journal_line_never_puts_escapes_on_the_terminal(vault_world: W
 def test_a_journal_line_with_a_garbage_payload_is_no_traceback(vault_world: World) -> None:
     w = vault_world
     _journal(w).write_text(_forged_line(b"not json"), encoding="utf-8")
-    r = w.spawn("access", w.vault)
+    r = w.run("access", w.vault)
     assert r.code in (0, 2) and "Traceback" not in r.err, r.err
 
 
@@ -282,7 +282,7 @@ def test_a_damaged_custodian_key_in_meta_is_a_plain_refusal(vault_world: World) 
     con = _con(w)
     con.execute("UPDATE meta SET value = '!!not base64!!' WHERE key = 'custodian_ed25519'")
     con.close()
-    r = w.spawn(*_ines(w))
+    r = w.run(*_ines(w))
     assert r.code == 2 and "Traceback" not in r.err, r
 
 
@@ -292,7 +292,7 @@ def test_edited_custodian_metadata_is_not_a_clean_verify(vault_world: World, col
     con = _con(w)
     con.execute("UPDATE meta SET value = ? WHERE key = ?", [value, column])
     con.close()
-    r = w.spawn(*_ines(w))
+    r = w.run(*_ines(w))
     assert r.code in (1, 2) and "Traceback" not in r.err, r
 
 
@@ -331,7 +331,7 @@ def test_a_damaged_entry_zero_is_a_plain_refusal_at_unlock(
 ) -> None:
     w = vault_world
     _entry0(w, payload, raw)
-    r = w.spawn(*_ines(w))
+    r = w.run(*_ines(w))
     assert r.code == 2 and "Traceback" not in r.err, (label, r.err)
 
 
@@ -343,7 +343,7 @@ def test_a_damaged_entry_zero_is_found_by_structural_verify_and_access(
     _entry0(w, payload, raw)
     cmds: list[list[str | Path]] = [["verify", w.vault, "--structural-only"], ["access", w.vault]]
     for cmd in cmds:
-        r = w.spawn(*cmd)
+        r = w.run(*cmd)
         assert r.code in (0, 1, 2) and "Traceback" not in r.err, (label, cmd, r.err)
 
 

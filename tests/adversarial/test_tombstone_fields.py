@@ -56,7 +56,7 @@ def test_a_purge_digest_must_be_sha256_hex(case: Case, digest: str) -> None:
 
 def test_the_cli_refuses_a_newline_digest_with_exit_2_and_no_raw_newline(vault_world: World) -> None:
     w = vault_world
-    r = w.spawn(
+    r = w.run(
         "purge",
         w.vault,
         "a" * 64 + "\nRESULT      OK: no findings",

@@ -6,7 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from tests.case.world import HOSTILE, World
+import pytest
+
+from tests.case.world import HOSTILE, World, build_world
+from tests.templates import copy_of, scratch
 from tracer.engine.case import CaseDesk
 from tracer.report import export_pack
 from tracer.report.casepack import CaseSelection
@@ -44,6 +47,26 @@ def export_case(
         return export_pack(s, ids, out, {"json", "md", "html"}, selection=sel.what, case=sel)
     finally:
         s.close()
+
+
+def worked_pack(out: Path, clock: str) -> Path:
+    """At `out`, the pack `export_case` makes of the case `work_case` works at `clock`: one
+    export per process, copied.  Every test reading it gets its own files to alter."""
+    copy_of(f"case-pack-{clock}", lambda d: _build_pack(d, clock), out)
+    return out
+
+
+def _build_pack(out: Path, clock: str) -> None:
+    work = scratch()
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("TRACER_CLOCK", clock)
+        mp.setenv("TRACER_HOME", str(work / "home"))
+        world = build_world(work)
+        try:
+            work_case(world)
+            export_case(world, out)
+        finally:
+            world.case.close()
 
 
 def report_of(pack: Path) -> dict[str, Any]:

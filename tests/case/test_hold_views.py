@@ -8,13 +8,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.case.test_cli import _digest
-from tests.cli.conftest import World, cli_template, vault_world
+from tests.cli.conftest import World, cli_template, vault_world, world_copy
 from tracer.report import verify_pack
 
 __all__ = ["cli_template", "vault_world"]
 
 SECRET = "Brightwater settlement, counsel only"
+
+#: the world, omar's key arguments, the hold's seq
+Held = tuple[World, list[str | Path], str]
 
 
 def _omar(w: World) -> list[str | Path]:
@@ -33,10 +38,25 @@ def _held_by_the_custodian(w: World) -> str:
     return r.out.split("release VAULT ")[1].split()[0]
 
 
-def test_a_narrower_viewer_sees_the_hold_but_not_its_reason(vault_world: World) -> None:
-    w = vault_world
-    omar = _omar(w)
-    seq = _held_by_the_custodian(w)
+def _omar_and_the_hold(w: World) -> None:
+    _omar(w)
+    (w.root / "held-seq").write_text(_held_by_the_custodian(w), encoding="utf-8")
+
+
+@pytest.fixture
+def hold_world(
+    cli_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> Held:
+    """`vault_world` with omar granted `support` and ans-1 held under ines's case: once per
+    process, copied per test."""
+    w = world_copy("hold-views", _omar_and_the_hold, cli_template, tmp_path, monkeypatch, capsys)
+    return w, ["--key", w.key("omar")], (w.root / "held-seq").read_text(encoding="utf-8")
+
+
+def test_a_narrower_viewer_sees_the_hold_but_not_its_reason(
+    hold_world: Held,
+) -> None:
+    w, omar, seq = hold_world
     listed = w.ok("holds", w.vault, *omar).out
     assert f"{seq:>6}  IN FORCE" in listed and "answer ans-1" in listed
     assert "reason withheld" in listed and "case withheld" in listed and "custodian (" in listed
@@ -56,10 +76,9 @@ def test_a_narrower_viewer_sees_the_hold_but_not_its_reason(vault_world: World) 
     assert (full["reason"], full["case_id"], full["withheld"]) == (SECRET, "INC-SECRET", [])
 
 
-def test_a_narrower_viewers_pack_says_the_evidence_is_held(vault_world: World) -> None:
-    w = vault_world
-    omar = _omar(w)
-    seq = int(_held_by_the_custodian(w))
+def test_a_narrower_viewers_pack_says_the_evidence_is_held(hold_world: Held) -> None:
+    w, omar, held_seq = hold_world
+    seq = int(held_seq)
     w.ok("case", "open", w.vault, "OM-1", "--title", "Refunds", "--purpose", "support side", *omar)
     w.ok("tag", w.vault, "ans-1", "stale-window", "--case", "OM-1", *omar)
     out = w.root / "pack"
@@ -80,10 +99,8 @@ def test_a_narrower_viewers_pack_says_the_evidence_is_held(vault_world: World) -
     assert "Also in force over the evidence in this pack" in html and "reason withheld" in html
 
 
-def test_a_released_holds_release_says_who_and_why(vault_world: World) -> None:
-    w = vault_world
-    omar = _omar(w)
-    seq = _held_by_the_custodian(w)
+def test_a_released_holds_release_says_who_and_why(hold_world: Held) -> None:
+    w, omar, seq = hold_world
     w.ok("release", w.vault, seq, "--reason", "matter settled", "--key", w.key("custodian"))
     mine = w.ok("holds", w.vault, "--all", "--key", w.key("ines")).out
     assert "released" in mine and "by custodian (" in mine and "matter settled" in mine

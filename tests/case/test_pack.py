@@ -11,15 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.case.packs import PURPOSE, export_case, report_of, work_case
-from tests.case.world import World
+from tests.case.conftest import CLOCK
+from tests.case.packs import PURPOSE, report_of, worked_pack
 from tracer.report import verify_pack
 
 
 @pytest.fixture
-def pack(world: World, tmp_path: Path) -> Path:
-    work_case(world)
-    return export_case(world, tmp_path / "pack")
+def pack(tmp_path: Path) -> Path:
+    return worked_pack(tmp_path / "pack", CLOCK)
 
 
 def test_the_case_pack_carries_the_case_and_verifies_offline(pack: Path) -> None:

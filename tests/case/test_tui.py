@@ -308,11 +308,18 @@ async def _palette(pilot: Pilot[None], query: str) -> None:
     await until(pilot, lambda: _searched(pilot.app, query))
 
 
-async def test_the_palette_opened_on_an_answer_offers_tag(built: Built) -> None:
-    """The palette asks what to offer about the screen it was opened on, not about itself."""
+async def test_the_palette_offers_what_the_screen_it_was_opened_on_offers(built: Built) -> None:
+    """The palette asks what to offer about the screen it was opened on, not about itself:
+    on the answers list no "Answers" and no "Tag"; on an answer its Tag, which runs there."""
     app = built.app()
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
+        await _palette(pilot, "")
+        titles = _palette_titles(app)
+        assert "Answers" not in titles and "Help" in titles and "Tag" not in titles, titles
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, AnswersScreen)
         app.push_screen(AnswerScreen("ans-stale"))
         await settle(pilot)
         await _palette(pilot, "tag")
@@ -332,15 +339,6 @@ async def test_the_palette_opened_on_an_answer_offers_tag(built: Built) -> None:
         await settle(pilot)
         assert isinstance(app.screen, PromptScreen)  # the palette's Tag runs the answer's tag
         assert "Tag claim:1 of ans-stale" in screen_text(pilot)
-
-
-async def test_the_palette_on_the_answers_list_does_not_offer_answers(built: Built) -> None:
-    app = built.app()
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await _palette(pilot, "")
-        titles = _palette_titles(app)
-        assert "Answers" not in titles and "Help" in titles and "Tag" not in titles, titles
 
 
 async def test_case_notes_are_listed_on_the_notes_screen_apart_from_answer_notes(built: Built) -> None:

@@ -9,15 +9,17 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.helpers import manifest, passage, revision
+from tests.helpers import HOME, manifest, passage, revision
+from tests.templates import copy_of
 from tracer.cli.main import main
+from tracer.engine.trust import TrustStore
 
 REPO = Path(__file__).resolve().parents[2]
 TRACER = Path(sys.executable).parent / "tracer"
@@ -63,13 +65,19 @@ class World:
     def pub(self, name: str) -> Path:
         return self.keys / f"{name}.pub"
 
-    def run(self, *args: str | Path) -> Result:
-        """`tracer ARGS` in this process; SystemExit from argparse becomes the code."""
+    def run(self, *args: str | Path, env: dict[str, str] | None = None) -> Result:
+        """`tracer ARGS` in this process (its environment as the test left it), with `env`
+        set for this call only; SystemExit from argparse becomes the code.  What the
+        console script adds is `sys.exit` of the same code: a test needs `spawn` only where
+        the process itself is the point."""
         self.capsys.readouterr()
-        try:
-            code = main([str(a) for a in args])
-        except SystemExit as exc:
-            code = int(exc.code or 0)
+        with pytest.MonkeyPatch.context() as mp:
+            for name, value in (env or {}).items():
+                mp.setenv(name, value)
+            try:
+                code = main([str(a) for a in args])
+            except SystemExit as exc:
+                code = int(exc.code or 0)
         captured = self.capsys.readouterr()
         return Result(code, captured.out, captured.err)
 
@@ -175,6 +183,42 @@ def vault_world(
     for part in ("keys", "vault", "inputs"):
         shutil.copytree(cli_template / part, tmp_path / part)
     yield _world(tmp_path, monkeypatch, capsys)
+
+
+def world_copy(
+    name: str,
+    build: Callable[[World], object],
+    cli_template: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> World:
+    """`vault_world` after `build(world)` ran on it: built once per process under `name`
+    (its TRACER_HOME too: pins, remembered checkpoints) and copied to `tmp_path`.  The one
+    path the home records is rewritten to the copy's."""
+
+    def make(d: Path) -> None:
+        for part in ("keys", "vault", "inputs"):
+            shutil.copytree(cli_template / part, d / part)
+        home = d / HOME
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("TRACER_PASSPHRASE", PASSPHRASE)
+            mp.setenv("TRACER_CLOCK", CLOCK)
+            mp.setenv("TRACER_HOME", str(home))
+            build(
+                World(
+                    d,
+                    capsys,
+                    {"TRACER_PASSPHRASE": PASSPHRASE, "TRACER_CLOCK": CLOCK, "TRACER_HOME": str(home)},
+                )
+            )
+
+    src = copy_of(name, make, tmp_path)
+    trust = TrustStore(tmp_path / HOME).path
+    if trust.exists():
+        text = trust.read_text(encoding="utf-8")
+        trust.write_text(text.replace(str(src.resolve()), str(tmp_path.resolve())), encoding="utf-8")
+    return _world(tmp_path, monkeypatch, capsys)
 
 
 @pytest.fixture

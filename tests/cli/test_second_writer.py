@@ -58,13 +58,13 @@ def test_writer_while_another_process_holds_the_vault(vault_world: World) -> Non
             ["keys", "add", w.vault, w.pub("ines"), *w.cust()],
             ["checkpoint", w.vault],
         ):
-            r = w.spawn(*args)
+            r = w.run(*args)
             assert r.code == 2, (args, r)
             assert expect in r.err, r.err
             assert "Traceback" not in r.err and r.out == ""
             assert "hint: wait for the other tracer process to finish" in r.err
     # once the holder is gone, the same ingest goes through
-    r = w.spawn("ingest", w.vault, rev, *w.cust())
+    r = w.run("ingest", w.vault, rev, *w.cust())
     assert r.code == 0, r
     with Vault.open(w.vault, read_only=True) as v:
         assert v.size() == size + 1
@@ -74,7 +74,7 @@ def test_writer_while_a_reader_holds_the_vault(vault_world: World) -> None:
     w = vault_world
     rev = w.write("rev-B.json", revision_input("B"))
     with held(w.vault, "ro") as holder:
-        r = w.spawn("ingest", w.vault, rev, *w.cust())
+        r = w.run("ingest", w.vault, rev, *w.cust())
         assert r.code == 2 and f"vault is in use by PID {holder.pid}" in r.err
         assert "Traceback" not in r.err
 

@@ -13,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from tests.templates import copy_of
 from tracer.cli.main import main
+from tracer.engine.trust import TrustStore
 
 if TYPE_CHECKING:
     from sample_vault.build import BuildInfo
@@ -52,8 +54,28 @@ def export(vault: Path, out: Path, key: Path, passphrase: Path, *extra: str) -> 
 @pytest.fixture(scope="module")
 def exported(sample_build: BuildInfo, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Exported]:
     """`tracer verify --json --full` on a copy of the sample vault, then an export of the
-    very log it verified (the export unlocks read-only, so it appends nothing)."""
+    very log it verified (the export unlocks read-only, so it appends nothing): made once
+    per process, copied per module (the tests copy again before they tamper)."""
     base = tmp_path_factory.mktemp("dataset")
+    src = copy_of("dataset-exported", lambda d: _export_sample(sample_build, d), base)
+    trust = TrustStore(base / "home").path
+    trust.write_text(
+        trust.read_text(encoding="utf-8").replace(str(src.resolve()), str(base.resolve())), encoding="utf-8"
+    )
+    verify_json = json.loads((base / "verify.json").read_text(encoding="utf-8"))
+    with pytest.MonkeyPatch.context() as mp:
+        # as before: the module's own fixtures, set up before each test's home, share this one
+        mp.setenv("TRACER_HOME", str(base / "home"))
+        yield Exported(
+            base / "vault",
+            base / "export",
+            verify_json,
+            base / "vault" / "keys" / "omar.key",
+            base / "omar.pass",
+        )
+
+
+def _export_sample(sample_build: BuildInfo, base: Path) -> None:
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("TRACER_HOME", str(base / "home"))
         vault = base / "vault"
@@ -65,6 +87,5 @@ def exported(sample_build: BuildInfo, tmp_path_factory: pytest.TempPathFactory) 
             "verify", str(vault), "--key", str(key), "--passphrase-file", str(passphrase), "--json", "--full"
         )
         assert rc == 1
-        dataset = base / "export"
-        export(vault, dataset, key, passphrase, "--row-group", "64")
-        yield Exported(vault, dataset, json.loads(out), key, passphrase)
+        (base / "verify.json").write_text(out, encoding="utf-8")
+        export(vault, base / "export", key, passphrase, "--row-group", "64")

@@ -4,12 +4,13 @@ real OpenInference exports made once per session (tests/imports/exports.py)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.helpers import Case, revision
+from tests.helpers import Case, case_copy, revision
 from tests.producer.pipelines import REVISIONS
 from tracer.engine.trace import AnswerTrace, Tracer
 from tracer.importers.build import DocumentMapping
@@ -46,8 +47,11 @@ def with_sources(case: Case) -> Case:
 
 
 @pytest.fixture
-def sourced(case: Case) -> Case:
-    return with_sources(case)
+def sourced(tmp_path: Path) -> Iterator[Case]:
+    """`with_sources` of a new case: ingested once per process, copied per test."""
+    c = case_copy("imports-sourced", with_sources, tmp_path)
+    yield c
+    c.close()
 
 
 def write(case: Case, name: str, data: bytes) -> Path:

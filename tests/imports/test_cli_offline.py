@@ -1,5 +1,6 @@
-"""`tracer import` and tracing an imported answer, as the real console script with sockets
-made to fail (the guard of tests/cli/test_no_network.py)."""
+"""`tracer import` and tracing an imported answer with sockets made to fail (the guard of
+tests/cli/test_no_network.py): the ingest as the real console script, the rest in turn in
+one guarded child, as test_no_network runs its commands."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 from pathlib import Path
 
 from tests.cli.conftest import World
-from tests.cli.test_no_network import GUARD
+from tests.cli.test_no_network import GUARD, Guarded
 from tests.imports.conftest import FIXTURES
 from tests.producer.pipelines import REVISIONS
 
@@ -30,13 +31,18 @@ def test_import_and_trace_offline(vault_world: World, tmp_path: Path) -> None:
     r = w.spawn("ingest", w.vault, *revs, *w.cust(), env=env)
     assert r.code == 0, r
     export = FIXTURES / "langchain-openinference-0.1.80.jsonl"
-    r = w.spawn("import", w.vault, export, "--format", "otlp-json", "--collection", "support", *w.cust(),
-                "--json", env=env)  # fmt: skip
-    assert r.code == 0 and "network disabled" not in r.err, r
-    answers = json.loads(r.out)["answers"]
-    assert [a["passages"] for a in answers] == [2, 2] and all(a["located"] == 2 for a in answers)
-    r = w.spawn("trace", w.vault, answers[0]["answer_id"], env=env)
-    assert r.code == 0, r
-    assert "IMPORTED — NOT ATTESTED BY THE PRODUCER" in r.out and "[importer-computed]" in r.out
-    r = w.spawn("verify", w.vault, "--json", env=env)
-    assert r.code == 0 and json.loads(r.out)["ok"] is True, r
+    guarded = Guarded(w, env)
+    try:
+        r = guarded.run("import", w.vault, export, "--format", "otlp-json", "--collection", "support",
+                        *w.cust(), "--json")  # fmt: skip
+        assert r.code == 0 and "network disabled" not in r.err, r
+        answers = json.loads(r.out)["answers"]
+        assert [a["passages"] for a in answers] == [2, 2] and all(a["located"] == 2 for a in answers)
+        r = guarded.run("trace", w.vault, answers[0]["answer_id"])
+        assert r.code == 0, r
+        assert "IMPORTED — NOT ATTESTED BY THE PRODUCER" in r.out and "[importer-computed]" in r.out
+        r = guarded.run("verify", w.vault, "--json")
+        assert r.code == 0 and json.loads(r.out)["ok"] is True, r
+    finally:
+        err = guarded.close()
+    assert "network disabled" not in err and "Traceback" not in err, err

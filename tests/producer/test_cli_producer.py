@@ -99,8 +99,8 @@ def test_ingest_outbox_appends_then_moves_aside(vault_world: World) -> None:
     assert outbox_cmds.pending(outbox) == []
     assert (outbox / ".tmp-0123-half.json").exists()
     assert w.ok("ingest-outbox", w.vault, outbox, *w.cust()).out == "nothing to ingest\n"
-    w.env["TRACER_KEY"] = str(w.key("ines"))
-    t = w.spawn("trace", w.vault, "ans-sdk-1", "--json")
+    ines = {"TRACER_KEY": str(w.key("ines"))}
+    t = w.run("trace", w.vault, "ans-sdk-1", "--json", env=ines)
     assert t.code == 0, t.err
     doc = t.json()
     assert (doc["integrity"], doc["currency"]) == ("intact", "verified")

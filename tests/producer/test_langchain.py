@@ -88,9 +88,9 @@ def test_a_langchain_pipeline_writes_manifests_that_ingest_and_verify(vault_worl
     assert len(pending(outbox)) == 5
     report = w.ok("ingest-outbox", w.vault, outbox, *w.cust(), "--json").json()
     assert report["ok"] and report["ingest"]["faults"] == [], report
-    w.env["TRACER_KEY"] = str(w.key("ines"))
+    ines = {"TRACER_KEY": str(w.key("ines"))}
     for written, question in zip(tracer.written, ("Refund window?", "Lost parcel?"), strict=True):
-        t = w.spawn("trace", w.vault, written.answer_id, "--json")
+        t = w.run("trace", w.vault, written.answer_id, "--json", env=ines)
         assert t.code == 0, t.err
         doc = t.json()
         assert (doc["integrity"], doc["currency"]) == ("intact", "verified"), json.dumps(doc)[:2000]
@@ -163,13 +163,13 @@ def test_following_the_hint_records_every_passage_as_not_sent(vault_world: World
     for rev in REVISIONS.values():
         recorder.write_revision(rev)
     assert w.ok("ingest-outbox", w.vault, outbox, *w.cust(), "--json").json()["ok"]
-    w.env["TRACER_KEY"] = str(w.key("ines"))
-    doc = w.spawn("trace", w.vault, written.answer_id, "--json").json()
+    ines = {"TRACER_KEY": str(w.key("ines"))}
+    doc = w.run("trace", w.vault, written.answer_id, "--json", env=ines).json()
     assert (doc["integrity"], doc["currency"]) == ("intact", "verified")
     assert [p["model_input_state"] for p in doc["passages"]] == ["sent", "not_sent"]
-    text = w.spawn("trace", w.vault, written.answer_id).out
+    text = w.run("trace", w.vault, written.answer_id, env=ines).out
     assert "model input (not_sent): NOT_SENT" in text
-    assert w.spawn("verify", w.vault).code == 0
+    assert w.run("verify", w.vault, env=ines).code == 0
 
 
 def test_omit_is_refused_it_would_sign_an_answer_without_its_retrieval(vault_world: World) -> None:
@@ -227,8 +227,8 @@ def test_re_wrapped_and_cut_down_context_keeps_every_passage(
     for rev in REVISIONS.values():
         recorder.write_revision(rev)
     assert w.ok("ingest-outbox", w.vault, outbox, *w.cust(), "--json").json()["ok"]
-    w.env["TRACER_KEY"] = str(w.key("ines"))
-    doc = w.spawn("trace", w.vault, written.answer_id, "--json").json()
+    ines = {"TRACER_KEY": str(w.key("ines"))}
+    doc = w.run("trace", w.vault, written.answer_id, "--json", env=ines).json()
     assert (doc["integrity"], doc["currency"]) == ("intact", "verified")
     assert len(doc["passages"]) == 2
 
@@ -323,9 +323,9 @@ def test_async_batch_and_streamed_runs_are_recorded_too(vault_world: World) -> N
         _recorder(w, outbox).write_revision(rev)
     report = w.ok("ingest-outbox", w.vault, outbox, *w.cust(), "--json").json()
     assert report["ok"] and report["ingest"]["faults"] == [], report
-    w.env["TRACER_KEY"] = str(w.key("ines"))
+    ines = {"TRACER_KEY": str(w.key("ines"))}
     for written in tracer.written[:3]:  # one of each kind of run
-        doc = w.spawn("trace", w.vault, written.answer_id, "--json").json()
+        doc = w.run("trace", w.vault, written.answer_id, "--json", env=ines).json()
         assert (doc["integrity"], doc["currency"]) == ("intact", "verified")
 
 

@@ -78,9 +78,9 @@ def test_a_llamaindex_query_engine_writes_manifests_that_ingest_and_verify(
         recorder.write_revision(rev)
     report = w.ok("ingest-outbox", w.vault, outbox, *w.cust(), "--json").json()
     assert report["ok"] and report["ingest"]["faults"] == [], report
-    w.env["TRACER_KEY"] = str(w.key("ines"))
+    ines = {"TRACER_KEY": str(w.key("ines"))}
     for written in tracer.written:
-        t = w.spawn("trace", w.vault, written.answer_id, "--json")
+        t = w.run("trace", w.vault, written.answer_id, "--json", env=ines)
         assert t.code == 0, t.err
         doc = t.json()
         assert (doc["integrity"], doc["currency"]) == ("intact", "verified")
@@ -156,9 +156,9 @@ def _ingest_and_trace(w: World, written: list[Written]) -> None:
         recorder.write_revision(rev)
     report = w.ok("ingest-outbox", w.vault, w.root / "outbox", *w.cust(), "--json").json()
     assert report["ok"] and report["ingest"]["faults"] == [], report
-    w.env["TRACER_KEY"] = str(w.key("ines"))
+    ines = {"TRACER_KEY": str(w.key("ines"))}
     for x in written:
-        doc = w.spawn("trace", w.vault, x.answer_id, "--json").json()
+        doc = w.run("trace", w.vault, x.answer_id, "--json", env=ines).json()
         assert (doc["integrity"], doc["currency"]) == ("intact", "verified"), doc
 
 
@@ -374,6 +374,6 @@ def test_a_node_a_postprocessor_left_out_is_signed_not_sent(
     assert "model_input_sha256" in first and "model_input_sha256" not in second
     assert payload["citations"][0]["passage_ids"] == [first["passage_id"]]
     _ingest_and_trace(w, [written])
-    t = w.spawn("trace", w.vault, written.answer_id, "--json").json()
+    t = w.run("trace", w.vault, written.answer_id, "--json", env={"TRACER_KEY": str(w.key("ines"))}).json()
     assert [p["model_input_state"] for p in t["passages"]] == ["sent", "not_sent"]
     assert t["passages"][1]["model_input"]["state"] == "not_sent"

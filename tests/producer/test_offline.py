@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli.conftest import World, draft
-from tests.cli.test_no_network import GUARD
+from tests.cli.test_no_network import GUARD, Guarded
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -86,12 +86,17 @@ def test_chunk_pack_and_ingest_outbox_work_without_network(vault_world: World, t
     env = {"PYTHONPATH": str(guard)}
     doc = w.write("doc.md", "unused")
     doc.write_text("# T\n\nText.\n", encoding="utf-8")
-    r = w.spawn("chunk", doc, "--json", env=env)
+    r = w.spawn("chunk", doc, "--json", env=env)  # the console script itself, under the guard
     assert r.code == 0 and r.json()["blocks"][1]["text"] == "Text.", r.err
     outbox = w.root / "outbox"
     drafts = [w.write(f"d{n}.json", draft(f"ans-net-{n}")) for n in range(2)]
-    r = w.spawn("pack", *drafts, "--key", w.key("producer"), "--out-dir", outbox, env=env)
-    assert r.code == 0, r.err
-    r = w.spawn("ingest-outbox", w.vault, outbox, *w.cust(), env=env)
-    assert r.code == 0 and "appended 2 file(s)" in r.out, (r.out, r.err)
-    assert "network disabled" not in r.err
+    guarded = Guarded(w, env)  # the rest in turn in one guarded child, as in test_no_network
+    try:
+        r = guarded.run("pack", *drafts, "--key", w.key("producer"), "--out-dir", outbox)
+        assert r.code == 0, r.err
+        r = guarded.run("ingest-outbox", w.vault, outbox, *w.cust())
+        assert r.code == 0 and "appended 2 file(s)" in r.out, (r.out, r.err)
+        assert "network disabled" not in r.err
+    finally:
+        err = guarded.close()
+    assert "network disabled" not in err and "Traceback" not in err, err

@@ -96,7 +96,7 @@ def test_a_forged_log_entry_holding_the_file_s_envelope_is_damage_not_done(vault
         ["ans-fresh", size],
     )
     con.close()
-    r = w.spawn("ingest-outbox", w.vault, outbox, *w.cust())
+    r = w.run("ingest-outbox", w.vault, outbox, *w.cust())
     assert r.code == 2 and "no valid signed checkpoint covers" in r.err and "Traceback" not in r.err, r
     assert fresh.exists() and fresh in outbox_cmds.pending(outbox)
     assert not (outbox / "ingested" / fresh.name).exists()
@@ -115,7 +115,7 @@ def test_an_entry_whose_bytes_do_not_hash_to_its_leaf_is_not_believed(vault_worl
     con.execute("UPDATE log SET entry = ? WHERE seq = ?", [entry.data, seq])
     con.execute("UPDATE v_answers SET answer_id = 'ans-fresh' WHERE seq = ?", [seq])
     con.close()
-    r = w.spawn("ingest-outbox", w.vault, outbox, *w.cust(), "--json")
+    r = w.run("ingest-outbox", w.vault, outbox, *w.cust(), "--json")
     # the rewritten entry derives no row, so the answers table cannot be made to hash as
     # signed: the vault is damaged, plainly, and the file stays where it is
     assert r.code == 2 and "Traceback" not in r.err, r

@@ -9,7 +9,7 @@ from typing import Any
 
 from store import admin
 from store.crypto import sha256_hex
-from tests.helpers import Case, manifest, new_case, passage, revision, signed
+from tests.helpers import Case, case_copy, manifest, passage, revision, signed
 from tracer.engine.session import Session
 from tracer.report import export_pack
 
@@ -37,14 +37,27 @@ class Built:
     travel_digest: str
 
 
+SCOPES = {"ines": ["support"], "root": ["*"]}
+
+
 def build(tmp: Path) -> Built:
-    """Stale, purged, hostile, out-of-scope and lineage answers, plus one finding."""
-    c = new_case(tmp / "vault", {"ines": ["support"], "root": ["*"]})
+    """Stale, purged, hostile, out-of-scope and lineage answers, plus one finding; the vault
+    (and the home its writes left) built once per process and copied to `tmp`, then
+    unlocked by ines."""
+    c = case_copy("report-vault", _fill, tmp, SCOPES)
+    return Built(c, c.session("ines"), sha256_hex(_travel_passage()["retrieved_text"].encode("utf-8")))
+
+
+def _travel_passage() -> dict[str, Any]:
+    return passage(revision("travel", "T1", TRAVEL, "2026-01-05T00:00:00Z"), "forty euros")
+
+
+def _fill(c: Case) -> None:
     ra = revision("returns", "A", REFUND_A, "2026-01-05T00:00:00Z")
     rc = revision("returns", "C", REFUND_C, "2026-05-05T00:00:00Z")
     rt = revision("travel", "T1", TRAVEL, "2026-01-05T00:00:00Z")
     rd = revision("brightwater", "D1", DRAFT, "2026-01-05T00:00:00Z", collection="legal")
-    pt = passage(rt, "forty euros")
+    pt = _travel_passage()
     drafts = [
         manifest("ans-stale", "Refunds are accepted for thirty days.", [passage(ra, "thirty days")]),
         manifest("ans-purged", "Staff get forty euros per day abroad.", [pt]),
@@ -97,8 +110,10 @@ def build(tmp: Path) -> Built:
         "2026-06-01T00:00:00Z",
     )
     s = c.session("ines")
-    s.add_finding("ans-stale", "p1", FINDING)
-    return Built(c, s, travel_digest)
+    try:
+        s.add_finding("ans-stale", "p1", FINDING)
+    finally:
+        s.close()
 
 
 def export(b: Built, out: Path, ids: list[str] | None = None, formats: set[str] | None = None) -> Path:

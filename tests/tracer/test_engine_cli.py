@@ -18,7 +18,7 @@ import pytest
 
 from store import admin
 from store.crypto import Identity, sha256_hex
-from tests.helpers import PASSPHRASE, T0, Case, manifest, passage, revision, signed
+from tests.helpers import PASSPHRASE, T0, Case, case_copy, manifest, passage, revision, signed
 from tracer.cli.main import main
 
 SENTENCE = "Customers may request a refund within thirty days of delivery."
@@ -50,22 +50,37 @@ ANSWER_ROW_KEYS = {
 }
 
 
-@pytest.fixture
-def cli(case: Case, tmp_path: Path) -> Iterator[dict[str, Any]]:
+def _cli_vault(case: Case) -> None:
+    """Two revisions and an answer; ines's and a stranger's key files, the passphrase file."""
     ra = revision("refund", "A", DOC, "2026-01-05T00:00:00Z")
     rc = revision("refund", "C", DOC.replace("thirty", "fourteen"), "2026-03-05T00:00:00Z")
     draft = manifest("ans-1", ANSWER, [passage(ra, "thirty")])
     assert case.ingest(ra, rc, signed(case, draft)).ok
-    keys = tmp_path / "keys"
+    keys = case.path.parent / "keys"
     key, _pub = case.investigators["ines"].save(keys, PASSPHRASE)
-    stranger, _ = Identity.from_seed("mallory", b"mallory").save(keys, PASSPHRASE)
-    pw = tmp_path / "pass"
+    Identity.from_seed("mallory", b"mallory").save(keys, PASSPHRASE)
+    pw = case.path.parent / "pass"
     pw.write_bytes(PASSPHRASE)
     case.vault.close()
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         # this machine pins the custodian now: the tests read stderr after FIRST USE was said
         assert main(["holds", str(case.path), "--key", str(key), "--passphrase-file", str(pw)]) == 0
-    yield {"case": case, "vault": str(case.path), "key": str(key), "stranger": str(stranger), "pw": str(pw)}
+
+
+@pytest.fixture
+def cli(tmp_path: Path) -> Iterator[dict[str, Any]]:
+    """`_cli_vault` with the home it left, built once per process and copied."""
+    case = case_copy("engine-cli", _cli_vault, tmp_path)
+    case.vault.close()
+    key, stranger = tmp_path / "keys" / "ines.key", tmp_path / "keys" / "mallory.key"
+    yield {
+        "case": case,
+        "vault": str(case.path),
+        "key": str(key),
+        "stranger": str(stranger),
+        "pw": str(tmp_path / "pass"),
+    }
+    case.close()
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:

@@ -4,10 +4,14 @@ finds, and a receipt that was edited, copied or outgrown is ignored with a warni
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
 
 from store import admin
 from store.crypto import Identity, sha256_hex
-from tests.helpers import Case, manifest, passage, revision, signed
+from tests.helpers import Case, case_copy, manifest, passage, revision, signed
 from tracer.engine.receipt import receipt_path
 from tracer.engine.trust import TrustStore
 from tracer.engine.verify import VerifyReport, verify
@@ -19,6 +23,20 @@ def _build(case: Case) -> None:
     rev = revision("refund", "A", DOC, "2026-01-05T00:00:00Z")
     a1 = manifest("ans-1", "Thirty days.", [passage(rev, "thirty", "p1")])
     assert case.ingest(rev, signed(case, a1)).ok
+
+
+def _built_and_verified(case: Case) -> None:
+    _build(case)
+    _verify(case)
+
+
+@pytest.fixture
+def verified(tmp_path: Path) -> Iterator[Case]:
+    """`_build`, then a clean verify by ines (her receipt in the home): once per process,
+    copied per test."""
+    c = case_copy("receipt-verified", _built_and_verified, tmp_path)
+    yield c
+    c.close()
 
 
 def _verify(case: Case, full: bool = False) -> VerifyReport:
@@ -53,9 +71,8 @@ def test_a_clean_verify_leaves_a_receipt_and_the_next_one_starts_from_it(case: C
     assert _verify(case, full=True).mode == "full"
 
 
-def test_an_edited_receipt_is_ignored_with_a_warning(case: Case) -> None:
-    _build(case)
-    _verify(case)
+def test_an_edited_receipt_is_ignored_with_a_warning(verified: Case) -> None:
+    case = verified
     path = receipt_path(TrustStore().home, case.vault.origin, case.investigators["ines"].key_id)
     env = json.loads(path.read_text(encoding="utf-8"))
     env["payload"] = env["payload"][:-4] + ("AAAA" if not env["payload"].endswith("AAAA") else "BBBB")
@@ -81,9 +98,8 @@ def test_a_receipt_signed_by_someone_else_is_ignored(case: Case) -> None:
     assert report.mode == "full" and report.warnings
 
 
-def test_a_text_altered_after_the_receipt_is_found_incrementally(case: Case) -> None:
-    _build(case)
-    _verify(case)
+def test_a_text_altered_after_the_receipt_is_found_incrementally(verified: Case) -> None:
+    case = verified
     digest = sha256_hex(
         passage(revision("refund", "A", DOC, "2026-01-05T00:00:00Z"), "thirty")["retrieved_text"].encode()
     )
@@ -97,18 +113,16 @@ def test_a_text_altered_after_the_receipt_is_found_incrementally(case: Case) -> 
     assert [f.to_json() for f in report.findings] == [f.to_json() for f in _verify(case, full=True).findings]
 
 
-def test_a_view_row_edited_after_the_receipt_makes_it_full_and_is_found(case: Case) -> None:
-    _build(case)
-    _verify(case)
+def test_a_view_row_edited_after_the_receipt_makes_it_full_and_is_found(verified: Case) -> None:
+    case = verified
     case.vault.con.execute("UPDATE v_passages SET doc_revision = 'Z' WHERE answer_id = 'ans-1'")
     report = _verify(case)
     assert report.mode == "full" and any("view rows" in w for w in report.warnings)
     assert "view_row_altered_or_extra" in [f.kind for f in report.findings]
 
 
-def test_a_purge_after_the_receipt_retraces_the_covered_passages(case: Case) -> None:
-    _build(case)
-    _verify(case)
+def test_a_purge_after_the_receipt_retraces_the_covered_passages(verified: Case) -> None:
+    case = verified
     admin.purge(
         case.vault, case.custodian, sha256_hex(DOC.encode()), "RET", "old", "HR", "2026-05-01T00:00:00Z"
     )

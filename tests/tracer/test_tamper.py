@@ -29,7 +29,7 @@ from store.errors import AccessDeniedError
 from store.keyring import DataKeys
 from store.merkle import leaf_hash
 from store.vault import Vault
-from tests.helpers import T0, Case, append_by_hand, manifest, new_case, passage, revision, signed
+from tests.helpers import T0, Case, append_by_hand, case_copy, manifest, new_case, passage, revision, signed
 from tracer.engine.catalog import revalidate
 from tracer.engine.session import Session, unlock
 from tracer.engine.trace import DamagedEntryError, Tracer
@@ -49,8 +49,7 @@ LAST_CHECKPOINT = 3
 pytestmark = pytest.mark.usefixtures("shared_verify_pool")
 
 
-@pytest.fixture
-def tv(case: Case) -> Iterator[Case]:
+def _tamper_vault(case: Case) -> None:
     rev = revision("refund", "A", DOC, "2026-01-05T00:00:00Z")
     a1 = manifest("ans-1", "Thirty days.", [passage(rev, "thirty", "p1", model_input_text=MODEL_INPUT_1)])
     a2 = manifest("ans-2", "Five business days.", [passage(rev, "five business", "p2")])
@@ -63,8 +62,14 @@ def tv(case: Case) -> Iterator[Case]:
         assert verify(s.vault, s, full=True).ok
     finally:
         s.close()
-    case.reopen()
+
+
+@pytest.fixture
+def tv(tmp_path: Path) -> Iterator[Case]:
+    """The fixture vault and the home its clean verification left, built once per process."""
+    case = case_copy("tamper-vault", _tamper_vault, tmp_path)
     yield case
+    case.close()
 
 
 def both_ways(vault: Vault, session: Session | None) -> VerifyReport:

@@ -34,7 +34,9 @@ async def _copy(pilot: Pilot[None], app: TracerApp) -> str:
     return app.clipboard
 
 
-async def test_y_copies_the_whole_id_on_the_answers_list_answer_and_evidence(built: Built) -> None:
+async def test_y_copies_the_whole_id_on_every_screen_showing_ids(built: Built) -> None:
+    """The answers list, an answer, its evidence, the cited document's timeline, the
+    access log and the impact, in one app: each copy is compared with the engine's value."""
     app = built.app()
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -60,13 +62,9 @@ async def test_y_copies_the_whole_id_on_the_answers_list_answer_and_evidence(bui
         assert isinstance(evidence, EvidenceScreen)
         assert await _copy(pilot, app) == evidence.passages[0].passage_id
 
-
-async def test_y_copies_on_the_timeline_access_log_and_impact(built: Built) -> None:
-    app = built.app()
-    async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        app.push_screen(AnswerScreen("ans-stale"))
-        await until(pilot, lambda: isinstance(app.screen, AnswerScreen) and app.screen.trace is not None)
+        # on: the timeline, the access log and the impact, each reached by its key
+        await pilot.press("escape")
+        await until(pilot, lambda: app.screen is screen)
         await pilot.press("T")
         await until(pilot, lambda: isinstance(app.screen, TimelineScreen) and app.screen.timeline is not None)
         timeline = app.screen

@@ -68,7 +68,10 @@ class TracerFooter(Footer):
     TracerFooter #footer-more { width: 1; display: none; }
     """
 
+    _shown: tuple[object, ...] | None = None
+
     def compose(self) -> ComposeResult:
+        self._shown = self._wanted()
         yield from super().compose()
         more = Static(MORE, id="footer-more")
         yield more
@@ -77,9 +80,35 @@ class TracerFooter(Footer):
 
     async def recompose(self) -> None:
         """Bindings changed (a trace loaded, a screen came back): fit the new keys once they
-        are mounted; the callback `compose` schedules can run before they are."""
+        are mounted; the callback `compose` schedules can run before they are.
+
+        Textual recomposes on every bindings signal (each focus change, each screen
+        resumed), mostly to the same keys: rebuilding and restyling every key then is most
+        of what a keypress costs.  When the keys, their words and states are what is
+        shown, only the fit is redone (a pick table's Enter ranks by the focused widget)."""
+        if self._shown is not None and self.children and self._wanted() == self._shown:
+            self._fit()
+            return
         await super().recompose()
         self._fit()
+
+    def _wanted(self) -> tuple[object, ...] | None:
+        """What `Footer.compose` draws from: each shown binding with its state, tooltip and
+        key display, and the palette's key; None before the bindings are ready."""
+        if not self._bindings_ready:
+            return None
+        active = self.screen.active_bindings
+        app = self.app
+        return (
+            tuple(
+                (key, binding, enabled, tooltip, app.get_key_display(binding))
+                for key, (_node, binding, enabled, tooltip) in active.items()
+                if binding.show
+            ),
+            self.show_command_palette,
+            app.ENABLE_COMMAND_PALETTE,
+            active.get(app.COMMAND_PALETTE_BINDING, (None, None, None, None))[1:],
+        )
 
     def on_resize(self, _event: events.Resize) -> None:
         self._fit()
