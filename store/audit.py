@@ -408,24 +408,23 @@ _FACTS_FROM = """
 def _seed_facts(vault: Vault, start: int) -> None:
     """The compact facts of entries before `start`, from the stored views (whose rows a
     receipt's digests vouch for), so the checks that read them see the whole log."""
-    con = vault.con
     where = f"seq >= 0 AND seq < {int(start)}"
-    con.execute(
-        _FACTS_FROM.format(
-            digests="v_digests",
-            passages="v_passages",
-            where=where,
-            dwhere=f"d.seq >= 0 AND d.seq < {int(start)}",
-        )
+    _run_all(
+        vault.con,
+        [
+            _FACTS_FROM.format(
+                digests="v_digests",
+                passages="v_passages",
+                where=where,
+                dwhere=f"d.seq >= 0 AND d.seq < {int(start)}",
+            ),
+            "INSERT INTO temp.r_answer_refs "  # noqa: S608 - only ints interpolated
+            f"SELECT seq, answer_id, answer_sha256, collection FROM v_answers WHERE {where}",
+            "INSERT INTO temp.r_revision_refs "  # noqa: S608 - only ints interpolated
+            f"SELECT seq, document_id, revision FROM v_revisions WHERE {where}",
+            f"INSERT INTO temp.r_tombstone_refs SELECT seq, digest FROM v_tombstones WHERE {where}",  # noqa: S608
+        ],
     )
-    con.execute(
-        "INSERT INTO temp.r_answer_refs "  # noqa: S608 - only ints interpolated
-        f"SELECT seq, answer_id, answer_sha256, collection FROM v_answers WHERE {where}"
-    )
-    con.execute(
-        f"INSERT INTO temp.r_revision_refs SELECT seq, document_id, revision FROM v_revisions WHERE {where}"  # noqa: S608
-    )
-    con.execute(f"INSERT INTO temp.r_tombstone_refs SELECT seq, digest FROM v_tombstones WHERE {where}")  # noqa: S608
 
 
 #: entries per group of a view digest: a receipt keeps one SHA-256 per group and view
@@ -506,7 +505,7 @@ _FACTS_CTE = """
         SELECT seq, digest, role, collection, passage_id FROM temp.r_refs
     ),
     present AS (SELECT DISTINCT digest FROM blobs),
-    held AS (SELECT DISTINCT digest FROM blobs WHERE dk_id IN (SELECT dk_id FROM _v_keys)),
+    held AS (SELECT DISTINCT digest FROM blobs WHERE dk_id IN (SELECT unnest($keys::VARCHAR[]))),
     tomb AS (SELECT digest, min(seq) AS tseq FROM temp.r_tombstone_refs GROUP BY digest),
     verdicts AS (
         SELECT f.*, pr.digest IS NOT NULL AS present, bd.detail,
@@ -573,7 +572,7 @@ def digest_verdicts_on(
     elif "*" in scopes:
         readable = "TRUE"
     else:
-        readable = "f.collection IN (SELECT c FROM _v_scopes)"
+        readable = "f.collection IN (SELECT unnest($scopes::VARCHAR[]))"
     import pyarrow as pa
 
     digests = sorted(bad)
@@ -587,32 +586,37 @@ def digest_verdicts_on(
             }
         ),
     )
-    con.register("_v_keys", pa.table({"dk_id": string_array(sorted(dk_ids))}))
-    con.register("_v_scopes", pa.table({"c": string_array(sorted(scopes or []))}))
+    params: dict[str, list[str]] = {"keys": sorted(dk_ids)}
+    if "$scopes" in readable:
+        params["scopes"] = sorted(scopes or [])
     try:
-        cte = "WITH " + _FACTS_CTE.format(readable=readable)
-        counts = {
-            TextVerdict(str(v)): int(n)
-            for v, n in con.execute(
-                cte + "SELECT verdict, count(*) FROM verdicts GROUP BY verdict"  # noqa: S608
-            ).fetchall()
-        }
+        # one statement for both answers (the verdicts' counts, part 0, and the findings,
+        # part 1): each statement over these joins has a fixed cost of milliseconds
         rows = con.execute(
-            cte  # noqa: S608 - fixed text; only `readable` varies, chosen above
+            "WITH "  # noqa: S608 - fixed text; only `readable` varies, chosen above
+            + _FACTS_CTE.format(readable=readable)
             + """
-            SELECT v.seq, v.digest, v.role, v.verdict, v.present, v.detail,
-                   a.answer_id, v.passage_id, r.document_id, r.revision
+            SELECT 0 AS part, NULL::BIGINT AS seq, NULL::VARCHAR AS digest, NULL::VARCHAR AS role,
+                   verdict, NULL::BOOLEAN AS present, NULL::VARCHAR AS detail,
+                   NULL::VARCHAR AS answer_id, NULL::VARCHAR AS passage_id,
+                   NULL::VARCHAR AS document_id, NULL::VARCHAR AS revision, count(*) AS n
+            FROM verdicts GROUP BY verdict
+            UNION ALL
+            SELECT 1, v.seq, v.digest, v.role, v.verdict, v.present, v.detail,
+                   a.answer_id, v.passage_id, r.document_id, r.revision, NULL
             FROM verdicts v
             LEFT JOIN temp.r_answer_refs a ON a.seq = v.seq
             LEFT JOIN temp.r_revision_refs r ON r.seq = v.seq
             WHERE (v.verdict = 'purged' AND v.present)
                OR v.verdict NOT IN ('purged', 'intact', 'out_of_scope')
-            ORDER BY v.seq, v.digest, v.role
-            """
+            ORDER BY part, seq, digest, role
+            """,
+            params,
         ).fetchall()
     finally:
-        for name in ("_v_bad", "_v_keys", "_v_scopes"):
-            con.unregister(name)
+        con.unregister("_v_bad")
+    counts = {TextVerdict(str(r[4])): int(r[11]) for r in rows if r[0] == 0}
+    rows = [r[1:11] for r in rows if r[0] == 1]
     found = [
         DigestVerdict(
             int(r[0]), str(r[1]), str(r[2]), TextVerdict(str(r[3])), bool(r[4]), r[5], r[6], r[7], r[8], r[9]
