@@ -257,7 +257,10 @@ class ViewGuard:
         out: Digests = {t: dict(gs) for t, gs in trusted.items()}
         touched = range(start // GROUP, (size - 1) // GROUP + 1)
         rehash = set(VIEW_COLUMNS) if tables is None else set(tables)
-        hashed = tables_digests(con, [t for t in VIEW_COLUMNS if t in rehash], lo, size)
+        # the tables the batch added rows to hold rows in the groups it touched
+        hashed = tables_digests(
+            con, [t for t in VIEW_COLUMNS if t in rehash], lo, size, held=tables is not None
+        )
         for table in VIEW_COLUMNS:
             if table not in rehash:
                 out.setdefault(table, {})

@@ -58,7 +58,16 @@ def _typed(table: str, row: tuple[object, ...]) -> list[object]:
 
 
 @pytest.mark.parametrize(
-    ("lo", "hi"), [(0, None), (3, GROUP + 7), (GROUP, GROUP + 8), (GROUP - 1, 4 * GROUP), (5 * GROUP, None)]
+    ("lo", "hi"),
+    [
+        (0, None),
+        (3, GROUP + 7),
+        (GROUP, GROUP + 8),
+        (GROUP - 1, 4 * GROUP),
+        (5 * GROUP, None),
+        (0, 4),
+        (4, GROUP),
+    ],
 )
 def test_several_tables_hash_as_one_at_a_time(
     con: duckdb.DuckDBPyConnection, lo: int, hi: int | None
@@ -66,5 +75,6 @@ def test_several_tables_hash_as_one_at_a_time(
     expected = {t: _one_by_one(con, t, lo, hi) for t in TABLES}
     assert any(expected.values()) or lo >= 5 * GROUP
     assert tables_digests(con, TABLES, lo, hi) == expected
+    assert tables_digests(con, TABLES, lo, hi, held=True) == expected  # asked without finding first
     assert {t: table_digests(con, t, lo, hi) for t in TABLES} == expected
     assert tables_digests(con, [], lo, hi) == {}
