@@ -143,6 +143,9 @@ class _Ranges:
             [_replace_sql(name, cols) for name, cols in _KEEP.items()]
             + [_replace_sql(table, _view_cols(table)) for table in _MADE_FIRST],
         )
+        # read before any rebuilt row is held: the query's hash tables and the rebuilt
+        # views are then never in memory at once
+        self.stored_ranges()
 
     def ready(self, table: str) -> None:
         """temp.r_<table> exists and its rows are noted as held: call before inserting."""
@@ -156,8 +159,8 @@ class _Ranges:
         rows with a NULL seq): one query over every view, once per verification.
 
         Nothing writes the stored views while a verification runs (`ViewGuard.unchecked`
-        mends nothing, and DuckDB's lock keeps other processes out), so what it read at the
-        first comparison holds for every later one and for `finish`."""
+        mends nothing, and DuckDB's lock keeps other processes out), so what it read when
+        the verification began holds for every comparison and for `finish`."""
         if self._stored is None:
             found: dict[str, set[int | None]] = {t: set() for t in VIEW_COLUMNS}
             names = list(VIEW_COLUMNS)
