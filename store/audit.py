@@ -100,6 +100,8 @@ def _run_all(con: duckdb.DuckDBPyConnection, statements: Sequence[str]) -> None:
         con.execute(";\n".join(statements))
 
 
+#: rebuilt rows in a range up to which one query counts the differing rows of every view
+_COUNT_ALL_ROWS = 20_000
 #: the rebuilt views `keep_facts` joins in every range
 _MADE_FIRST = ("v_digests", "v_passages")
 
@@ -137,6 +139,8 @@ class _Ranges:
         #: rows since it was last made empty
         self.made: set[str] = set(_MADE_FIRST)
         self.touched: set[str] = set()
+        #: rebuilt rows inserted in the current range
+        self.held = 0
         self._stored: dict[str, set[int | None]] | None = None
         _run_all(
             vault.con,
@@ -147,12 +151,13 @@ class _Ranges:
         # views are then never in memory at once
         self.stored_ranges()
 
-    def ready(self, table: str) -> None:
-        """temp.r_<table> exists and its rows are noted as held: call before inserting."""
+    def ready(self, table: str, rows: int) -> None:
+        """temp.r_<table> exists and its `rows` are noted as held: call before inserting."""
         if table not in self.made:
             self.vault.con.execute(_replace_sql(table, _view_cols(table)))
             self.made.add(table)
         self.touched.add(table)
+        self.held += rows
 
     def stored_ranges(self) -> dict[str, set[int | None]]:
         """Per stored view, the first seq of every compare range it has a row in (None for
@@ -182,6 +187,7 @@ class _Ranges:
         self.done.add(lo)
         _run_all(self.vault.con, [_replace_sql(t, _view_cols(t)) for t in VIEW_COLUMNS if t in self.touched])
         self.touched.clear()
+        self.held = 0
 
     def compare(self, lo: int) -> None:
         """Both directions in one grouped pass: per distinct row, how often each side holds it.
@@ -189,8 +195,10 @@ class _Ranges:
         A row held more often in the stored view is altered or extra there; more often
         in the rebuilt one, missing or altered (the multiset difference `EXCEPT ALL`
         gives, at a single scan of each side).  Views empty on both sides in the range
-        are skipped (see the class); of the others, one query first counts the rows that
-        differ in each (the same grouping), and only those where some do are read.
+        are skipped (see the class); of the others, when the range is small, one query
+        first counts the rows that differ in each (the same grouping), and only those
+        where some do are read.  (That query holds every view's grouping at once, so a
+        large range compares view by view, as one grouping at a time.)
         """
         where = f"seq >= {max(int(lo), self.start)} AND seq < {int(lo) + _COMPARE}"
         stored = self.stored_ranges()
@@ -200,7 +208,7 @@ class _Ranges:
             if any(len(self.diffs[(table, p)]) < _DIFF_LIMIT for p in _PROBLEMS)
             and (table in self.touched or int(lo) in stored[table])
         ]
-        if len(tables) > 1:
+        if len(tables) > 1 and self.held <= _COUNT_ALL_ROWS:
             counts = self.vault.query(
                 " UNION ALL ".join(
                     f"SELECT {i} AS v, count(*) AS n FROM ({_differing(table, where, table in self.touched)})"  # noqa: S608
@@ -389,7 +397,7 @@ class ViewRebuild:
                 parts = [RowsTable(pa.concat_tables([p.table for p in parts]), True)]
             for part in parts:  # inferred types may differ from part to part
                 if part.num_rows:
-                    self._ranges.ready(table)
+                    self._ranges.ready(table, part.num_rows)
                     insert_table(self.vault.con, table, part, target=f"temp.r_{table}")
         self._tables = {}
         self._pending = 0
@@ -499,7 +507,7 @@ def _flush(vault: Vault, rows: Rows, ranges: _Ranges) -> None:
     """Insert the rows held in Python into temp.r_<view> (`_Ranges.ready` first)."""
     for table, items in rows.items():
         if items:
-            ranges.ready(table)
+            ranges.ready(table, len(items))
             insert_rows(vault.con, table, items, target=f"temp.r_{table}")
             items.clear()
 

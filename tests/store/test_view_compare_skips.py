@@ -38,7 +38,14 @@ def _views(case: Case) -> list[tuple[str, int | None, str]]:
 
 
 def _both_ranges(case: Case, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int | None, str]]:
+    """The view findings with the default ranges, which must equal those with ranges of
+    one seq, and those of ranges compared view by view (as a large range is)."""
     whole = _views(case)
+    monkeypatch.setattr(audit, "_COUNT_ALL_ROWS", 0)
+    assert _views(case) == whole
+    monkeypatch.setattr(audit, "_COMPARE", 1)
+    assert _views(case) == whole
+    monkeypatch.undo()
     monkeypatch.setattr(audit, "_COMPARE", 1)
     assert _views(case) == whole
     return whole
