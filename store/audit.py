@@ -16,7 +16,7 @@ from typing import Any, TypedDict
 import duckdb
 
 from store.rowtables import RowsTable, insert_rows, insert_table, string_array
-from store.schema import VIEW_COLUMNS, view_ddl
+from store.schema import VIEW_COLUMNS
 from store.vault import Vault
 from store.vaultfile import join_wanted
 from store.viewcommit import GROUP, table_digests
@@ -83,12 +83,27 @@ _KEEP = {
 _PROBLEMS = (FindingKind.VIEW_ROW_ALTERED_OR_EXTRA, FindingKind.VIEW_ROW_MISSING_OR_ALTERED)
 
 
-def _drop(vault: Vault, table: str) -> None:
-    _drop_on(vault.con, table)
+def _replace_sql(table: str, cols: str) -> str:
+    """One statement that makes temp.r_<table>, or empties it by making it afresh (as
+    dropping it did: the rows' storage goes with the table, where a DELETE only marks them)."""
+    return f"CREATE OR REPLACE TEMP TABLE r_{table} ({cols})"
 
 
-def _drop_on(con: duckdb.DuckDBPyConnection, table: str) -> None:
-    con.execute(f"DROP TABLE IF EXISTS temp.r_{table}")
+def _view_cols(table: str) -> str:
+    return ", ".join(f"{c} {t}" for c, t in VIEW_COLUMNS[table])
+
+
+def _run_all(con: duckdb.DuckDBPyConnection, statements: Sequence[str]) -> None:
+    """`statements` in one call: DuckDB still runs each on its own, but the round trips
+    through the Python client, a fixed cost of each call, are paid once."""
+    if statements:
+        con.execute(";\n".join(statements))
+
+
+#: rebuilt rows in a range up to which one query counts the differing rows of every view
+_COUNT_ALL_ROWS = 20_000
+#: the rebuilt views `keep_facts` joins in every range
+_MADE_FIRST = ("v_digests", "v_passages")
 
 
 def _lo(seq: int) -> int:
@@ -102,6 +117,13 @@ class _Ranges:
     differences (`EXCEPT ALL` both ways) is the whole one; diffs are kept per
     (view, problem) with their range and put in the old order (view, problem, seq) at
     the end, at most `_DIFF_LIMIT` each.
+
+    A view is compared in a range only where one side can hold a row there: the rebuilt
+    side when rows were inserted into it in this range (`touched`), the stored side when
+    the one query over every view (`stored_ranges`) found a row of it in the range.  Where
+    both are empty the grouped comparison returns nothing, so skipping it changes no
+    finding; on a small vault most views are empty, and each comparison is a statement
+    with a fixed cost of milliseconds.
     """
 
     def __init__(self, vault: Vault, start: int = 0) -> None:
@@ -112,41 +134,94 @@ class _Ranges:
         self.diffs: dict[tuple[str, str], list[tuple[int | None, ViewDiff]]] = {
             (t, p): [] for t in VIEW_COLUMNS for p in _PROBLEMS
         }
-        create_fact_tables(vault.con)
-        self._fresh()
+        #: views whose temp.r_<view> exists (made on the first rows for it, but the two
+        #: the kept `r_refs` is joined from, made here), and those of them that received
+        #: rows since it was last made empty
+        self.made: set[str] = set(_MADE_FIRST)
+        self.touched: set[str] = set()
+        #: rebuilt rows inserted in the current range
+        self.held = 0
+        self._stored: dict[str, set[int | None]] | None = None
+        _run_all(
+            vault.con,
+            [_replace_sql(name, cols) for name, cols in _KEEP.items()]
+            + [_replace_sql(table, _view_cols(table)) for table in _MADE_FIRST],
+        )
+        # read before any rebuilt row is held: the query's hash tables and the rebuilt
+        # views are then never in memory at once
+        self.stored_ranges()
 
-    def _fresh(self) -> None:
-        for table in VIEW_COLUMNS:
-            _drop(self.vault, table)
-            self.vault.con.execute(view_ddl(table, f"r_{table}", temporary=True))
+    def ready(self, table: str, rows: int) -> None:
+        """temp.r_<table> exists and its `rows` are noted as held: call before inserting."""
+        if table not in self.made:
+            self.vault.con.execute(_replace_sql(table, _view_cols(table)))
+            self.made.add(table)
+        self.touched.add(table)
+        self.held += rows
+
+    def stored_ranges(self) -> dict[str, set[int | None]]:
+        """Per stored view, the first seq of every compare range it has a row in (None for
+        rows with a NULL seq): one query over every view, once per verification.
+
+        Nothing writes the stored views while a verification runs (`ViewGuard.unchecked`
+        mends nothing, and DuckDB's lock keeps other processes out), so what it read when
+        the verification began holds for every comparison and for `finish`."""
+        if self._stored is None:
+            found: dict[str, set[int | None]] = {t: set() for t in VIEW_COLUMNS}
+            names = list(VIEW_COLUMNS)
+            sql = " UNION ALL ".join(
+                f"SELECT DISTINCT {i} AS v, seq - ((seq % {_COMPARE} + {_COMPARE}) % {_COMPARE}) AS lo "  # noqa: S608
+                f"FROM {table}"
+                for i, table in enumerate(names)
+            )
+            for v, lo in self.vault.query(sql):
+                found[names[int(v)]].add(None if lo is None else int(lo))
+            self._stored = found
+        return self._stored
 
     def close(self, lo: int, rows: Rows) -> None:
-        """Compare range [lo, lo + _COMPARE) of temp.r_<view>, keep the compact facts, drop it."""
-        _flush(self.vault, rows)
-        keep_facts(self.vault.con)
+        """Compare range [lo, lo + _COMPARE) of temp.r_<view>, keep the compact facts, empty it."""
+        _flush(self.vault, rows, self)
+        keep_facts(self.vault.con, self.touched)
         self.compare(lo)
         self.done.add(lo)
-        self._fresh()
+        _run_all(self.vault.con, [_replace_sql(t, _view_cols(t)) for t in VIEW_COLUMNS if t in self.touched])
+        self.touched.clear()
+        self.held = 0
 
     def compare(self, lo: int) -> None:
         """Both directions in one grouped pass: per distinct row, how often each side holds it.
 
         A row held more often in the stored view is altered or extra there; more often
         in the rebuilt one, missing or altered (the multiset difference `EXCEPT ALL`
-        gives, at a single scan of each side).
+        gives, at a single scan of each side).  Views empty on both sides in the range
+        are skipped (see the class); of the others, when the range is small, one query
+        first counts the rows that differ in each (the same grouping), and only those
+        where some do are read.  (That query holds every view's grouping at once, so a
+        large range compares view by view, as one grouping at a time.)
         """
         where = f"seq >= {max(int(lo), self.start)} AND seq < {int(lo) + _COMPARE}"
-        for table, cols in VIEW_COLUMNS.items():
-            wanted = [p for p in _PROBLEMS if len(self.diffs[(table, p)]) < _DIFF_LIMIT]
-            if not wanted:
-                continue
-            names = [c for c, _t in cols]
+        stored = self.stored_ranges()
+        tables = [
+            table
+            for table in VIEW_COLUMNS
+            if any(len(self.diffs[(table, p)]) < _DIFF_LIMIT for p in _PROBLEMS)
+            and (table in self.touched or int(lo) in stored[table])
+        ]
+        if len(tables) > 1 and self.held <= _COUNT_ALL_ROWS:
+            counts = self.vault.query(
+                " UNION ALL ".join(
+                    f"SELECT {i} AS v, count(*) AS n FROM ({_differing(table, where, table in self.touched)})"  # noqa: S608
+                    for i, table in enumerate(tables)
+                )
+            )
+            differ = {int(v) for v, n in counts if int(n)}
+            tables = [table for i, table in enumerate(tables) if i in differ]
+        for table in tables:
+            names = [c for c, _t in VIEW_COLUMNS[table]]
             listed = ", ".join(names)
             rows = self.vault.query(
-                f"SELECT * FROM (SELECT {listed}, sum(side) AS d FROM ("  # noqa: S608
-                f"SELECT {listed}, 1 AS side FROM {table} WHERE {where} UNION ALL "
-                f"SELECT {listed}, -1 AS side FROM temp.r_{table} WHERE {where}) "
-                f"GROUP BY {listed} HAVING sum(side) <> 0) "
+                f"SELECT * FROM ({_differing(table, where, table in self.touched)}) "  # noqa: S608
                 f"QUALIFY row_number() OVER (PARTITION BY d > 0 ORDER BY {listed}) <= {_DIFF_LIMIT} "
                 f"ORDER BY {listed}"
             )
@@ -160,19 +235,15 @@ class _Ranges:
 
     def finish(self) -> list[ViewDiff]:
         """Stored rows in ranges without log entries (negative, absent, NULL seqs); all diffs in order."""
+        stored = self.stored_ranges()
         for table in VIEW_COLUMNS:
-            lows = [
-                r[0]
-                for r in self.vault.query(
-                    f"SELECT DISTINCT seq - ((seq % {_COMPARE} + {_COMPARE}) % {_COMPARE}) AS lo "  # noqa: S608
-                    f"FROM {table} ORDER BY lo NULLS LAST"
-                )
-            ]
+            lows = sorted(stored[table], key=lambda lo: (lo is None, lo or 0))
             for lo in lows:
                 if lo is None or int(lo) not in self.done:
                     self._compare_one(table, None if lo is None else int(lo))
-        for table in VIEW_COLUMNS:
-            _drop(self.vault, table)
+        # the temp.r_<view> tables are left, empty since their range closed: dropping
+        # them costs a statement each, and a later verification on this connection makes
+        # each afresh before it inserts (`ready`) and reads none it did not fill
         out: list[ViewDiff] = []
         for (_table, _problem), kept in self.diffs.items():
             kept.sort(key=lambda t: (t[0] is None, t[0] or 0))
@@ -188,9 +259,14 @@ class _Ranges:
             first = int(lo) if int(lo) < 0 else max(int(lo), self.start)
             where = f"seq >= {first} AND seq < {int(lo) + _COMPARE}"
         kept = self.diffs[(table, _PROBLEMS[0])]
+        # the rebuilt side holds no rows here (every range was emptied when it closed),
+        # and a multiset minus nothing is itself
+        rebuilt = ""
+        if table in self.touched:
+            rebuilt = f" EXCEPT ALL SELECT {names} FROM temp.r_{table} WHERE {where}"  # noqa: S608
         rows = self.vault.query(
-            f"SELECT {names} FROM {table} WHERE {where} EXCEPT ALL "  # noqa: S608
-            f"SELECT {names} FROM temp.r_{table} WHERE {where} ORDER BY {names} LIMIT {_DIFF_LIMIT}"
+            f"SELECT {names} FROM {table} WHERE {where}{rebuilt} "  # noqa: S608
+            f"ORDER BY {names} LIMIT {_DIFF_LIMIT}"
         )
         for r in rows:
             values = dict(zip([c for c, _t in cols], r, strict=True))
@@ -198,16 +274,31 @@ class _Ranges:
             kept.append((lo, ViewDiff(table, _PROBLEMS[0], int(r[0]), shown[:400], values)))
 
 
+def _differing(table: str, where: str, rebuilt: bool) -> str:
+    """Each distinct row of `table` in `where` held a different number of times by the
+    stored view and by temp.r_<table>, with that difference `d` (stored minus rebuilt).
+    Without `rebuilt` (no rows were rebuilt for it) the stored side alone, the same
+    rows the union with an empty side gives."""
+    listed = ", ".join(c for c, _t in VIEW_COLUMNS[table])
+    other = ""
+    if rebuilt:
+        other = f" UNION ALL SELECT {listed}, -1 AS side FROM temp.r_{table} WHERE {where}"  # noqa: S608
+    return (
+        f"SELECT {listed}, sum(side) AS d FROM ("  # noqa: S608 - fixed names, ints only
+        f"SELECT {listed}, 1 AS side FROM {table} WHERE {where}{other}) "
+        f"GROUP BY {listed} HAVING sum(side) <> 0"
+    )
+
+
 def create_fact_tables(con: duckdb.DuckDBPyConnection) -> None:
     """The compact tables (`_KEEP`) the digest, duplicate and unreferenced checks read."""
-    for name, cols in _KEEP.items():
-        _drop_on(con, name)
-        con.execute(f"CREATE TEMP TABLE r_{name} ({cols})")
+    _run_all(con, [_replace_sql(name, cols) for name, cols in _KEEP.items()])
 
 
-def keep_facts(con: duckdb.DuckDBPyConnection) -> None:
-    """Append the compact facts of the rebuilt views now in temp.r_<view> to the kept tables."""
-    con.execute(
+#: each kept table, the rebuilt view it is read from, and how
+_KEEP_FROM = (
+    (
+        "v_digests",
         """
         INSERT INTO temp.r_refs
         SELECT d.seq, d.digest, d.role, d.collection, p.passage_id
@@ -218,14 +309,27 @@ def keep_facts(con: duckdb.DuckDBPyConnection) -> None:
             SELECT seq, model_input_sha256 AS dg, passage_id FROM temp.r_v_passages
         ) p ON p.seq = d.seq AND p.dg = d.digest
         QUALIFY row_number() OVER (PARTITION BY d.seq, d.digest, d.role ORDER BY p.passage_id) = 1
-        """
-    )
-    con.execute(
+        """,
+    ),
+    (
+        "v_answers",
         "INSERT INTO temp.r_answer_refs "
-        "SELECT seq, answer_id, answer_sha256, collection FROM temp.r_v_answers"
-    )
-    con.execute("INSERT INTO temp.r_revision_refs SELECT seq, document_id, revision FROM temp.r_v_revisions")
-    con.execute("INSERT INTO temp.r_tombstone_refs SELECT seq, digest FROM temp.r_v_tombstones")
+        "SELECT seq, answer_id, answer_sha256, collection FROM temp.r_v_answers",
+    ),
+    (
+        "v_revisions",
+        "INSERT INTO temp.r_revision_refs SELECT seq, document_id, revision FROM temp.r_v_revisions",
+    ),
+    ("v_tombstones", "INSERT INTO temp.r_tombstone_refs SELECT seq, digest FROM temp.r_v_tombstones"),
+)
+
+
+def keep_facts(con: duckdb.DuckDBPyConnection, touched: set[str] | None = None) -> None:
+    """Append the compact facts of the rebuilt views now in temp.r_<view> to the kept tables.
+
+    `touched`: the views given rows since their tables were made empty (None: all may
+    hold rows); a kept table read from an empty view gains nothing, so it is not asked."""
+    _run_all(con, [sql for view, sql in _KEEP_FROM if touched is None or view in touched])
 
 
 class ViewRebuild:
@@ -287,12 +391,14 @@ class ViewRebuild:
     def _flush(self) -> None:
         import pyarrow as pa  # a bulk path: importing this module loads no Arrow
 
-        _flush(self.vault, self._rows)
+        _flush(self.vault, self._rows, self._ranges)
         for (table, typed), parts in self._tables.items():
             if typed and len(parts) > 1:  # same schema: the view's own types
                 parts = [RowsTable(pa.concat_tables([p.table for p in parts]), True)]
             for part in parts:  # inferred types may differ from part to part
-                insert_table(self.vault.con, table, part, target=f"temp.r_{table}")
+                if part.num_rows:
+                    self._ranges.ready(table, part.num_rows)
+                    insert_table(self.vault.con, table, part, target=f"temp.r_{table}")
         self._tables = {}
         self._pending = 0
 
@@ -314,24 +420,23 @@ _FACTS_FROM = """
 def _seed_facts(vault: Vault, start: int) -> None:
     """The compact facts of entries before `start`, from the stored views (whose rows a
     receipt's digests vouch for), so the checks that read them see the whole log."""
-    con = vault.con
     where = f"seq >= 0 AND seq < {int(start)}"
-    con.execute(
-        _FACTS_FROM.format(
-            digests="v_digests",
-            passages="v_passages",
-            where=where,
-            dwhere=f"d.seq >= 0 AND d.seq < {int(start)}",
-        )
+    _run_all(
+        vault.con,
+        [
+            _FACTS_FROM.format(
+                digests="v_digests",
+                passages="v_passages",
+                where=where,
+                dwhere=f"d.seq >= 0 AND d.seq < {int(start)}",
+            ),
+            "INSERT INTO temp.r_answer_refs "  # noqa: S608 - only ints interpolated
+            f"SELECT seq, answer_id, answer_sha256, collection FROM v_answers WHERE {where}",
+            "INSERT INTO temp.r_revision_refs "  # noqa: S608 - only ints interpolated
+            f"SELECT seq, document_id, revision FROM v_revisions WHERE {where}",
+            f"INSERT INTO temp.r_tombstone_refs SELECT seq, digest FROM v_tombstones WHERE {where}",  # noqa: S608
+        ],
     )
-    con.execute(
-        "INSERT INTO temp.r_answer_refs "  # noqa: S608 - only ints interpolated
-        f"SELECT seq, answer_id, answer_sha256, collection FROM v_answers WHERE {where}"
-    )
-    con.execute(
-        f"INSERT INTO temp.r_revision_refs SELECT seq, document_id, revision FROM v_revisions WHERE {where}"  # noqa: S608
-    )
-    con.execute(f"INSERT INTO temp.r_tombstone_refs SELECT seq, digest FROM v_tombstones WHERE {where}")  # noqa: S608
 
 
 #: entries per group of a view digest: a receipt keeps one SHA-256 per group and view
@@ -398,9 +503,11 @@ def compare_range(seq: int) -> int:
     return _lo(seq)
 
 
-def _flush(vault: Vault, rows: Rows) -> None:
+def _flush(vault: Vault, rows: Rows, ranges: _Ranges) -> None:
+    """Insert the rows held in Python into temp.r_<view> (`_Ranges.ready` first)."""
     for table, items in rows.items():
         if items:
+            ranges.ready(table, len(items))
             insert_rows(vault.con, table, items, target=f"temp.r_{table}")
             items.clear()
 
@@ -410,7 +517,7 @@ _FACTS_CTE = """
         SELECT seq, digest, role, collection, passage_id FROM temp.r_refs
     ),
     present AS (SELECT DISTINCT digest FROM blobs),
-    held AS (SELECT DISTINCT digest FROM blobs WHERE dk_id IN (SELECT dk_id FROM _v_keys)),
+    held AS (SELECT DISTINCT digest FROM blobs WHERE dk_id IN (SELECT unnest($keys::VARCHAR[]))),
     tomb AS (SELECT digest, min(seq) AS tseq FROM temp.r_tombstone_refs GROUP BY digest),
     verdicts AS (
         SELECT f.*, pr.digest IS NOT NULL AS present, bd.detail,
@@ -477,7 +584,7 @@ def digest_verdicts_on(
     elif "*" in scopes:
         readable = "TRUE"
     else:
-        readable = "f.collection IN (SELECT c FROM _v_scopes)"
+        readable = "f.collection IN (SELECT unnest($scopes::VARCHAR[]))"
     import pyarrow as pa
 
     digests = sorted(bad)
@@ -491,32 +598,37 @@ def digest_verdicts_on(
             }
         ),
     )
-    con.register("_v_keys", pa.table({"dk_id": string_array(sorted(dk_ids))}))
-    con.register("_v_scopes", pa.table({"c": string_array(sorted(scopes or []))}))
+    params: dict[str, list[str]] = {"keys": sorted(dk_ids)}
+    if "$scopes" in readable:
+        params["scopes"] = sorted(scopes or [])
     try:
-        cte = "WITH " + _FACTS_CTE.format(readable=readable)
-        counts = {
-            TextVerdict(str(v)): int(n)
-            for v, n in con.execute(
-                cte + "SELECT verdict, count(*) FROM verdicts GROUP BY verdict"  # noqa: S608
-            ).fetchall()
-        }
+        # one statement for both answers (the verdicts' counts, part 0, and the findings,
+        # part 1): each statement over these joins has a fixed cost of milliseconds
         rows = con.execute(
-            cte  # noqa: S608 - fixed text; only `readable` varies, chosen above
+            "WITH "  # noqa: S608 - fixed text; only `readable` varies, chosen above
+            + _FACTS_CTE.format(readable=readable)
             + """
-            SELECT v.seq, v.digest, v.role, v.verdict, v.present, v.detail,
-                   a.answer_id, v.passage_id, r.document_id, r.revision
+            SELECT 0 AS part, NULL::BIGINT AS seq, NULL::VARCHAR AS digest, NULL::VARCHAR AS role,
+                   verdict, NULL::BOOLEAN AS present, NULL::VARCHAR AS detail,
+                   NULL::VARCHAR AS answer_id, NULL::VARCHAR AS passage_id,
+                   NULL::VARCHAR AS document_id, NULL::VARCHAR AS revision, count(*) AS n
+            FROM verdicts GROUP BY verdict
+            UNION ALL
+            SELECT 1, v.seq, v.digest, v.role, v.verdict, v.present, v.detail,
+                   a.answer_id, v.passage_id, r.document_id, r.revision, NULL
             FROM verdicts v
             LEFT JOIN temp.r_answer_refs a ON a.seq = v.seq
             LEFT JOIN temp.r_revision_refs r ON r.seq = v.seq
             WHERE (v.verdict = 'purged' AND v.present)
                OR v.verdict NOT IN ('purged', 'intact', 'out_of_scope')
-            ORDER BY v.seq, v.digest, v.role
-            """
+            ORDER BY part, seq, digest, role
+            """,
+            params,
         ).fetchall()
     finally:
-        for name in ("_v_bad", "_v_keys", "_v_scopes"):
-            con.unregister(name)
+        con.unregister("_v_bad")
+    counts = {TextVerdict(str(r[4])): int(r[11]) for r in rows if r[0] == 0}
+    rows = [r[1:11] for r in rows if r[0] == 1]
     found = [
         DigestVerdict(
             int(r[0]), str(r[1]), str(r[2]), TextVerdict(str(r[3])), bool(r[4]), r[5], r[6], r[7], r[8], r[9]

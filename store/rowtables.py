@@ -206,10 +206,17 @@ def insert_rows(
 def insert_table(
     con: duckdb.DuckDBPyConnection, table: str, rows: RowsTable, target: str | None = None
 ) -> None:
-    """Insert rows built by `rows_table` (possibly in another process)."""
-    typed_sql, cast_sql = _insert_sql(table, target or table)
+    """Insert rows built by `rows_table` (possibly in another process).
+
+    Typed rows go in by position through the relation API, as `INSERT ... SELECT *`
+    would put them: registering and unregistering a name for them costs more than the
+    insert itself on the few rows of a small vault."""
+    if rows.typed:
+        con.from_arrow(rows.table).insert_into(target or table)
+        return
+    _typed_sql, cast_sql = _insert_sql(table, target or table)
     con.register("_new_rows", rows.table)
     try:
-        con.execute(typed_sql if rows.typed else cast_sql)
+        con.execute(cast_sql)
     finally:
         con.unregister("_new_rows")

@@ -77,11 +77,18 @@ _JOIN_ABOVE = 480
 class Vault:
     """An open vault.  Use `Vault.create` or `Vault.open`; close it when done."""
 
-    def __init__(self, path: Path, con: duckdb.DuckDBPyConnection, read_only: bool):
+    def __init__(
+        self,
+        path: Path,
+        con: duckdb.DuckDBPyConnection,
+        read_only: bool,
+        meta: dict[str, Any] | None = None,
+    ):
         self.path = path
         self.con = con
         self.read_only = read_only
-        self._meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
+        #: the meta rows (`open` has read them already, to check the format)
+        self._meta = meta if meta is not None else dict(con.execute("SELECT key, value FROM meta").fetchall())
         self.blobs = BlobStore(con)
         self.index = LogIndex(con)
         self.rosters = RosterCache(self)
@@ -170,15 +177,14 @@ class Vault:
             read_only = not os.access(path, os.W_OK) or not os.access(db, os.W_OK)
         con = connect(db, read_only=read_only)
         try:
-            fmt = one(con.execute("SELECT value FROM meta WHERE key = 'format'"))
+            meta = dict(con.execute("SELECT key, value FROM meta").fetchall())
         except duckdb.Error as exc:
             con.close()
             raise VaultDamagedError(f"{db}: not a tracer vault ({exc})") from exc
-        if fmt is None or fmt[0] != FORMAT:
+        fmt = meta.get("format")
+        if fmt != FORMAT:
             con.close()
-            raise VaultError(
-                f"{db}: unsupported vault format {fmt[0] if fmt else None!r} (this tracer reads {FORMAT!r})"
-            )
+            raise VaultError(f"{db}: unsupported vault format {fmt!r} (this tracer reads {FORMAT!r})")
         try:
             added = check_tables(con, db)
             if added and read_only:
@@ -195,7 +201,7 @@ class Vault:
         except BaseException:
             con.close()
             raise
-        return cls(path, con, read_only)
+        return cls(path, con, read_only, meta)
 
     def close(self) -> None:
         self.con.close()

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -63,6 +64,7 @@ __all__ = [
     "signed_commitment",
     "span",
     "table_digests",
+    "tables_digests",
 ]
 
 EXTENSION = "tracer-views"
@@ -130,31 +132,82 @@ def table_digests(
     One query per group that has rows: sorting all of a large view's row hashes at once
     ran out of verify's buffer pool at a million passages; a group's rows are a few tens
     of thousands."""
+    return tables_digests(con, [table], lo, hi)[table]
+
+
+def tables_digests(
+    con: duckdb.DuckDBPyConnection,
+    tables: Iterable[str],
+    lo: int = 0,
+    hi: int | None = None,
+    *,
+    held: bool = False,
+) -> Digests:
+    """`table_digests` of each of `tables`, with the groups that have rows found for all
+    of them in one query (a statement's fixed cost is most of what asking costs on a
+    small vault); each group is then hashed by a query of its own, as there.
+
+    When `lo`..`hi-1` lies in one group and there is one table, or the caller knows
+    each table has rows there (`held`), that group is hashed without asking first: the
+    hash of no rows is NULL, which leaves the group out as not finding it did, so the
+    answer is the same either way and `held` only says which way asks less."""
+    names = list(dict.fromkeys(tables))
+    out: Digests = {t: {} for t in names}
+    if not names:
+        return out
     upper = (1 << 62) if hi is None else int(hi)
-    groups = con.execute(
-        f"SELECT DISTINCT seq // {GROUP} FROM {table} WHERE seq >= ? AND seq < ? ORDER BY 1",  # noqa: S608
-        [int(lo), upper],
+    if hi is not None and 0 <= int(lo) < upper and int(lo) // GROUP == (upper - 1) // GROUP:
+        if held or len(names) == 1:
+            for table in names:
+                rows = con.execute(_group_sql(table), [int(lo), upper]).fetchall()
+                if rows and rows[0][0] is not None:
+                    out[table][int(lo) // GROUP] = str(rows[0][0])
+            return out
+    found = con.execute(
+        " UNION ALL ".join(
+            f"SELECT DISTINCT {i} AS v, seq // {GROUP} AS g FROM {table} "  # noqa: S608 - fixed names
+            f"WHERE seq >= {int(lo)} AND seq < {upper}"
+            for i, table in enumerate(names)
+        )
     ).fetchall()
-    sql = (
+    for v, g in sorted((int(v), int(g)) for v, g in found):
+        table = names[v]
+        start, end = max(g * GROUP, int(lo)), min((g + 1) * GROUP, upper)
+        rows = con.execute(_group_sql(table), [start, end]).fetchall()  # fetchone leaves the result open
+        if rows and rows[0][0] is not None:
+            out[table][g] = str(rows[0][0])
+    return out
+
+
+def _group_sql(table: str) -> str:
+    return (
         "SELECT sha256(string_agg(rh, '' ORDER BY rh)) FROM ("  # noqa: S608 - fixed names
         f"SELECT sha256({_row_text(table)}) AS rh FROM {table} WHERE seq >= ? AND seq < ?)"
     )
-    out: dict[int, str] = {}
-    for (g,) in groups:
-        g = int(g)
-        start, end = max(g * GROUP, int(lo)), min((g + 1) * GROUP, upper)
-        rows = con.execute(sql, [start, end]).fetchall()  # fetchone leaves the result open
-        if rows and rows[0][0] is not None:
-            out[g] = str(rows[0][0])
-    return out
+
+
+_SCRATCH: dict[int, duckdb.DuckDBPyConnection] = {}
+
+
+def _scratch() -> duckdb.DuckDBPyConnection:
+    """One in-memory DuckDB per process for hashing rows held in Python: making a DuckDB
+    instance costs more than hashing a group's rows, and each use takes a cursor (a
+    connection of its own to it), so uses in several threads never share one.  Keyed
+    by process id: a forked child makes its own rather than use its parent's threads."""
+    pid = os.getpid()
+    con = _SCRATCH.get(pid)
+    if con is None:
+        _SCRATCH.clear()
+        con = _SCRATCH[pid] = duckdb.connect(":memory:")
+    return con
 
 
 def _rows_digests(table: str, rows: Iterable[tuple[Any, ...]]) -> dict[int, str]:
     """`table_digests` of rows held in Python (derived from the log), computed by DuckDB
     on the same text so both sides hash alike."""
-    con = duckdb.connect()
+    con = _scratch().cursor()  # a connection of its own: its temp table is private to it
     try:
-        con.execute(f"CREATE TABLE {table} ({', '.join(f'{c} {t}' for c, t in VIEW_COLUMNS[table])})")
+        con.execute(f"CREATE TEMP TABLE {table} ({', '.join(f'{c} {t}' for c, t in VIEW_COLUMNS[table])})")
         items = list(rows)
         if items:
             marks = ", ".join("?" for _ in VIEW_COLUMNS[table])

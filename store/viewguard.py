@@ -27,6 +27,7 @@ from store.viewcommit import (
     recorded_mends,
     signed_commitment,
     table_digests,
+    tables_digests,
 )
 from store.viewmend import ViewMender
 
@@ -104,7 +105,7 @@ class ViewGuard:
         return out
 
     def _current(self, tables: Iterable[str]) -> Digests:
-        return {t: table_digests(self._vault.con, t) for t in tables}
+        return tables_digests(self._vault.con, tables)
 
     def trusted(self) -> Digests | None:
         """Group digests proven to be what the covering checkpoint signed (None for a vault
@@ -146,8 +147,9 @@ class ViewGuard:
         if not wanted:
             return
         trusted = self.trusted()
+        currents = tables_digests(self._vault.con, wanted)
         for table in wanted:
-            current = table_digests(self._vault.con, table)
+            current = currents[table]
             expected = None if trusted is None else trusted[table]
             # no commitment (None): derive the whole table from the log
             bad = None if expected is None else differing(current, expected)
@@ -233,8 +235,10 @@ class ViewGuard:
             self._checked = set(VIEW_COLUMNS)
             return trusted
         g = start // GROUP
-        for table in VIEW_COLUMNS if tables is None else sorted(set(tables)):
-            now = table_digests(self._vault.con, table, g * GROUP, start).get(g)
+        asked = list(VIEW_COLUMNS) if tables is None else sorted(set(tables))
+        nows = tables_digests(self._vault.con, asked, g * GROUP, start)
+        for table in asked:
+            now = nows[table].get(g)
             if now != trusted[table].get(g):
                 self.mender.mend(table, {g}, trusted[table], {g: now} if now else {})
         return trusted
@@ -253,6 +257,10 @@ class ViewGuard:
         out: Digests = {t: dict(gs) for t, gs in trusted.items()}
         touched = range(start // GROUP, (size - 1) // GROUP + 1)
         rehash = set(VIEW_COLUMNS) if tables is None else set(tables)
+        # the tables the batch added rows to hold rows in the groups it touched
+        hashed = tables_digests(
+            con, [t for t in VIEW_COLUMNS if t in rehash], lo, size, held=tables is not None
+        )
         for table in VIEW_COLUMNS:
             if table not in rehash:
                 out.setdefault(table, {})
@@ -260,7 +268,7 @@ class ViewGuard:
             groups = out.setdefault(table, {})
             for g in touched:
                 groups.pop(g, None)
-            groups.update(table_digests(con, table, lo, size))
+            groups.update(hashed[table])
         con.execute(f"DELETE FROM view_groups WHERE grp >= {start // GROUP}")  # noqa: S608
         insert_groups(con, {t: {g: d for g, d in gs.items() if g >= start // GROUP} for t, gs in out.items()})
         return out
