@@ -49,9 +49,13 @@ _DIFF_LIMIT = 200
 
 @dataclass(frozen=True)
 class ViewDiff:
+    """A stored view row the log does not derive (or a derived one the view lacks).
+    `seq` is None for a stored row whose seq is NULL: anyone who can write the vault
+    file can put one there, and it is a finding, not a crash."""
+
     table: str
     problem: FindingKind
-    seq: int
+    seq: int | None
     row: str
     values: dict[str, Any] = field(default_factory=dict, compare=False)
 
@@ -231,7 +235,7 @@ class _Ranges:
                 values = dict(zip(names, r[:-1], strict=True))
                 shown = json.dumps(values, default=str, ensure_ascii=False)
                 for _copy in range(min(abs(int(r[-1])), _DIFF_LIMIT - len(kept))):
-                    kept.append((lo, ViewDiff(table, problem, int(r[0]), shown[:400], values)))
+                    kept.append((lo, ViewDiff(table, problem, _seq(r[0]), shown[:400], values)))
 
     def finish(self) -> list[ViewDiff]:
         """Stored rows in ranges without log entries (negative, absent, NULL seqs); all diffs in order."""
@@ -271,7 +275,11 @@ class _Ranges:
         for r in rows:
             values = dict(zip([c for c, _t in cols], r, strict=True))
             shown = json.dumps(values, default=str, ensure_ascii=False)
-            kept.append((lo, ViewDiff(table, _PROBLEMS[0], int(r[0]), shown[:400], values)))
+            kept.append((lo, ViewDiff(table, _PROBLEMS[0], _seq(r[0]), shown[:400], values)))
+
+
+def _seq(value: Any) -> int | None:
+    return None if value is None else int(value)
 
 
 def _differing(table: str, where: str, rebuilt: bool) -> str:

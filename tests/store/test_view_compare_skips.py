@@ -119,3 +119,24 @@ def test_every_view_that_differs_in_a_range_is_read(answered: Case, monkeypatch:
         ("view_row_missing_or_altered", a1, "v_passages"),
         ("view_row_altered_or_extra", a2, "v_digests"),
     ]
+
+
+def test_a_stored_row_with_a_null_seq_is_a_finding_not_a_crash(
+    answered: Case, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Anyone who can write the vault file can store a view row with no seq: it belongs to
+    no range of the log, so only `finish`'s pass over the stored ranges sees it, and it
+    is reported with no seq (it crashed verify with a TypeError before)."""
+    answered.vault.con.execute("INSERT INTO v_tags (seq, tag) VALUES (NULL, 'planted')")
+    answered.vault.con.execute(
+        "INSERT INTO v_passages SELECT * REPLACE (NULL AS seq) FROM v_passages LIMIT 1"
+    )
+    found = _both_ranges(answered, monkeypatch)
+    assert found == [
+        ("view_row_altered_or_extra", None, "v_passages"),
+        ("view_row_altered_or_extra", None, "v_tags"),
+    ]
+    report = verify(answered.reopen(), None, sizes=Sizes(workers=0))
+    shown = [f.to_json() for f in report.findings if f.seq is None]
+    assert [j["kind"] for j in shown] == ["view_row_altered_or_extra"] * 2
+    assert all('"seq": null' in j["detail"] for j in shown)

@@ -61,7 +61,11 @@ def check_views(vault: Vault, tally: Tally, diffs: list[audit.ViewDiff], gaps: l
     hints: dict[int, FindingRecord] = {}
     for d in diffs:
         rec = _view_record(d.table, d.values)
-        if d.problem == FindingKind.VIEW_ROW_ALTERED_OR_EXTRA and d.table in _ENTRY_TABLES:
+        if (
+            d.problem == FindingKind.VIEW_ROW_ALTERED_OR_EXTRA
+            and d.table in _ENTRY_TABLES
+            and d.seq is not None
+        ):
             hints.setdefault(d.seq, {}).update(rec)
         tally.find(d.problem, d.seq, f"{d.table} row does not match the log: {d.row}", **rec)
     # rows found edited and derived again in place, by this process or an earlier one
