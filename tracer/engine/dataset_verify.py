@@ -25,6 +25,7 @@ against its digest.
 from __future__ import annotations
 
 import hashlib
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -177,6 +178,8 @@ class _Statements:
     later: list[tuple[_Row, bytes, str]] = field(default_factory=list)
     traced: dict[int, tuple[list[Task], list[Task]]] = field(default_factory=dict)
     cases: dict[int, EntryRow] = field(default_factory=dict)
+    #: the keyring the last statement run checked ended with
+    keyring_after: Roster = field(default_factory=Roster)
 
     @property
     def keyring(self) -> Roster:
@@ -319,14 +322,16 @@ class _Verifier:
 
     def _other_statements(self, out: _Statements, plan: _Plan) -> None:
         """Pass 2, second part (while the workers check manifests): every other statement
-        row against the keyring in force at its place.  None of them can change it
-        (`check_run` folds only `ROSTER_KINDS`); one that did would mean the keyrings the
-        workers were given are wrong, so it stops the verification."""
-        for r, data, kind in out.later:
-            ring = _ring_at(out.keyrings, r.pos)
-            changed = self._statement(out, r, data, kind, plan, ring)
-            if changed:
-                raise RuntimeError(f"entry {r.seq}: a {kind!r} statement changed the keyring")
+        row against the keyring in force at its place, a run of them at a time (one
+        `check_run` each, as `tracer verify` checks runs of rows).  None of them can
+        change the keyring (`check_run` folds only `ROSTER_KINDS`); one that did would mean
+        the keyrings the workers were given are wrong, so it stops the verification."""
+        for run in _runs(out.later, sorted(out.per_row), out.keyrings):
+            if self._statements_run(out, run, plan, _ring_at(out.keyrings, run[0][0].pos)):
+                seqs = ", ".join(str(r.seq) for r, _data, _kind in run)
+                raise RuntimeError(
+                    f"entries {seqs}: a statement that is not a roster kind changed the keyring"
+                )
         out.later = []
         for pos in sorted(out.per_row):
             tasks, deferred = out.traced.get(pos, ([], []))
@@ -339,29 +344,43 @@ class _Verifier:
     ) -> bool:
         """One statement row checked against `keyring`; True when it changed it (then the
         new keyring applies from the next row)."""
+        changed = self._statements_run(out, [(r, data, kind)], plan, keyring)
+        if changed:
+            out.keyrings.append((r.pos + 1, out.keyring_after))
+        return changed
+
+    def _statements_run(
+        self, out: _Statements, run: list[tuple[_Row, bytes, str]], plan: _Plan, keyring: Roster
+    ) -> bool:
+        """Consecutive statement rows (no other statement between them) checked against
+        `keyring` in one `check_run`; True when the keyring it ends with is another.  The
+        run's view rows, tasks and deferred passages are kept at its first row's place,
+        so they stay in log order among the other statements'."""
         result = check_run(
             RunInput(
-                [LogRow(r.seq, r.kind, data, r.stored, r.leaf)],
+                [LogRow(r.seq, r.kind, data, r.stored, r.leaf) for r, data, _kind in run],
                 keyring,
                 plan.custodian_ed25519,
                 plan.custodian_key_id,
                 plan.scopes,
                 False,
                 plan.origin,
-                {r.seq: out.roots_before[r.pos]},
+                {r.seq: out.roots_before[r.pos] for r, _data, _kind in run},
             )
         )
-        _seq, found, manifest_row = result.entries[0]
-        extra = signer_finding(r.seq, r.signer, result.signers[0])
-        out.per_row[r.pos] = RowResult(found + ([extra] if extra else []), manifest_row, result.rows)
+        first = run[0][0].pos
+        for i, ((r, data, kind), (_seq, found, manifest_row)) in enumerate(
+            zip(run, result.entries, strict=True)
+        ):
+            extra = signer_finding(r.seq, r.signer, result.signers[i])
+            rows = result.rows if i == 0 else {}
+            out.per_row[r.pos] = RowResult(found + ([extra] if extra else []), manifest_row, rows)
+            if r.kind in ROSTER_KINDS or kind in ROSTER_KINDS or case_row(r.kind, kind):
+                out.cases[r.pos] = EntryRow(r.seq, r.kind, data, r.stored)
         if result.tasks or result.deferred:
-            out.traced[r.pos] = (result.tasks, result.deferred)
-        changed = result.keyring.version != keyring.version
-        if changed:
-            out.keyrings.append((r.pos + 1, result.keyring))
-        if r.kind in ROSTER_KINDS or kind in ROSTER_KINDS or case_row(r.kind, kind):
-            out.cases[r.pos] = EntryRow(r.seq, r.kind, data, r.stored)
-        return changed
+            out.traced[first] = (result.tasks, result.deferred)
+        out.keyring_after = result.keyring
+        return result.keyring.version != keyring.version
 
     def _meanwhile(
         self,
@@ -538,6 +557,26 @@ def _spans(chunks: list[ds.EntryChunk]) -> Iterator[tuple[bytes, int, int]]:
         data = bytes(chunk.values)
         for start, end in zip(chunk.starts, chunk.ends, strict=True):
             yield data, start, end
+
+
+def _runs(
+    later: list[tuple[_Row, bytes, str]], checked: list[int], rings: list[tuple[int, Roster]]
+) -> Iterator[list[tuple[_Row, bytes, str]]]:
+    """`later` (statement rows in log order) cut into runs with one keyring in force and no
+    already `checked` statement row between two of their rows: each run's view rows then
+    keep their place in log order among the statements'."""
+    run: list[tuple[_Row, bytes, str]] = []
+    for item in later:
+        pos = item[0].pos
+        if run:
+            prev = run[-1][0].pos
+            between = bisect_left(checked, pos) != bisect_left(checked, prev)
+            if between or _ring_at(rings, pos) is not _ring_at(rings, prev):
+                yield run
+                run = []
+        run.append(item)
+    if run:
+        yield run
 
 
 def _ring_at(rings: list[tuple[int, Roster]], seq: int) -> Roster:
