@@ -97,13 +97,17 @@ def test(args: list[str]) -> int:
     """pytest on every core (pytest-xdist) unless the caller chose `-n` itself; every test
     has its own TRACER_HOME and tmp_path, session fixtures are built once per worker.
 
+    One worker more than there are cores: a Pilot test waits on its app's threads and a
+    CLI test on the processes it starts, so with one worker per core a core often idles
+    (`docs/benchmarks.md`, issue 28 item 8).
+
     A test file goes to one worker whole (`--dist loadfile`), so a module's shared set-up
     (an exported dataset, a pack, verify's worker processes) is made once, not once per
     worker.  PYTHONDONTWRITEBYTECODE is dropped for the run: without its bytecode cache
     every worker compiles and assertion-rewrites every test module again."""
     setup("dev")
     chosen = any(a == "-n" or a.startswith("-n") for a in args)
-    workers = [] if chosen else ["-n", str(os.cpu_count() or 1), "--dist", "loadfile"]
+    workers = [] if chosen else ["-n", str((os.cpu_count() or 1) + 1), "--dist", "loadfile"]
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     return _run(PY, "-m", "pytest", *workers, *args, env=env)
 
