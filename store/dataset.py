@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import groupby
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -347,18 +348,14 @@ class DatasetReader:
     def _insert_facts(self) -> None:
         """The rows `add_facts` held, one insert per run of batches with one schema
         (Arrow may infer a column's type differently in two batches)."""
+        full = {table: [c for c, _t in cols] for table, cols in VIEW_COLUMNS.items()}
         for table, parts in sorted(self._facts.items()):
-            start = 0
-            while start < len(parts):
-                end = start + 1
-                while end < len(parts) and _same_shape(parts[end], parts[start]):
-                    end += 1
-                part = RowsTable(pa.concat_tables([p.table for p in parts[start:end]]), parts[start].typed)
-                if part.table.column_names == [c for c, _t in VIEW_COLUMNS[table]]:
+            for (typed, _schema), run in groupby(parts, key=lambda p: (p.typed, p.table.schema)):
+                part = RowsTable(pa.concat_tables([p.table for p in run]), typed)
+                if part.table.column_names == full[table]:
                     insert_table(self.con, table, part, target=f"temp.r_{table}")
                 else:
                     self._insert_columns(table, part.table)
-                start = end
         self._facts = {}
 
     def end_facts(self, stored: pa.Table) -> None:
@@ -472,8 +469,3 @@ _REFERENCE_COLUMNS = "seq, answer_id, passage_id, role, digest, collection"
 #: the order the export writes references in ((seq, digest, role), unique there), then
 #: the other columns so that even a derived table with ties sorts one way only
 _REFERENCE_ORDER = "seq, digest, role, answer_id, passage_id, collection"
-
-
-def _same_shape(a: RowsTable, b: RowsTable) -> bool:
-    """Whether two batches' rows can be inserted as one table."""
-    return a.typed == b.typed and a.table.schema.equals(b.table.schema)
