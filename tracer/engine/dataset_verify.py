@@ -178,8 +178,6 @@ class _Statements:
     later: list[tuple[_Row, bytes, str]] = field(default_factory=list)
     traced: dict[int, tuple[list[Task], list[Task]]] = field(default_factory=dict)
     cases: dict[int, EntryRow] = field(default_factory=dict)
-    #: the keyring the last statement run checked ended with
-    keyring_after: Roster = field(default_factory=Roster)
 
     @property
     def keyring(self) -> Roster:
@@ -327,7 +325,8 @@ class _Verifier:
         change the keyring (`check_run` folds only `ROSTER_KINDS`); one that did would mean
         the keyrings the workers were given are wrong, so it stops the verification."""
         for run in _runs(out.later, sorted(out.per_row), out.keyrings):
-            if self._statements_run(out, run, plan, _ring_at(out.keyrings, run[0][0].pos)):
+            ring = _ring_at(out.keyrings, run[0][0].pos)
+            if self._statements_run(out, run, plan, ring).version != ring.version:
                 seqs = ", ".join(str(r.seq) for r, _data, _kind in run)
                 raise RuntimeError(
                     f"entries {seqs}: a statement that is not a roster kind changed the keyring"
@@ -344,16 +343,17 @@ class _Verifier:
     ) -> bool:
         """One statement row checked against `keyring`; True when it changed it (then the
         new keyring applies from the next row)."""
-        changed = self._statements_run(out, [(r, data, kind)], plan, keyring)
+        after = self._statements_run(out, [(r, data, kind)], plan, keyring)
+        changed = after.version != keyring.version
         if changed:
-            out.keyrings.append((r.pos + 1, out.keyring_after))
+            out.keyrings.append((r.pos + 1, after))
         return changed
 
     def _statements_run(
         self, out: _Statements, run: list[tuple[_Row, bytes, str]], plan: _Plan, keyring: Roster
-    ) -> bool:
+    ) -> Roster:
         """Consecutive statement rows (no other statement between them) checked against
-        `keyring` in one `check_run`; True when the keyring it ends with is another.  The
+        `keyring` in one `check_run`; the keyring it ends with.  The
         run's view rows, tasks and deferred passages are kept at its first row's place,
         so they stay in log order among the other statements'."""
         result = check_run(
@@ -379,8 +379,7 @@ class _Verifier:
                 out.cases[r.pos] = EntryRow(r.seq, r.kind, data, r.stored)
         if result.tasks or result.deferred:
             out.traced[first] = (result.tasks, result.deferred)
-        out.keyring_after = result.keyring
-        return result.keyring.version != keyring.version
+        return result.keyring
 
     def _meanwhile(
         self,
