@@ -38,6 +38,7 @@ __all__ = [
     "keep_facts",
     "log_shape",
     "ordered_counts",
+    "run_all",
 ]
 
 #: rebuilt rows held before they go to the temp tables
@@ -97,7 +98,7 @@ def _view_cols(table: str) -> str:
     return ", ".join(f"{c} {t}" for c, t in VIEW_COLUMNS[table])
 
 
-def _run_all(con: duckdb.DuckDBPyConnection, statements: Sequence[str]) -> None:
+def run_all(con: duckdb.DuckDBPyConnection, statements: Sequence[str]) -> None:
     """`statements` in one call: DuckDB still runs each on its own, but the round trips
     through the Python client, a fixed cost of each call, are paid once."""
     if statements:
@@ -146,7 +147,7 @@ class _Ranges:
         #: rebuilt rows inserted in the current range
         self.held = 0
         self._stored: dict[str, set[int | None]] | None = None
-        _run_all(
+        run_all(
             vault.con,
             [_replace_sql(name, cols) for name, cols in _KEEP.items()]
             + [_replace_sql(table, _view_cols(table)) for table in _MADE_FIRST],
@@ -189,7 +190,7 @@ class _Ranges:
         keep_facts(self.vault.con, self.touched)
         self.compare(lo)
         self.done.add(lo)
-        _run_all(self.vault.con, [_replace_sql(t, _view_cols(t)) for t in VIEW_COLUMNS if t in self.touched])
+        run_all(self.vault.con, [_replace_sql(t, _view_cols(t)) for t in VIEW_COLUMNS if t in self.touched])
         self.touched.clear()
         self.held = 0
 
@@ -300,7 +301,7 @@ def _differing(table: str, where: str, rebuilt: bool) -> str:
 
 def create_fact_tables(con: duckdb.DuckDBPyConnection) -> None:
     """The compact tables (`_KEEP`) the digest, duplicate and unreferenced checks read."""
-    _run_all(con, [_replace_sql(name, cols) for name, cols in _KEEP.items()])
+    run_all(con, [_replace_sql(name, cols) for name, cols in _KEEP.items()])
 
 
 #: each kept table, the rebuilt view it is read from, and how
@@ -337,7 +338,7 @@ def keep_facts(con: duckdb.DuckDBPyConnection, touched: set[str] | None = None) 
 
     `touched`: the views given rows since their tables were made empty (None: all may
     hold rows); a kept table read from an empty view gains nothing, so it is not asked."""
-    _run_all(con, [sql for view, sql in _KEEP_FROM if touched is None or view in touched])
+    run_all(con, [sql for view, sql in _KEEP_FROM if touched is None or view in touched])
 
 
 class ViewRebuild:
@@ -429,7 +430,7 @@ def _seed_facts(vault: Vault, start: int) -> None:
     """The compact facts of entries before `start`, from the stored views (whose rows a
     receipt's digests vouch for), so the checks that read them see the whole log."""
     where = f"seq >= 0 AND seq < {int(start)}"
-    _run_all(
+    run_all(
         vault.con,
         [
             _FACTS_FROM.format(

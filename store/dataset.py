@@ -35,10 +35,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from store.errors import StoreError
-from store.merkle import leaf_hash
 from store.rows import StoredBlob
 from store.rowtables import RowsTable, insert_rows, insert_table, rows_table
-from store.schema import VIEW_COLUMNS, view_ddl
+from store.schema import VIEW_COLUMNS
 from store.vault import Vault
 from store.views import Rows
 from store.words import TextVerdict
@@ -56,6 +55,7 @@ __all__ = [
     "MANIFEST_FILE",
     "PAYLOAD_TYPE",
     "REFERENCES_FILE",
+    "TOMBSTONES_FILE",
     "DatasetError",
     "DatasetReader",
     "EntryChunk",
@@ -71,6 +71,7 @@ PAYLOAD_TYPE = "application/vnd.tracer.dataset.v1+json"
 LOG_FILE = "log.parquet"
 CHECKPOINTS_FILE = "checkpoints.parquet"
 REFERENCES_FILE = "references.parquet"
+TOMBSTONES_FILE = "tombstones.parquet"
 DATA_KEYS_FILE = "data_keys.parquet"
 MANIFEST_FILE = "manifest.json"
 DSSE_FILE = "manifest.dsse.json"
@@ -206,13 +207,15 @@ class DatasetReader:
             raise DatasetError(f"{root}: not a dataset ({LOG_FILE} is missing)")
         self._log: pa.Table | None = None
         self._entries: list[EntryChunk] | None = None
-        self._leaves: list[bytes] | None = None
+        self._references: pa.Table | None = None
         #: answer id -> its first manifest's (answer digest, collection), read in one query
         #: once the facts are kept (`end_facts`)
         self._answer_refs: dict[str, tuple[str, str]] | None = None
         self._facts_kept = False
         #: each batch's view rows as they came, inserted at `end_facts` (`add_facts`)
         self._facts: dict[str, list[RowsTable]] = {}
+        #: the statement that makes each view's table (of the columns kept), or empties it
+        self._fact_ddl: dict[str, str] = {}
         self.con = duckdb.connect(":memory:")
         self.con.execute("SET enable_progress_bar = false")
         if threads:
@@ -304,13 +307,6 @@ class DatasetReader:
             self._entries = [EntryChunk.of(c) for c in self.log_table().column("entry").chunks]
         return self._entries
 
-    def log_leaves(self) -> list[bytes]:
-        """Every row's leaf hash recomputed from its entry's bytes (never the file's
-        `leaf_hash` column), once per reader: the verifier and the pool's slices share it."""
-        if self._leaves is None:
-            self._leaves = [leaf_hash(v) for chunk in self.log_entries() for v in chunk.views()]
-        return self._leaves
-
     def begin_facts(self, rows: Rows, narrow: Mapping[str, Sequence[str] | None] | None = None) -> None:
         """Once per reader: temp tables for the view rows derived from the log, with the
         rows given as tuples (the statement rows) already in.  A view `narrow` names
@@ -320,14 +316,12 @@ class DatasetReader:
         from store import audit
 
         narrow = narrow or {}
-        for table, cols in VIEW_COLUMNS.items():  # a fresh in-memory connection: none exist yet
+        for table, cols in VIEW_COLUMNS.items():
             kept = narrow.get(table)
-            if kept is None:
-                self.con.execute(view_ddl(table, f"r_{table}", temporary=True))
-                continue
             types = dict(cols)
-            defs = ", ".join(f"{c} {types[c]}" for c in kept)
-            self.con.execute(f"CREATE TEMP TABLE r_{table} ({defs})")
+            defs = ", ".join(f"{c} {types[c]}" for c in (kept if kept is not None else types))
+            self._fact_ddl[table] = f"CREATE OR REPLACE TEMP TABLE r_{table} ({defs})"
+        audit.run_all(self.con, list(self._fact_ddl.values()))
         audit.create_fact_tables(self.con)
         for table, items in rows.items():
             kept = narrow.get(table)
@@ -344,6 +338,23 @@ class DatasetReader:
         for table, part in sorted(tables.items()):
             if part.num_rows:
                 self._facts.setdefault(table, []).append(part)
+
+    @property
+    def held_rows(self) -> int:
+        """View rows `add_facts` holds, not yet inserted."""
+        return sum(part.num_rows for parts in self._facts.values() for part in parts)
+
+    def keep_held(self) -> None:
+        """The view rows held so far kept now as `store.audit` keeps them, and the view
+        tables made empty again: called between batches while the engine checks the next
+        ones, so that `end_facts` is left only the last batches' rows.  The facts kept are
+        the same as one `keep_facts` over every row: it joins rows of one seq only, and a
+        batch holds every view row of its entries (as `begin_facts` every statement's)."""
+        from store import audit
+
+        self._insert_facts()
+        audit.keep_facts(self.con)
+        audit.run_all(self.con, list(self._fact_ddl.values()))
 
     def _insert_facts(self) -> None:
         """The rows `add_facts` held, one insert per run of batches with one schema
@@ -408,12 +419,27 @@ class DatasetReader:
     def tombstone_diff(self) -> list[tuple[Any, ...]]:
         """(seq, digest, side) of tombstones.parquet rows that differ from the first
         tombstone of each digest the log holds; side is 'file' or 'log'."""
-        stored = f"SELECT seq, digest FROM {self._parquet('tombstones.parquet')}"  # noqa: S608
+        self.con.register("_tombstones_stored", self.table(TOMBSTONES_FILE, "seq, digest"))
+        stored = "SELECT seq, digest FROM _tombstones_stored"
         derived = "SELECT min(seq) AS seq, digest FROM temp.r_tombstone_refs GROUP BY digest"
-        return self.con.execute(
-            f"SELECT *, 'file' FROM ({stored} EXCEPT ALL {derived}) "  # noqa: S608
-            f"UNION ALL SELECT *, 'log' FROM ({derived} EXCEPT ALL {stored}) ORDER BY 1, 2, 3 LIMIT 200"
-        ).fetchall()
+        try:
+            return self.con.execute(
+                f"SELECT *, 'file' FROM ({stored} EXCEPT ALL {derived}) "  # noqa: S608
+                f"UNION ALL SELECT *, 'log' FROM ({derived} EXCEPT ALL {stored}) ORDER BY 1, 2, 3 LIMIT 200"
+            ).fetchall()
+        except duckdb.Error as exc:
+            raise DatasetError(
+                f"{self.root / TOMBSTONES_FILE}: cannot be compared with the log's tombstones ({exc})"
+            ) from exc
+        finally:
+            self.con.unregister("_tombstones_stored")
+
+    def stored_references(self) -> pa.Table:
+        """references.parquet as read, once per reader: the verifier reads it while the
+        engine checks, so that only the comparison is left for the end."""
+        if self._references is None:
+            self._references = self.table(REFERENCES_FILE, _REFERENCE_COLUMNS)
+        return self._references
 
     def reference_diff(self, limit: int = 200) -> tuple[list[tuple[Any, ...]], list[tuple[Any, ...]]]:
         """(rows of references.parquet the log does not imply, references the log implies
@@ -425,10 +451,7 @@ class DatasetReader:
         difference".  Any other file (a row dropped, added, altered or moved, or a
         column of another type) takes the exact multiset difference, so the findings
         never depend on which path ran."""
-        source = self._parquet(REFERENCES_FILE)
-        stored = self.con.sql(
-            f"SELECT {_REFERENCE_COLUMNS} FROM {source}"  # noqa: S608
-        ).to_arrow_table()
+        stored = self.stored_references()
         derived = self.con.sql(
             f"SELECT f.seq, a.answer_id, f.passage_id, f.role, f.digest, f.collection FROM temp.r_refs f "  # noqa: S608
             f"LEFT JOIN temp.r_answer_refs a ON a.seq = f.seq ORDER BY {_REFERENCE_ORDER}"

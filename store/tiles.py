@@ -74,13 +74,14 @@ def hash_tiles(leaf_hashes: Sequence[bytes]) -> Iterator[tuple[str, bytes]]:
 
 
 def bundle(entries: Sequence[bytes | memoryview], first_seq: int) -> bytes:
-    """One entry bundle: each entry as a big-endian uint16 length and its bytes."""
-    out = bytearray()
+    """One entry bundle: each entry as a big-endian uint16 length and its bytes (joined
+    once: the entries are most of a log's size)."""
+    parts: list[bytes | memoryview] = []
     for i, data in enumerate(entries):
         if len(data) > _MAX_ENTRY:
             raise TileError(
                 f"log entry {first_seq + i} is {len(data)} bytes: a tlog-tiles entry bundle holds "
                 f"entries of at most {_MAX_ENTRY} bytes"
             )
-        out += len(data).to_bytes(2, "big") + data
-    return bytes(out)
+        parts += (len(data).to_bytes(2, "big"), data)
+    return b"".join(parts)

@@ -75,6 +75,8 @@ def test_only_purge_deletes_and_nothing_updates() -> None:
             # verify-dataset's own in-memory connection: the stored blob rows it reads
             "dataset.py: CREATE OR REPLACE TEMP TABLE blobs AS SELECT digest, collection, dk_id "
             "FROM _stored_blobs",
+            # and the view rows it derives, made (or emptied) again after each keep
+            "dataset.py: CREATE OR REPLACE TEMP TABLE r_{table} ({defs})",
             "batch.py: DELETE FROM blobs WHERE digest = ?",  # Batch.delete_blobs, for purge
             # the recovery cuts an uncovered tail back to its last valid checkpoint, after
             # writing it to a quarantine file (`store.recovery`)

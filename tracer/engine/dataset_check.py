@@ -143,10 +143,13 @@ def _batch_result(
     return BatchResult(rows, tables, [Task(*t) for t in tasks], [Task(*t) for t in deferred])
 
 
-#: how an engine checks the manifest rows: (reader, context, their file positions) to a
-#: function that gives the batches' results (in any order) as they come, so the
-#: verifying process can do other work while the engine checks
-ManifestRows = Callable[["ds.DatasetReader", CheckContext, list[int]], Callable[[], Iterable[BatchResult]]]
+#: how an engine checks the manifest rows: (reader, context, every row's leaf hash as the
+#: verifying process recomputed it from the row's bytes) to a function that gives the
+#: batches' results (in any order) as they come, so the verifying process can do other
+#: work while the engine checks
+ManifestRows = Callable[
+    ["ds.DatasetReader", CheckContext, Sequence[bytes]], Callable[[], Iterable[BatchResult]]
+]
 
 
 def _runs(positions: list[int], ctx: CheckContext) -> Iterator[tuple[Roster, list[int]]]:

@@ -184,7 +184,7 @@ def _write_tiles(root: Path, entries: list[bytes], leaves: list[bytes], size: in
 def _write_tombstones(vault: Vault, root: Path) -> None:
     tombs = sorted(vault.index.tombstone_index().values(), key=lambda r: (r.seq, r.digest))
     ds.write_table(
-        root / "tombstones.parquet",
+        root / ds.TOMBSTONES_FILE,
         pa.table(
             {
                 "seq": pa.array([r.seq for r in tombs], pa.int64()),

@@ -23,7 +23,7 @@ the same checks run here.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_all_start_methods, get_context
@@ -81,6 +81,14 @@ def _slice_rows(entries: int, workers: int, least: int) -> int:
     return max(least, -(-entries // (TASKS_PER_WORKER * max(workers, 1))))
 
 
+def _yield_cpu() -> None:
+    import os
+
+    n = int(os.environ.get("TL_NICE", "0"))
+    if n:
+        os.nice(n)
+
+
 def _ready() -> None:
     """A first task per worker: importing this module is the start-up it waits for."""
 
@@ -108,7 +116,11 @@ class PoolChecks:
         self.workers = worker_count(entries, workers)
         self.batch_rows = batch_rows
         self._pool: ProcessPoolExecutor | None = None
+        #: the pool once every result of the verification is in (`_finished`)
+        self._done: ProcessPoolExecutor | None = None
         self._starting: threading.Thread | None = None
+        #: the slices handed out so far, in log order, each with its task (None: checked here)
+        self._slices: list[tuple[pa.Table, CheckContext, Future[BatchResult] | None]] = []
 
     @property
     def running(self) -> bool:
@@ -126,7 +138,7 @@ class PoolChecks:
     def _start(self) -> None:
         pool = None
         try:
-            pool = ProcessPoolExecutor(self.workers, mp_context=_context())
+            pool = ProcessPoolExecutor(self.workers, mp_context=_context(), initializer=_yield_cpu)
             for _ in range(self.workers):
                 pool.submit(_ready)
         except (OSError, ValueError, RuntimeError, BrokenProcessPool):
@@ -145,41 +157,68 @@ class PoolChecks:
     def __exit__(
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
+        for pool in (self._started(), self._done):
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
+        self._pool = self._done = None
+
+    def submit_upto(
+        self, reader: ds.DatasetReader, upto: int, ctx: CheckContext, leaves: Sequence[bytes]
+    ) -> None:
+        """Hand the workers every whole slice of the log's first `upto` rows not handed out
+        yet, checked against `ctx` (the keyrings in force over those rows are final), while
+        the verifying process reads the rest: the workers start on the first slices rather
+        than after the last row is read.  Nothing is handed out while the pool is still
+        starting (waiting for it would hold up the read); the next call, or `__call__`,
+        hands those slices out."""
+        if self._starting is not None and self._starting.is_alive():
+            return
+        self._submit(reader, upto, ctx, leaves, whole=True)
+
+    def _submit(
+        self, reader: ds.DatasetReader, upto: int, ctx: CheckContext, leaves: Sequence[bytes], whole: bool
+    ) -> None:
+        log = reader.log_table()
+        step = _slice_rows(log.num_rows, self.workers, self.batch_rows)
         pool = self._started()
-        if pool is not None:
-            pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+        for start in range(len(self._slices) * step, upto, step):
+            if whole and start + step > upto:
+                break
+            part = log.slice(start, min(step, upto - start))
+            future = None
+            if pool is not None:
+                try:
+                    future = pool.submit(check_slice, _ipc(part), ctx, b"".join(leaves[start : start + step]))
+                except BrokenProcessPool:
+                    self._pool = pool = None
+            self._slices.append((part, ctx, future))
 
     def __call__(
-        self, reader: ds.DatasetReader, ctx: CheckContext, positions: list[int]
+        self, reader: ds.DatasetReader, ctx: CheckContext, leaves: Sequence[bytes]
     ) -> Callable[[], Iterator[BatchResult]]:
-        """Start checking every slice of the log; the function returned yields each
-        slice's results as they come, in log order."""
-        log = reader.log_table()
-        leaves = reader.log_leaves()
-        step = _slice_rows(log.num_rows, self.workers, self.batch_rows)
-        slices = [log.slice(start, step) for start in range(0, log.num_rows, step)]
-        futures: list[Future[BatchResult] | None] = []
-        self._started()
-        for start, part in zip(range(0, log.num_rows, step), slices, strict=True):
-            future = None
-            if self._pool is not None:
-                try:
-                    future = self._pool.submit(
-                        check_slice, _ipc(part), ctx, b"".join(leaves[start : start + step])
-                    )
-                except BrokenProcessPool:
-                    self._pool = None
-            futures.append(future)
+        """Start checking every slice of the log not handed out yet (`submit_upto`); the
+        function returned yields each slice's results as they come, in log order."""
+        self._submit(reader, reader.log_table().num_rows, ctx, leaves, whole=False)
+        slices, self._slices = self._slices, []
 
         def results() -> Iterator[BatchResult]:
-            for part, future in zip(slices, futures, strict=True):
+            for part, context, future in slices:
                 result = None
                 if future is not None:
                     try:
                         result = future.result()
                     except BrokenProcessPool:
                         result = None
-                yield result if result is not None else check_batch(part, ctx, None)
+                yield result if result is not None else check_batch(part, context, None)
+            self._finished()
 
         return results
+
+    def _finished(self) -> None:
+        """Every result is in: the workers are told to exit now, and do so while the
+        verifying process finishes the report (`__exit__` then finds them gone).  The
+        pool serves one verification."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            self._done = pool
+            pool.shutdown(wait=False)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -57,8 +57,9 @@ def spark_manifests(master: str | None = "local[2]", *, stop: bool = True) -> An
         ) from exc
 
     def run(
-        reader: ds.DatasetReader, ctx: CheckContext, positions: list[int]
+        reader: ds.DatasetReader, ctx: CheckContext, leaves: Sequence[bytes]
     ) -> Callable[[], list[BatchResult]]:
+        # the executors recompute each row's leaf from the bytes they read (`leaves` stay here)
         builder = SparkSession.builder.appName("tracer-verify-dataset").config("spark.ui.enabled", "false")
         if master:
             builder = builder.master(master)

@@ -41,7 +41,7 @@ from store.dsse import Envelope
 from store.entries import ROSTER_KINDS, LogEntry
 from store.gcpause import no_cycle_collection
 from store.guarded import guarded_kind
-from store.merkle import RootAccumulator
+from store.merkle import RootAccumulator, leaf_hash
 from store.roster import Roster
 from store.rows import EntryRow
 from store.words import TextVerdict
@@ -75,6 +75,12 @@ from tracer.engine.verifyrun import Sizes, Tally
 from tracer.engine.vocabulary import INFO_KINDS, FindingKind
 
 __all__ = ["DatasetReport", "ManifestRows", "verify_dataset"]
+
+#: rows read between two hand-outs to the workers (`_Verifier._scan`)
+_HANDOUT = 256
+#: view rows held before they are kept as facts (`DatasetReader.keep_held`): each keep
+#: has a fixed cost of a few statements, and what is held at the last batch is kept after it
+_KEEP_ROWS = 32_000
 
 
 @dataclass
@@ -119,6 +125,7 @@ class _Log:
     rows: list[_Row]
     statements: dict[int, bytes]
     entries: list[memoryview]
+    leaves: list[bytes]
 
 
 @dataclass(frozen=True)
@@ -215,12 +222,9 @@ class _Verifier:
     def run(self) -> DatasetReport:
         manifest, env = self.files.manifest()
         plan = _Plan.of(manifest)
-        log = self._read_log()
+        log, stmts = self._scan(plan)
         roots = self.files.layout(log.rows, plan.group)
-        stmts = self._statements(log, plan, self._checkpoints())
-        waiting = self.manifests(
-            self.reader, plan.context(stmts.keyrings), [r.pos for r in log.rows if not r.statement]
-        )
+        waiting = self.manifests(self.reader, plan.context(stmts.keyrings), log.leaves)
         self._other_statements(stmts, plan)
         texts, text_cols, bad = self._meanwhile(manifest, env, plan, log, roots, stmts)
         facts = _statement_rows(stmts)
@@ -251,31 +255,6 @@ class _Verifier:
 
     # -- the steps, in order -----------------------------------------------------------
 
-    def _read_log(self) -> _Log:
-        """One read of the log: leaves recomputed from the entries' bytes where they lie,
-        statement rows picked by their bytes."""
-        table = self.reader.log_table()
-        chunks = self.reader.log_entries()
-        rows: list[_Row] = []
-        statements: dict[int, bytes] = {}
-        meta = ("file_row_number", "seq", "kind", "leaf_hash", "signer")
-        for (pos, seq, kind, stored, signer), (data, start, end), leaf in zip(
-            zip(*(table.column(c).to_pylist() for c in meta), strict=True),
-            _spans(chunks),
-            self.reader.log_leaves(),
-            strict=True,
-        ):
-            kind = str(kind or "")
-            statement = is_statement(kind, data, start, end)
-            if statement:
-                statements[int(pos)] = data[start:end]
-            row = _Row(
-                int(pos), -1 if seq is None else int(seq), kind, bytes(stored or b""), leaf, statement, signer
-            )
-            rows.append(row)
-        self.counts["entries"] = len(rows)
-        return _Log(rows, statements, [v for chunk in chunks for v in chunk.views()])
-
     def _checkpoints(self) -> dict[int, list[_Cp]]:
         cps_table = self.reader.table(ds.CHECKPOINTS_FILE, "id, size, signer, note", "id")
         checkpoints = [
@@ -288,35 +267,61 @@ class _Verifier:
             by_size.setdefault(cp.size, []).append(cp)
         return by_size
 
-    def _statements(self, log: _Log, plan: _Plan, by_size: dict[int, list[_Cp]]) -> _Statements:
-        """Pass 2, first part: where each checkpoint falls, the root before each statement
-        row, and the statements that may change who signs (`ROSTER_KINDS`, by the kind
-        their bytes say, as `check_run` folds them), in log order: the keyrings, all the
-        workers need, so they start before the other statements are checked
+    def _scan(self, plan: _Plan) -> tuple[_Log, _Statements]:
+        """Passes 1 and 2's first part, in one read of the log in log order: each row's leaf
+        recomputed from its entry's bytes where they lie (the tree's root growing with it,
+        so each checkpoint's place and the root before each statement row are known), the
+        statement rows picked by their bytes, and those that may change who signs
+        (`ROSTER_KINDS`, by the kind their bytes say, as `check_run` folds them) checked
+        against the keyring before them.  The keyrings in force over the rows read so far
+        are then final, which is all the workers need: every `_HANDOUT` rows they are handed
+        what has been read (`PoolChecks.submit_upto`), so they start on the first slices
+        while the rest is read.  The other statements are checked later
         (`_other_statements`)."""
+        table = self.reader.log_table()
+        self.counts["entries"] = table.num_rows
+        by_size = self._checkpoints()
+        chunks = self.reader.log_entries()
+        early = self.manifests.submit_upto if isinstance(self.manifests, PoolChecks) else None
+        log = _Log([], {}, [v for chunk in chunks for v in chunk.views()], [])
         out = _Statements()
         acc = RootAccumulator()
-        for r in log.rows:
-            if r.statement:
-                out.roots_before[r.pos] = acc.root()
-            acc.append(r.leaf)
+        guard = hashlib.sha256()
+        meta = ("file_row_number", "seq", "kind", "leaf_hash", "signer")
+        for (pos, seq, kind, stored, signer), (data, view, start, end) in zip(
+            zip(*(table.column(c).to_pylist() for c in meta), strict=True), _spans(chunks), strict=True
+        ):
+            kind = str(kind or "")
+            leaf = leaf_hash(view[start:end])
+            statement = is_statement(kind, data, start, end)
+            r = _Row(
+                int(pos), -1 if seq is None else int(seq), kind, bytes(stored or b""), leaf, statement, signer
+            )
+            log.rows.append(r)
+            log.leaves.append(leaf)
+            if statement:
+                body = log.statements[r.pos] = data[start:end]
+                if guarded_kind(body) is not None:
+                    guard.update(b"%d:%s\n" % (r.seq, r.stored.hex().encode("ascii")))
+                self._statement_row(out, r, body, plan, acc.root())
+            acc.append(leaf)
             if acc.size in by_size:
                 out.cp_after[r.pos] = (by_size.pop(acc.size), acc.root())
-        out.root, out.beyond = acc.root(), by_size
-        guard = hashlib.sha256()
-        for r in log.rows:
-            data = log.statements.get(r.pos)
-            if data is not None:
-                if guarded_kind(data) is not None:
-                    guard.update(b"%d:%s\n" % (r.seq, r.stored.hex().encode("ascii")))
-                kind = _entry_kind(data)
-                if kind in ROSTER_KINDS:
-                    self._statement(out, r, data, kind, plan, out.keyring)
-                else:
-                    out.later.append((r, data, kind))
-            if r.pos in out.cp_after:
                 out.guard_at[r.pos] = guard.hexdigest()
-        return out
+            if early is not None and acc.size % _HANDOUT == 0:
+                early(self.reader, acc.size, plan.context(out.keyrings), log.leaves)
+        out.root, out.beyond = acc.root(), by_size
+        return log, out
+
+    def _statement_row(self, out: _Statements, r: _Row, data: bytes, plan: _Plan, root_before: bytes) -> None:
+        """A statement row as the scan meets it: the root before it noted, and checked now
+        when it may change who signs, else kept for `_other_statements`."""
+        out.roots_before[r.pos] = root_before
+        kind = _entry_kind(data)
+        if kind in ROSTER_KINDS:
+            self._statement(out, r, data, kind, plan, out.keyring)
+        else:
+            out.later.append((r, data, kind))
 
     def _other_statements(self, out: _Statements, plan: _Plan) -> None:
         """Pass 2, second part (while the workers check manifests): every other statement
@@ -398,20 +403,24 @@ class _Verifier:
         self.files.signature(env, stmts.keyring, plan.exporter)
         # the tiles first: each tile file is read once, its SHA-256 taken from the bytes
         # compared (the files' findings still come first, where the manifest's are)
-        read = self.files.tiles([r.leaf for r in log.rows], log.entries)
+        read = self.files.tiles(log.leaves, log.entries)
         self.files.files(manifest, read)
         texts = self.reader.texts(plan.text_files)
+        self.reader.stored_references()
         cols = texts.to_pydict()
         return texts, cols, _text_problems(cols, {str(k) for k in plan.exporter.get("data_keys", [])})
 
     def _batches(
         self, batches: Iterable[BatchResult], transforms: TransformPass | None
     ) -> Iterator[BatchResult]:
-        """Each batch as it comes: its view rows into the reader's tables and its passages
-        traced, while the engine checks the next ones."""
+        """Each batch as it comes: its view rows into the reader's tables (kept as facts
+        every `_KEEP_ROWS` rows, so little is left for the end) and its passages traced,
+        while the engine checks the next ones."""
         for batch in batches:
             for tables in batch.tables:
                 self.reader.add_facts(tables)
+            if self.reader.held_rows >= _KEEP_ROWS:
+                self.reader.keep_held()
             if transforms is not None:
                 transforms.add(batch.tasks)
             yield BatchResult(batch.rows, [], [], batch.deferred)
@@ -549,13 +558,15 @@ def _statement_rows(stmts: _Statements) -> dict[str, list[tuple[Any, ...]]]:
     return out
 
 
-def _spans(chunks: list[ds.EntryChunk]) -> Iterator[tuple[bytes, int, int]]:
-    """Each entry as (its chunk's bytes, start, end): one copy a chunk, which
-    `bytes.find` searches in place, rather than one `bytes` an entry."""
+def _spans(chunks: list[ds.EntryChunk]) -> Iterator[tuple[bytes, memoryview, int, int]]:
+    """Each entry as (its chunk's bytes, a view of them, start, end): one copy a chunk,
+    which `bytes.find` searches and `leaf_hash` reads in place, rather than one `bytes` an
+    entry."""
     for chunk in chunks:
         data = bytes(chunk.values)
+        view = memoryview(data)
         for start, end in zip(chunk.starts, chunk.ends, strict=True):
-            yield data, start, end
+            yield data, view, start, end
 
 
 def _runs(
