@@ -125,13 +125,14 @@ class BatchResult:
     deferred: list[Task] = field(default_factory=list)
 
     def __reduce__(self) -> tuple[Any, ...]:
-        # the passages travel as plain tuples: a slotted dataclass pickles field by field
-        # in Python, and a batch holds one task per passage (ten per manifest)
+        # the passages travel as plain tuples (a named tuple pickles with its class and a
+        # call of its `__new__` each, twice the cost), and a batch holds one task per
+        # passage (ten per manifest)
         return (_batch_result, (self.rows, self.tables, _packed(self.tasks), _packed(self.deferred)))
 
 
 def _packed(tasks: list[Task]) -> list[tuple[Any, ...]]:
-    return [(t.seq, t.pos, t.kind, t.answer_id, t.passage_id, t.key, t.derived_from, t.memo) for t in tasks]
+    return [tuple(t) for t in tasks]
 
 
 def _batch_result(

@@ -48,13 +48,15 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Task:
+class Task(NamedTuple):
     """A passage to trace to its locator; picklable, so worker processes hand it back.
 
     It travels as what its verdict depends on (`key`) and, for text derived from an
     answer or note, the id of that source: popular chunks repeat, and nothing else of
-    the passage is read by the transform check.
+    the passage is read by the transform check.  A named tuple, as `TransformKey` is: a
+    verification makes one per passage and the verifying process rebuilds every one of
+    them from the workers' results, where a frozen dataclass is built field by field
+    (`docs/benchmarks.md`, "Docstring figures").
     """
 
     seq: int
@@ -68,9 +70,7 @@ class Task:
     memo: bool = False
 
     def with_key(self, key: TransformKey) -> Task:
-        return Task(
-            self.seq, self.pos, self.kind, self.answer_id, self.passage_id, key, self.derived_from, self.memo
-        )
+        return self._replace(key=key)
 
 
 @dataclass(frozen=True)
