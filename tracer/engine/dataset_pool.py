@@ -4,9 +4,10 @@ A Python function DuckDB calls runs on DuckDB's threads under one GIL, so the JS
 decoding, view derivation and DSSE wrapper of the per-entry checks would run one at a
 time however many threads read the file.  Here a standard `ProcessPoolExecutor` runs
 `check_batch` (the function Spark's executors run) on slices of the log the verifying
-process has already read (`DatasetReader.log_table`), each sent as Arrow IPC bytes of
-just that slice: a worker that read its own slice from `log.parquet` would decompress
-the whole row group it lies in, once per slice.  Results come back keyed by file
+process has already read (`DatasetReader.log_table`), each written once to a temporary
+Arrow IPC file the workers map (`tracer.engine.dataset_spool`): a worker that read its
+own slice from `log.parquet` would decompress the whole row group it lies in, once per
+slice.  Results come back keyed by file
 position, and are handed on as each slice's arrive, so the verifying process loads
 their view rows and traces their passages while the workers check the next slices.
 
@@ -35,6 +36,7 @@ import pyarrow as pa
 
 from tracer.engine import runqueue
 from tracer.engine.dataset_check import BatchResult, CheckContext, check_batch
+from tracer.engine.dataset_spool import Spool, read_spooled
 
 if TYPE_CHECKING:
     # the workers check rows, they never read an export: not imported there (DuckDB,
@@ -54,9 +56,15 @@ def worker_count(entries: int, workers: int | None = None) -> int:
     return runqueue.worker_count(entries, workers, POOL_MIN_ENTRIES)
 
 
+def check_spooled(path: str, offset: int, ctx: CheckContext, leaves: bytes) -> BatchResult:
+    """One task: the slice of the log spooled at `offset` of `path` (`Spool`), its manifest
+    rows checked, with the leaves the verifying process recomputed from the same bytes
+    (32 bytes a row)."""
+    return check_batch(read_spooled(path, offset), ctx, leaves)
+
+
 def check_slice(data: bytes, ctx: CheckContext, leaves: bytes) -> BatchResult:
-    """One task: a slice of the log as Arrow IPC bytes, its manifest rows checked, with
-    the leaves the verifying process recomputed from the same bytes (32 bytes a row)."""
+    """`check_spooled` for a slice sent as Arrow IPC bytes (where it could not be spooled)."""
     return check_batch(pa.ipc.open_stream(data).read_all(), ctx, leaves)
 
 
@@ -79,14 +87,6 @@ def _slice_rows(entries: int, workers: int, least: int) -> int:
     """Rows per task: `TASKS_PER_WORKER` tasks per worker, and no fewer than `least`
     rows, so a task's overhead stays small beside its checks."""
     return max(least, -(-entries // (TASKS_PER_WORKER * max(workers, 1))))
-
-
-def _yield_cpu() -> None:
-    import os
-
-    n = int(os.environ.get("TL_NICE", "0"))
-    if n:
-        os.nice(n)
 
 
 def _ready() -> None:
@@ -119,6 +119,7 @@ class PoolChecks:
         #: the pool once every result of the verification is in (`_finished`)
         self._done: ProcessPoolExecutor | None = None
         self._starting: threading.Thread | None = None
+        self._spool = Spool()
         #: the slices handed out so far, in log order, each with its task (None: checked here)
         self._slices: list[tuple[pa.Table, CheckContext, Future[BatchResult] | None]] = []
 
@@ -138,7 +139,7 @@ class PoolChecks:
     def _start(self) -> None:
         pool = None
         try:
-            pool = ProcessPoolExecutor(self.workers, mp_context=_context(), initializer=_yield_cpu)
+            pool = ProcessPoolExecutor(self.workers, mp_context=_context())
             for _ in range(self.workers):
                 pool.submit(_ready)
         except (OSError, ValueError, RuntimeError, BrokenProcessPool):
@@ -161,6 +162,7 @@ class PoolChecks:
             if pool is not None:
                 pool.shutdown(wait=True, cancel_futures=True)
         self._pool = self._done = None
+        self._spool.close()
 
     def submit_upto(
         self, reader: ds.DatasetReader, upto: int, ctx: CheckContext, leaves: Sequence[bytes]
@@ -188,10 +190,21 @@ class PoolChecks:
             future = None
             if pool is not None:
                 try:
-                    future = pool.submit(check_slice, _ipc(part), ctx, b"".join(leaves[start : start + step]))
+                    future = self._task(pool, part, ctx, b"".join(leaves[start : start + step]))
                 except BrokenProcessPool:
                     self._pool = pool = None
             self._slices.append((part, ctx, future))
+
+    def _task(
+        self, pool: ProcessPoolExecutor, part: pa.Table, ctx: CheckContext, leaves: bytes
+    ) -> Future[BatchResult]:
+        """One slice handed to the pool: spooled, or sent whole where no temporary file
+        can be written."""
+        try:
+            offset = self._spool.put(part)
+        except OSError:
+            return pool.submit(check_slice, _ipc(part), ctx, leaves)
+        return pool.submit(check_spooled, self._spool.path, offset, ctx, leaves)
 
     def __call__(
         self, reader: ds.DatasetReader, ctx: CheckContext, leaves: Sequence[bytes]
@@ -222,3 +235,4 @@ class PoolChecks:
         if pool is not None:
             self._done = pool
             pool.shutdown(wait=False)
+        self._spool.close()
