@@ -90,3 +90,22 @@ def test_the_file_goes_when_the_verification_fails_midway(
         assert checks.running
         verify_dataset(exported.dataset, "duckdb", checks)
     assert list(tmp_path.glob("tracer-verify-dataset-*")) == []
+
+
+def test_a_worker_that_cannot_read_the_file_leaves_its_slice_to_this_process(
+    exported: Exported, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The spooled file gone before the workers read it (a cleaner of /tmp, a platform
+    that will not share it): each slice is checked here instead, to the same findings."""
+
+    def vanish(self: Spool, part: pa.Table) -> int:
+        offset = put(self, part)
+        os.remove(self.path)
+        return offset
+
+    put = Spool.put
+    monkeypatch.setattr(Spool, "put", vanish)
+    with PoolChecks(0, workers=2, batch_rows=32) as checks:
+        assert checks.running
+        report = verify_dataset(exported.dataset, "duckdb", checks)
+    assert [f.to_json() for f in report.findings] == exported.verify_json["findings"]

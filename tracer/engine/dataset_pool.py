@@ -220,7 +220,8 @@ class PoolChecks:
                 if future is not None:
                     try:
                         result = future.result()
-                    except BrokenProcessPool:
+                    except (BrokenProcessPool, OSError):
+                        # a worker gone, or one that could not map the spooled file
                         result = None
                 yield result if result is not None else check_batch(part, context, None)
             self._finished()
