@@ -107,7 +107,11 @@ def test(args: list[str]) -> int:
     every worker compiles and assertion-rewrites every test module again."""
     setup("dev")
     chosen = any(a == "-n" or a.startswith("-n") for a in args)
-    workers = [] if chosen else ["-n", str((os.cpu_count() or 1) + 1), "--dist", "loadfile"]
+    workers = (
+        []
+        if chosen
+        else ["-n", str((os.cpu_count() or 1) + 1), "--dist", "loadfile", "--no-loadscope-reorder"]
+    )
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     return _run(PY, "-m", "pytest", *workers, *args, env=env)
 

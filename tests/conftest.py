@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from tests.helpers import Case, new_case
+from tests.xdist_order import order
 from tracer import tuning
 
 try:
@@ -27,6 +28,13 @@ except ImportError:  # not on Windows: each worker builds its own
 
 if TYPE_CHECKING:
     from sample_vault.build import BuildInfo
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist, the longest files first and the Pilot files spread among the
+    others (`tests/xdist_order.py`); a run without xdist keeps pytest's order."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items[:] = order(items)
 
 
 @pytest.hookimpl(tryfirst=True)
