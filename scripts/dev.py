@@ -103,11 +103,18 @@ def test(args: list[str]) -> int:
 
     A test file goes to one worker whole (`--dist loadfile`), so a module's shared set-up
     (an exported dataset, a pack, verify's worker processes) is made once, not once per
-    worker.  PYTHONDONTWRITEBYTECODE is dropped for the run: without its bytecode cache
-    every worker compiles and assertion-rewrites every test module again."""
+    worker.  Files are handed out in the order `tests/xdist_order.py` gives (longest first,
+    Pilot files spread among the others), not xdist's own (most tests first), which ended
+    the run on one worker's long file.  PYTHONDONTWRITEBYTECODE is dropped for the run:
+    without its bytecode cache every worker compiles and assertion-rewrites every test
+    module again."""
     setup("dev")
     chosen = any(a == "-n" or a.startswith("-n") for a in args)
-    workers = [] if chosen else ["-n", str((os.cpu_count() or 1) + 1), "--dist", "loadfile"]
+    workers = (
+        []
+        if chosen
+        else ["-n", str((os.cpu_count() or 1) + 1), "--dist", "loadfile", "--no-loadscope-reorder"]
+    )
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     return _run(PY, "-m", "pytest", *workers, *args, env=env)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import gc
 import inspect
 import os
 import pickle
@@ -17,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from tests.helpers import Case, new_case
+from tests.xdist_order import order
+from tracer import tuning
 
 try:
     import fcntl
@@ -25,6 +28,13 @@ except ImportError:  # not on Windows: each worker builds its own
 
 if TYPE_CHECKING:
     from sample_vault.build import BuildInfo
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under pytest-xdist, the longest files first and the Pilot files spread among the
+    others (`tests/xdist_order.py`); a run without xdist keeps pytest's order."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items[:] = order(items)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -46,6 +56,45 @@ def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[
     monkeypatch.delenv("TRACER_PASSPHRASE", raising=False)
     monkeypatch.delenv("TRACER_CLOCK", raising=False)
     yield home
+
+
+class _BaselineCountedWhenRead(tuning.Collector):
+    """`tuning.Collector` but for when it counts the frozen set it starts from (the
+    baseline a pass while away compares with): when first read, not when the app unlocks.
+
+    Counting walks every frozen object (`gc.get_freeze_count`), and an app's unlock
+    freezes its whole process: in a test worker that is pytest, Hypothesis and every
+    module the worker imported, ~65 ms per app, 7+ CPU-s over the suite's ~100 apps.
+    Only `idle(away=True)` reads the baseline, and only after `AWAY` seconds without a
+    key, which no Pilot test waits out: what the apps do is unchanged.  The collector's
+    own tests (`tests/tui/test_collector.py`) keep the real class."""
+
+    _baseline: int | None = None
+
+    def __init__(self) -> None:
+        real = gc.get_freeze_count
+        gc.get_freeze_count = lambda: 0  # the one count the real __init__ makes
+        try:
+            super().__init__()
+        finally:
+            gc.get_freeze_count = real
+        self._baseline = None
+
+    @property
+    def frozen_at_full(self) -> int:
+        if self._baseline is None:
+            self._baseline = max(1, gc.get_freeze_count())
+        return self._baseline
+
+    @frozen_at_full.setter
+    def frozen_at_full(self, value: int) -> None:
+        self._baseline = value
+
+
+@pytest.fixture(autouse=True)
+def _collector_baseline_when_read(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    if request.node.path.name != "test_collector.py":
+        monkeypatch.setattr(tuning, "Collector", _BaselineCountedWhenRead)
 
 
 @pytest.fixture

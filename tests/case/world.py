@@ -11,7 +11,6 @@ from pathlib import Path
 
 from store import admin
 from store.crypto import Identity, sha256_hex
-from store.vault import Vault
 from tests.helpers import T0, Case, manifest, new_case, passage, revision, signed
 from tests.templates import copy_of
 from tracer.engine.session import Session
@@ -40,7 +39,7 @@ class World:
 def build_world(tmp: Path) -> World:
     """The vault at `tmp / 'vault'`: a copy of the one this process built first."""
     copy_of("case-world", lambda d: _build(d).close(), tmp)
-    c = Case(tmp / "vault", Vault.open(tmp / "vault"), *_IDENTITIES)
+    c = Case(tmp / "vault", None, *_IDENTITIES)
     c.investigators = {n: Identity.from_seed(n, n.encode()) for n in ("omar", "pat", "ines")}
     c.counter = len(list(c.inputs.glob("input-*.json")))
     pr = passage(revision("runbook", "R1", RUNBOOK, "2026-01-05T00:00:00Z"), "Do not restart")
