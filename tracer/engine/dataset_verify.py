@@ -113,7 +113,6 @@ class _Row:
     kind: str
     stored: bytes
     leaf: bytes
-    statement: bool
     signer: str | None = None
 
 
@@ -293,13 +292,10 @@ class _Verifier:
         ):
             kind = str(kind or "")
             leaf = leaf_hash(view[start:end])
-            statement = is_statement(kind, data, start, end)
-            r = _Row(
-                int(pos), -1 if seq is None else int(seq), kind, bytes(stored or b""), leaf, statement, signer
-            )
+            r = _Row(int(pos), -1 if seq is None else int(seq), kind, bytes(stored or b""), leaf, signer)
             log.rows.append(r)
             log.leaves.append(leaf)
-            if statement:
+            if is_statement(kind, data, start, end):
                 body = log.statements[r.pos] = data[start:end]
                 if guarded_kind(body) is not None:
                     guard.update(b"%d:%s\n" % (r.seq, r.stored.hex().encode("ascii")))
