@@ -22,6 +22,7 @@ def test_each_slice_reads_back_as_written() -> None:
     offsets = [spool.put(table.slice(start, 4)) for start in range(0, 9, 4)]
     path = spool.path
     assert oct(os.stat(os.path.dirname(path)).st_mode & 0o777) == "0o700"
+    assert os.stat(path).st_uid == os.getuid()
     read = [read_spooled(path, offset) for offset in offsets]
     spool.close()
     assert not os.path.exists(path)

@@ -8,6 +8,11 @@ and a task carries only the file's path and the offset: the worker maps the file
 reads its slice where it lies.  The file holds what the workers were sent before (log
 rows: no text, no key), in a directory only this user may open, and goes when the pool
 is done with it.
+
+The workers trust the slice as they trusted the pipe: both are this user's, and whoever
+can write either can as well write the process's memory or tracer's own code.  The file
+is not an input of the export (someone who can write the export cannot write it), so
+the leaves the verifying process hashed from its own read are not hashed again here.
 """
 
 from __future__ import annotations
