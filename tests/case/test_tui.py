@@ -5,6 +5,7 @@ answer screen, and the picker offered after unlock when a case exists."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.app import App
@@ -452,6 +453,14 @@ async def test_a_hold_is_placed_and_released_from_the_answer_screen_at_80x24(tmp
         answer = await _open(pilot, "ans-restart")
         ids = {a.binding.id for a in screen_actions(answer)}
         assert {"tracer.hold", "tracer.release"} <= ids  # footer, palette and ? share them
+        banner_when_said: dict[str, bool] = {}
+        notify = answer.notify
+
+        def noting(message: str, **kw: Any) -> None:  # what the banner showed as the toast came
+            banner_when_said[message] = bool(answer.query("#answer-holds"))
+            notify(message, **kw)
+
+        answer.notify = noting  # type: ignore[method-assign]
         await pilot.press("H")
         await settle(pilot)
         assert isinstance(app.screen, ChooseScreen)  # the answer, or the claim's document
@@ -484,6 +493,11 @@ async def test_a_hold_is_placed_and_released_from_the_answer_screen_at_80x24(tmp
         await settle(pilot)
         assert app.screen is answer and answer.holds == []  # type: ignore[comparison-overlap]
         assert "LEGAL HOLD" not in screen_text(pilot)
+        # each toast came with the state it announces, never ahead of it
+        assert banner_when_said == {
+            f"legal hold signed at log entry {seq}": True,
+            f"hold release signed at log entry {seq + 1}": False,
+        }
     assert _desk_holds(world) == []
     with world.session() as s:
         (h,) = CaseDesk(s).holds()

@@ -79,9 +79,7 @@ def _tag(app: TracerApp, screen: AnswerScreen, target: str, tag: str | None) -> 
             )
             return
         app.post_message(Recorded())
-        screen.post_message(screen.TagsChanged(tags))
-        app.call_from_thread(
-            app.notify, f"tag {safe_line(word).plain} signed at log entry {seq}", markup=False
-        )
+        said = f"tag {safe_line(word).plain} signed at log entry {seq}"
+        screen.post_message(screen.TagsChanged(tags, said))
 
     app.run_worker(append, thread=True, group="tag", exclusive=True)

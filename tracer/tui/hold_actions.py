@@ -149,9 +149,12 @@ def _confirm_and_sign(
     what: str,
     build: Callable[[CaseDesk], _S],
     sign: Callable[[CaseDesk, _S], int],
-    done: Callable[[], object],
+    done: Callable[[str], object],
 ) -> None:
-    """Build the statement (checked) in a worker, show it, and sign exactly it on F2."""
+    """Build the statement (checked) in a worker, show it, and sign exactly it on F2.
+
+    `done(said)` reloads the screen and says `said` only once the new state shows, so the
+    toast never announces a hold the banner does not show yet (or a release it still does)."""
     from tracer.tui.screens.hold_dialogs import ConfirmStatement
 
     app = screen.tracer_app
@@ -191,15 +194,18 @@ def _confirm_and_sign(
                 _fail(screen, what, exc)
                 return
             app.post_message(Recorded())
-            app.call_from_thread(screen.notify, f"{what} signed at log entry {seq}", markup=False)
-            app.call_from_thread(done)
+            said = f"{what} signed at log entry {seq}"
+            if screen.is_attached:
+                app.call_from_thread(done, said)
+            else:  # the screen was left meanwhile: the signature is still said
+                app.call_from_thread(app.notify, said, markup=False)
 
         app.run_worker(append, thread=True, group="hold-sign", exclusive=True)
 
     app.run_worker(run_build, thread=True, group="hold-build", exclusive=True)
 
 
-def start_hold(screen: TracerScreen, subjects: Sequence[HoldSubject], done: Callable[[], object]) -> None:
+def start_hold(screen: TracerScreen, subjects: Sequence[HoldSubject], done: Callable[[str], object]) -> None:
     """Place a legal hold on one of `subjects` (asked when several), in the selected case."""
     if not subjects:
         screen.notify("nothing here a hold can be placed on", markup=False)
@@ -237,7 +243,7 @@ def start_hold(screen: TracerScreen, subjects: Sequence[HoldSubject], done: Call
     _check_right(screen, request, allowed)
 
 
-def start_release(screen: TracerScreen, holds: Sequence[HoldView], done: Callable[[], object]) -> None:
+def start_release(screen: TracerScreen, holds: Sequence[HoldView], done: Callable[[str], object]) -> None:
     """Release one of the holds in force shown on this screen (asked when several)."""
     in_force = [h for h in holds if h.hold.in_force]
     if not in_force:

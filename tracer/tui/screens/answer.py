@@ -203,10 +203,12 @@ class AnswerScreen(TracerScreen):
     @dataclass
     class HoldsChanged(Message):
         holds: list[HoldView]
+        said: str = ""
 
     @dataclass
     class TagsChanged(Message):
         tags: list[Tag]
+        said: str = ""
 
     @dataclass
     class NotesChanged(Message):
@@ -317,6 +319,8 @@ class AnswerScreen(TracerScreen):
         self.data.took_tags(message.tags)
         self._refill_claims()
         self.show_head()
+        if message.said:
+            self.notify(message.said, markup=False)
 
     def _refill_claims(self) -> None:
         """Redraw the claims table (its tags and notes columns) on the same row."""
@@ -431,13 +435,13 @@ class AnswerScreen(TracerScreen):
         start_release(self, self.holds, self._reload_holds)
 
     @work(thread=True, exclusive=True, group="holds-reload")
-    def _reload_holds(self) -> None:
+    def _reload_holds(self, said: str = "") -> None:
         try:
             holds = self.data.read_holds(self.engine)
         except Exception as exc:
-            self.post_message(Failed("holds", str(exc)))
+            self.post_message(Failed("holds", f"{said}; {exc}" if said else str(exc)))
             return
-        self.post_message(self.HoldsChanged(holds))
+        self.post_message(self.HoldsChanged(holds, said))
 
     async def on_answer_screen_holds_changed(self, message: HoldsChanged) -> None:
         self.data.took_holds(message.holds)
@@ -447,3 +451,5 @@ class AnswerScreen(TracerScreen):
         if self.holds:
             await body.mount(HoldNotice(self.holds, id="answer-holds"), before=0)
         self.show_head()
+        if message.said:
+            self.notify(message.said, markup=False)

@@ -152,6 +152,7 @@ class CasesScreen(TracerScreen):
         cases: list[CaseRecord]
         view: CaseView | None
         names: dict[str, str]
+        said: str = ""
 
     def __init__(self) -> None:
         super().__init__()
@@ -181,7 +182,7 @@ class CasesScreen(TracerScreen):
         return self.tracer_app.case_id
 
     @work(thread=True, exclusive=True, group="cases")
-    def _load(self) -> None:
+    def _load(self, said: str = "") -> None:
         try:
             with self.engine.use() as s:
                 desk = CaseDesk(s)
@@ -189,9 +190,9 @@ class CasesScreen(TracerScreen):
                 view = desk.view(self.current) if self.current in {c.case_id for c in cases} else None
                 names = {c.opened_by: desk.person(c.opened_by).name for c in cases}
         except Exception as exc:  # shown, never a crash
-            self.post_message(Failed("cases", str(exc)))
+            self.post_message(Failed("cases", f"{said}; {exc}" if said else str(exc)))
             return
-        self.post_message(self.Loaded(cases, view, names))
+        self.post_message(self.Loaded(cases, view, names, said))
 
     def on_cases_screen_loaded(self, message: Loaded) -> None:
         self.cases = message.cases
@@ -211,6 +212,8 @@ class CasesScreen(TracerScreen):
         detail = self.query_one("#case-detail", Static)
         detail.update(case_text(message.view) if message.view is not None else plain("no case selected"))
         table.focus()
+        if message.said:
+            self.notify(message.said, markup=False)
 
     def _row_case(self) -> str | None:
         table = self.query_one("#cases", DataTable)

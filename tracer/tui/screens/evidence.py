@@ -70,6 +70,7 @@ class EvidenceScreen(TracerScreen):
     @dataclass
     class HoldsChanged(Message):
         holds: list[HoldView]
+        said: str = ""
 
     @dataclass
     class CurrentContent(Message):
@@ -157,14 +158,14 @@ class EvidenceScreen(TracerScreen):
         start_release(self, self.holds, self._reload_holds)
 
     @work(thread=True, exclusive=True, group="holds-reload")
-    def _reload_holds(self) -> None:
+    def _reload_holds(self, said: str = "") -> None:
         try:
             with self.engine.use() as s:
                 holds = CaseDesk(s).holds_on_answer(self.trace.answer_id)
         except Exception as exc:
-            self.post_message(Failed("holds", str(exc)))
+            self.post_message(Failed("holds", f"{said}; {exc}" if said else str(exc)))
             return
-        self.post_message(self.HoldsChanged(holds))
+        self.post_message(self.HoldsChanged(holds, said))
 
     async def on_evidence_screen_holds_changed(self, message: HoldsChanged) -> None:
         self.holds = message.holds
@@ -174,6 +175,8 @@ class EvidenceScreen(TracerScreen):
             await old.remove()
         if self.holds:
             await body.mount(HoldNotice(self.holds, id="evidence-holds"), before=0)
+        if message.said:
+            self.notify(message.said, markup=False)
 
     @staticmethod
     def _run_context(t: AnswerTrace) -> Text:

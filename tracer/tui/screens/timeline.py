@@ -96,6 +96,7 @@ class TimelineScreen(TracerScreen):
     @dataclass
     class HoldsChanged(Message):
         holds: list[HoldView]
+        said: str = ""
 
     @dataclass
     class Loaded(Message):
@@ -158,18 +159,20 @@ class TimelineScreen(TracerScreen):
         start_release(self, self.holds, self._reload_holds)
 
     @work(thread=True, exclusive=True, group="holds-reload")
-    def _reload_holds(self) -> None:
+    def _reload_holds(self, said: str = "") -> None:
         try:
             with self.engine.use() as s:
                 holds = CaseDesk(s).holds_on_document(self.document_id)
         except Exception as exc:
-            self.post_message(Failed("holds", str(exc)))
+            self.post_message(Failed("holds", f"{said}; {exc}" if said else str(exc)))
             return
-        self.post_message(self.HoldsChanged(holds))
+        self.post_message(self.HoldsChanged(holds, said))
 
     def on_timeline_screen_holds_changed(self, message: HoldsChanged) -> None:
         self.holds = message.holds
         self.query_one("#timeline-head", Static).update(self._head())
+        if message.said:
+            self.notify(message.said, markup=False)
 
     def _fill(self) -> None:
         t = self.timeline
