@@ -19,7 +19,7 @@ from store.rowtables import RowsTable, insert_rows, insert_table, string_array
 from store.schema import VIEW_COLUMNS
 from store.vault import Vault
 from store.vaultfile import join_wanted
-from store.viewcommit import GROUP, table_digests
+from store.viewcommit import GROUP, tables_digests
 from store.views import Rows
 from store.words import FindingKind, TextVerdict
 
@@ -466,7 +466,7 @@ def view_digests(vault: Vault, below: int, start: int = 0) -> dict[str, dict[int
 
 def _view_digests(con: duckdb.DuckDBPyConnection, below: int, start: int) -> dict[str, dict[int, str]]:
     """The same multiset digests every checkpoint's `tracer-views` line commits to."""
-    return {table: table_digests(con, table, int(start), int(below)) for table in VIEW_COLUMNS}
+    return tables_digests(con, VIEW_COLUMNS, int(start), int(below))
 
 
 class _Box(TypedDict, total=False):

@@ -78,3 +78,45 @@ def test_several_tables_hash_as_one_at_a_time(
     assert tables_digests(con, TABLES, lo, hi, held=True) == expected  # asked without finding first
     assert {t: table_digests(con, t, lo, hi) for t in TABLES} == expected
     assert tables_digests(con, [], lo, hi) == {}
+
+
+def _spec_row_text(table: str) -> str:
+    """The row text as `docs/security.md` and every signed `tracer-views` line define it,
+    spelled out per column: each column as its length, ':' and its text, or '-' for NULL,
+    joined by ','.  Written here apart from `store.viewcommit`, so a cheaper spelling of
+    the query there cannot change a digest a checkpoint already signs."""
+    parts = [
+        f"coalesce(CAST(length(CAST({c} AS VARCHAR)) AS VARCHAR) || ':' || CAST({c} AS VARCHAR), '-')"
+        for c, _t in VIEW_COLUMNS[table]
+    ]
+    return "concat_ws(',', " + ", ".join(parts) + ")"
+
+
+#: values a row may hold: NULL, empty, separators, escapes, bidi and zero-width, astral
+_HOSTILE = [None, "", ",", ":", "-", "1:a,2:b", "\x1b[31m]8;;x\x07", "\u202e\u200b", "é😀\n", "NULL"]
+
+
+@pytest.mark.parametrize("table", list(VIEW_COLUMNS))
+def test_the_row_text_is_the_signed_spelling_for_every_table(table: str) -> None:
+    con = duckdb.connect()
+    con.execute(view_ddl(table))
+    columns = VIEW_COLUMNS[table]
+    rows = []
+    for i in range(len(_HOSTILE)):
+        row: list[object] = []
+        for j, (_c, t) in enumerate(columns):
+            v = _HOSTILE[(i + j) % len(_HOSTILE)]
+            if t == "VARCHAR":
+                row.append(v)
+            elif t == "BOOLEAN":
+                row.append(None if v is None else (i + j) % 2 == 0)
+            elif t == "DOUBLE":
+                row.append(None if v is None else -0.1 * (i + j) - 1e-300)
+            else:
+                row.append(None if v is None and j else i - 3 if t == "BIGINT" else -(2**31) + i)
+        rows.append(tuple(row))
+    insert_rows(con, table, rows)
+    ours = con.execute(f"SELECT {_row_text(table)} FROM {table} ORDER BY rowid").fetchall()  # noqa: S608
+    spec = con.execute(f"SELECT {_spec_row_text(table)} FROM {table} ORDER BY rowid").fetchall()  # noqa: S608
+    assert ours == spec and len(ours) == len(_HOSTILE)
+    assert any("-" in str(r[0]).split(",") for r in spec)  # a NULL was among them
