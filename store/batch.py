@@ -19,7 +19,7 @@ from store.crypto import Identity
 from store.entries import ROSTER_KINDS, LogEntry, Statement, make_statement, place_of
 from store.errors import AccessDeniedError, VaultError
 from store.guarded import GUARDED_KINDS, extension_line
-from store.rowtables import insert_rows
+from store.rowtables import insert_rows, insert_values
 from store.schema import VIEW_COLUMNS
 from store.viewcommit import extension_line as views_line
 from store.views import Rows, derive
@@ -101,7 +101,7 @@ class Batch:
         if self.blobs:
             self._flush_blobs(con)
         if self.wraps:
-            con.executemany("INSERT OR IGNORE INTO data_keys VALUES (?, ?, ?, ?, ?)", self.wraps)
+            insert_values(con, "INSERT OR IGNORE INTO data_keys", "(?, ?, ?, ?, ?)", self.wraps)
 
     def _flush_log(self, con: duckdb.DuckDBPyConnection) -> None:
         import pyarrow as pa
@@ -140,8 +140,10 @@ class Batch:
 
     def _flush_small(self, con: duckdb.DuckDBPyConnection) -> None:
         """`flush` without Arrow: the same rows, the same casts as `rowtables.insert_rows`."""
-        con.executemany(
-            "INSERT INTO log (seq, kind, entry, leaf_hash) VALUES (?, ?, ?, ?)",
+        insert_values(
+            con,
+            "INSERT INTO log (seq, kind, entry, leaf_hash)",
+            "(?, ?, ?, ?)",
             [(self.start + i, e.kind, e.data, e.leaf) for i, e in enumerate(self.entries)],
         )
         for table, rows in self.rows.items():
@@ -149,9 +151,9 @@ class Batch:
                 cols = VIEW_COLUMNS[table]
                 names = ", ".join(c for c, _t in cols)
                 casts = ", ".join(f"CAST(? AS {t})" for _c, t in cols)
-                con.executemany(f"INSERT INTO {table} ({names}) VALUES ({casts})", rows)  # noqa: S608
+                insert_values(con, f"INSERT INTO {table} ({names})", f"({casts})", rows)
         if self.wraps:
-            con.executemany("INSERT OR IGNORE INTO data_keys VALUES (?, ?, ?, ?, ?)", self.wraps)
+            insert_values(con, "INSERT OR IGNORE INTO data_keys", "(?, ?, ?, ?, ?)", self.wraps)
 
 
 def _signer_name(vault: Vault, signer: Identity) -> str:

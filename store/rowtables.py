@@ -22,7 +22,15 @@ if TYPE_CHECKING:
     import duckdb
     import pyarrow as pa
 
-__all__ = ["RowsTable", "exact_array", "insert_rows", "insert_table", "rows_table", "string_array"]
+__all__ = [
+    "RowsTable",
+    "exact_array",
+    "insert_rows",
+    "insert_table",
+    "insert_values",
+    "rows_table",
+    "string_array",
+]
 
 
 @cache
@@ -220,3 +228,19 @@ def insert_table(
         con.execute(cast_sql)
     finally:
         con.unregister("_new_rows")
+
+
+#: rows per statement of `insert_values` (its parameters stay in the low thousands)
+_VALUES_CHUNK = 128
+
+
+def insert_values(con: duckdb.DuckDBPyConnection, into: str, row: str, rows: Sequence[Sequence[Any]]) -> None:
+    """INSERT a few rows with plain parameters: `into` is `INSERT INTO t (cols)`, `row`
+    one row's `(?, ...)` (casts included), `rows` the values.
+
+    One statement per `_VALUES_CHUNK` rows: DuckDB's `executemany` runs the statement
+    once per row, which made an append's view-group digests cost several times what
+    one statement does (docs/benchmarks.md).  For many rows, `insert_rows` (Arrow)."""
+    for at in range(0, len(rows), _VALUES_CHUNK):
+        chunk = rows[at : at + _VALUES_CHUNK]
+        con.execute(f"{into} VALUES {', '.join([row] * len(chunk))}", [v for r in chunk for v in r])

@@ -37,6 +37,7 @@ from store.note import Checkpoint
 from store.roster import Roster, name_problem
 from store.rostercache import RosterCache
 from store.rows import EntryRow
+from store.rowtables import insert_values
 from store.schema import DB_FILE, FORMAT, RAW_DDL, RAW_INDEXES, VIEW_COLUMNS, VIEW_INDEXES, view_ddl
 from store.treehead import TreeHead
 from store.vaultfile import INDEX_CHUNK, add_views, check_tables, connect, one
@@ -143,7 +144,7 @@ class Vault:
                 "custodian_ed25519": b64e(custodian.public.ed25519),
                 "custodian_x25519": b64e(custodian.public.x25519),
             }
-            con.executemany("INSERT INTO meta VALUES (?, ?)", list(meta.items()))
+            insert_values(con, "INSERT INTO meta", "(?, ?)", list(meta.items()))
             vault = cls(path, con, read_only=False)
             with vault.batch(custodian, _in_transaction=True) as b:
                 b.append(

@@ -41,6 +41,7 @@ import duckdb
 
 from store.entries import ANSWER_KINDS, EntryKind
 from store.guarded import extension_value
+from store.rowtables import insert_values
 from store.schema import VIEW_COLUMNS
 
 __all__ = [
@@ -119,9 +120,9 @@ def _row_text(table: str) -> str:
     and its text, or '-' for NULL, joined by ','.
 
     Written as one lambda over the row's columns cast to text rather than the same
-    expression spelled out per column: the text is the same, and DuckDB binds it in a
-    quarter less time (a digest query on a small vault is mostly binding; every unlock
-    and every append asks several)."""
+    expression spelled out per column: the text is the same, and DuckDB binds it faster
+    (a digest query on a small vault is mostly binding; every unlock and every append
+    asks several; docs/benchmarks.md)."""
     cols = ", ".join(f"CAST({c} AS VARCHAR)" for c, _t in VIEW_COLUMNS[table])
     return (
         f"array_to_string(list_transform([{cols}], "
@@ -216,7 +217,7 @@ def _rows_digests(table: str, rows: Iterable[tuple[Any, ...]]) -> dict[int, str]
         items = list(rows)
         if items:
             marks = ", ".join("?" for _ in VIEW_COLUMNS[table])
-            con.executemany(f"INSERT INTO {table} VALUES ({marks})", [list(r) for r in items])  # noqa: S608
+            insert_values(con, f"INSERT INTO {table}", f"({marks})", items)
         return table_digests(con, table)
     finally:
         con.close()
@@ -317,4 +318,4 @@ def rows_digest_of(table: str, rows: list[tuple[Any, ...]] | None) -> str | None
 def insert_groups(con: duckdb.DuckDBPyConnection, digests: Mapping[str, Mapping[int, str]]) -> None:
     items = [[t, g, d] for t, gs in digests.items() for g, d in gs.items()]
     if items:
-        con.executemany("INSERT INTO view_groups VALUES (?, ?, ?)", items)
+        insert_values(con, "INSERT INTO view_groups", "(?, ?, ?)", items)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from store.entries import LogEntry
 from store.errors import VaultDamagedError
-from store.rowtables import insert_rows
+from store.rowtables import insert_rows, insert_values
 from store.schema import VIEW_COLUMNS, view_ddl
 from store.viewcommit import (
     GROUP,
@@ -179,8 +179,10 @@ class ViewMender:
                 insert_rows(con, table, rows)
             if diffs:
                 size = self._vault.size()
-                con.executemany(
-                    "INSERT INTO view_mends VALUES (?, ?, ?, ?, ?)",
+                insert_values(
+                    con,
+                    "INSERT INTO view_mends",
+                    "(?, ?, ?, ?, ?)",
                     [
                         [size, table, d.problem, d.seq, json.dumps(d.values, default=str, sort_keys=True)]
                         for d in diffs
