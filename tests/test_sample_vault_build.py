@@ -7,10 +7,14 @@ currency states per answer are asserted by the engine's own tests against
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import shutil
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -64,10 +68,49 @@ def _text(keys: DataKeys, digest: str) -> str:
 # -- determinism and cost ------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Rebuilt:
+    """What `python -m sample_vault.build` did over a copy of the session's build: the
+    refusal without --force, then the rebuild with it (its BuildInfo kept by a spy that
+    calls the real `build`), so the determinism check costs one build, not two."""
+
+    out: Path
+    refused: bool
+    kept: bool
+    info: BuildInfo
+
+
+@pytest.fixture(scope="module")
+def rebuilt(built: BuildInfo, tmp_path_factory: pytest.TempPathFactory) -> Rebuilt:
+    import sample_vault.build as module
+
+    out = tmp_path_factory.mktemp("cli") / "cli"
+    shutil.copytree(built.out_dir, out)
+    before = (out / "vault.duckdb").read_bytes()
+    try:
+        main(["--out", str(out)])
+        refused = False
+    except SystemExit:
+        refused = True
+    kept = (out / "vault.duckdb").read_bytes() == before
+    infos: list[BuildInfo] = []
+
+    def spy(*args: Any, **kwargs: Any) -> BuildInfo:
+        infos.append(build(*args, **kwargs))
+        return infos[-1]
+
+    with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(io.StringIO()):
+        mp.setattr(module, "build", spy)
+        assert main(["--out", str(out), "--force"]) == 0
+    (info,) = infos
+    return Rebuilt(out, refused, kept, info)
+
+
 def test_two_builds_have_the_same_log_and_checkpoint_root(
-    built: BuildInfo, vault: Vault, tmp_path: Path
+    built: BuildInfo, vault: Vault, rebuilt: Rebuilt
 ) -> None:
-    again = build(tmp_path / "b")
+    again = rebuilt.info
+    assert again.vault_dir != built.vault_dir
     assert again.root_hex == built.root_hex
     assert again.log_size == built.log_size
     assert again.checkpoint_note == built.checkpoint_note
@@ -85,17 +128,11 @@ def test_vault_root_matches_the_latest_checkpoint(built: BuildInfo, vault: Vault
     assert vault.root().hex() == built.root_hex
 
 
-def test_cli_refuses_to_overwrite_without_force(built: BuildInfo, tmp_path: Path) -> None:
+def test_cli_refuses_to_overwrite_without_force(built: BuildInfo, rebuilt: Rebuilt) -> None:
     """A vault already there (a copy of the session's build: the refusal looks only at the
     file) is kept without --force and rebuilt, the same vault, with it."""
-    out = tmp_path / "cli"
-    shutil.copytree(built.out_dir, out)
-    before = (out / "vault.duckdb").read_bytes()
-    with pytest.raises(SystemExit):
-        main(["--out", str(out)])
-    assert (out / "vault.duckdb").read_bytes() == before
-    assert main(["--out", str(out), "--force"]) == 0
-    with Vault.open(out, read_only=True) as again:
+    assert rebuilt.refused and rebuilt.kept
+    with Vault.open(rebuilt.out, read_only=True) as again:
         assert again.root().hex() == built.root_hex
 
 
