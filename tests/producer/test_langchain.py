@@ -1,4 +1,6 @@
-"""The LangChain adapter against the real library and its own fakes, ingested and traced."""
+"""The LangChain adapter against the real library and its own fakes, ingested and traced.
+
+Each test imports LangChain through tests.producer.lc_kit, so collecting this file does not."""
 
 from __future__ import annotations
 
@@ -8,57 +10,19 @@ import json
 import logging
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-pytest.importorskip("langchain_core")
-
-from langchain_core.documents import Document
-from langchain_core.embeddings import DeterministicFakeEmbedding
-from langchain_core.language_models import FakeListChatModel, FakeListLLM
-from langchain_core.output_parsers import StrOutputParser
-from langchain_core.prompts import ChatPromptTemplate, PromptTemplate
-from langchain_core.runnables import (
-    Runnable,
-    RunnableConfig,
-    RunnableLambda,
-    RunnableParallel,
-    RunnablePassthrough,
-)
-from langchain_core.vectorstores import InMemoryVectorStore
-
 from tests.cli.conftest import PASSPHRASE, World
 from tests.producer.conftest import Ticks
-from tests.producer.pipelines import AUTH, REVISIONS, chunk_rows, resolve
+from tests.producer.pipelines import AUTH, REVISIONS, resolve
 from tracer.cli.outbox_cmds import pending
 from tracer.producer import LocateError, ModelInputError, Producer, Recorder, RecordError, Runtime, Signer
-from tracer.producer.langchain import ScoringRetriever, TracerCallbackHandler
 
-ANSWER = "Refunds are accepted within thirty days of delivery."
-
-
-def _store() -> InMemoryVectorStore:
-    store = InMemoryVectorStore(DeterministicFakeEmbedding(size=16))
-    store.add_documents([Document(page_content=t, metadata=m) for t, m in chunk_rows()])
-    return store
-
-
-def _format(docs: list[Document]) -> str:
-    return "\n\n".join(d.page_content for d in docs)
-
-
-def _chain(retriever: Runnable[str, list[Document]], answers: list[str]) -> Runnable[str, str]:
-    prompt = ChatPromptTemplate.from_messages(
-        [("system", "Answer only from this context:\n\n{context}"), ("human", "{question}")]
-    )
-    model = FakeListChatModel(responses=answers)
-    return (
-        {"context": retriever | _format, "question": RunnablePassthrough()}
-        | prompt
-        | model
-        | StrOutputParser()
-    )
+if TYPE_CHECKING:
+    from langchain_core.documents import Document
+    from langchain_core.runnables import Runnable, RunnableConfig
 
 
 def _recorder(w: World, outbox: Path) -> Recorder:
@@ -72,16 +36,18 @@ def _recorder(w: World, outbox: Path) -> Recorder:
 
 
 def test_a_langchain_pipeline_writes_manifests_that_ingest_and_verify(vault_world: World) -> None:
+    from tests.producer import lc_kit as lc
+
     w = vault_world
     outbox = w.root / "outbox"
-    retriever = ScoringRetriever(vectorstore=_store(), search_kwargs={"k": 2})
-    chain = _chain(retriever, [ANSWER, "Ten days."])
+    retriever = lc.ScoringRetriever(vectorstore=lc.store(), search_kwargs={"k": 2})
+    chain = lc.chain(retriever, [lc.ANSWER, "Ten days."])
     # The three lines a pipeline adds:
     recorder = _recorder(w, outbox)
-    tracer = TracerCallbackHandler(recorder, resolve, authorization=AUTH, collection="support")
+    tracer = lc.TracerCallbackHandler(recorder, resolve, authorization=AUTH, collection="support")
     answers = [chain.invoke(q, config={"callbacks": [tracer]}) for q in ("Refund window?", "Lost parcel?")]
 
-    assert answers == [ANSWER, "Ten days."]
+    assert answers == [lc.ANSWER, "Ten days."]
     assert [x.answer for x in tracer.written] == answers
     for rev in REVISIONS.values():
         recorder.write_revision(rev)
@@ -104,35 +70,39 @@ def test_a_langchain_pipeline_writes_manifests_that_ingest_and_verify(vault_worl
 
 
 def test_the_model_input_is_what_the_prompt_carried(vault_world: World) -> None:
+    from tests.producer import lc_kit as lc
+
     w = vault_world
     outbox = w.root / "outbox"
-    retriever = ScoringRetriever(vectorstore=_store(), search_kwargs={"k": 1})
+    retriever = lc.ScoringRetriever(vectorstore=lc.store(), search_kwargs={"k": 1})
     # A completion model and a template that puts a label before each passage.
-    prompt = PromptTemplate.from_template("Context:\n{context}\n\nQ: {question}\nA:")
+    prompt = lc.PromptTemplate.from_template("Context:\n{context}\n\nQ: {question}\nA:")
     labelled = {
         "context": retriever
         | (lambda docs: "\n".join(f"[{i}] {d.page_content}" for i, d in enumerate(docs))),
-        "question": RunnablePassthrough(),
+        "question": lc.RunnablePassthrough(),
     }
-    chain = labelled | prompt | FakeListLLM(responses=[ANSWER]) | StrOutputParser()
-    tracer = TracerCallbackHandler(_recorder(w, outbox), resolve, authorization=AUTH, collection="support")
+    chain = labelled | prompt | lc.FakeListLLM(responses=[lc.ANSWER]) | lc.StrOutputParser()
+    tracer = lc.TracerCallbackHandler(_recorder(w, outbox), resolve, authorization=AUTH, collection="support")
     chain.invoke("Refund window?", config={"callbacks": [tracer]})
     (written,) = tracer.written
     raw = json.loads(written.path.read_text())
     texts = set(raw["contents"].values())
-    assert "Refund window?" in texts and ANSWER in texts
+    assert "Refund window?" in texts and lc.ANSWER in texts
 
 
 def test_a_passage_the_model_never_saw_stops_the_chain(vault_world: World) -> None:
+    from tests.producer import lc_kit as lc
+
     w = vault_world
     outbox = w.root / "outbox"
-    retriever = ScoringRetriever(vectorstore=_store(), search_kwargs={"k": 2})
-    prompt = ChatPromptTemplate.from_messages([("human", "{question}")])
-    dropping = RunnableParallel(docs=retriever, question=RunnablePassthrough()) | RunnableLambda(
+    retriever = lc.ScoringRetriever(vectorstore=lc.store(), search_kwargs={"k": 2})
+    prompt = lc.ChatPromptTemplate.from_messages([("human", "{question}")])
+    dropping = lc.RunnableParallel(docs=retriever, question=lc.RunnablePassthrough()) | lc.RunnableLambda(
         lambda d: {"question": d["question"]}
     )
-    chain = dropping | prompt | FakeListChatModel(responses=[ANSWER, ANSWER]) | StrOutputParser()
-    strict = TracerCallbackHandler(_recorder(w, outbox), resolve, authorization=AUTH, collection="support")
+    chain = dropping | prompt | lc.FakeListChatModel(responses=[lc.ANSWER, lc.ANSWER]) | lc.StrOutputParser()
+    strict = lc.TracerCallbackHandler(_recorder(w, outbox), resolve, authorization=AUTH, collection="support")
     with pytest.raises(ModelInputError, match=r"occur in no prompt sent to the model.*unsent='not_sent'"):
         chain.invoke("Refund window?", config={"callbacks": [strict]})
     assert pending(outbox) == []
@@ -141,16 +111,18 @@ def test_a_passage_the_model_never_saw_stops_the_chain(vault_world: World) -> No
 def test_following_the_hint_records_every_passage_as_not_sent(vault_world: World) -> None:
     """The error's own hint, `unsent="not_sent"`, keeps the retrieval: both passages are
     signed as retrieved and not sent, none is cited, and the trace says `not_sent`."""
+    from tests.producer import lc_kit as lc
+
     w = vault_world
     outbox = w.root / "outbox"
-    retriever = ScoringRetriever(vectorstore=_store(), search_kwargs={"k": 2})
-    top = RunnableParallel(docs=retriever, question=RunnablePassthrough()) | RunnableLambda(
+    retriever = lc.ScoringRetriever(vectorstore=lc.store(), search_kwargs={"k": 2})
+    top = lc.RunnableParallel(docs=retriever, question=lc.RunnablePassthrough()) | lc.RunnableLambda(
         lambda d: {"context": d["docs"][0].page_content, "question": d["question"]}
     )
-    prompt = ChatPromptTemplate.from_messages([("system", "Context: {context}"), ("human", "{question}")])
-    chain = top | prompt | FakeListChatModel(responses=[ANSWER]) | StrOutputParser()
+    prompt = lc.ChatPromptTemplate.from_messages([("system", "Context: {context}"), ("human", "{question}")])
+    chain = top | prompt | lc.FakeListChatModel(responses=[lc.ANSWER]) | lc.StrOutputParser()
     recorder = _recorder(w, outbox)
-    tracer = TracerCallbackHandler(
+    tracer = lc.TracerCallbackHandler(
         recorder, resolve, authorization=AUTH, collection="support", unsent="not_sent"
     )
     chain.invoke("Refund window?", config={"callbacks": [tracer]})
@@ -173,26 +145,16 @@ def test_following_the_hint_records_every_passage_as_not_sent(vault_world: World
 
 
 def test_omit_is_refused_it_would_sign_an_answer_without_its_retrieval(vault_world: World) -> None:
+    from tests.producer import lc_kit as lc
+
     with pytest.raises(RecordError, match="'omit' was removed"):
-        TracerCallbackHandler(
+        lc.TracerCallbackHandler(
             _recorder(vault_world, vault_world.root / "outbox"),
             resolve,
             authorization=AUTH,
             collection="support",
             unsent="omit",  # type: ignore[arg-type]
         )
-
-
-def _context_chain(retriever: Runnable[str, list[Document]], render: Any) -> Runnable[str, str]:
-    prompt = ChatPromptTemplate.from_messages(
-        [("system", "Answer only from this context:\n\n{context}"), ("human", "{question}")]
-    )
-    return (
-        {"context": retriever | RunnableLambda(render), "question": RunnablePassthrough()}
-        | prompt
-        | FakeListChatModel(responses=[ANSWER])
-        | StrOutputParser()
-    )
 
 
 @pytest.mark.parametrize(
@@ -207,13 +169,15 @@ def test_re_wrapped_and_cut_down_context_keeps_every_passage(
 ) -> None:
     """What `model_input()` accepts, the adapter finds: each passage is recorded, its
     model input the exact span of the prompt that carried it; ingested and verified."""
+    from tests.producer import lc_kit as lc
+
     w = vault_world
     outbox = w.root / "outbox"
-    retriever = ScoringRetriever(vectorstore=_store(), search_kwargs={"k": 2})
+    retriever = lc.ScoringRetriever(vectorstore=lc.store(), search_kwargs={"k": 2})
     recorder = _recorder(w, outbox)
-    tracer = TracerCallbackHandler(recorder, resolve, authorization=AUTH, collection="support")
-    chain = _context_chain(retriever, render)
-    assert chain.invoke("Refund window?", config={"callbacks": [tracer]}) == ANSWER
+    tracer = lc.TracerCallbackHandler(recorder, resolve, authorization=AUTH, collection="support")
+    chain = lc.context_chain(retriever, render)
+    assert chain.invoke("Refund window?", config={"callbacks": [tracer]}) == lc.ANSWER
     (written,) = tracer.written
     payload, contents = _payload(written.path)
     docs = retriever.invoke("Refund window?")
@@ -236,19 +200,21 @@ def test_re_wrapped_and_cut_down_context_keeps_every_passage(
 def test_a_transformed_context_is_recorded_as_rewritten_never_dropped(vault_world: World) -> None:
     """A pipeline that transforms passages (here: upper-cased) says so: every passage is
     kept, each with the prompt message that carried it as its model input."""
+    from tests.producer import lc_kit as lc
+
     w = vault_world
     outbox = w.root / "outbox"
-    retriever = ScoringRetriever(vectorstore=_store(), search_kwargs={"k": 2})
+    retriever = lc.ScoringRetriever(vectorstore=lc.store(), search_kwargs={"k": 2})
 
     def render(docs: list[Document]) -> str:
         return "\n\n".join(d.page_content.upper() for d in docs)
 
-    chain = _context_chain(retriever, render)
-    strict = TracerCallbackHandler(_recorder(w, outbox), resolve, authorization=AUTH, collection="support")
+    chain = lc.context_chain(retriever, render)
+    strict = lc.TracerCallbackHandler(_recorder(w, outbox), resolve, authorization=AUTH, collection="support")
     with pytest.raises(ModelInputError, match="unsent='rewritten'"):
         chain.invoke("Refund window?", config={"callbacks": [strict]})
     assert pending(outbox) == []
-    tracer = TracerCallbackHandler(
+    tracer = lc.TracerCallbackHandler(
         _recorder(w, outbox), resolve, authorization=AUTH, collection="support", unsent="rewritten"
     )
     chain.invoke("Refund window?", config={"callbacks": [tracer]})
@@ -261,18 +227,20 @@ def test_a_transformed_context_is_recorded_as_rewritten_never_dropped(vault_worl
 
 
 def test_a_document_not_in_its_revision_stops_the_chain(vault_world: World) -> None:
+    from tests.producer import lc_kit as lc
+
     w = vault_world
-    store = InMemoryVectorStore(DeterministicFakeEmbedding(size=16))
+    store = lc.InMemoryVectorStore(lc.DeterministicFakeEmbedding(size=16))
     store.add_documents(
         [
-            Document(
+            lc.Document(
                 page_content="Refunds within ninety days.",
                 metadata={"document_id": "returns", "revision": "r1", "chunk": 0},
             )
         ]
     )
-    chain = _chain(ScoringRetriever(vectorstore=store, search_kwargs={"k": 1}), [ANSWER])
-    tracer = TracerCallbackHandler(
+    chain = lc.chain(lc.ScoringRetriever(vectorstore=store, search_kwargs={"k": 1}), [lc.ANSWER])
+    tracer = lc.TracerCallbackHandler(
         _recorder(w, w.root / "outbox"), resolve, authorization=AUTH, collection="support"
     )
     with pytest.raises(LocateError, match="does not occur in the revision"):
@@ -292,12 +260,14 @@ async def _astream(chain: Runnable[str, str], question: str, config: RunnableCon
 def test_async_batch_and_streamed_runs_are_recorded_too(vault_world: World) -> None:
     """ainvoke (ScoringRetriever's async path), batch, abatch, stream and astream: each
     root run is one answer, a streamed one given its question when its input arrives."""
+    from tests.producer import lc_kit as lc
+
     w = vault_world
     outbox = w.root / "outbox"
-    retriever = ScoringRetriever(vectorstore=_store(), search_kwargs={"k": 2})
+    retriever = lc.ScoringRetriever(vectorstore=lc.store(), search_kwargs={"k": 2})
     answers = [f"Answer {n}." for n in range(7)]
-    chain = _chain(retriever, answers)
-    tracer = TracerCallbackHandler(_recorder(w, outbox), resolve, authorization=AUTH, collection="support")
+    chain = lc.chain(retriever, answers)
+    tracer = lc.TracerCallbackHandler(_recorder(w, outbox), resolve, authorization=AUTH, collection="support")
     config: RunnableConfig = {"callbacks": [tracer]}
 
     got = [
@@ -330,7 +300,9 @@ def test_async_batch_and_streamed_runs_are_recorded_too(vault_world: World) -> N
 
 
 def test_scoring_retriever_refuses_a_search_without_scores() -> None:
-    retriever = ScoringRetriever(vectorstore=_store(), search_type="mmr", search_kwargs={"k": 2})
+    from tests.producer import lc_kit as lc
+
+    retriever = lc.ScoringRetriever(vectorstore=lc.store(), search_type="mmr", search_kwargs={"k": 2})
     with pytest.raises(RecordError, match="returns no scores"):
         retriever.invoke("refund")
     with pytest.raises(RecordError, match="returns no scores"):
@@ -342,34 +314,38 @@ def test_on_error_skip_lets_the_answer_through_logged_and_kept(
 ) -> None:
     """A production pipeline that must never break: the answer goes out unrecorded, the
     failure is logged at ERROR on `tracer.producer` and kept, never raised."""
+    from tests.producer import lc_kit as lc
+
     w = vault_world
     outbox = w.root / "outbox"
-    store = InMemoryVectorStore(DeterministicFakeEmbedding(size=16))
+    store = lc.InMemoryVectorStore(lc.DeterministicFakeEmbedding(size=16))
     store.add_documents(
         [
-            Document(
+            lc.Document(
                 page_content="Refunds within ninety days.",
                 metadata={"document_id": "returns", "revision": "r1", "chunk": 0},
             )
         ]
     )
-    chain = _chain(ScoringRetriever(vectorstore=store, search_kwargs={"k": 1}), [ANSWER, ANSWER, ANSWER])
-    tracer = TracerCallbackHandler(
+    chain = lc.chain(
+        lc.ScoringRetriever(vectorstore=store, search_kwargs={"k": 1}), [lc.ANSWER, lc.ANSWER, lc.ANSWER]
+    )
+    tracer = lc.TracerCallbackHandler(
         _recorder(w, outbox), resolve, authorization=AUTH, collection="support", on_error="skip"
     )
     with caplog.at_level(logging.ERROR, logger="tracer.producer"):
-        assert chain.invoke("Refund window?", config={"callbacks": [tracer]}) == ANSWER
+        assert chain.invoke("Refund window?", config={"callbacks": [tracer]}) == lc.ANSWER
     (line,) = [r for r in caplog.records if r.name == "tracer.producer"]
     assert line.levelno == logging.ERROR and "was not recorded: LocateError" in line.getMessage()
     assert tracer.written == [] and pending(outbox) == []
     assert [type(f) for f in tracer.failures] == [LocateError]
     assert "does not occur in the revision" in str(tracer.failures[0])
     for _ in range(2):
-        assert chain.invoke("Refund window?", config={"callbacks": [tracer]}) == ANSWER
+        assert chain.invoke("Refund window?", config={"callbacks": [tracer]}) == lc.ANSWER
     tracer.check()  # never raises with "skip"
     assert len(tracer.failures) == 3 and tracer.written == []
     with pytest.raises(RecordError, match="on_error"):
-        TracerCallbackHandler(
+        lc.TracerCallbackHandler(
             _recorder(w, outbox),
             resolve,
             authorization=AUTH,

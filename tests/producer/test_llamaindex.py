@@ -1,4 +1,6 @@
-"""The LlamaIndex adapter against the real library and its own mocks, ingested and traced."""
+"""The LlamaIndex adapter against the real library and its own mocks, ingested and traced.
+
+Each test imports LlamaIndex through tests.producer.li_kit, so collecting this file does not."""
 
 from __future__ import annotations
 
@@ -8,36 +10,19 @@ import json
 import logging
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-pytest.importorskip("llama_index.core")
-
-from llama_index.core import Document, VectorStoreIndex
-from llama_index.core.base.llms.types import CompletionResponse
-from llama_index.core.base.response.schema import StreamingResponse
-from llama_index.core.chat_engine.types import ChatMode
-from llama_index.core.embeddings import MockEmbedding
-from llama_index.core.instrumentation import get_dispatcher  # type: ignore[attr-defined]
-from llama_index.core.llms import MockLLM
-from llama_index.core.llms.callbacks import llm_completion_callback
-from llama_index.core.node_parser import SentenceSplitter
-from llama_index.core.postprocessor.types import BaseNodePostprocessor
-from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
-
 from tests.cli.conftest import PASSPHRASE, World
 from tests.producer.conftest import Ticks
-from tests.producer.pipelines import AUTH, REVISIONS, chunk_rows, resolve
+from tests.producer.pipelines import AUTH, REVISIONS, resolve
 from tracer.cli.outbox_cmds import pending
 from tracer.producer import LocateError, Producer, Recorder, RecordError, Runtime, Signer, Written
 from tracer.producer.adapters import Resolution
-from tracer.producer.llamaindex import TracerEventHandler
 
-
-def _index(rows: list[tuple[str, dict[str, object]]] | None = None) -> VectorStoreIndex:
-    nodes = [TextNode(text=t, metadata=m) for t, m in (rows or chunk_rows())]
-    return VectorStoreIndex(nodes, embed_model=MockEmbedding(embed_dim=8))
+if TYPE_CHECKING:
+    from tracer.producer.llamaindex import TracerEventHandler
 
 
 def _recorder(w: World, outbox: Path) -> Recorder:
@@ -53,22 +38,26 @@ def _recorder(w: World, outbox: Path) -> Recorder:
 @pytest.fixture
 def attach() -> Iterator[list[TracerEventHandler]]:
     """Handlers added to LlamaIndex's root dispatcher, removed again after the test."""
+    from tests.producer import li_kit as li
+
     added: list[TracerEventHandler] = []
     yield added
-    root = get_dispatcher()
+    root = li.get_dispatcher()
     root.event_handlers = [h for h in root.event_handlers if h not in added]
 
 
 def test_a_llamaindex_query_engine_writes_manifests_that_ingest_and_verify(
     vault_world: World, attach: list[TracerEventHandler]
 ) -> None:
+    from tests.producer import li_kit as li
+
     w = vault_world
     outbox = w.root / "outbox"
-    engine = _index().as_query_engine(llm=MockLLM(max_tokens=12), similarity_top_k=2)
+    engine = li.index().as_query_engine(llm=li.MockLLM(max_tokens=12), similarity_top_k=2)
     # The three lines a pipeline adds:
     recorder = _recorder(w, outbox)
-    tracer = TracerEventHandler.create(recorder, resolve, authorization=AUTH, collection="support")
-    get_dispatcher().add_event_handler(tracer)
+    tracer = li.TracerEventHandler.create(recorder, resolve, authorization=AUTH, collection="support")
+    li.get_dispatcher().add_event_handler(tracer)
     attach.append(tracer)
 
     responses = [str(engine.query(q)) for q in ("Refund window?", "Restart payments?")]
@@ -90,12 +79,14 @@ def test_a_llamaindex_query_engine_writes_manifests_that_ingest_and_verify(
 def test_the_model_input_carries_llamaindex_s_metadata_header(
     vault_world: World, attach: list[TracerEventHandler]
 ) -> None:
+    from tests.producer import li_kit as li
+
     w = vault_world
-    engine = _index().as_query_engine(llm=MockLLM(), similarity_top_k=1)
-    tracer = TracerEventHandler.create(
+    engine = li.index().as_query_engine(llm=li.MockLLM(), similarity_top_k=1)
+    tracer = li.TracerEventHandler.create(
         _recorder(w, w.root / "outbox"), resolve, authorization=AUTH, collection="support"
     )
-    get_dispatcher().add_event_handler(tracer)
+    li.get_dispatcher().add_event_handler(tracer)
     attach.append(tracer)
     prompt = str(engine.query("Refund window?"))  # MockLLM answers with the prompt it got
     tracer.check()
@@ -112,13 +103,15 @@ def test_the_model_input_carries_llamaindex_s_metadata_header(
 def test_an_error_discards_the_run_and_check_raises_it(
     vault_world: World, attach: list[TracerEventHandler]
 ) -> None:
+    from tests.producer import li_kit as li
+
     w = vault_world
     rows = [("Refunds within ninety days.", {"document_id": "returns", "revision": "r1", "chunk": 0})]
-    engine = _index(rows).as_query_engine(llm=MockLLM(max_tokens=4), similarity_top_k=1)
-    tracer = TracerEventHandler.create(
+    engine = li.index(rows).as_query_engine(llm=li.MockLLM(max_tokens=4), similarity_top_k=1)
+    tracer = li.TracerEventHandler.create(
         _recorder(w, w.root / "outbox"), resolve, authorization=AUTH, collection="support"
     )
-    get_dispatcher().add_event_handler(tracer)
+    li.get_dispatcher().add_event_handler(tracer)
     attach.append(tracer)
     engine.query("Refund window?")  # LlamaIndex swallows the handler's error ...
     assert tracer.written == [] and pending(w.root / "outbox") == []
@@ -127,21 +120,10 @@ def test_an_error_discards_the_run_and_check_raises_it(
     tracer.check()  # and raised once
 
 
-class _DownLLM(MockLLM):
-    """A model that fails: the query raises, so there is no answer to record."""
-
-    @llm_completion_callback()
-    def complete(self, prompt: str, formatted: bool = False, **kwargs: Any) -> CompletionResponse:
-        raise RuntimeError("model down")
-
-
 def _handler(w: World, attach: list[TracerEventHandler], **kwargs: Any) -> TracerEventHandler:
-    tracer = TracerEventHandler.create(
-        _recorder(w, w.root / "outbox"), resolve, authorization=AUTH, collection="support", **kwargs
-    )
-    get_dispatcher().add_event_handler(tracer)
-    attach.append(tracer)
-    return tracer
+    from tests.producer import li_kit as li
+
+    return li.handler(_recorder(w, w.root / "outbox"), attach, **kwargs)
 
 
 def _question_of(written: Written) -> str:
@@ -165,11 +147,13 @@ def _ingest_and_trace(w: World, written: list[Written]) -> None:
 def test_a_streamed_response_is_recorded_once_it_has_been_read(
     vault_world: World, attach: list[TracerEventHandler]
 ) -> None:
+    from tests.producer import li_kit as li
+
     w = vault_world
-    engine = _index().as_query_engine(llm=MockLLM(max_tokens=6), similarity_top_k=2, streaming=True)
+    engine = li.index().as_query_engine(llm=li.MockLLM(max_tokens=6), similarity_top_k=2, streaming=True)
     tracer = _handler(w, attach)
     response = engine.query("Refund window?")
-    assert isinstance(response, StreamingResponse)
+    assert isinstance(response, li.StreamingResponse)
     assert tracer.written == []  # QueryEndEvent came, the answer did not exist yet
     shown = "".join(response.response_gen)
     tracer.check()
@@ -184,15 +168,15 @@ def test_a_streamed_response_is_recorded_once_it_has_been_read(
     tracer.check()
     assert len(tracer.written) == 2
     unread = engine.query("Lost parcel?")  # never read ...
-    assert isinstance(unread, StreamingResponse)
+    assert isinstance(unread, li.StreamingResponse)
     str(
-        _index().as_query_engine(llm=MockLLM(max_tokens=2)).query("Refund window?")
+        li.index().as_query_engine(llm=li.MockLLM(max_tokens=2)).query("Refund window?")
     )  # ... before the next query
     with pytest.raises(RecordError, match="not read to the end"):
         tracer.check()
     assert len(tracer.written) == 3  # the next query itself was recorded
     engine.query("Lost parcel?")  # unread again, and then a chat engine's turn
-    chat = _index().as_chat_engine(llm=MockLLM(max_tokens=2), chat_mode=ChatMode.CONTEXT)
+    chat = li.index().as_chat_engine(llm=li.MockLLM(max_tokens=2), chat_mode=li.ChatMode.CONTEXT)
     chat.chat("Refund window?")
     with pytest.raises(RecordError, match="not read to the end"):
         tracer.check()
@@ -206,11 +190,13 @@ def test_a_chat_engine_turn_is_one_answer_with_the_user_s_message(
     """condense_plus_context and context send no query events: retrieval opens the record,
     the synthesis gives the user's message and the answer; chat, achat, stream_chat and
     astream_chat alike."""
+    from tests.producer import li_kit as li
+
     w = vault_world
     tracer = _handler(w, attach)
-    index = _index()
-    for mode in (ChatMode.CONDENSE_PLUS_CONTEXT, ChatMode.CONTEXT):
-        chat = index.as_chat_engine(llm=MockLLM(max_tokens=5), similarity_top_k=2, chat_mode=mode)
+    index = li.index()
+    for mode in (li.ChatMode.CONDENSE_PLUS_CONTEXT, li.ChatMode.CONTEXT):
+        chat = index.as_chat_engine(llm=li.MockLLM(max_tokens=5), similarity_top_k=2, chat_mode=mode)
         first = chat.chat("Refund window?")
         second = chat.chat("And for lost parcels?")  # condensed with the history first
         streamed = chat.stream_chat("Restart payments?")
@@ -234,7 +220,7 @@ def test_a_chat_engine_turn_is_one_answer_with_the_user_s_message(
         assert [x.answer for x in turns] == [first.response, second.response, shown, third.response, fourth]
     assert len(tracer.written) == 10
     index.as_retriever(similarity_top_k=2).retrieve("refund")  # a retriever on its own: no answer
-    str(index.as_query_engine(llm=MockLLM(max_tokens=3)).query("Refund window?"))
+    str(index.as_query_engine(llm=li.MockLLM(max_tokens=3)).query("Refund window?"))
     tracer.check()
     assert len(tracer.written) == 11 and _question_of(tracer.written[-1]) == "Refund window?"
     _ingest_and_trace(w, [tracer.written[0], tracer.written[2]])
@@ -245,23 +231,25 @@ def test_nodes_of_a_splitter_are_recorded_under_their_node_ids(
 ) -> None:
     """SentenceSplitter nodes carry no chunk id of the pipeline's: the node id is used, and
     the chunker is 'unspecified' unless resolve names it (never the reference chunker)."""
+    from tests.producer import li_kit as li
+
     w = vault_world
-    docs = [Document(text=rev.content, metadata={"document_id": d}) for d, rev in REVISIONS.items()]
-    index = VectorStoreIndex.from_documents(
+    docs = [li.Document(text=rev.content, metadata={"document_id": d}) for d, rev in REVISIONS.items()]
+    index = li.VectorStoreIndex.from_documents(
         docs,
-        embed_model=MockEmbedding(embed_dim=8),
-        transformations=[SentenceSplitter(chunk_size=40, chunk_overlap=0)],
+        embed_model=li.MockEmbedding(embed_dim=8),
+        transformations=[li.SentenceSplitter(chunk_size=40, chunk_overlap=0)],
     )
 
     def by_document(metadata: Mapping[str, Any]) -> Resolution:
         return Resolution(REVISIONS[metadata["document_id"]])
 
-    tracer = TracerEventHandler.create(
+    tracer = li.TracerEventHandler.create(
         _recorder(w, w.root / "outbox"), by_document, authorization=AUTH, collection="support"
     )
-    get_dispatcher().add_event_handler(tracer)
+    li.get_dispatcher().add_event_handler(tracer)
     attach.append(tracer)
-    engine = index.as_query_engine(llm=MockLLM(max_tokens=4), similarity_top_k=2)
+    engine = index.as_query_engine(llm=li.MockLLM(max_tokens=4), similarity_top_k=2)
     engine.query("Refund window?")
     tracer.check()
     (written,) = tracer.written
@@ -277,10 +265,12 @@ def test_nodes_of_a_splitter_are_recorded_under_their_node_ids(
 def test_every_failure_is_logged_kept_bounded_and_raised_by_check(
     vault_world: World, attach: list[TracerEventHandler], caplog: pytest.LogCaptureFixture
 ) -> None:
+    from tests.producer import li_kit as li
+
     w = vault_world
     rows = [("Refunds within ninety days.", {"document_id": "returns", "revision": "r1", "chunk": 0})]
-    bad = _index(rows).as_query_engine(llm=MockLLM(max_tokens=4), similarity_top_k=1)
-    good = _index().as_query_engine(llm=MockLLM(max_tokens=4), similarity_top_k=1)
+    bad = li.index(rows).as_query_engine(llm=li.MockLLM(max_tokens=4), similarity_top_k=1)
+    good = li.index().as_query_engine(llm=li.MockLLM(max_tokens=4), similarity_top_k=1)
     tracer = _handler(w, attach)
     with caplog.at_level(logging.ERROR, logger="tracer.producer"):
         bad.query("Refund window?")
@@ -300,7 +290,7 @@ def test_every_failure_is_logged_kept_bounded_and_raised_by_check(
     with pytest.raises(ExceptionGroup):
         tracer.check()
     # A query that raises is no answer, and does not leave a run open behind it.
-    down = _index().as_query_engine(llm=_DownLLM(max_tokens=None), similarity_top_k=1)
+    down = li.index().as_query_engine(llm=li.DownLLM(max_tokens=None), similarity_top_k=1)
     with pytest.raises(RuntimeError, match="model down"):
         down.query("Refund window?")
     good.query("Lost parcel?")
@@ -313,25 +303,15 @@ def test_every_failure_is_logged_kept_bounded_and_raised_by_check(
     assert [type(f) for f in quiet.failures] == [LocateError]
 
 
-class _CutToFit(BaseNodePostprocessor):
-    """A postprocessor that shortens every node to fit a context window (a copy: the
-    retriever's nodes, as recorded, keep their text)."""
-
-    def _postprocess_nodes(
-        self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
-    ) -> list[NodeWithScore]:
-        out = []
-        for n in nodes:
-            text = n.node.get_content()
-            out.append(NodeWithScore(node=TextNode(text=text[: len(text) * 3 // 4]), score=n.score))
-        return out
-
-
 def test_a_cut_down_context_keeps_every_passage(vault_world: World, attach: list[TracerEventHandler]) -> None:
     """The query engine sends shortened nodes: each retrieved passage is recorded, its
     model input the part of the prompt that carried it, and it traces verified."""
+    from tests.producer import li_kit as li
+
     w = vault_world
-    engine = _index().as_query_engine(llm=MockLLM(), similarity_top_k=2, node_postprocessors=[_CutToFit()])
+    engine = li.index().as_query_engine(
+        llm=li.MockLLM(), similarity_top_k=2, node_postprocessors=[li.CutToFit()]
+    )
     tracer = _handler(w, attach)
     prompt = str(engine.query("Refund window?"))  # MockLLM answers with the prompt it got
     tracer.check()
@@ -346,22 +326,17 @@ def test_a_cut_down_context_keeps_every_passage(vault_world: World, attach: list
     _ingest_and_trace(w, [written])
 
 
-class _KeepFirst(BaseNodePostprocessor):
-    """A reranker that keeps the best node: the other was retrieved, never sent."""
-
-    def _postprocess_nodes(
-        self, nodes: list[NodeWithScore], query_bundle: QueryBundle | None = None
-    ) -> list[NodeWithScore]:
-        return nodes[:1]
-
-
 def test_a_node_a_postprocessor_left_out_is_signed_not_sent(
     vault_world: World, attach: list[TracerEventHandler]
 ) -> None:
     """Retrieved two, sent one: with `unsent="not_sent"` both are recorded, the second as
     `not_sent` with no model input, and the default citation rests on the first only."""
+    from tests.producer import li_kit as li
+
     w = vault_world
-    engine = _index().as_query_engine(llm=MockLLM(), similarity_top_k=2, node_postprocessors=[_KeepFirst()])
+    engine = li.index().as_query_engine(
+        llm=li.MockLLM(), similarity_top_k=2, node_postprocessors=[li.KeepFirst()]
+    )
     tracer = _handler(w, attach, unsent="not_sent")
     engine.query("Refund window?")
     tracer.check()
