@@ -4,6 +4,7 @@ and the file gone when the pool is done (also when the verification fails)."""
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pyarrow as pa
@@ -30,10 +31,28 @@ def test_each_slice_reads_back_as_written() -> None:
     assert read[2].column("seq").to_pylist() == [8]  # still readable: the buffers hold the mapping
 
 
+@pytest.fixture
+def spool_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """The spool's directories made under `tmp_path`, and only those: setting
+    `tempfile.tempdir` instead also moved multiprocessing's own directory there, and a
+    fork server first started in such a test put its socket past the 108 bytes a Unix
+    socket path may hold under a long TMPDIR, so no pool started for the rest of the
+    worker."""
+    real = tempfile.mkdtemp
+
+    def mkdtemp(suffix: str | None = None, prefix: str | None = None, dir: str | None = None) -> str:  # noqa: A002
+        if prefix == "tracer-verify-dataset-":
+            dir = str(tmp_path)  # noqa: A001
+        return real(suffix, prefix, dir)
+
+    monkeypatch.setattr(tempfile, "mkdtemp", mkdtemp)
+    return tmp_path
+
+
 def test_the_file_goes_when_the_verification_ends(
-    exported: Exported, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    exported: Exported, monkeypatch: pytest.MonkeyPatch, spool_dir: Path
 ) -> None:
-    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    tmp_path = spool_dir
     spooled: list[str] = []
     put = Spool.put
 
@@ -44,6 +63,7 @@ def test_the_file_goes_when_the_verification_ends(
 
     monkeypatch.setattr(Spool, "put", seen)
     with PoolChecks(0, workers=2, batch_rows=32) as checks:
+        assert checks.running
         report = verify_dataset(exported.dataset, "duckdb", checks)
     assert [f.to_json() for f in report.findings] == exported.verify_json["findings"]
     assert spooled and all(Path(p).parent.parent == tmp_path for p in spooled)
@@ -74,13 +94,13 @@ def test_where_no_file_can_be_written_the_slices_travel_whole(
 
 
 def test_the_file_goes_when_the_verification_fails_midway(
-    exported: Exported, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    exported: Exported, monkeypatch: pytest.MonkeyPatch, spool_dir: Path
 ) -> None:
     """Every slice handed out, then a failure before any result is read: leaving the
     pool's context still removes the file."""
     from tracer.engine import dataset_verify
 
-    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    tmp_path = spool_dir
 
     def fail(*_args: object) -> None:
         assert list(tmp_path.glob("tracer-verify-dataset-*/log.arrows"))
