@@ -16,7 +16,7 @@ from typing import Any
 import duckdb
 
 from store.entries import LogEntry
-from store.errors import VaultDamagedError, VaultInUseError
+from store.errors import VaultDamagedError, VaultError, VaultInUseError
 from store.rowtables import insert_rows
 from store.schema import RAW_DDL, VIEW_COLUMNS, VIEW_INDEXES, view_ddl
 from store.views import Rows, derive
@@ -24,12 +24,14 @@ from store.views import Rows, derive
 __all__ = [
     "BASE_VIEWS",
     "MEMORY_LIMIT",
+    "THREADS_VARIABLE",
     "add_views",
     "check_tables",
     "connect",
     "damaged",
     "join_wanted",
     "one",
+    "threads_setting",
 ]
 
 _PID = re.compile(r"\(PID (\d+)\)")
@@ -40,6 +42,21 @@ _LOCKED = re.compile(r"Could not set lock|Conflicting lock", re.IGNORECASE)
 #: long is still looked up in the index, so point look-ups go a chunk at a time
 INDEX_CHUNK = 48
 MEMORY_LIMIT = os.environ.get("TRACER_DUCKDB_MEMORY_LIMIT", "512MB")
+#: threads per DuckDB connection; unset, DuckDB's own default (one per core).  Several
+#: tracer processes sharing the cores (the test suite's workers, a batch of CLI calls)
+#: set 1 rather than each hand every query's tasks between threads
+THREADS_VARIABLE = "TRACER_DUCKDB_THREADS"
+
+
+def threads_setting() -> int | None:
+    """`TRACER_DUCKDB_THREADS` as a count (None when unset), read at each connect; anything
+    but a whole number of at least 1 is refused, naming the variable."""
+    raw = os.environ.get(THREADS_VARIABLE, "").strip()
+    if not raw:
+        return None
+    if not (raw.isascii() and raw.isdigit()) or int(raw) < 1:
+        raise VaultError(f"{THREADS_VARIABLE}={raw!r}: expected a whole number of threads, 1 or more")
+    return int(raw)
 
 
 def one(result: duckdb.DuckDBPyConnection) -> tuple[Any, ...] | None:
@@ -61,6 +78,7 @@ def damaged(db: Path, text: str) -> VaultDamagedError:
 
 
 def connect(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
+    threads = threads_setting()
     try:
         con = duckdb.connect(str(db), read_only=read_only)
     except duckdb.IOException as exc:
@@ -73,6 +91,8 @@ def connect(db: Path, read_only: bool) -> duckdb.DuckDBPyConnection:
     except duckdb.Error as exc:
         raise damaged(db, str(exc)) from exc
     con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
+    if threads is not None:
+        con.execute(f"SET threads = {threads}")
     return con
 
 

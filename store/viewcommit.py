@@ -43,6 +43,7 @@ from store.entries import ANSWER_KINDS, EntryKind
 from store.guarded import extension_value
 from store.rowtables import insert_values
 from store.schema import VIEW_COLUMNS
+from store.vaultfile import threads_setting
 
 __all__ = [
     "DDL",
@@ -205,6 +206,9 @@ def _scratch() -> duckdb.DuckDBPyConnection:
     if con is None:
         _SCRATCH.clear()
         con = _SCRATCH[pid] = duckdb.connect(":memory:")
+        threads = threads_setting()
+        if threads is not None:
+            con.execute(f"SET threads = {threads}")
     return con
 
 

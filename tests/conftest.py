@@ -29,6 +29,13 @@ except ImportError:  # not on Windows: each worker builds its own
 if TYPE_CHECKING:
     from sample_vault.build import BuildInfo
 
+#: one DuckDB thread per connection, in this process and the CLI processes it starts:
+#: pytest-xdist already runs a worker per core (and one more), and each connection's own
+#: thread pool then only handed every small query's tasks between threads
+#: (docs/benchmarks.md).  `tests/store/test_duckdb_threads.py` checks a verification
+#: comes out the same with DuckDB's default; set the variable to run the suite with more.
+os.environ.setdefault("TRACER_DUCKDB_THREADS", "1")
+
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Under pytest-xdist, the longest files first and the Pilot files spread among the
