@@ -120,15 +120,14 @@ def _row_text(table: str) -> str:
     """SQL for one row of `table` as unambiguous text: each column as its length, ':'
     and its text, or '-' for NULL, joined by ','.
 
-    Written as one lambda over the row's columns cast to text rather than the same
-    expression spelled out per column: the text is the same, and DuckDB binds it faster
-    (a digest query on a small vault is mostly binding; every unlock and every append
-    asks several; docs/benchmarks.md)."""
-    cols = ", ".join(f"CAST({c} AS VARCHAR)" for c, _t in VIEW_COLUMNS[table])
-    return (
-        f"array_to_string(list_transform([{cols}], "
-        "lambda x: coalesce(CAST(length(x) AS VARCHAR) || ':' || x, '-')), ',')"
-    )
+    Spelled out per column: one `list_transform` lambda over the columns gives the same
+    text and binds faster, but builds a list per row, which made a large group's digest
+    slower and ingest with it (docs/benchmarks.md)."""
+    parts = [
+        f"coalesce(CAST(length(CAST({c} AS VARCHAR)) AS VARCHAR) || ':' || CAST({c} AS VARCHAR), '-')"
+        for c, _t in VIEW_COLUMNS[table]
+    ]
+    return "concat_ws(',', " + ", ".join(parts) + ")"
 
 
 def table_digests(
