@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-__all__ = ["Failed", "Recorded"]
+__all__ = ["Failed", "Recorded", "reload_failed"]
 
 
 @dataclass
@@ -15,6 +15,11 @@ class Failed(Message):
 
     what: str
     error: str
+
+
+def reload_failed(what: str, exc: Exception, said: str) -> Failed:
+    """A reload after a signature failed: the message still says what was signed."""
+    return Failed(what, f"{said}; {exc}" if said else str(exc))
 
 
 @dataclass

@@ -26,7 +26,7 @@ from tracer.engine.trace import AnswerTrace, UnknownAnswerError
 from tracer.tui import export
 from tracer.tui.answerdata import AnswerData, Opened, Selection
 from tracer.tui.hold_actions import HoldSubject, start_hold, start_release
-from tracer.tui.messages import Failed, Recorded
+from tracer.tui.messages import Failed, Recorded, reload_failed
 from tracer.tui.notes_view import NoteRow, notes_text
 from tracer.tui.screens.base import BACK, COPY_ID, HOLD, RELEASE, TracerScreen, row_key
 from tracer.tui.screens.evidence import EvidenceScreen
@@ -319,8 +319,7 @@ class AnswerScreen(TracerScreen):
         self.data.took_tags(message.tags)
         self._refill_claims()
         self.show_head()
-        if message.said:
-            self.notify(message.said, markup=False)
+        self.say(message.said)
 
     def _refill_claims(self) -> None:
         """Redraw the claims table (its tags and notes columns) on the same row."""
@@ -439,7 +438,7 @@ class AnswerScreen(TracerScreen):
         try:
             holds = self.data.read_holds(self.engine)
         except Exception as exc:
-            self.post_message(Failed("holds", f"{said}; {exc}" if said else str(exc)))
+            self.post_message(reload_failed("holds", exc, said))
             return
         self.post_message(self.HoldsChanged(holds, said))
 
@@ -451,5 +450,4 @@ class AnswerScreen(TracerScreen):
         if self.holds:
             await body.mount(HoldNotice(self.holds, id="answer-holds"), before=0)
         self.show_head()
-        if message.said:
-            self.notify(message.said, markup=False)
+        self.say(message.said)

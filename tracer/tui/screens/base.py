@@ -110,5 +110,11 @@ class TracerScreen(Screen[None]):
         if len(self.app.screen_stack) > 2:
             self.app.pop_screen()
 
+    def say(self, said: str) -> None:
+        """What a signature's worker asked to be said, once this screen shows its result
+        (nothing when it asked nothing)."""
+        if said:
+            self.notify(said, markup=False)
+
     def on_failed(self, message: Failed) -> None:
         self.notify(f"{message.what}: {message.error}", severity="error", markup=False, timeout=10)

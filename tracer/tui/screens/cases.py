@@ -25,7 +25,7 @@ from store.casefile import CaseRecord, case_id_problem
 from tracer.engine.case import CaseDesk, CaseView
 from tracer.tui.case_export import start_case_export
 from tracer.tui.hold_actions import HoldSubject, start_hold, start_release
-from tracer.tui.messages import Failed, Recorded
+from tracer.tui.messages import Failed, Recorded, reload_failed
 from tracer.tui.screens.base import BACK, HOLD, RELEASE, TracerScreen
 from tracer.tui.screens.note_editor import NoteEditor
 from tracer.tui.screens.prompt import PromptScreen
@@ -190,7 +190,7 @@ class CasesScreen(TracerScreen):
                 view = desk.view(self.current) if self.current in {c.case_id for c in cases} else None
                 names = {c.opened_by: desk.person(c.opened_by).name for c in cases}
         except Exception as exc:  # shown, never a crash
-            self.post_message(Failed("cases", f"{said}; {exc}" if said else str(exc)))
+            self.post_message(reload_failed("cases", exc, said))
             return
         self.post_message(self.Loaded(cases, view, names, said))
 
@@ -212,8 +212,7 @@ class CasesScreen(TracerScreen):
         detail = self.query_one("#case-detail", Static)
         detail.update(case_text(message.view) if message.view is not None else plain("no case selected"))
         table.focus()
-        if message.said:
-            self.notify(message.said, markup=False)
+        self.say(message.said)
 
     def _row_case(self) -> str | None:
         table = self.query_one("#cases", DataTable)

@@ -29,7 +29,7 @@ from tracer.engine.evidence import TextResult
 from tracer.engine.trace import AnswerTrace, PassageTrace
 from tracer.tui import export
 from tracer.tui.hold_actions import HoldSubject, start_hold, start_release
-from tracer.tui.messages import Failed, Recorded
+from tracer.tui.messages import Failed, Recorded, reload_failed
 from tracer.tui.notes_view import passage_target
 from tracer.tui.screens.base import BACK, COPY_ID, HOLD, RELEASE, TracerScreen
 from tracer.tui.screens.prompt import PromptScreen
@@ -163,7 +163,7 @@ class EvidenceScreen(TracerScreen):
             with self.engine.use() as s:
                 holds = CaseDesk(s).holds_on_answer(self.trace.answer_id)
         except Exception as exc:
-            self.post_message(Failed("holds", f"{said}; {exc}" if said else str(exc)))
+            self.post_message(reload_failed("holds", exc, said))
             return
         self.post_message(self.HoldsChanged(holds, said))
 
@@ -175,8 +175,7 @@ class EvidenceScreen(TracerScreen):
             await old.remove()
         if self.holds:
             await body.mount(HoldNotice(self.holds, id="evidence-holds"), before=0)
-        if message.said:
-            self.notify(message.said, markup=False)
+        self.say(message.said)
 
     @staticmethod
     def _run_context(t: AnswerTrace) -> Text:

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from tracer.engine.trace import PassageTrace
 from tracer.engine.case import CaseDesk, HoldView
 from tracer.tui.hold_actions import HoldSubject, start_hold, start_release
-from tracer.tui.messages import Failed
+from tracer.tui.messages import Failed, reload_failed
 from tracer.tui.screens.base import BACK, COPY_ID, HOLD, RELEASE, TracerScreen
 from tracer.tui.text import STATE_WIDTH, plain, safe_line, state_word
 from tracer.tui.widgets.answer_head import alerts
@@ -164,15 +164,14 @@ class TimelineScreen(TracerScreen):
             with self.engine.use() as s:
                 holds = CaseDesk(s).holds_on_document(self.document_id)
         except Exception as exc:
-            self.post_message(Failed("holds", f"{said}; {exc}" if said else str(exc)))
+            self.post_message(reload_failed("holds", exc, said))
             return
         self.post_message(self.HoldsChanged(holds, said))
 
     def on_timeline_screen_holds_changed(self, message: HoldsChanged) -> None:
         self.holds = message.holds
         self.query_one("#timeline-head", Static).update(self._head())
-        if message.said:
-            self.notify(message.said, markup=False)
+        self.say(message.said)
 
     def _fill(self) -> None:
         t = self.timeline
